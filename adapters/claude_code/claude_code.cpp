@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+#include "adapters/claude_code/claude_code.hpp"
+
+#include <rapidjson/document.h>
+
+#include "adapters/common/json.hpp"
+#include "core/ingest/walk.hpp"
+#include "core/util/text.hpp"
+
+namespace origin::adapters {
+
+namespace {
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+std::string_view Basename(std::string_view p) {
+  std::size_t pos = p.rfind('/');
+  return pos == std::string_view::npos ? p : p.substr(pos + 1);
+}
+
+// A sub-agent's own log: its title lines are not the session's.
+bool IsSubagentFile(std::string_view key) {
+  return key.find("/subagents/") != std::string_view::npos ||
+         Basename(key).substr(0, 6) == "agent-";
+}
+
+// The session a file belongs to when a line does not say: the file's stem,
+// or for the new sub-agent layout the directory above subagents/.
+std::string SessionFromKey(std::string_view key) {
+  std::size_t sub = key.find("/subagents/");
+  if (sub != std::string_view::npos) return std::string(Basename(key.substr(0, sub)));
+  std::string_view base = Basename(key);
+  if (EndsWith(base, ".jsonl")) base.remove_suffix(6);
+  return std::string(base);
+}
+
+// Text of a tool_result's content: a string, or text blocks (images and
+// tool references are named, not inlined).
+std::string ToolResultText(const Json& content) {
+  if (content.IsString()) return std::string(content.GetString(), content.GetStringLength());
+  std::string out;
+  if (!content.IsArray()) return out;
+  for (const Json& b : content.GetArray()) {
+    auto type = Str(b, "type");
+    if (type == "text") {
+      AppendParagraph(out, Str(b, "text").value_or(""));
+    } else if (type == "image") {
+      AppendParagraph(out, "[image]");
+    } else if (type == "tool_reference") {
+      auto name = Str(b, "tool_name");
+      AppendParagraph(out, "[tool " + std::string(name.value_or("?")) + "]");
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Discovery ClaudeCodeAdapter::Discover() const {
+  WalkRules rules;
+  rules.enter_dir = [](std::string_view rel) {
+    std::string_view name = Basename(rel);
+    if (name == "tool-results") return false;
+    // <slug>/memory is the project's native memory, read later as a memory stream.
+    if (name == "memory" && rel.find('/') == rel.rfind('/') && rel.find('/') != std::string_view::npos)
+      return false;
+    return true;
+  };
+  rules.accept_file = [](std::string_view rel, SourceFile& f) {
+    if (!EndsWith(rel, ".jsonl") || rel.find('/') == std::string_view::npos) return false;
+    f.key = "projects/" + std::string(rel);
+    return true;
+  };
+  Discovery d = Walk(root_ + "/projects", rules);
+  if (IsDirectory(root_)) {
+    d.dirs.insert(d.dirs.begin(), root_);
+    d.root_exists = true;
+  }
+  return d;
+}
+
+ParsedLine ClaudeCodeAdapter::ParseLine(std::string_view line, ParseContext& ctx) const {
+  rapidjson::Document doc;
+  ParseObject(line, doc);
+  ParsedLine out;
+  auto type = Str(doc, "type");
+  if (!type) return out;  // not a record we know: nothing to index
+  out.agent_version = NonEmpty(doc, "version");
+
+  const bool subagent_file = IsSubagentFile(ctx.key);
+  std::string session = NonEmpty(doc, "sessionId").value_or(SessionFromKey(ctx.key));
+
+  if (*type == "ai-title" || *type == "custom-title" || *type == "summary") {
+    if (subagent_file) return out;
+    const char* field = *type == "ai-title" ? "aiTitle"
+                        : *type == "custom-title" ? "customTitle"
+                                                  : "summary";
+    if (auto t = NonEmpty(doc, field)) {
+      out.title = SanitizeUtf8(*t);
+      out.title_session = *type == "summary" ? SessionFromKey(ctx.key) : session;
+      out.title_manual = *type == "custom-title";
+    }
+    return out;
+  }
+  const bool is_user = *type == "user", is_assistant = *type == "assistant";
+  const bool is_system = *type == "system";
+  if (!is_user && !is_assistant && !is_system) return out;
+
+  auto uuid = NonEmpty(doc, "uuid");
+  if (!uuid) throw ParseError("a " + std::string(*type) + " line without uuid");
+  auto ts_str = Str(doc, "timestamp");
+  std::optional<std::int64_t> ts = ts_str ? ParseIsoMs(*ts_str) : std::nullopt;
+  if (!ts) throw ParseError("a " + std::string(*type) + " line without a valid timestamp");
+
+  ParsedEvent base;
+  base.session = session;
+  base.ts = *ts;
+  base.cwd = NonEmpty(doc, "cwd");
+  base.git_branch = NonEmpty(doc, "gitBranch");
+  if (Bool(doc, "isSidechain") || subagent_file) {
+    base.agent = NonEmpty(doc, "agentId");
+    if (!base.agent) base.agent = std::string("sidechain");
+  }
+
+  if (is_system) {
+    // compact_boundary, local_command, api_error, informational...: kept when
+    // they say something; hook summaries and durations carry no text.
+    auto content = NonEmpty(doc, "content");
+    if (!content) return out;
+    ParsedEvent ev = base;
+    ev.native_id = *uuid;
+    ev.role = "system";
+    ev.kind = "meta";
+    ev.text = *content;
+    ev.is_error = Str(doc, "level") == "error" || Str(doc, "subtype") == "api_error";
+    out.events.push_back(std::move(ev));
+    return out;
+  }
+
+  const Json* message = Member(doc, "message");
+  if (message == nullptr || !message->IsObject()) return out;
+  if (is_assistant) base.model = NonEmpty(*message, "model");
+  const bool api_error = Bool(doc, "isApiErrorMessage") ||
+                         (is_assistant && base.model == std::string("<synthetic>"));
+  const bool meta = Bool(doc, "isMeta") || Bool(doc, "isCompactSummary") || api_error;
+  const std::string role = is_user ? "user" : "assistant";
+
+  std::string text;
+  const Json* content = Member(*message, "content");
+  if (content != nullptr && content->IsString()) {
+    text.assign(content->GetString(), content->GetStringLength());
+  } else if (content != nullptr && content->IsArray()) {
+    int index = -1;
+    for (const Json& block : content->GetArray()) {
+      ++index;
+      auto btype = Str(block, "type");
+      if (!btype) continue;
+      if (*btype == "text") {
+        AppendParagraph(text, Str(block, "text").value_or(""));
+      } else if (*btype == "tool_use") {
+        ParsedEvent ev = base;
+        ev.native_id = *uuid + "#" + std::to_string(index);
+        ev.role = "assistant";
+        ev.kind = "tool_call";
+        ev.tool_name = NonEmpty(block, "name");
+        ev.call_id = NonEmpty(block, "id");
+        const Json* input = Member(block, "input");
+        ev.text = Truncate(input != nullptr ? Serialize(*input) : "", kToolCallChars);
+        out.events.push_back(std::move(ev));
+      } else if (*btype == "tool_result") {
+        ParsedEvent ev = base;
+        ev.native_id = *uuid + "#" + std::to_string(index);
+        ev.role = "tool";
+        ev.kind = "tool_result";
+        ev.call_id = NonEmpty(block, "tool_use_id");
+        ev.is_error = Bool(block, "is_error");
+        const Json* rc = Member(block, "content");
+        ev.text = Truncate(rc != nullptr ? ToolResultText(*rc) : "", kToolResultChars);
+        out.events.push_back(std::move(ev));
+      }
+      // thinking, redacted_thinking, image: not indexed; the mirror keeps them.
+    }
+  }
+  if (!text.empty()) {
+    ParsedEvent ev = base;
+    ev.native_id = *uuid;
+    ev.role = role;
+    ev.kind = meta ? "meta" : "message";
+    ev.is_error = api_error;
+    ev.text = std::move(text);
+    out.events.insert(out.events.begin(), std::move(ev));
+  }
+  return out;
+}
+
+}  // namespace origin::adapters

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Claude Code (spec: Claude Code mapping; sources.md section 1).
+//
+// Files: <root>/projects/<cwd-slug>/<session-id>.jsonl, sub-agents in the old
+// layout (<slug>/agent-<id>.jsonl, lines marked isSidechain) and the new one
+// (<slug>/<session-id>/subagents/[workflows/<id>/]agent-<id>.jsonl).  Each
+// project's memory/ directory and every tool-results/ directory are skipped.
+// user and assistant lines become events: text blocks joined into one
+// message event (<uuid>), each tool_use / tool_result block its own event
+// (<uuid>#<block>, truncated to 2,000 / 4,000 characters); thinking blocks
+// are not indexed.  isMeta lines, compaction summaries, API-error lines and
+// system lines with content become meta events.  ai-title, custom-title and
+// summary lines of a session's own log set its title.  No state is carried
+// between lines: every line names its session and cwd.
+
+#include <string>
+
+#include "core/ingest/adapter.hpp"
+
+namespace origin::adapters {
+
+class ClaudeCodeAdapter final : public SourceAdapter {
+ public:
+  /// `root` is $CLAUDE_CONFIG_DIR or ~/.claude.
+  explicit ClaudeCodeAdapter(std::string root) : root_(std::move(root)) {}
+  std::string_view id() const override { return "claude-code"; }
+  std::string_view display_name() const override { return "Claude Code"; }
+  const std::string& root() const override { return root_; }
+  Discovery Discover() const override;
+  std::unique_ptr<FileState> LoadState(std::string_view, std::string_view) const override {
+    return nullptr;
+  }
+  ParsedLine ParseLine(std::string_view line, ParseContext& ctx) const override;
+
+ private:
+  std::string root_;
+};
+
+}  // namespace origin::adapters

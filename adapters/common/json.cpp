@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+#include "adapters/common/json.hpp"
+
+#include <rapidjson/error/en.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include "core/util/text.hpp"
+
+namespace origin::adapters {
+
+void ParseObject(std::string_view line, rapidjson::Document& doc) {
+  doc.Parse<rapidjson::kParseDefaultFlags>(line.data(), line.size());
+  if (doc.HasParseError())
+    throw ParseError(std::string("not JSON: ") + rapidjson::GetParseError_En(doc.GetParseError()) +
+                     " at byte " + std::to_string(doc.GetErrorOffset()));
+  if (!doc.IsObject()) throw ParseError("not a JSON object");
+}
+
+const Json* Member(const Json& obj, const char* key) {
+  if (!obj.IsObject()) return nullptr;
+  auto it = obj.FindMember(key);
+  return it == obj.MemberEnd() ? nullptr : &it->value;
+}
+
+std::optional<std::string_view> Str(const Json& obj, const char* key) {
+  const Json* v = Member(obj, key);
+  if (v == nullptr || !v->IsString()) return std::nullopt;
+  return std::string_view(v->GetString(), v->GetStringLength());
+}
+
+std::optional<std::string> NonEmpty(const Json& obj, const char* key) {
+  auto s = Str(obj, key);
+  if (!s || s->empty()) return std::nullopt;
+  return std::string(*s);
+}
+
+bool Bool(const Json& obj, const char* key) {
+  const Json* v = Member(obj, key);
+  return v != nullptr && v->IsBool() && v->GetBool();
+}
+
+std::string_view StrOr(const Json& v, std::string_view dflt) {
+  return v.IsString() ? std::string_view(v.GetString(), v.GetStringLength()) : dflt;
+}
+
+std::string Serialize(const Json& v) {
+  rapidjson::StringBuffer buf;
+  rapidjson::Writer<rapidjson::StringBuffer> w(buf);
+  v.Accept(w);
+  return std::string(buf.GetString(), buf.GetSize());
+}
+
+void AppendParagraph(std::string& out, std::string_view piece) {
+  if (piece.empty()) return;
+  if (!out.empty()) out += "\n\n";
+  out.append(piece);
+}
+
+std::string Truncate(std::string_view s, std::size_t max_chars) {
+  return std::string(TruncateChars(s, max_chars));
+}
+
+}  // namespace origin::adapters

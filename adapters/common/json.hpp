@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// RapidJSON helpers for the adapters: tolerant lookups that return nothing
+// for a missing key or a value of another type, since every agent format
+// changes between versions (sources.md: parse tolerantly).
+
+#include <rapidjson/document.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/ingest/adapter.hpp"
+
+namespace origin::adapters {
+
+using Json = rapidjson::Value;
+
+/// Parses one log line into `doc`; throws ParseError unless it is an object.
+void ParseObject(std::string_view line, rapidjson::Document& doc);
+
+const Json* Member(const Json& obj, const char* key);
+std::optional<std::string_view> Str(const Json& obj, const char* key);
+/// A string member that is not empty.
+std::optional<std::string> NonEmpty(const Json& obj, const char* key);
+bool Bool(const Json& obj, const char* key);
+std::string_view StrOr(const Json& v, std::string_view dflt);
+/// Compact JSON text of any value.
+std::string Serialize(const Json& v);
+
+/// Appends `piece` to `out`, separated by a blank line when out is not empty.
+void AppendParagraph(std::string& out, std::string_view piece);
+/// The first `max_chars` characters of `s` (the spec's truncation of tool
+/// events: 2,000 for calls, 4,000 for results).
+std::string Truncate(std::string_view s, std::size_t max_chars);
+
+inline constexpr std::size_t kToolCallChars = 2000;
+inline constexpr std::size_t kToolResultChars = 4000;
+
+}  // namespace origin::adapters

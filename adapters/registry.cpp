@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+#include "adapters/registry.hpp"
+
+#include <cstdlib>
+
+#include "adapters/claude_code/claude_code.hpp"
+#include "adapters/codex/codex.hpp"
+
+namespace origin::adapters {
+
+namespace {
+std::string EnvOr(const char* name, const std::string& dflt) {
+  const char* v = std::getenv(name);
+  return v != nullptr && *v != '\0' ? std::string(v) : dflt;
+}
+}  // namespace
+
+std::vector<std::unique_ptr<SourceAdapter>> MakeAdapters(const std::string& home) {
+  std::vector<std::unique_ptr<SourceAdapter>> out;
+  out.push_back(std::make_unique<ClaudeCodeAdapter>(EnvOr("CLAUDE_CONFIG_DIR", home + "/.claude")));
+  out.push_back(std::make_unique<CodexAdapter>(EnvOr("CODEX_HOME", home + "/.codex")));
+  return out;
+}
+
+}  // namespace origin::adapters

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: MIT
+#include "client/connection.hpp"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "origin_config.h"
+
+namespace origin::client {
+
+namespace {
+
+int TryConnect(const std::string& path, int* err) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    *err = errno;
+    return -1;
+  }
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof addr.sun_path) {
+    ::close(fd);
+    *err = ENAMETOOLONG;
+    return -1;
+  }
+  std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    *err = errno;
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+void WriteAll(int fd, const std::string& s) {
+  std::size_t done = 0;
+  while (done < s.size()) {
+    ssize_t n = ::write(fd, s.data() + done, s.size() - done);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      throw ClientError(proto::code::kUnavailable,
+                        std::string("lost the daemon: ") + std::strerror(errno));
+    }
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+// originsd beside this executable, else $ORIGINSD, else on PATH.
+std::string DaemonPath() {
+  if (const char* e = std::getenv("ORIGINSD"); e != nullptr && *e != '\0') return e;
+  char self[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    self[n] = '\0';
+    std::string dir(self);
+    dir = dir.substr(0, dir.rfind('/'));
+    for (const std::string& cand : {dir + "/originsd", dir + "/../daemon/originsd"})
+      if (::access(cand.c_str(), X_OK) == 0) return cand;
+  }
+  return "originsd";
+}
+
+// Runs `originsd --background`, which returns once the daemon is ready or
+// has failed; its stderr (the reason) goes to ours.
+void StartDaemon(const proto::Paths& paths) {
+  std::string exe = DaemonPath();
+  pid_t pid = ::fork();
+  if (pid < 0) throw ClientError(proto::code::kUnavailable, "fork failed");
+  if (pid == 0) {
+    int null = ::open("/dev/null", O_RDWR);
+    if (null >= 0) {
+      ::dup2(null, 0);
+      ::dup2(null, 1);
+    }
+    ::execlp(exe.c_str(), exe.c_str(), "--background", "--home", paths.home.c_str(),
+             static_cast<char*>(nullptr));
+    std::fprintf(stderr, "origin: cannot run %s: %s\n", exe.c_str(), std::strerror(errno));
+    ::_exit(127);
+  }
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    // A daemon that lost a start-up race to another says so; the other answers.
+  }
+}
+
+}  // namespace
+
+Connection::~Connection() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+Connection::Connection(Connection&& o) noexcept
+    : fd_(std::exchange(o.fd_, -1)), hello_(std::move(o.hello_)), buf_(std::move(o.buf_)),
+      next_id_(o.next_id_) {}
+
+std::string Connection::ReadLine() {
+  for (;;) {
+    if (auto line = buf_.Next()) return *line;
+    char tmp[65536];
+    ssize_t n = ::read(fd_, tmp, sizeof tmp);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw ClientError(proto::code::kUnavailable, "the daemon closed the connection");
+    buf_.Append(tmp, static_cast<std::size_t>(n));
+  }
+}
+
+Connection Connection::Open(const proto::Paths& paths, const std::string& client_name) {
+  const char* no_auto = std::getenv("ORIGIN_NO_AUTOSTART");
+  const bool autostart = no_auto == nullptr || std::string(no_auto) != "1";
+  int err = 0;
+  int fd = TryConnect(paths.socket, &err);
+  if (fd < 0 && autostart && (err == ENOENT || err == ECONNREFUSED)) {
+    StartDaemon(paths);
+    // Wait for the socket, with a doubling backoff, at most 5 s in all.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    int delay_ms = 5;
+    while ((fd = TryConnect(paths.socket, &err)) < 0 &&
+           std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
+      delay_ms = std::min(delay_ms * 2, 500);
+    }
+  }
+  if (fd < 0) {
+    std::string why = std::strerror(err);
+    throw ClientError(proto::code::kUnavailable,
+                      "no originsd answers on " + paths.socket + " (" + why + ")" +
+                          (autostart ? ", and none could be started"
+                                     : "; start one with: originsd --background"));
+  }
+  proto::ClientHello h;
+  h.client = client_name;
+  h.version = ORIGIN_VERSION;
+  h.pid = ::getpid();
+  char cwd[PATH_MAX];
+  if (::getcwd(cwd, sizeof cwd) != nullptr) h.cwd = cwd;
+  Connection c(fd, {});
+  WriteAll(fd, proto::Encode(h) + "\n");
+  std::string line = c.ReadLine();
+  std::string perr;
+  auto dh = proto::DecodeDaemonHello(line, &perr);
+  if (!dh) throw ClientError(proto::code::kProtocol, "the daemon's hello: " + perr + ": " + line);
+  c.hello_ = *dh;
+  return c;
+}
+
+rapidjson::Document Connection::Call(const std::string& method, const std::string& params_json,
+                                     const std::function<void(const rapidjson::Value&)>& on_note) {
+  int id = next_id_++;
+  WriteAll(fd_, "{\"id\":" + std::to_string(id) + ",\"method\":\"" + method +
+                    "\",\"params\":" + params_json + "}\n");
+  for (;;) {
+    std::string line = ReadLine();
+    rapidjson::Document d;
+    d.Parse(line.data(), line.size());
+    if (d.HasParseError() || !d.IsObject())
+      throw ClientError(proto::code::kProtocol, "the daemon sent something that is not JSON");
+    auto idit = d.FindMember("id");
+    if (idit == d.MemberEnd()) {
+      if (on_note) on_note(d);
+      continue;
+    }
+    if (!idit->value.IsInt() || idit->value.GetInt() != id) {
+      if (auto e = d.FindMember("error"); e != d.MemberEnd() && e->value.IsObject()) {
+        auto msg = e->value.FindMember("message");
+        throw ClientError(proto::code::kProtocol,
+                          msg != e->value.MemberEnd() && msg->value.IsString()
+                              ? msg->value.GetString()
+                              : "protocol error");
+      }
+      continue;
+    }
+    if (auto e = d.FindMember("error"); e != d.MemberEnd() && e->value.IsObject()) {
+      auto c = e->value.FindMember("code");
+      auto m = e->value.FindMember("message");
+      throw ClientError(c != e->value.MemberEnd() && c->value.IsString() ? c->value.GetString()
+                                                                          : "internal",
+                        m != e->value.MemberEnd() && m->value.IsString() ? m->value.GetString()
+                                                                          : "error");
+    }
+    rapidjson::Document result;
+    if (auto r = d.FindMember("result"); r != d.MemberEnd())
+      result.CopyFrom(r->value, result.GetAllocator());
+    return result;
+  }
+}
+
+}  // namespace origin::client

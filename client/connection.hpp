@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// A client's connection to originsd: connect to the socket, starting the
+// daemon when none answers (unless ORIGIN_NO_AUTOSTART=1), exchange hellos,
+// then send requests and read their answers, handing notifications (such as
+// progress) to a callback.  Blocking I/O: the CLI does one thing at a time.
+
+#include <rapidjson/document.h>
+
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+
+#include "proto/paths.hpp"
+#include "proto/protocol.hpp"
+
+namespace origin::client {
+
+/// A failure with the protocol error code it maps to (exit codes).
+class ClientError : public std::runtime_error {
+ public:
+  ClientError(std::string code, const std::string& message)
+      : std::runtime_error(message), code_(std::move(code)) {}
+  const std::string& code() const { return code_; }
+
+ private:
+  std::string code_;
+};
+
+class Connection {
+ public:
+  /// Connects (and maybe starts the daemon); throws ClientError("unavailable").
+  static Connection Open(const proto::Paths& paths, const std::string& client_name);
+  ~Connection();
+  Connection(Connection&& o) noexcept;
+  Connection& operator=(Connection&&) = delete;
+
+  /// Sends one request and waits for its answer; `on_note` receives the
+  /// notifications that arrive first.  Returns the result; throws
+  /// ClientError with the daemon's error code.
+  rapidjson::Document Call(const std::string& method, const std::string& params_json = "{}",
+                           const std::function<void(const rapidjson::Value&)>& on_note = {});
+  const proto::DaemonHello& hello() const { return hello_; }
+
+ private:
+  Connection(int fd, proto::DaemonHello hello) : fd_(fd), hello_(std::move(hello)) {}
+  std::string ReadLine();
+  int fd_ = -1;
+  proto::DaemonHello hello_;
+  proto::LineBuffer buf_;
+  int next_id_ = 1;
+};
+
+}  // namespace origin::client

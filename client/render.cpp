@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: MIT
+#include "client/render.hpp"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+
+namespace origin::client {
+
+bool UseColor(std::FILE* f) {
+  const char* no = std::getenv("NO_COLOR");
+  if (no != nullptr && *no != '\0') return false;
+  const char* term = std::getenv("TERM");
+  if (term != nullptr && std::strcmp(term, "dumb") == 0) return false;
+  return ::isatty(::fileno(f)) != 0;
+}
+
+std::string HumanBytes(std::int64_t n) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024 && u < 4) v /= 1024, ++u;
+  char buf[32];
+  if (u == 0)
+    std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(n));
+  else
+    std::snprintf(buf, sizeof buf, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v,
+                  kUnits[u]);
+  return buf;
+}
+
+std::string Thousands(std::int64_t n) {
+  std::string s = std::to_string(n < 0 ? -n : n);
+  for (int i = static_cast<int>(s.size()) - 3; i > 0; i -= 3) s.insert(static_cast<std::size_t>(i), ",");
+  return n < 0 ? "-" + s : s;
+}
+
+std::string LocalTime(std::int64_t ms) {
+  std::time_t t = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  ::localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d %H:%M", &tm);
+  return buf;
+}
+
+namespace {
+// Width on screen: code points, not counting escape sequences.
+std::size_t VisibleWidth(const std::string& s) {
+  std::size_t w = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '\033') {
+      while (i < s.size() && s[i] != 'm') ++i;
+      continue;
+    }
+    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) ++w;
+  }
+  return w;
+}
+}  // namespace
+
+std::string Table(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right) {
+  std::vector<std::size_t> width;
+  for (const auto& r : rows)
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      if (width.size() <= i) width.resize(i + 1, 0);
+      width[i] = std::max(width[i], VisibleWidth(r[i]));
+    }
+  std::string out;
+  for (const auto& r : rows) {
+    std::string line;
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      std::string pad(width[i] - VisibleWidth(r[i]), ' ');
+      bool last = i + 1 == r.size();
+      if (i < right.size() && right[i])
+        line += pad + r[i];
+      else
+        line += r[i] + (last ? "" : pad);
+      if (!last) line += "  ";
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+void ProgressBar::Update(std::int64_t done, std::int64_t total, const std::string& label) {
+  if (!enabled_) return;
+  constexpr int kWidth = 30;
+  double frac = total > 0 ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
+  if (frac > 1) frac = 1;
+  int filled = static_cast<int>(frac * kWidth);
+  std::string bar(static_cast<std::size_t>(filled), '#');
+  bar.append(static_cast<std::size_t>(kWidth - filled), '-');
+  std::fprintf(stderr, "\r[%s] %3d%% %s\033[K", bar.c_str(), static_cast<int>(frac * 100),
+               label.c_str());
+  std::fflush(stderr);
+  drawn_ = true;
+}
+
+void ProgressBar::Finish() {
+  if (drawn_) {
+    std::fputs("\r\033[K", stderr);
+    std::fflush(stderr);
+    drawn_ = false;
+  }
+}
+
+}  // namespace origin::client

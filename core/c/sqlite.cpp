@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+#include "core/c/sqlite.hpp"
+
+namespace origin {
+
+namespace {
+[[noreturn]] void Throw(sqlite3* db, int rc, std::string_view what) {
+  std::string msg(what);
+  msg += ": ";
+  msg += db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+  throw SqliteError(rc, msg);
+}
+}  // namespace
+
+Stmt::Stmt(sqlite3* db, std::string_view sql) {
+  int rc = sqlite3_prepare_v3(db, sql.data(), static_cast<int>(sql.size()),
+                              SQLITE_PREPARE_PERSISTENT, &stmt_, nullptr);
+  if (rc != SQLITE_OK) Throw(db, rc, "prepare " + std::string(sql.substr(0, 80)));
+}
+
+bool Stmt::Step() {
+  int rc = sqlite3_step(stmt_);
+  if (rc == SQLITE_ROW) return true;
+  if (rc == SQLITE_DONE) return false;
+  const char* sql = sqlite3_sql(stmt_);
+  Throw(db(), rc, "step " + std::string(sql != nullptr ? std::string_view(sql).substr(0, 80) : ""));
+}
+
+void Stmt::Check(int rc, const char* what) const {
+  if (rc != SQLITE_OK) Throw(db(), rc, what);
+}
+
+Stmt& Stmt::Bind(int i, std::int64_t v) {
+  Check(sqlite3_bind_int64(stmt_, i, v), "bind");
+  return *this;
+}
+Stmt& Stmt::Bind(int i, double v) {
+  Check(sqlite3_bind_double(stmt_, i, v), "bind");
+  return *this;
+}
+Stmt& Stmt::Bind(int i, std::string_view v) {
+  Check(sqlite3_bind_text64(stmt_, i, v.data(), v.size(), SQLITE_TRANSIENT, SQLITE_UTF8),
+        "bind");
+  return *this;
+}
+Stmt& Stmt::BindStatic(int i, std::string_view v) {
+  Check(sqlite3_bind_text64(stmt_, i, v.data(), v.size(), SQLITE_STATIC, SQLITE_UTF8), "bind");
+  return *this;
+}
+Stmt& Stmt::Bind(int i, std::nullptr_t) {
+  Check(sqlite3_bind_null(stmt_, i), "bind");
+  return *this;
+}
+Stmt& Stmt::BindBlob(int i, const void* data, std::size_t n) {
+  Check(sqlite3_bind_blob64(stmt_, i, data, n, SQLITE_TRANSIENT), "bind");
+  return *this;
+}
+
+std::string_view Stmt::Text(int col) const {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(stmt_, col));
+  if (p == nullptr) return {};
+  return {p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col))};
+}
+std::string_view Stmt::Blob(int col) const {
+  const auto* p = static_cast<const char*>(sqlite3_column_blob(stmt_, col));
+  if (p == nullptr) return {};
+  return {p, static_cast<std::size_t>(sqlite3_column_bytes(stmt_, col))};
+}
+
+Db::Db(const std::string& path, Mode mode) : path_(path) {
+  int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
+  flags |= mode == Mode::kReadOnly ? SQLITE_OPEN_READONLY
+                                   : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+  if (rc != SQLITE_OK) {
+    std::string msg = "open " + path + ": " +
+                      (db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc));
+    sqlite3_close_v2(db_);
+    db_ = nullptr;
+    throw SqliteError(rc, msg);
+  }
+  sqlite3_extended_result_codes(db_, 1);
+}
+
+Db::~Db() {
+  cache_.clear();  // statements must be finalized before the connection
+  sqlite3_close_v2(db_);
+}
+
+void Db::Exec(std::string_view sql) {
+  std::string s(sql);
+  char* err = nullptr;
+  int rc = sqlite3_exec(db_, s.c_str(), nullptr, nullptr, &err);
+  if (rc != SQLITE_OK) {
+    std::string msg = "exec " + s.substr(0, 80) + ": " + (err != nullptr ? err : sqlite3_errstr(rc));
+    sqlite3_free(err);
+    throw SqliteError(rc, msg);
+  }
+}
+
+Stmt& Db::Prepare(std::string_view sql) {
+  auto it = cache_.find(std::string(sql));
+  if (it == cache_.end()) {
+    it = cache_.emplace(std::string(sql), std::make_unique<Stmt>(db_, sql)).first;
+  } else {
+    it->second->Reset();
+  }
+  return *it->second;
+}
+
+std::int64_t Db::QueryInt(std::string_view sql) {
+  Stmt st(db_, sql);
+  return st.Step() ? st.Int(0) : 0;
+}
+
+Transaction::Transaction(Db& db) : db_(&db) { db.Exec("BEGIN IMMEDIATE"); }
+
+Transaction::~Transaction() {
+  if (db_ != nullptr && db_->InTransaction())
+    sqlite3_exec(db_->get(), "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+void Transaction::Commit() {
+  db_->Exec("COMMIT");
+  db_ = nullptr;
+}
+
+}  // namespace origin

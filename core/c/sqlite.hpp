@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// RAII over the SQLite C API: a connection (Db), a prepared statement (Stmt)
+// and a write transaction (Transaction).
+//
+// Thread affinity: a Db and its statements belong to the thread that uses
+// them; nothing here locks.  Errors throw SqliteError, whose message names
+// what was being done ("prepare ...: no such table: x").  The statement
+// cache (Db::Prepare) keeps one statement per SQL text, so hot paths prepare
+// once; Stmt::Reset is called on every checkout.
+
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+namespace origin {
+
+class SqliteError : public std::runtime_error {
+ public:
+  SqliteError(int code, const std::string& what) : std::runtime_error(what), code_(code) {}
+  int code() const noexcept { return code_; }
+  /// True for SQLITE_BUSY / SQLITE_LOCKED: another process holds the lock.
+  bool busy() const noexcept {
+    return (code_ & 0xff) == SQLITE_BUSY || (code_ & 0xff) == SQLITE_LOCKED;
+  }
+
+ private:
+  int code_;
+};
+
+class Stmt {
+ public:
+  Stmt(sqlite3* db, std::string_view sql);  // throws SqliteError
+  ~Stmt() { sqlite3_finalize(stmt_); }
+  Stmt(Stmt&& o) noexcept : stmt_(std::exchange(o.stmt_, nullptr)) {}
+  Stmt& operator=(Stmt&&) = delete;
+  Stmt(const Stmt&) = delete;
+
+  /// True when a row is ready, false at SQLITE_DONE; throws otherwise.
+  bool Step();
+  /// Step() to completion, for statements that return no rows.
+  void Run() {
+    while (Step()) {
+    }
+  }
+  void Reset() noexcept {
+    sqlite3_reset(stmt_);
+    sqlite3_clear_bindings(stmt_);
+  }
+
+  // Binding, 1-based as in SQLite.  Text and blobs are copied (SQLITE_TRANSIENT)
+  // unless BindStatic is used, whose buffer must outlive the next Step/Reset.
+  Stmt& Bind(int i, std::int64_t v);
+  Stmt& Bind(int i, int v) { return Bind(i, static_cast<std::int64_t>(v)); }
+  Stmt& Bind(int i, double v);
+  Stmt& Bind(int i, std::string_view v);
+  Stmt& Bind(int i, const char* v) { return Bind(i, std::string_view(v)); }
+  Stmt& Bind(int i, const std::string& v) { return Bind(i, std::string_view(v)); }
+  Stmt& Bind(int i, std::nullptr_t);
+  Stmt& Bind(int i, const std::optional<std::string>& v) {
+    return v ? Bind(i, std::string_view(*v)) : Bind(i, nullptr);
+  }
+  Stmt& BindBlob(int i, const void* data, std::size_t n);
+  Stmt& BindStatic(int i, std::string_view v);
+
+  std::int64_t Int(int col) const { return sqlite3_column_int64(stmt_, col); }
+  double Double(int col) const { return sqlite3_column_double(stmt_, col); }
+  bool IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
+  /// The text of a column; valid until the next Step/Reset.
+  std::string_view Text(int col) const;
+  std::optional<std::string> OptText(int col) const {
+    if (IsNull(col)) return std::nullopt;
+    return std::string(Text(col));
+  }
+  std::string_view Blob(int col) const;
+
+  sqlite3_stmt* get() const noexcept { return stmt_; }
+
+ private:
+  sqlite3* db() const { return sqlite3_db_handle(stmt_); }
+  void Check(int rc, const char* what) const;
+  sqlite3_stmt* stmt_ = nullptr;
+};
+
+class Db {
+ public:
+  enum class Mode { kReadWrite, kReadOnly };
+  /// Opens (creating when kReadWrite) the database at `path`.  Throws.
+  Db(const std::string& path, Mode mode);
+  ~Db();
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  void Exec(std::string_view sql);
+  /// A cached prepared statement, reset and ready to bind.
+  Stmt& Prepare(std::string_view sql);
+  std::int64_t LastInsertRowid() const { return sqlite3_last_insert_rowid(db_); }
+  int Changes() const { return sqlite3_changes(db_); }
+  /// The value of a one-row, one-column query (NULL → 0).
+  std::int64_t QueryInt(std::string_view sql);
+  bool InTransaction() const { return sqlite3_get_autocommit(db_) == 0; }
+  sqlite3* get() const noexcept { return db_; }
+  const std::string& path() const noexcept { return path_; }
+
+ private:
+  sqlite3* db_ = nullptr;
+  std::string path_;
+  std::unordered_map<std::string, std::unique_ptr<Stmt>> cache_;
+};
+
+/// BEGIN IMMEDIATE in the constructor (waiting up to the busy timeout for
+/// the write lock); rolls back unless Commit() succeeded.
+class Transaction {
+ public:
+  explicit Transaction(Db& db);
+  ~Transaction();
+  Transaction(const Transaction&) = delete;
+  Transaction& operator=(const Transaction&) = delete;
+  void Commit();
+
+ private:
+  Db* db_;
+};
+
+}  // namespace origin

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The SourceAdapter interface: one per agent, implemented in adapters/ and
+// passed in by the daemon (core knows no adapter by name).  An adapter
+// discovers an agent's log files and parses one line at a time into events,
+// deterministically: the same line, context and carried state give the same
+// result on every store.  ParseLine throws on a line it cannot parse; the
+// ingester counts the failure and goes on (Design principles).
+//
+// Thread affinity: adapters are immutable after construction; Discover and
+// ParseLine may run on any thread.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace origin {
+
+/// One log file an adapter found.
+struct SourceFile {
+  std::string abs_path;   // the file to read
+  std::string key;        // logical path under the root; names the mirror
+  bool zstd = false;      // the file is zstd-compressed (Codex .jsonl.zst)
+  std::int64_t size = 0;  // from stat, at discovery
+  std::int64_t mtime_ns = 0;
+};
+
+/// A directory that could not be read, or another discovery problem.
+struct DiscoveryProblem {
+  std::string path;
+  std::string message;
+};
+
+struct Discovery {
+  std::vector<SourceFile> files;
+  std::vector<std::string> dirs;  // every directory walked: the watcher watches each
+  std::vector<DiscoveryProblem> problems;
+  bool root_exists = false;
+};
+
+/// A normalized event, before the ingester adds the source, provenance and seq.
+struct ParsedEvent {
+  std::string native_id;     // <native-id>[#<block-index>]; the id is <source>:<native_id>
+  std::string session;       // native session id; empty for none
+  std::int64_t ts = 0;       // ms UTC
+  std::string role;          // user | assistant | system | tool
+  std::string kind;          // message | tool_call | tool_result | meta
+  std::string text;
+  std::optional<std::string> cwd, git_branch, tool_name, call_id, agent, model;
+  bool is_error = false;
+};
+
+struct ParsedLine {
+  std::vector<ParsedEvent> events;
+  // A session title carried by this line (sessionTitle / manualTitle).
+  std::optional<std::string> title;
+  std::string title_session;  // native session id the title belongs to
+  bool title_manual = false;  // the user gave it; a generated title never replaces it
+  std::optional<std::string> agent_version;
+};
+
+/// An adapter's carry-over from earlier lines of the same file (Codex keeps
+/// the cwd of session_meta).  Saved with the cursor in the same transaction,
+/// so parsing resumes exactly where it stopped.
+class FileState {
+ public:
+  virtual ~FileState() = default;
+  virtual std::string Save() const = 0;
+};
+
+struct ParseContext {
+  std::string_view abs_path;
+  std::string_view key;
+  std::int64_t line_no = 0;  // 1-based, in the mirror's content
+  FileState* state = nullptr;
+};
+
+class ParseError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+class SourceAdapter {
+ public:
+  virtual ~SourceAdapter() = default;
+  /// 'claude-code' | 'codex' | ...
+  virtual std::string_view id() const = 0;
+  virtual std::string_view display_name() const = 0;
+  /// The root directory this adapter reads (it may not exist).
+  virtual const std::string& root() const = 0;
+  /// Walks the root; never throws for a missing or unreadable directory.
+  virtual Discovery Discover() const = 0;
+  /// The file state to parse `key` with, from what Save() wrote (empty for
+  /// a new file).  nullptr when the adapter keeps none.
+  virtual std::unique_ptr<FileState> LoadState(std::string_view key,
+                                               std::string_view saved) const = 0;
+  /// Parses one complete line (without its newline).  Throws ParseError.
+  virtual ParsedLine ParseLine(std::string_view line, ParseContext& ctx) const = 0;
+};
+
+}  // namespace origin

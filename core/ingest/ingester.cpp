@@ -1,0 +1,586 @@
+// SPDX-License-Identifier: MIT
+#include "core/ingest/ingester.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <optional>
+
+#include "core/c/fd.hpp"
+#include "core/c/zstd.hpp"
+#include "core/util/hash.hpp"
+#include "core/util/text.hpp"
+
+namespace origin {
+
+namespace {
+
+constexpr std::size_t kHashWindow = 4096;
+
+// The cursor and mirror of a file's latest generation.
+struct RawRow {
+  std::int64_t id = 0;
+  std::int64_t generation = 0;
+  std::string path;
+  MirrorState mirror;
+  std::string tail_hash;
+  std::optional<std::int64_t> file_size, mtime_ns;
+  std::string parse_state;
+  std::optional<std::string> broken;
+};
+
+std::optional<RawRow> LoadLatest(Db& db, std::string_view source, std::string_view key) {
+  auto& st = db.Prepare(
+      "SELECT id, generation, path, mirror, bytes_ingested, lines_ingested, tail_hash, "
+      "tail_offset, tail_line, zst_bytes, file_size, file_mtime_ns, parse_state, broken "
+      "FROM raw_file WHERE source = ? AND key = ? ORDER BY generation DESC LIMIT 1");
+  st.Bind(1, source).Bind(2, key);
+  if (!st.Step()) return std::nullopt;
+  RawRow r;
+  r.id = st.Int(0);
+  r.generation = st.Int(1);
+  r.path = std::string(st.Text(2));
+  r.mirror.file_id = r.id;
+  r.mirror.mirror = std::string(st.Text(3));
+  r.mirror.bytes = st.Int(4);
+  r.mirror.lines = st.Int(5);
+  r.tail_hash = std::string(st.Blob(6));
+  r.mirror.tail_offset = st.Int(7);
+  r.mirror.tail_line = st.Int(8);
+  r.mirror.zst_bytes = st.Int(9);
+  if (!st.IsNull(10)) r.file_size = st.Int(10);
+  if (!st.IsNull(11)) r.mtime_ns = st.Int(11);
+  r.parse_state = std::string(st.Text(12));
+  r.broken = st.OptText(13);
+  st.Reset();
+  return r;
+}
+
+// A mirror name must stay under raw/: no absolute path, no '..', no empty
+// segment, no NUL, whatever a log directory contains.
+bool SafeKey(std::string_view key) {
+  if (key.empty() || key.front() == '/' || key.find('\0') != std::string_view::npos) return false;
+  std::size_t pos = 0;
+  while (pos <= key.size()) {
+    std::size_t end = key.find('/', pos);
+    if (end == std::string_view::npos) end = key.size();
+    std::string_view seg = key.substr(pos, end - pos);
+    if (seg.empty() || seg == "." || seg == "..") return false;
+    pos = end + 1;
+  }
+  return true;
+}
+
+RawRow CreateGeneration(Db& db, std::string_view source, const SourceFile& f,
+                        std::int64_t generation, std::int64_t now) {
+  RawRow r;
+  r.generation = generation;
+  r.path = f.abs_path;
+  r.mirror.mirror = std::string(source) + "/" + f.key;
+  if (generation > 1) r.mirror.mirror += "~g" + std::to_string(generation);
+  db.Prepare(
+        "INSERT INTO raw_file(source, key, generation, path, mirror, created_at, grown_at) "
+        "VALUES (?,?,?,?,?,?,?)")
+      .Bind(1, source)
+      .Bind(2, f.key)
+      .Bind(3, generation)
+      .Bind(4, f.abs_path)
+      .Bind(5, r.mirror.mirror)
+      .Bind(6, now)
+      .Bind(7, now)
+      .Run();
+  r.id = db.LastInsertRowid();
+  r.mirror.file_id = r.id;
+  return r;
+}
+
+// The decompressed content of a log file, read at increasing offsets.
+class Content {
+ public:
+  virtual ~Content() = default;
+  /// Reads up to n bytes at `offset`; fewer only at the end of the content.
+  virtual std::size_t ReadAt(std::int64_t offset, char* buf, std::size_t n) = 0;
+};
+
+class PlainContent final : public Content {
+ public:
+  PlainContent(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
+  std::size_t ReadAt(std::int64_t offset, char* buf, std::size_t n) override {
+    return PreadFull(fd_.get(), buf, n, offset, path_);
+  }
+
+ private:
+  UniqueFd fd_;
+  std::string path_;
+};
+
+class ZstdContent final : public Content {
+ public:
+  ZstdContent(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {
+    Restart();
+  }
+  std::size_t ReadAt(std::int64_t offset, char* buf, std::size_t n) override {
+    if (offset < pos_) Restart();
+    char scratch[65536];
+    while (pos_ < offset) {
+      std::size_t want = static_cast<std::size_t>(
+          std::min<std::int64_t>(offset - pos_, static_cast<std::int64_t>(sizeof scratch)));
+      std::size_t got = reader_->Read(scratch, want);
+      if (got == 0) return 0;
+      pos_ += static_cast<std::int64_t>(got);
+    }
+    std::size_t done = 0;
+    while (done < n) {
+      std::size_t got = reader_->Read(buf + done, n - done);
+      if (got == 0) break;
+      done += got;
+    }
+    pos_ += static_cast<std::int64_t>(done);
+    return done;
+  }
+
+ private:
+  void Restart() {
+    reader_ = std::make_unique<ZstdFileReader>(fd_.get(), path_);
+    pos_ = 0;
+  }
+  UniqueFd fd_;
+  std::string path_;
+  std::unique_ptr<ZstdFileReader> reader_;
+  std::int64_t pos_ = 0;
+};
+
+// The complete lines to ingest in one transaction.
+struct Chunk {
+  std::string data;             // complete lines
+  std::int64_t lines = 0;
+  bool at_eof = false;          // no further complete line was seen after it
+};
+
+Chunk ReadChunk(Content& content, std::int64_t start) {
+  Chunk c;
+  std::string buf(kMaxTransactionBytes, '\0');
+  std::size_t got = content.ReadAt(start, buf.data(), buf.size());
+  buf.resize(got);
+  std::size_t nl = buf.rfind('\n');
+  if (nl != std::string::npos) {
+    c.at_eof = got < kMaxTransactionBytes;
+    buf.resize(nl + 1);
+  } else if (got < kMaxTransactionBytes) {
+    c.at_eof = true;  // only a partial line: it waits
+    buf.clear();
+  } else {
+    // One line longer than a transaction: it takes a transaction of its own.
+    std::int64_t off = start + static_cast<std::int64_t>(got);
+    std::string block(kMaxTransactionBytes, '\0');
+    for (;;) {
+      std::size_t n = content.ReadAt(off, block.data(), block.size());
+      std::size_t p = std::string_view(block.data(), n).find('\n');
+      if (p != std::string_view::npos) {
+        buf.append(block.data(), p + 1);
+        break;
+      }
+      if (n < block.size()) {
+        buf.clear();
+        c.at_eof = true;
+        break;
+      }
+      buf.append(block.data(), n);
+      off += static_cast<std::int64_t>(n);
+    }
+  }
+  c.data = std::move(buf);
+  for (char ch : c.data) c.lines += ch == '\n';
+  return c;
+}
+
+struct SessionAgg {
+  std::int64_t first_ts = INT64_MAX, last_ts = INT64_MIN;
+  std::int64_t events = 0, messages = 0;
+  std::optional<std::string> cwd, git_branch, agent_version, model;
+  std::int64_t cwd_ts = INT64_MIN;
+};
+
+struct TitleUpdate {
+  std::string session;
+  std::string title;
+  bool manual;
+};
+
+void FlushSessions(Db& db, std::string_view source, const std::map<std::string, SessionAgg>& aggs,
+                   const std::vector<TitleUpdate>& titles) {
+  auto& up = db.Prepare(R"sql(
+    INSERT INTO session(id, source, project, cwd, git_branch, first_ts, last_ts, event_count,
+                        message_count, agent_version, model)
+    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+    ON CONFLICT(id) DO UPDATE SET
+      project = CASE WHEN session.last_ts IS NULL OR excluded.last_ts >= session.last_ts
+                     THEN coalesce(excluded.project, session.project)
+                     ELSE coalesce(session.project, excluded.project) END,
+      cwd = CASE WHEN session.last_ts IS NULL OR excluded.last_ts >= session.last_ts
+                 THEN coalesce(excluded.cwd, session.cwd)
+                 ELSE coalesce(session.cwd, excluded.cwd) END,
+      git_branch = CASE WHEN session.last_ts IS NULL OR excluded.last_ts >= session.last_ts
+                 THEN coalesce(excluded.git_branch, session.git_branch)
+                 ELSE coalesce(session.git_branch, excluded.git_branch) END,
+      first_ts = min(coalesce(session.first_ts, excluded.first_ts), excluded.first_ts),
+      last_ts = max(coalesce(session.last_ts, excluded.last_ts), excluded.last_ts),
+      event_count = session.event_count + excluded.event_count,
+      message_count = session.message_count + excluded.message_count,
+      agent_version = coalesce(excluded.agent_version, session.agent_version),
+      model = coalesce(excluded.model, session.model)
+  )sql");
+  for (const auto& [id, a] : aggs) {
+    if (a.events == 0) continue;
+    up.Reset();
+    up.Bind(1, id).Bind(2, source);
+    if (a.cwd) {
+      up.Bind(3, LastPathSegment(*a.cwd)).Bind(4, *a.cwd);
+    } else {
+      up.Bind(3, nullptr).Bind(4, nullptr);
+    }
+    up.Bind(5, a.git_branch).Bind(6, a.first_ts).Bind(7, a.last_ts).Bind(8, a.events);
+    up.Bind(9, a.messages).Bind(10, a.agent_version).Bind(11, a.model);
+    up.Run();
+  }
+  auto& title = db.Prepare(R"sql(
+    INSERT INTO session(id, source, title, title_manual) VALUES (?1, ?2, ?3, ?4)
+    ON CONFLICT(id) DO UPDATE SET
+      title = CASE WHEN excluded.title_manual = 1 OR session.title_manual = 0
+                   THEN excluded.title ELSE session.title END,
+      title_manual = max(session.title_manual, excluded.title_manual)
+  )sql");
+  for (const TitleUpdate& t : titles) {
+    title.Reset();
+    title.Bind(1, t.session).Bind(2, source).Bind(3, t.title).Bind(4, t.manual ? 1 : 0).Run();
+  }
+}
+
+}  // namespace
+
+Ingester::Ingester(Db& db, MirrorStore& mirrors, const Clock& clock)
+    : db_(db), mirrors_(mirrors), clock_(clock) {}
+
+FileOutcome Ingester::IngestFile(const SourceAdapter& adapter, const SourceFile& file,
+                                 const std::function<void()>& between) {
+  try {
+    return Ingest(adapter, file, between);
+  } catch (const std::exception& e) {
+    FileOutcome out;
+    out.error = file.abs_path + ": " + e.what();
+    if (const auto* mb = dynamic_cast<const MirrorBroken*>(&e)) {
+      // Record it, so that status shows it and no later look appends.
+      try {
+        if (auto row = LoadLatest(db_, adapter.id(), file.key)) {
+          db_.Prepare("UPDATE raw_file SET broken = ? WHERE id = ?")
+              .Bind(1, std::string(mb->what()))
+              .Bind(2, row->id)
+              .Run();
+        }
+      } catch (...) {
+      }
+    }
+    return out;
+  }
+}
+
+FileOutcome Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
+                             const std::function<void()>& between) {
+  FileOutcome out;
+  const std::string_view source = adapter.id();
+  if (!SafeKey(f.key)) {
+    out.error = f.abs_path + ": unsafe file name, not mirrored";
+    return out;
+  }
+  // Unchanged since the last look: skipped without taking the write lock.
+  std::optional<RawRow> row = LoadLatest(db_, source, f.key);
+  if (row && row->path == f.abs_path && row->file_size == f.size && row->mtime_ns == f.mtime_ns)
+    return out;
+  if (row && row->broken) {
+    out.error = *row->broken;
+    return out;
+  }
+  UniqueFd fd = TryOpenFile(f.abs_path, O_RDONLY);
+  if (!fd) {
+    if (errno == ENOENT) return out;  // deleted since discovery: nothing to read
+    out.error = f.abs_path + ": " + std::strerror(errno);
+    return out;
+  }
+  std::unique_ptr<Content> content;
+  if (f.zstd)
+    content = std::make_unique<ZstdContent>(std::move(fd), f.abs_path);
+  else
+    content = std::make_unique<PlainContent>(std::move(fd), f.abs_path);
+
+  std::int64_t expected_pos = -1;  // where the previous transaction left the cursor
+  std::string window;              // the last <= 4 KiB of content before the cursor
+  std::unique_ptr<FileState> state;
+  for (;;) {
+    Transaction tx(db_);
+    const std::int64_t now = clock_.NowMs();
+    row = LoadLatest(db_, source, f.key);
+    if (row && row->broken) {
+      out.error = *row->broken;
+      return out;
+    }
+    if (!row || row->mirror.bytes != expected_pos) {
+      // First transaction, or another process moved the cursor: check the
+      // bytes before the cursor still hash to what was ingested.
+      window.clear();
+      bool rewritten = false;
+      if (row && row->mirror.bytes > 0) {
+        std::int64_t ws = std::max<std::int64_t>(0, row->mirror.bytes - kHashWindow);
+        window.resize(static_cast<std::size_t>(row->mirror.bytes - ws));
+        std::size_t got = content->ReadAt(ws, window.data(), window.size());
+        Sha256Digest d = Sha256(window);
+        rewritten = got != window.size() ||
+                    row->tail_hash != std::string_view(reinterpret_cast<char*>(d.data()), d.size());
+      }
+      if (!row || rewritten) {
+        row = CreateGeneration(db_, source, f, row ? row->generation + 1 : 1, now);
+        window.clear();
+        out.rewritten = rewritten;
+        out.changed = true;
+      }
+      state = adapter.LoadState(f.key, row->parse_state);
+    }
+    Chunk chunk = ReadChunk(*content, row->mirror.bytes);
+    if (chunk.data.empty()) {
+      db_.Prepare("UPDATE raw_file SET path = ?, file_size = ?, file_mtime_ns = ? WHERE id = ?")
+          .Bind(1, f.abs_path)
+          .Bind(2, f.size)
+          .Bind(3, f.mtime_ns)
+          .Bind(4, row->id)
+          .Run();
+      tx.Commit();
+      return out;
+    }
+
+    AppendResult appended =
+        mirrors_.Append(row->mirror, chunk.data, chunk.lines, /*seal=*/false);
+    MirrorStore::RecordAppend(db_, appended);
+
+    // Parse and insert.
+    auto& ins = db_.Prepare(
+        "INSERT OR IGNORE INTO event(id, source, session, ts, project, cwd, git_branch, role, "
+        "kind, text, tool_name, call_id, is_error, agent, model, file_id, line) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    std::map<std::string, SessionAgg> aggs;
+    std::vector<TitleUpdate> titles;
+    std::optional<std::string> agent_version;
+    std::int64_t parse_errors = 0;
+    std::int64_t line_no = row->mirror.lines;
+    std::string id, session_key;
+    std::size_t pos = 0;
+    while (pos < chunk.data.size()) {
+      std::size_t nl = chunk.data.find('\n', pos);
+      std::string_view line(chunk.data.data() + pos, nl - pos);
+      pos = nl + 1;
+      ++line_no;
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+      ParsedLine parsed;
+      ParseContext ctx{f.abs_path, f.key, line_no, state.get()};
+      try {
+        parsed = adapter.ParseLine(line, ctx);
+      } catch (const std::exception&) {
+        ++parse_errors;
+        continue;
+      }
+      if (parsed.agent_version) agent_version = parsed.agent_version;
+      if (parsed.title && !parsed.title_session.empty())
+        titles.push_back({std::string(source) + ":" + parsed.title_session, *parsed.title,
+                          parsed.title_manual});
+      for (ParsedEvent& ev : parsed.events) {
+        id.assign(source).append(":").append(ev.native_id);
+        session_key.clear();
+        if (!ev.session.empty()) session_key.assign(source).append(":").append(ev.session);
+        std::string text = SanitizeUtf8(ev.text);
+        ins.Reset();
+        ins.Bind(1, id).Bind(2, source);
+        if (session_key.empty())
+          ins.Bind(3, nullptr);
+        else
+          ins.Bind(3, session_key);
+        ins.Bind(4, ev.ts);
+        if (ev.cwd)
+          ins.Bind(5, LastPathSegment(*ev.cwd));
+        else
+          ins.Bind(5, nullptr);
+        ins.Bind(6, ev.cwd).Bind(7, ev.git_branch).Bind(8, ev.role).Bind(9, ev.kind);
+        ins.BindStatic(10, text).Bind(11, ev.tool_name).Bind(12, ev.call_id);
+        ins.Bind(13, ev.is_error ? 1 : 0).Bind(14, ev.agent).Bind(15, ev.model);
+        ins.Bind(16, row->id).Bind(17, line_no);
+        ins.Run();
+        if (db_.Changes() == 0) continue;  // already here (a replayed line)
+        ++out.events;
+        if (session_key.empty()) continue;
+        SessionAgg& a = aggs[session_key];
+        a.first_ts = std::min(a.first_ts, ev.ts);
+        a.last_ts = std::max(a.last_ts, ev.ts);
+        ++a.events;
+        if (ev.kind == "message") ++a.messages;
+        if (ev.cwd && ev.ts >= a.cwd_ts) {
+          a.cwd = ev.cwd;
+          a.cwd_ts = ev.ts;
+          if (ev.git_branch) a.git_branch = ev.git_branch;
+        }
+        if (ev.model) a.model = ev.model;
+        if (parsed.agent_version) a.agent_version = parsed.agent_version;
+      }
+    }
+    FlushSessions(db_, source, aggs, titles);
+    if (agent_version) {
+      db_.Prepare("INSERT OR REPLACE INTO setting(key, value) VALUES (?, ?)")
+          .Bind(1, "agent_version." + std::string(source))
+          .Bind(2, *agent_version)
+          .Run();
+    }
+
+    // Advance the cursor: tail hash over the last 4 KiB of the content.
+    window += chunk.data;
+    if (window.size() > kHashWindow) window.erase(0, window.size() - kHashWindow);
+    Sha256Digest d = Sha256(window);
+    auto& cur = db_.Prepare(
+        "UPDATE raw_file SET tail_hash = ?, path = ?, grown_at = ?, parse_state = ?, "
+        "parse_errors = parse_errors + ?, file_size = ?, file_mtime_ns = ? WHERE id = ?");
+    cur.BindBlob(1, d.data(), d.size()).Bind(2, f.abs_path).Bind(3, now);
+    if (state)
+      cur.Bind(4, state->Save());
+    else
+      cur.Bind(4, nullptr);
+    cur.Bind(5, parse_errors);
+    // The stat of this look is recorded only once every complete line of it
+    // is in, so that an interrupted import is taken up again.
+    if (chunk.at_eof)
+      cur.Bind(6, f.size).Bind(7, f.mtime_ns);
+    else
+      cur.Bind(6, nullptr).Bind(7, nullptr);
+    cur.Bind(8, row->id).Run();
+    tx.Commit();
+    mirrors_.AfterCommit(appended);
+
+    out.changed = true;
+    out.lines += chunk.lines;
+    out.bytes += static_cast<std::int64_t>(chunk.data.size());
+    out.parse_errors += parse_errors;
+    expected_pos = appended.after.bytes;
+    if (between) between();
+    if (chunk.at_eof) return out;
+  }
+}
+
+std::int64_t Ingester::SealIdle(std::string_view source, std::int64_t idle_ms) {
+  std::vector<std::int64_t> ids;
+  {
+    auto& st = db_.Prepare(
+        "SELECT id FROM raw_file WHERE source = ? AND bytes_ingested > tail_offset "
+        "AND grown_at <= ? AND broken IS NULL");
+    st.Bind(1, source).Bind(2, clock_.NowMs() - idle_ms);
+    while (st.Step()) ids.push_back(st.Int(0));
+    st.Reset();
+  }
+  std::int64_t sealed = 0;
+  for (std::int64_t id : ids) {
+    try {
+      Transaction tx(db_);
+      MirrorState m = MirrorStore::Load(db_, id);
+      AppendResult r = mirrors_.Append(m, {}, 0, /*seal=*/true);
+      if (!r.sealed) continue;
+      MirrorStore::RecordAppend(db_, r);
+      tx.Commit();
+      mirrors_.AfterCommit(r);
+      ++sealed;
+    } catch (const MirrorBroken& e) {
+      db_.Prepare("UPDATE raw_file SET broken = ? WHERE id = ?").Bind(1, e.what()).Bind(2, id).Run();
+    }
+  }
+  return sealed;
+}
+
+SyncReport Ingester::Sync(const std::vector<const SourceAdapter*>& adapters,
+                          const SyncOptions& opts) {
+  SyncReport report;
+  const std::int64_t started = clock_.NowMs();
+  struct Item {
+    const SourceAdapter* adapter;
+    SourceFile file;
+    std::size_t summary;
+  };
+  std::vector<Item> items;
+  for (const SourceAdapter* a : adapters) {
+    Discovery d = a->Discover();
+    if (opts.discovered) opts.discovered(*a, d);
+    SourceSummary s;
+    s.source = std::string(a->id());
+    s.files_seen = static_cast<std::int64_t>(d.files.size());
+    s.problems = std::move(d.problems);
+    s.root_exists = d.root_exists;
+    report.sources.push_back(std::move(s));
+    for (SourceFile& f : d.files) items.push_back({a, std::move(f), report.sources.size() - 1});
+  }
+  // Oldest first, so that arrival order follows time as far as it can.
+  std::stable_sort(items.begin(), items.end(), [](const Item& x, const Item& y) {
+    return x.file.mtime_ns < y.file.mtime_ns;
+  });
+  SyncProgress progress;
+  progress.files_total = static_cast<std::int64_t>(items.size());
+  for (const Item& it : items) progress.bytes_total += it.file.size;
+  for (const Item& it : items) {
+    FileOutcome o = IngestFile(*it.adapter, it.file, [&] {
+      if (opts.between) opts.between();
+    });
+    SourceSummary& s = report.sources[it.summary];
+    if (o.changed) ++s.files_changed;
+    s.lines += o.lines;
+    s.bytes += o.bytes;
+    s.events += o.events;
+    s.parse_errors += o.parse_errors;
+    if (!o.error.empty()) s.errors.push_back(o.error);
+    ++progress.files_done;
+    progress.bytes_done += it.file.size;
+    if (opts.progress) opts.progress(progress);
+  }
+  for (SourceSummary& s : report.sources) {
+    s.sealed = SealIdle(s.source);
+    report.events += s.events;
+    report.lines += s.lines;
+    report.bytes += s.bytes;
+    report.files_changed += s.files_changed;
+    if (s.files_changed == 0 && s.errors.empty() && s.sealed == 0) continue;
+    db_.Prepare(
+          "INSERT INTO sync_log(source, started_at, finished_at, reason, files, lines, bytes, "
+          "events, parse_errors, error) VALUES (?,?,?,?,?,?,?,?,?,?)")
+        .Bind(1, s.source)
+        .Bind(2, started)
+        .Bind(3, clock_.NowMs())
+        .Bind(4, opts.reason)
+        .Bind(5, s.files_changed)
+        .Bind(6, s.lines)
+        .Bind(7, s.bytes)
+        .Bind(8, s.events)
+        .Bind(9, s.parse_errors)
+        .Bind(10, s.errors.empty() ? std::optional<std::string>() : s.errors.front())
+        .Run();
+  }
+  return report;
+}
+
+void RebuildSessions(Db& db) {
+  Transaction tx(db);
+  db.Exec(R"sql(
+    INSERT INTO session(id, source, first_ts, last_ts, event_count, message_count)
+      SELECT session, source, min(ts), max(ts), count(*), sum(kind = 'message')
+      FROM event WHERE session IS NOT NULL GROUP BY session
+    ON CONFLICT(id) DO UPDATE SET first_ts = excluded.first_ts, last_ts = excluded.last_ts,
+      event_count = excluded.event_count, message_count = excluded.message_count
+  )sql");
+  tx.Commit();
+}
+
+}  // namespace origin

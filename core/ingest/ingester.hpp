@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Ingestion (spec: Ingestion): reads the new complete lines of each changed
+// log file, mirrors them, parses them with the source's adapter and inserts
+// their events, in BEGIN IMMEDIATE transactions of at most 1 MiB of lines.
+//
+//  1. Cursor: raw_file keeps bytes_ingested, lines_ingested and tail_hash
+//     (SHA-256 of the last 4 KiB ingested); it is read under the write lock.
+//  2. Rewrite detection: a file shorter than the cursor, or whose bytes
+//     before the cursor no longer hash to tail_hash, opens a new generation
+//     with a fresh mirror; the old mirror stays (invariant 3).
+//  3. Complete lines only: a trailing partial line waits for the next look.
+//  4. INSERT OR IGNORE under <source>:<native-id>[#<block>]: re-ingesting
+//     never doubles an event (invariant 3); each event records its mirror
+//     file and line (invariant 1).  Parse failures are counted, never fatal.
+//  5. Sessions are re-aggregated, titles applied, the cursor advanced, all
+//     in the same transaction.
+//
+// A file whose size and modification time are those of its last look is
+// skipped without taking the write lock.  Thread affinity: the writer
+// thread, which owns `db`.  `between` runs after every transaction, so that
+// other writes get through during a long import.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/c/sqlite.hpp"
+#include "core/ingest/adapter.hpp"
+#include "core/store/mirror.hpp"
+#include "core/util/clock.hpp"
+
+namespace origin {
+
+inline constexpr std::size_t kMaxTransactionBytes = 1 << 20;
+inline constexpr std::int64_t kIdleSealMs = 3600 * 1000;
+
+/// What ingesting one file did.
+struct FileOutcome {
+  bool changed = false;          // something was read or recorded
+  std::int64_t lines = 0;
+  std::int64_t bytes = 0;
+  std::int64_t events = 0;       // events added
+  std::int64_t parse_errors = 0;
+  bool rewritten = false;        // a new generation was opened
+  std::string error;             // why the file could not be ingested
+};
+
+struct SourceSummary {
+  std::string source;
+  std::int64_t files_seen = 0;
+  std::int64_t files_changed = 0;
+  std::int64_t lines = 0;
+  std::int64_t bytes = 0;
+  std::int64_t events = 0;
+  std::int64_t parse_errors = 0;
+  std::int64_t sealed = 0;       // idle tails sealed
+  std::vector<std::string> errors;
+  std::vector<DiscoveryProblem> problems;
+  bool root_exists = false;
+};
+
+struct SyncProgress {
+  std::int64_t files_done = 0, files_total = 0;
+  std::int64_t bytes_done = 0, bytes_total = 0;  // bytes of changed files
+};
+
+struct SyncOptions {
+  std::string reason = "request";  // recorded in sync_log
+  std::function<void(const SyncProgress&)> progress;
+  std::function<void()> between;
+  /// Directories walked, per source (the watcher watches them).
+  std::function<void(const SourceAdapter&, const Discovery&)> discovered;
+};
+
+struct SyncReport {
+  std::vector<SourceSummary> sources;
+  std::int64_t events = 0;
+  std::int64_t lines = 0;
+  std::int64_t bytes = 0;
+  std::int64_t files_changed = 0;
+};
+
+class Ingester {
+ public:
+  Ingester(Db& db, MirrorStore& mirrors, const Clock& clock);
+
+  /// Discovers every adapter's files and ingests those that changed, oldest
+  /// first by modification time; seals idle tails; writes sync_log.
+  SyncReport Sync(const std::vector<const SourceAdapter*>& adapters, const SyncOptions& opts);
+  /// Ingests one file.  Never throws for a problem of that file.
+  FileOutcome IngestFile(const SourceAdapter& adapter, const SourceFile& file,
+                         const std::function<void()>& between = {});
+  /// Seals the open tails of `source` that have not grown for `idle_ms`.
+  std::int64_t SealIdle(std::string_view source, std::int64_t idle_ms = kIdleSealMs);
+
+ private:
+  FileOutcome Ingest(const SourceAdapter& adapter, const SourceFile& file,
+                     const std::function<void()>& between);
+  Db& db_;
+  MirrorStore& mirrors_;
+  const Clock& clock_;
+};
+
+/// Recomputes every session's aggregates from its events (the incremental
+/// ones kept by ingestion must equal these).  Titles are kept.
+void RebuildSessions(Db& db);
+
+}  // namespace origin

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// A directory walk shared by the adapters' Discover(): lstat-based, follows
+// symlinked directories at most once each (a symlink loop is reported, not
+// followed forever), reports unreadable directories and goes on.
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "core/ingest/adapter.hpp"
+
+namespace origin {
+
+struct WalkRules {
+  /// Whether to enter the directory `rel` (relative to the root, no leading /).
+  std::function<bool(std::string_view rel)> enter_dir;
+  /// Turns a regular file into a SourceFile (key, zstd); false to skip it.
+  std::function<bool(std::string_view rel, SourceFile& out)> accept_file;
+};
+
+/// True when `path` is a directory (following symlinks).
+bool IsDirectory(const std::string& path);
+
+/// Walks `root`.  Files come out sorted by key.
+Discovery Walk(const std::string& root, const WalkRules& rules);
+
+}  // namespace origin

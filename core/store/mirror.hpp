@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Raw mirrors (spec: Raw mirrors).  A mirror holds the ingested bytes of one
+// generation of a file, complete lines only, in two files under raw/:
+//   <mirror>.zst   sealed zstd frames (level 3, checksums), appended only;
+//   <mirror>.tail  the open tail, uncompressed, under 1 MiB.
+// The content is the frames decompressed, then the tail, each up to what
+// the database records (raw_chunk; raw_file.bytes_ingested / tail_offset).
+// Bytes past that are never read and are dropped before the next append;
+// a file shorter than recorded refuses appends (MirrorBroken), so that a
+// line once recorded is never lost or replaced (invariants 1 and 3).
+//
+// Every read and write of raw/ goes through this module.  Appends happen on
+// the writer thread inside the transaction that records them: Append writes
+// and syncs the files, the caller records the result (RecordAppend) and
+// commits, then calls AfterCommit, which empties a sealed tail.  Reads may
+// come from any thread with its own connection.
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/c/sqlite.hpp"
+
+namespace origin {
+
+inline constexpr std::size_t kFrameTarget = 1 << 20;      // a frame ends at the first \n past 1 MiB
+inline constexpr std::size_t kFrameMinLast = 512 << 10;   // a last piece under this joins the one before
+inline constexpr std::size_t kTailLimit = 1 << 20;        // an append reaching this seals
+
+/// A mirror whose files are shorter than the database records.
+class MirrorBroken : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// What the database records of one mirror (a raw_file row).
+struct MirrorState {
+  std::int64_t file_id = 0;
+  std::string mirror;            // name under raw/, e.g. claude-code/projects/p/s.jsonl
+  std::int64_t bytes = 0;        // content length
+  std::int64_t lines = 0;        // complete lines in the content
+  std::int64_t tail_offset = 0;  // content offset where the tail starts
+  std::int64_t tail_line = 0;    // lines before the tail
+  std::int64_t zst_bytes = 0;    // bytes of .zst the recorded frames take
+};
+
+struct Frame {
+  std::int64_t first_line;       // 1-based
+  std::int64_t line_count;
+  std::int64_t content_offset;
+  std::int64_t content_length;
+  std::int64_t file_offset;
+  std::int64_t file_length;
+};
+
+struct AppendResult {
+  MirrorState after;             // the state to record
+  std::vector<Frame> frames;     // frames written to .zst, to record in raw_chunk
+  bool sealed = false;           // the tail must be emptied after the commit
+};
+
+/// How content is cut into frames: the lengths of consecutive frames of
+/// `data` (complete lines), following the sealing rule.  Exposed for tests.
+std::vector<std::size_t> CutFrames(std::string_view data);
+
+class MirrorStore {
+ public:
+  /// `raw_dir` is $ORIGIN_HOME/raw.
+  explicit MirrorStore(std::string raw_dir);
+
+  /// Appends `lines` (complete lines, each ending in \n; may be empty) to
+  /// the mirror.  Seals when the tail would reach 1 MiB, or whenever
+  /// `seal` is true (an idle tail).  Throws MirrorBroken or I/O errors.
+  AppendResult Append(const MirrorState& state, std::string_view lines, std::int64_t line_count,
+                      bool seal);
+  /// Records `r` in raw_chunk and raw_file; call inside the transaction.
+  static void RecordAppend(Db& db, const AppendResult& r);
+  /// Empties a sealed tail; call after the commit.  Never throws.
+  void AfterCommit(const AppendResult& r) noexcept;
+
+  /// Line `line` (1-based) of a mirror, without its newline; nullopt when
+  /// the mirror has no such line.  Decompresses only the frame holding it.
+  std::optional<std::string> ReadLine(Db& db, std::int64_t file_id, std::int64_t line);
+  /// The whole content of a mirror (tests, backups).
+  std::string ReadContent(Db& db, std::int64_t file_id);
+  /// Loads what the database records of a mirror.
+  static MirrorState Load(Db& db, std::int64_t file_id);
+
+  std::string PathOf(const std::string& mirror, const char* ext) const;
+  const std::string& raw_dir() const { return raw_dir_; }
+
+ private:
+  std::string raw_dir_;
+};
+
+}  // namespace origin

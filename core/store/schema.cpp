@@ -1,0 +1,282 @@
+// SPDX-License-Identifier: MIT
+#include "core/store/schema.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "core/util/text.hpp"
+
+namespace origin {
+
+// Version 1.  Column comments say what each field holds; the spec's Storage
+// section says why each table exists.
+const char* const kSchemaSql = R"sql(
+CREATE TABLE raw_file (
+  id             INTEGER PRIMARY KEY,
+  source         TEXT NOT NULL,     -- adapter id: claude-code, codex, ...
+  key            TEXT NOT NULL,     -- logical path under the source's root (Codex: without .zst)
+  generation     INTEGER NOT NULL,  -- 1, then +1 each time the file is found rewritten
+  path           TEXT NOT NULL,     -- absolute path of the file last read
+  mirror         TEXT NOT NULL UNIQUE, -- mirror name under raw/, without .zst / .tail
+  bytes_ingested INTEGER NOT NULL DEFAULT 0, -- content length: the cursor
+  lines_ingested INTEGER NOT NULL DEFAULT 0, -- complete lines in the content
+  tail_hash      BLOB,              -- SHA-256 of the last 4 KiB of the content
+  tail_offset    INTEGER NOT NULL DEFAULT 0, -- content offset where the open tail starts
+  tail_line      INTEGER NOT NULL DEFAULT 0, -- lines before the open tail (in sealed frames)
+  zst_bytes      INTEGER NOT NULL DEFAULT 0, -- length of <mirror>.zst that frames take
+  file_size      INTEGER,           -- size of the source file at the last look
+  file_mtime_ns  INTEGER,           -- its modification time then
+  grown_at       INTEGER,           -- when the content last grew (ms)
+  created_at     INTEGER NOT NULL,  -- when this generation was opened (ms)
+  parse_errors   INTEGER NOT NULL DEFAULT 0, -- lines the adapter could not parse
+  parse_state    TEXT,              -- the adapter's carry-over between lines (JSON)
+  broken         TEXT,              -- why appends are refused (a mirror shorter than recorded)
+  UNIQUE (source, key, generation)
+);
+
+CREATE TABLE raw_chunk (
+  file_id        INTEGER NOT NULL REFERENCES raw_file(id),
+  first_line     INTEGER NOT NULL,  -- 1-based line number of the frame's first line
+  line_count     INTEGER NOT NULL,
+  content_offset INTEGER NOT NULL,  -- where the frame's lines start in the content
+  content_length INTEGER NOT NULL,
+  file_offset    INTEGER NOT NULL,  -- where the frame starts in <mirror>.zst
+  file_length    INTEGER NOT NULL,
+  PRIMARY KEY (file_id, content_offset)
+) WITHOUT ROWID;
+
+CREATE TRIGGER raw_chunk_no_update BEFORE UPDATE ON raw_chunk
+BEGIN SELECT RAISE(ABORT, 'raw_chunk is append-only (invariant 3)'); END;
+CREATE TRIGGER raw_chunk_no_delete BEFORE DELETE ON raw_chunk
+BEGIN SELECT RAISE(ABORT, 'raw_chunk is append-only (invariant 3)'); END;
+
+CREATE TABLE event (
+  seq        INTEGER PRIMARY KEY,   -- arrival order in this store
+  id         TEXT NOT NULL UNIQUE,  -- <source>:<native-id>[#<block-index>]
+  source     TEXT NOT NULL,
+  session    TEXT,                  -- <source>:<native session id>; NULL for memory events
+  ts         INTEGER NOT NULL,      -- ms since the epoch, UTC
+  project    TEXT,                  -- last segment of cwd
+  cwd        TEXT,
+  git_branch TEXT,
+  role       TEXT NOT NULL,         -- user | assistant | system | tool
+  kind       TEXT NOT NULL,         -- message | tool_call | tool_result | meta | memory
+  text       TEXT NOT NULL,
+  tool_name  TEXT,                  -- tool calls, and results joined to their call
+  call_id    TEXT,                  -- joins a tool call and its result
+  is_error   INTEGER NOT NULL DEFAULT 0, -- a failed tool result or an API error
+  agent      TEXT,                  -- sub-agent id for sidechain events
+  model      TEXT,
+  file_id    INTEGER NOT NULL REFERENCES raw_file(id), -- provenance (invariant 1)
+  line       INTEGER NOT NULL       -- 1-based line in that mirror's content
+);
+CREATE INDEX event_session_ts ON event(session, ts) WHERE session IS NOT NULL;
+CREATE INDEX event_seq_ts ON event(seq, ts);
+CREATE INDEX event_call ON event(call_id) WHERE call_id IS NOT NULL;
+CREATE INDEX event_user_message ON event(session, ts) WHERE kind = 'message' AND role = 'user';
+
+CREATE TRIGGER event_no_update BEFORE UPDATE ON event
+BEGIN SELECT RAISE(ABORT, 'events are append-only (invariant 3)'); END;
+CREATE TRIGGER event_no_delete BEFORE DELETE ON event
+BEGIN SELECT RAISE(ABORT, 'events are append-only (invariant 3)'); END;
+
+-- For each block of 4,096 consecutive arrivals: the latest timestamp in it,
+-- and the latest in it and every block before it.
+CREATE TABLE event_block (
+  block      INTEGER PRIMARY KEY,   -- seq >> 12
+  max_ts     INTEGER NOT NULL,
+  max_ts_upto INTEGER NOT NULL
+);
+
+CREATE VIEW event_message(seq, text) AS SELECT seq, text FROM event WHERE kind = 'message';
+CREATE VIRTUAL TABLE message_fts USING fts5(
+  text, content = 'event_message', content_rowid = 'seq', tokenize = 'trigram', detail = 'full');
+CREATE VIRTUAL TABLE event_fts USING fts5(
+  text, content = 'event', content_rowid = 'seq', tokenize = 'trigram', detail = 'none');
+CREATE VIRTUAL TABLE event_cjk USING fts5(
+  bigrams, content = '', tokenize = 'unicode61 remove_diacritics 0', detail = 'none');
+
+CREATE TRIGGER event_index AFTER INSERT ON event
+BEGIN
+  INSERT INTO event_fts(rowid, text) VALUES (new.seq, new.text);
+  INSERT INTO message_fts(rowid, text) SELECT new.seq, new.text WHERE new.kind = 'message';
+  INSERT INTO event_cjk(rowid, bigrams)
+    SELECT new.seq, b FROM (SELECT origin_cjk(new.text) AS b) WHERE b <> '';
+  INSERT INTO event_block(block, max_ts, max_ts_upto)
+    VALUES (new.seq >> 12, new.ts,
+            max(new.ts, coalesce((SELECT max_ts_upto FROM event_block
+                                  WHERE block < new.seq >> 12 ORDER BY block DESC LIMIT 1),
+                                 new.ts)))
+    ON CONFLICT(block) DO UPDATE SET max_ts = max(max_ts, excluded.max_ts),
+                                     max_ts_upto = max(max_ts_upto, excluded.max_ts_upto);
+END;
+
+CREATE TABLE session (
+  id           TEXT PRIMARY KEY,    -- <source>:<native session id>
+  source       TEXT NOT NULL,
+  project      TEXT,
+  cwd          TEXT,
+  git_branch   TEXT,
+  first_ts     INTEGER,
+  last_ts      INTEGER,
+  event_count  INTEGER NOT NULL DEFAULT 0,  -- visible events
+  message_count INTEGER NOT NULL DEFAULT 0, -- visible message events
+  title        TEXT,
+  title_manual INTEGER NOT NULL DEFAULT 0,  -- 1 when the user gave the title
+  agent_version TEXT,
+  model        TEXT
+) WITHOUT ROWID;
+CREATE INDEX session_last_ts ON session(last_ts);
+CREATE INDEX session_source ON session(source);
+
+CREATE TABLE sync_log (
+  id          INTEGER PRIMARY KEY,
+  source      TEXT NOT NULL,        -- one row per source a sync run found changed
+  started_at  INTEGER NOT NULL,
+  finished_at INTEGER NOT NULL,
+  reason      TEXT NOT NULL,        -- start | watch | rescan | request | idle
+  files       INTEGER NOT NULL,     -- files that had new lines or were sealed
+  lines       INTEGER NOT NULL,
+  bytes       INTEGER NOT NULL,
+  events      INTEGER NOT NULL,     -- events added
+  parse_errors INTEGER NOT NULL,
+  error       TEXT                  -- the first failure, if any
+);
+CREATE INDEX sync_log_source ON sync_log(source, started_at);
+
+CREATE TABLE setting (
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL
+) WITHOUT ROWID;
+)sql";
+
+const char* const kIdempotentSql = R"sql(
+CREATE INDEX IF NOT EXISTS raw_file_source ON raw_file(source);
+)sql";
+
+const std::vector<Migration>& Migrations() {
+  static const std::vector<Migration> kMigrations;  // version 1 is the base schema
+  return kMigrations;
+}
+
+namespace {
+
+void CjkFunction(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept {
+  if (argc != 1 || sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+    sqlite3_result_text(ctx, "", 0, SQLITE_STATIC);
+    return;
+  }
+  try {
+    const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
+    std::string_view text(p, static_cast<std::size_t>(sqlite3_value_bytes(argv[0])));
+    std::string out = CjkBigrams(text);
+    sqlite3_result_text64(ctx, out.data(), out.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+  } catch (...) {
+    sqlite3_result_error_nomem(ctx);
+  }
+}
+
+int UserVersion(Db& db) { return static_cast<int>(db.QueryInt("PRAGMA user_version")); }
+
+bool HasTable(Db& db, const char* name) {
+  Stmt st(db.get(), "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?");
+  st.Bind(1, name);
+  return st.Step();
+}
+
+}  // namespace
+
+void RegisterFunctions(Db& db) {
+  int rc = sqlite3_create_function_v2(db.get(), "origin_cjk", 1,
+                                      SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
+                                      nullptr, CjkFunction, nullptr, nullptr, nullptr);
+  if (rc != SQLITE_OK) throw SqliteError(rc, "register origin_cjk");
+}
+
+void Migrate(Db& db, const std::vector<Migration>& migrations, int target_version) {
+  // Migrations may wait for another process's migration: up to 5 minutes.
+  db.Exec("PRAGMA busy_timeout = 300000");
+  auto refuse_newer = [&](int v) {
+    if (v > target_version)
+      throw std::runtime_error("store " + db.path() + " has format version " +
+                               std::to_string(v) + ", newer than this Origin (" +
+                               std::to_string(target_version) + "): upgrade Origin to open it");
+  };
+  int v = UserVersion(db);
+  refuse_newer(v);
+  if (v < target_version) {
+    Transaction tx(db);
+    v = UserVersion(db);  // again, now that the lock is held
+    refuse_newer(v);
+    if (v == 0) {
+      if (HasTable(db, "event")) {
+        v = 1;  // a store that recorded no version: the tables of version 1
+        db.Exec("PRAGMA user_version = 1");
+        tx.Commit();
+      } else {
+        db.Exec(kSchemaSql);
+        db.Exec("PRAGMA user_version = " + std::to_string(target_version));
+        tx.Commit();
+        v = target_version;
+      }
+    }
+  }
+  for (const Migration& m : migrations) {
+    if (m.version > target_version) break;
+    if (m.version <= v) continue;
+    Transaction tx(db);
+    int now = UserVersion(db);
+    if (now >= m.version) {
+      v = now;
+      continue;  // another process ran it while we waited
+    }
+    try {
+      m.apply(db);
+      db.Exec("PRAGMA user_version = " + std::to_string(m.version));
+      tx.Commit();
+    } catch (const std::exception& e) {
+      throw std::runtime_error("migration " + std::to_string(m.version) + " (" + m.name +
+                               ") failed and was rolled back: " + e.what());
+    }
+    v = m.version;
+  }
+  db.Exec(kIdempotentSql);
+  db.Exec("PRAGMA busy_timeout = 10000");
+}
+
+std::unique_ptr<Db> OpenWriteConnection(const std::string& path,
+                                        const std::vector<Migration>& migrations,
+                                        int target_version) {
+  auto db = std::make_unique<Db>(path, Db::Mode::kReadWrite);
+  db->Exec("PRAGMA busy_timeout = 10000");
+  db->Exec("PRAGMA journal_mode = WAL");
+  // FULL: a commit is on disk before a sealed tail is emptied (Raw mirrors).
+  db->Exec("PRAGMA synchronous = FULL");
+  db->Exec("PRAGMA journal_size_limit = 67108864");
+  RegisterFunctions(*db);
+  Migrate(*db, migrations, target_version);
+  return db;
+}
+
+std::unique_ptr<Db> OpenReadConnection(const std::string& path) {
+  auto db = std::make_unique<Db>(path, Db::Mode::kReadOnly);
+  db->Exec("PRAGMA busy_timeout = 10000");
+  RegisterFunctions(*db);
+  return db;
+}
+
+std::string DumpSchema(Db& db) {
+  Stmt st(db.get(),
+          "SELECT type, name, coalesce(sql, '') FROM sqlite_master "
+          "WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name");
+  std::vector<std::string> rows;
+  while (st.Step()) {
+    rows.push_back(std::string(st.Text(0)) + " " + std::string(st.Text(1)) + " " +
+                   std::string(st.Text(2)));
+  }
+  std::string out = "user_version " + std::to_string(UserVersion(db)) + "\n";
+  for (auto& r : rows) out += r + "\n";
+  return out;
+}
+
+}  // namespace origin

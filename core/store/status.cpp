@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: MIT
+#include "core/store/status.hpp"
+
+#include <sys/stat.h>
+
+#include <map>
+
+namespace origin {
+
+namespace {
+std::int64_t SizeOf(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? st.st_size : 0;
+}
+}  // namespace
+
+StoreStatus ReadStatus(Db& db, const std::string& db_path, std::int64_t now_ms) {
+  StoreStatus s;
+  std::map<std::string, SourceStatus> by;
+  auto get = [&](std::string_view src) -> SourceStatus& {
+    auto& r = by[std::string(src)];
+    r.source = std::string(src);
+    return r;
+  };
+  // One read transaction, so that the figures agree with each other.
+  db.Exec("BEGIN");
+  try {
+    {
+      auto& st = db.Prepare(
+          "SELECT source, count(DISTINCT key), sum(broken IS NOT NULL), sum(zst_bytes), "
+          "sum(bytes_ingested - tail_offset), sum(bytes_ingested) FROM raw_file GROUP BY source");
+      while (st.Step()) {
+        auto& r = get(st.Text(0));
+        r.files = st.Int(1);
+        r.broken_mirrors = st.Int(2);
+        s.mirror_disk_bytes += st.Int(3) + st.Int(4);
+        s.mirror_content_bytes += st.Int(5);
+      }
+      st.Reset();
+    }
+    {
+      auto& st = db.Prepare(
+          "SELECT source, count(*), sum(event_count) FROM session GROUP BY source");
+      while (st.Step()) {
+        auto& r = get(st.Text(0));
+        r.sessions = st.Int(1);
+        r.events = st.Int(2);
+        s.sessions += r.sessions;
+        s.events += r.events;
+      }
+      st.Reset();
+    }
+    {
+      auto& st = db.Prepare(
+          "SELECT source, sum(parse_errors), max(finished_at) FROM sync_log "
+          "WHERE finished_at >= ? GROUP BY source");
+      st.Bind(1, now_ms - std::int64_t{7} * 24 * 3600 * 1000);
+      while (st.Step()) get(st.Text(0)).parse_errors_7d = st.Int(1);
+      st.Reset();
+    }
+    {
+      auto& st = db.Prepare(
+          "SELECT source, max(finished_at) FROM sync_log WHERE events > 0 OR files > 0 "
+          "GROUP BY source");
+      while (st.Step()) get(st.Text(0)).last_ingest_ms = st.Int(1);
+      st.Reset();
+    }
+    {
+      auto& st = db.Prepare(
+          "SELECT l.source, l.error FROM sync_log l WHERE l.error IS NOT NULL AND "
+          "l.finished_at >= ? AND l.id = (SELECT max(id) FROM sync_log m "
+          "WHERE m.source = l.source AND m.error IS NOT NULL)");
+      st.Bind(1, now_ms - std::int64_t{7} * 24 * 3600 * 1000);
+      while (st.Step()) get(st.Text(0)).last_error = std::string(st.Text(1));
+      st.Reset();
+    }
+    {
+      auto& st = db.Prepare("SELECT key, value FROM setting WHERE key LIKE 'agent_version.%'");
+      while (st.Step()) {
+        std::string_view key = st.Text(0);
+        get(key.substr(14)).agent_version = std::string(st.Text(1));
+      }
+      st.Reset();
+    }
+    db.Exec("COMMIT");
+  } catch (...) {
+    db.Exec("ROLLBACK");
+    throw;
+  }
+  s.db_bytes = SizeOf(db_path) + SizeOf(db_path + "-wal");
+  for (auto& [k, v] : by) s.sources.push_back(std::move(v));
+  return s;
+}
+
+}  // namespace origin

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// SHA-256 through OpenSSL's EVP interface, as raw bytes or lower-case hex.
+
+#include <array>
+#include <string>
+#include <string_view>
+
+namespace origin {
+
+using Sha256Digest = std::array<unsigned char, 32>;
+Sha256Digest Sha256(std::string_view data);
+std::string Hex(std::string_view bytes);
+inline std::string Sha256Hex(std::string_view data) {
+  Sha256Digest d = Sha256(data);
+  return Hex({reinterpret_cast<const char*>(d.data()), d.size()});
+}
+
+}  // namespace origin

@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: MIT
+#include "core/util/text.hpp"
+
+#include <cstdio>
+
+namespace origin {
+
+char32_t DecodeUtf8(std::string_view s, std::size_t& i) {
+  auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char c = b(i);
+  if (c < 0x80) {
+    ++i;
+    return c;
+  }
+  int len = 0;
+  char32_t cp = 0;
+  char32_t min = 0;
+  if ((c & 0xE0) == 0xC0) {
+    len = 2, cp = c & 0x1F, min = 0x80;
+  } else if ((c & 0xF0) == 0xE0) {
+    len = 3, cp = c & 0x0F, min = 0x800;
+  } else if ((c & 0xF8) == 0xF0) {
+    len = 4, cp = c & 0x07, min = 0x10000;
+  } else {
+    ++i;
+    return 0xFFFD;
+  }
+  if (i + static_cast<std::size_t>(len) > s.size()) {
+    ++i;
+    return 0xFFFD;
+  }
+  for (int k = 1; k < len; ++k) {
+    unsigned char cc = b(i + static_cast<std::size_t>(k));
+    if ((cc & 0xC0) != 0x80) {
+      ++i;
+      return 0xFFFD;
+    }
+    cp = (cp << 6) | (cc & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+    ++i;
+    return 0xFFFD;
+  }
+  i += static_cast<std::size_t>(len);
+  return cp;
+}
+
+void AppendUtf8(std::string& out, char32_t c) {
+  if (c < 0x80) {
+    out.push_back(static_cast<char>(c));
+  } else if (c < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (c >> 6)));
+    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else if (c < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (c >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (c >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  }
+}
+
+std::string SanitizeUtf8(std::string_view s) {
+  // Fast path: plain ASCII without NUL, the common case for log text.
+  bool clean = true;
+  for (char ch : s) {
+    if (static_cast<unsigned char>(ch) >= 0x80 || ch == '\0') {
+      clean = false;
+      break;
+    }
+  }
+  if (clean) return std::string(s);
+  std::string out;
+  out.reserve(s.size());
+  std::size_t i = 0;
+  while (i < s.size()) {
+    std::size_t start = i;
+    char32_t c = DecodeUtf8(s, i);
+    if (c == 0) continue;
+    if (c == 0xFFFD && !(i - start == 3 && s.substr(start, 3) == "\xEF\xBF\xBD")) {
+      AppendUtf8(out, 0xFFFD);
+    } else {
+      out.append(s.substr(start, i - start));
+    }
+  }
+  return out;
+}
+
+std::string_view TruncateChars(std::string_view s, std::size_t max_chars) {
+  std::size_t i = 0;
+  std::size_t n = 0;
+  while (i < s.size() && n < max_chars) {
+    DecodeUtf8(s, i);
+    ++n;
+  }
+  return s.substr(0, i);
+}
+
+std::size_t CountChars(std::string_view s) {
+  std::size_t n = 0;
+  for (char ch : s)
+    if ((static_cast<unsigned char>(ch) & 0xC0) != 0x80) ++n;
+  return n;
+}
+
+bool IsCjkLetter(char32_t c) {
+  return (c >= 0x4E00 && c <= 0x9FFF) ||    // CJK Unified Ideographs
+         (c >= 0x3400 && c <= 0x4DBF) ||    // Extension A
+         (c >= 0x20000 && c <= 0x323AF) ||  // Extensions B..H
+         (c >= 0xF900 && c <= 0xFAFF) ||    // Compatibility Ideographs
+         (c >= 0x3040 && c <= 0x309F) ||    // Hiragana
+         (c >= 0x30A0 && c <= 0x30FF) ||    // Katakana
+         (c >= 0x31F0 && c <= 0x31FF) ||    // Katakana Phonetic Extensions
+         (c >= 0xFF66 && c <= 0xFF9F) ||    // Halfwidth Katakana
+         (c >= 0xAC00 && c <= 0xD7AF) ||    // Hangul Syllables
+         (c >= 0x1100 && c <= 0x11FF) ||    // Hangul Jamo
+         (c >= 0x3130 && c <= 0x318F);      // Hangul Compatibility Jamo
+}
+
+std::string CjkBigrams(std::string_view text) {
+  std::string out;
+  std::size_t i = 0;
+  std::size_t prev_start = 0, prev_end = 0;  // the previous CJK letter, if any
+  bool prev_cjk = false;
+  auto emit_last = [&] {
+    if (!out.empty()) out.push_back(' ');
+    out.append(text.substr(prev_start, prev_end - prev_start));
+  };
+  while (i < text.size()) {
+    std::size_t start = i;
+    char32_t c = DecodeUtf8(text, i);
+    bool cjk = IsCjkLetter(c);
+    if (cjk && prev_cjk) {
+      if (!out.empty()) out.push_back(' ');
+      out.append(text.substr(prev_start, i - prev_start));
+    } else if (!cjk && prev_cjk) {
+      emit_last();
+    }
+    prev_cjk = cjk;
+    prev_start = start;
+    prev_end = i;
+  }
+  if (prev_cjk) emit_last();
+  return out;
+}
+
+namespace {
+// Days from 1970-01-01 to y-m-d in the proleptic Gregorian calendar
+// (H. Hinnant's days_from_civil).
+std::int64_t DaysFromCivil(std::int64_t y, unsigned m, unsigned d) {
+  y -= m <= 2;
+  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const auto yoe = static_cast<unsigned>(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+}
+bool Digits(std::string_view s, std::size_t pos, std::size_t n, int& out) {
+  if (pos + n > s.size()) return false;
+  out = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    char c = s[pos + k];
+    if (c < '0' || c > '9') return false;
+    out = out * 10 + (c - '0');
+  }
+  return true;
+}
+}  // namespace
+
+std::optional<std::int64_t> ParseIsoMs(std::string_view s) {
+  int y, mo, d, h, mi, sec;
+  if (!Digits(s, 0, 4, y) || s.size() < 19 || s[4] != '-' || !Digits(s, 5, 2, mo) ||
+      s[7] != '-' || !Digits(s, 8, 2, d) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
+      !Digits(s, 11, 2, h) || s[13] != ':' || !Digits(s, 14, 2, mi) || s[16] != ':' ||
+      !Digits(s, 17, 2, sec))
+    return std::nullopt;
+  if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60) return std::nullopt;
+  std::size_t p = 19;
+  std::int64_t ms = 0;
+  if (p < s.size() && s[p] == '.') {
+    ++p;
+    int scale = 100;
+    std::size_t digits = 0;
+    while (p < s.size() && s[p] >= '0' && s[p] <= '9') {
+      if (digits < 3) ms += (s[p] - '0') * scale, scale /= 10;
+      ++p, ++digits;
+    }
+    if (digits == 0) return std::nullopt;
+  }
+  std::int64_t offset_min = 0;
+  if (p < s.size() && (s[p] == 'Z' || s[p] == 'z')) {
+    ++p;
+  } else if (p < s.size() && (s[p] == '+' || s[p] == '-')) {
+    int oh, om;
+    int sign = s[p] == '-' ? -1 : 1;
+    if (!Digits(s, p + 1, 2, oh)) return std::nullopt;
+    std::size_t q = p + 3;
+    if (q < s.size() && s[q] == ':') ++q;
+    if (!Digits(s, q, 2, om)) return std::nullopt;
+    offset_min = sign * (oh * 60 + om);
+    p = q + 2;
+  }
+  if (p != s.size()) return std::nullopt;
+  std::int64_t days = DaysFromCivil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d));
+  std::int64_t secs = days * 86400 + h * 3600 + mi * 60 + sec - offset_min * 60;
+  return secs * 1000 + ms;
+}
+
+std::string FormatIsoUtc(std::int64_t ms) {
+  std::int64_t secs = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
+  int msec = static_cast<int>(ms - secs * 1000);
+  std::int64_t days = secs >= 0 ? secs / 86400 : (secs - 86399) / 86400;
+  std::int64_t rem = secs - days * 86400;
+  // civil_from_days
+  std::int64_t z = days + 719468;
+  const std::int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  const auto doe = static_cast<unsigned>(z - era * 146097);
+  const unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  std::int64_t y = static_cast<std::int64_t>(yoe) + era * 400;
+  const unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  const unsigned mp = (5 * doy + 2) / 153;
+  const unsigned d = doy - (153 * mp + 2) / 5 + 1;
+  const unsigned m = mp < 10 ? mp + 3 : mp - 9;
+  y += m <= 2;
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02d:%02d:%02d.%03dZ",
+                static_cast<long long>(y), m, d, static_cast<int>(rem / 3600),
+                static_cast<int>(rem / 60 % 60), static_cast<int>(rem % 60), msec);
+  return buf;
+}
+
+std::string LastPathSegment(std::string_view path) {
+  while (!path.empty() && (path.back() == '/' || path.back() == '\\')) path.remove_suffix(1);
+  std::size_t pos = path.find_last_of("/\\");
+  return std::string(pos == std::string_view::npos ? path : path.substr(pos + 1));
+}
+
+}  // namespace origin

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Text helpers shared by ingestion and the search indexes: UTF-8 repair and
+// truncation by characters, the CJK bigrams that feed event_cjk, ISO 8601
+// timestamps, and path pieces.  All pure functions.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace origin {
+
+/// A copy of `s` with every invalid UTF-8 sequence replaced by U+FFFD and
+/// NUL bytes dropped, so that SQLite and the FTS tokenizers see valid text.
+std::string SanitizeUtf8(std::string_view s);
+/// The first `max_chars` code points of valid UTF-8 `s`.
+std::string_view TruncateChars(std::string_view s, std::size_t max_chars);
+/// Number of code points in valid UTF-8 `s`.
+std::size_t CountChars(std::string_view s);
+/// True for Han, kana and Hangul letters: the letters event_cjk indexes.
+bool IsCjkLetter(char32_t c);
+/// Decodes one code point at `s[i]`, advancing i; U+FFFD for a bad byte.
+char32_t DecodeUtf8(std::string_view s, std::size_t& i);
+void AppendUtf8(std::string& out, char32_t c);
+/// The tokens event_cjk stores for `text`, space-separated: every pair of
+/// adjacent CJK letters and the last letter of each stretch of them.
+/// Empty when the text holds no CJK letter.
+std::string CjkBigrams(std::string_view text);
+
+/// Milliseconds since the epoch of an ISO 8601 / RFC 3339 timestamp such as
+/// 2025-11-23T04:53:42.362Z or 2025-11-23T12:53:42+08:00; nullopt if malformed.
+std::optional<std::int64_t> ParseIsoMs(std::string_view s);
+/// 2025-11-23T04:53:42.362Z for `ms` (UTC).
+std::string FormatIsoUtc(std::int64_t ms);
+
+/// The last path segment of `path` ('/' or '\\' separated), ignoring a
+/// trailing separator; "" for an empty path.
+std::string LastPathSegment(std::string_view path);
+
+}  // namespace origin

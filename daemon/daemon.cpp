@@ -1,0 +1,650 @@
+// SPDX-License-Identifier: MIT
+#include "daemon/daemon.hpp"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <chrono>
+
+#include "core/ingest/ingester.hpp"
+#include "core/store/schema.hpp"
+#include "core/store/status.hpp"
+#include "daemon/log.hpp"
+#include "origin_config.h"
+
+namespace origin {
+
+namespace {
+
+using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+
+// Thrown from an ingest's `between` to end a sync early at shutdown.  Not a
+// std::exception, so that no per-file handler takes it for a file's failure.
+struct SyncCancelled {};
+
+void Key(Writer& w, const char* k) { w.Key(k); }
+void Str(Writer& w, std::string_view s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+// {"id": <id>, "error": {"code", "message"}}: the one place errors are framed.
+std::string ErrorLine(const std::string& id_json, const char* code, const std::string& message) {
+  rapidjson::StringBuffer sb;
+  Writer w(sb);
+  w.StartObject();
+  Key(w, "id");
+  w.RawValue(id_json.c_str(), id_json.size(), rapidjson::kStringType);
+  Key(w, "error");
+  w.StartObject();
+  Key(w, "code");
+  w.String(code);
+  Key(w, "message");
+  Str(w, message);
+  w.EndObject();
+  w.EndObject();
+  return sb.GetString();
+}
+
+std::int64_t MonotonicMs() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+}  // namespace
+
+struct Daemon::Connection {
+  std::uint64_t id = 0;
+  Daemon* daemon = nullptr;
+  UvHandle<uv_pipe_t> pipe;
+  proto::LineBuffer buf;
+  bool hello = false;
+  std::string client;
+};
+
+struct Daemon::DirWatch {
+  Daemon* daemon = nullptr;
+  std::size_t source = 0;
+  std::string path;
+  UvHandle<uv_fs_event_t> handle;
+};
+
+struct Daemon::SourceSync {
+  UvHandle<uv_timer_t> timer;
+  bool running = false;
+  bool pending = false;
+  bool synced_once = false;
+  const char* reason = "watch";
+};
+
+Daemon::Daemon(uv_loop_t* loop, DaemonOptions opts, std::unique_ptr<Db> writer_db,
+               std::vector<std::unique_ptr<SourceAdapter>> adapters)
+    : loop_(loop),
+      opts_(std::move(opts)),
+      mirrors_(opts_.paths.raw),
+      adapters_(std::move(adapters)),
+      writer_db_(std::move(writer_db)) {
+  problems_.resize(adapters_.size());
+  root_exists_.resize(adapters_.size());
+}
+
+Daemon::~Daemon() {
+  if (writer_) writer_->Stop();
+  if (readers_) readers_->Stop();
+}
+
+void Daemon::Start() {
+  started_ms_ = clock_.NowMs();
+  poster_ = std::make_unique<LoopPoster>(loop_);
+  auto writer_db = std::make_shared<std::unique_ptr<Db>>(std::move(writer_db_));
+  writer_ = std::make_unique<DbWorkers>("writer", 1, [writer_db] { return std::move(*writer_db); });
+  const std::string db_path = opts_.paths.db;
+  readers_ = std::make_unique<DbWorkers>("reader", opts_.readers,
+                                         [db_path] { return OpenReadConnection(db_path); });
+
+  // The socket: we hold the instance lock, so a file there is stale.
+  const std::string& sock = opts_.paths.socket;
+  ::unlink(sock.c_str());
+  server_ = UvHandle<uv_pipe_t>::Make([&](uv_pipe_t* p) { return uv_pipe_init(loop_, p, 0); });
+  server_.get()->data = this;
+  if (int rc = uv_pipe_bind(server_.get(), sock.c_str()); rc < 0)
+    throw UvError(rc, "bind " + sock);
+  ::chmod(sock.c_str(), 0600);
+  if (int rc = uv_listen(reinterpret_cast<uv_stream_t*>(server_.get()), 128, &Daemon::OnConnection);
+      rc < 0)
+    throw UvError(rc, "listen " + sock);
+
+  for (std::size_t i = 0; i < adapters_.size(); ++i) {
+    auto s = std::make_unique<SourceSync>();
+    s->timer = UvHandle<uv_timer_t>::Make([&](uv_timer_t* t) { return uv_timer_init(loop_, t); });
+    s->timer.get()->data = this;
+    syncs_.push_back(std::move(s));
+  }
+  rescan_ = UvHandle<uv_timer_t>::Make([&](uv_timer_t* t) { return uv_timer_init(loop_, t); });
+  rescan_.get()->data = this;
+  uv_timer_start(
+      rescan_.get(),
+      [](uv_timer_t* t) {
+        auto* self = static_cast<Daemon*>(t->data);
+        if (self == nullptr) return;
+        for (std::size_t i = 0; i < self->adapters_.size(); ++i) {
+          self->syncs_[i]->reason = "rescan";
+          self->ScheduleSync(i, 0);
+        }
+      },
+      static_cast<std::uint64_t>(opts_.rescan_ms), static_cast<std::uint64_t>(opts_.rescan_ms));
+  first_syncs_left_ = adapters_.size();
+  for (std::size_t i = 0; i < adapters_.size(); ++i) {
+    syncs_[i]->reason = "start";
+    ScheduleSync(i, 0);
+  }
+}
+
+void Daemon::BeginShutdown() {
+  if (shutting_down_) return;
+  shutting_down_ = true;
+  LOG_INFO("shutting down");
+  server_.Close();
+  ::unlink(opts_.paths.socket.c_str());
+  rescan_.Close();
+  for (auto& s : syncs_) s->timer.Close();
+  watches_.clear();
+  for (auto& [id, c] : conns_) c->pipe.Close();
+  conns_.clear();
+  // The writer finishes its current transaction: a sync checks stopping()
+  // after each one.  Joining here waits at most for that transaction.
+  if (writer_) writer_->Stop();
+  if (readers_) readers_->Stop();
+  if (poster_) poster_->Close();
+}
+
+// --- socket server ---------------------------------------------------------
+
+void Daemon::OnConnection(uv_stream_t* server, int status) noexcept {
+  auto* self = static_cast<Daemon*>(server->data);
+  if (self == nullptr || status < 0) return;
+  try {
+    auto c = std::make_unique<Connection>();
+    c->id = self->next_conn_++;
+    c->daemon = self;
+    c->pipe = UvHandle<uv_pipe_t>::Make([&](uv_pipe_t* p) { return uv_pipe_init(self->loop_, p, 0); });
+    if (uv_accept(server, reinterpret_cast<uv_stream_t*>(c->pipe.get())) != 0) return;
+    c->pipe.get()->data = c.get();
+    uv_read_start(
+        reinterpret_cast<uv_stream_t*>(c->pipe.get()),
+        [](uv_handle_t*, std::size_t suggested, uv_buf_t* buf) {
+          buf->base = new char[suggested];
+          buf->len = suggested;
+        },
+        &Daemon::OnRead);
+    self->conns_[c->id] = std::move(c);
+  } catch (const std::exception& e) {
+    LOG_ERROR("accept: %s", e.what());
+  }
+}
+
+void Daemon::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) noexcept {
+  std::unique_ptr<char[]> owned(buf->base);
+  auto* c = static_cast<Connection*>(stream->data);
+  if (c == nullptr) return;
+  Daemon* self = c->daemon;
+  std::uint64_t id = c->id;
+  if (nread < 0) {
+    self->CloseConnection(id);
+    return;
+  }
+  try {
+    c->buf.Append(buf->base, static_cast<std::size_t>(nread));
+    while (auto line = c->buf.Next()) {
+      self->HandleLine(*c, *line);
+      if (self->conns_.count(id) == 0 || self->shutting_down_) return;  // closed meanwhile
+    }
+    if (c->buf.Overflow()) {
+      self->SendError(id, "null", proto::code::kProtocol, "line too long");
+      self->CloseConnection(id);
+    }
+  } catch (const std::exception& e) {
+    LOG_ERROR("connection %llu: %s", static_cast<unsigned long long>(id), e.what());
+    self->CloseConnection(id);
+  }
+}
+
+void Daemon::CloseConnection(std::uint64_t conn_id) {
+  auto it = conns_.find(conn_id);
+  if (it == conns_.end()) return;
+  it->second->pipe.Close();
+  conns_.erase(it);
+}
+
+void Daemon::Send(std::uint64_t conn_id, std::string line) {
+  auto it = conns_.find(conn_id);
+  if (it == conns_.end()) return;  // the client left meanwhile
+  struct WriteReq {
+    uv_write_t req;
+    std::string data;
+  };
+  auto* w = new WriteReq{};
+  w->data = std::move(line);
+  w->data.push_back('\n');
+  uv_buf_t b = uv_buf_init(w->data.data(), static_cast<unsigned>(w->data.size()));
+  int rc = uv_write(&w->req, reinterpret_cast<uv_stream_t*>(it->second->pipe.get()), &b, 1,
+                    [](uv_write_t* req, int) { delete reinterpret_cast<WriteReq*>(req); });
+  if (rc < 0) {
+    delete w;
+    CloseConnection(conn_id);
+  }
+}
+
+void Daemon::SendError(std::uint64_t conn_id, const std::string& id_json, const char* code,
+                       const std::string& message) {
+  Send(conn_id, ErrorLine(id_json, code, message));
+}
+
+void Daemon::HandleLine(Connection& c, const std::string& line) {
+  if (!c.hello) {
+    std::string err;
+    auto hello = proto::DecodeClientHello(line, &err);
+    if (!hello) {
+      SendError(c.id, "null", proto::code::kProtocol, "bad hello: " + err);
+      CloseConnection(c.id);
+      return;
+    }
+    c.hello = true;
+    c.client = hello->client;
+    proto::DaemonHello reply;
+    reply.daemon = ORIGIN_VERSION;
+    reply.store = opts_.store_name;
+    reply.pid = ::getpid();
+    Send(c.id, proto::Encode(reply));
+    return;
+  }
+  Dispatch(c, line);
+}
+
+void Daemon::Dispatch(Connection& c, const std::string& line) {
+  rapidjson::Document d;
+  d.Parse(line.data(), line.size());
+  if (d.HasParseError() || !d.IsObject()) {
+    SendError(c.id, "null", proto::code::kProtocol, "request is not a JSON object");
+    return;
+  }
+  std::string id_json = "null";
+  if (auto it = d.FindMember("id"); it != d.MemberEnd()) id_json = proto::ToJson(it->value);
+  auto m = d.FindMember("method");
+  if (m == d.MemberEnd() || !m->value.IsString()) {
+    SendError(c.id, id_json, proto::code::kInvalidArgument, "request without a method");
+    return;
+  }
+  std::string method = m->value.GetString();
+  if (method == "ping") {
+    Send(c.id, "{\"id\":" + id_json + ",\"result\":{\"pong\":true}}");
+  } else if (method == "status") {
+    DoStatus(c.id, id_json);
+  } else if (method == "sync") {
+    DoSync(c.id, id_json);
+  } else if (method == "shutdown") {
+    Send(c.id, "{\"id\":" + id_json + ",\"result\":{\"stopping\":true}}");
+    // Let the answer go out first.
+    auto* t = new uv_timer_t;
+    uv_timer_init(loop_, t);
+    t->data = this;
+    uv_timer_start(
+        t,
+        [](uv_timer_t* h) {
+          auto* self = static_cast<Daemon*>(h->data);
+          uv_close(reinterpret_cast<uv_handle_t*>(h),
+                   [](uv_handle_t* p) { delete reinterpret_cast<uv_timer_t*>(p); });
+          self->BeginShutdown();
+        },
+        10, 0);
+  } else {
+    SendError(c.id, id_json, proto::code::kUnknownMethod, "unknown method: " + method);
+  }
+}
+
+// --- requests --------------------------------------------------------------
+
+void Daemon::DoStatus(std::uint64_t conn_id, std::string id_json) {
+  if (first_syncs_left_ > 0) {
+    after_first_sync_.push_back([this, conn_id, id_json] { DoStatus(conn_id, id_json); });
+    return;
+  }
+  struct Root {
+    std::string source, name, root;
+    bool exists;
+    std::vector<DiscoveryProblem> problems;
+  };
+  std::vector<Root> roots;
+  for (std::size_t i = 0; i < adapters_.size(); ++i)
+    roots.push_back({std::string(adapters_[i]->id()), std::string(adapters_[i]->display_name()),
+                     adapters_[i]->root(), root_exists_[i], problems_[i]});
+  std::int64_t watched = static_cast<std::int64_t>(watches_.size());
+  proto::Paths paths = opts_.paths;
+  std::int64_t started = started_ms_;
+  std::string store = opts_.store_name;
+  readers_->Post([this, conn_id, id_json, roots, watched, paths, started, store](Db& db) {
+    std::string out;
+    try {
+      StoreStatus st = ReadStatus(db, paths.db, clock_.NowMs());
+      rapidjson::StringBuffer sb;
+      Writer w(sb);
+      w.StartObject();
+      Key(w, "id");
+      w.RawValue(id_json.c_str(), id_json.size(), rapidjson::kStringType);
+      Key(w, "result");
+      w.StartObject();
+      Key(w, "daemon");
+      w.StartObject();
+      Key(w, "version");
+      w.String(ORIGIN_VERSION);
+      Key(w, "pid");
+      w.Int64(::getpid());
+      Key(w, "started_at");
+      w.Int64(started);
+      Key(w, "home");
+      Str(w, paths.home);
+      Key(w, "socket");
+      Str(w, paths.socket);
+      Key(w, "store");
+      Str(w, store);
+      Key(w, "watched_dirs");
+      w.Int64(watched);
+      w.EndObject();
+      Key(w, "store");
+      w.StartObject();
+      Key(w, "db_bytes");
+      w.Int64(st.db_bytes);
+      Key(w, "mirror_disk_bytes");
+      w.Int64(st.mirror_disk_bytes);
+      Key(w, "mirror_content_bytes");
+      w.Int64(st.mirror_content_bytes);
+      Key(w, "compression_ratio");
+      w.Double(st.mirror_disk_bytes > 0
+                   ? static_cast<double>(st.mirror_content_bytes) / st.mirror_disk_bytes
+                   : 0.0);
+      Key(w, "sessions");
+      w.Int64(st.sessions);
+      Key(w, "events");
+      w.Int64(st.events);
+      w.EndObject();
+      Key(w, "sources");
+      w.StartArray();
+      for (const Root& r : roots) {
+        SourceStatus ss;
+        for (const SourceStatus& s : st.sources)
+          if (s.source == r.source) ss = s;
+        w.StartObject();
+        Key(w, "source");
+        Str(w, r.source);
+        Key(w, "name");
+        Str(w, r.name);
+        Key(w, "root");
+        Str(w, r.root);
+        Key(w, "root_exists");
+        w.Bool(r.exists);
+        Key(w, "files");
+        w.Int64(ss.files);
+        Key(w, "sessions");
+        w.Int64(ss.sessions);
+        Key(w, "events");
+        w.Int64(ss.events);
+        Key(w, "parse_errors_7d");
+        w.Int64(ss.parse_errors_7d);
+        Key(w, "broken_mirrors");
+        w.Int64(ss.broken_mirrors);
+        Key(w, "last_ingest_at");
+        if (ss.last_ingest_ms)
+          w.Int64(*ss.last_ingest_ms);
+        else
+          w.Null();
+        Key(w, "agent_version");
+        if (ss.agent_version)
+          Str(w, *ss.agent_version);
+        else
+          w.Null();
+        Key(w, "last_error");
+        if (ss.last_error)
+          Str(w, *ss.last_error);
+        else
+          w.Null();
+        Key(w, "problems");
+        w.StartArray();
+        for (const auto& p : r.problems) {
+          w.StartObject();
+          Key(w, "path");
+          Str(w, p.path);
+          Key(w, "message");
+          Str(w, p.message);
+          w.EndObject();
+        }
+        w.EndArray();
+        w.EndObject();
+      }
+      w.EndArray();
+      w.EndObject();
+      w.EndObject();
+      out = sb.GetString();
+    } catch (const std::exception& e) {
+      LOG_ERROR("status: %s", e.what());
+      out = ErrorLine(id_json, proto::code::kInternal, e.what());
+    }
+    poster_->Post([this, conn_id, out = std::move(out)]() mutable { Send(conn_id, std::move(out)); });
+  });
+}
+
+void Daemon::DoSync(std::uint64_t conn_id, std::string id_json) {
+  std::vector<const SourceAdapter*> all;
+  for (auto& a : adapters_) all.push_back(a.get());
+  writer_->Post([this, conn_id, id_json, all](Db& db) {
+    Ingester ing(db, mirrors_, clock_);
+    SyncOptions so;
+    so.reason = "request";
+    std::int64_t last_progress = 0;
+    so.progress = [&](const SyncProgress& p) {
+      std::int64_t now = MonotonicMs();
+      if (now - last_progress < 100 && p.files_done != p.files_total) return;
+      last_progress = now;
+      std::string line = "{\"method\":\"progress\",\"params\":{\"id\":" + id_json +
+                         ",\"files_done\":" + std::to_string(p.files_done) +
+                         ",\"files_total\":" + std::to_string(p.files_total) +
+                         ",\"bytes_done\":" + std::to_string(p.bytes_done) +
+                         ",\"bytes_total\":" + std::to_string(p.bytes_total) + "}}";
+      poster_->Post([this, conn_id, line]() mutable { Send(conn_id, std::move(line)); });
+    };
+    so.between = [&] {
+      writer_->RunUrgent(db);
+      if (writer_->stopping()) throw SyncCancelled{};
+    };
+    so.discovered = [&](const SourceAdapter& a, const Discovery& d) {
+      for (std::size_t i = 0; i < adapters_.size(); ++i) {
+        if (adapters_[i].get() != &a) continue;
+        poster_->Post([this, i, dirs = d.dirs, problems = d.problems, exists = d.root_exists] {
+          problems_[i] = problems;
+          root_exists_[i] = exists;
+          UpdateWatches(i, dirs);
+        });
+      }
+    };
+    std::string out;
+    try {
+      SyncReport r = ing.Sync(all, so);
+      rapidjson::StringBuffer sb;
+      Writer w(sb);
+      w.StartObject();
+      Key(w, "id");
+      w.RawValue(id_json.c_str(), id_json.size(), rapidjson::kStringType);
+      Key(w, "result");
+      w.StartObject();
+      Key(w, "files_changed");
+      w.Int64(r.files_changed);
+      Key(w, "lines");
+      w.Int64(r.lines);
+      Key(w, "bytes");
+      w.Int64(r.bytes);
+      Key(w, "events");
+      w.Int64(r.events);
+      Key(w, "sources");
+      w.StartArray();
+      for (const SourceSummary& s : r.sources) {
+        w.StartObject();
+        Key(w, "source");
+        Str(w, s.source);
+        Key(w, "files_seen");
+        w.Int64(s.files_seen);
+        Key(w, "files_changed");
+        w.Int64(s.files_changed);
+        Key(w, "lines");
+        w.Int64(s.lines);
+        Key(w, "events");
+        w.Int64(s.events);
+        Key(w, "parse_errors");
+        w.Int64(s.parse_errors);
+        Key(w, "errors");
+        w.StartArray();
+        for (const auto& e : s.errors) Str(w, e);
+        w.EndArray();
+        w.EndObject();
+      }
+      w.EndArray();
+      w.EndObject();
+      w.EndObject();
+      out = sb.GetString();
+    } catch (const SyncCancelled&) {
+      out = ErrorLine(id_json, proto::code::kUnavailable, "the daemon is shutting down");
+    } catch (const std::exception& e) {
+      out = ErrorLine(id_json, proto::code::kInternal, std::string("sync failed: ") + e.what());
+    }
+    poster_->Post([this, conn_id, out = std::move(out)]() mutable { Send(conn_id, std::move(out)); });
+  });
+}
+
+// --- ingestion scheduling and watching --------------------------------------
+
+void Daemon::ScheduleSync(std::size_t source, int delay_ms) {
+  if (shutting_down_) return;
+  SourceSync& s = *syncs_[source];
+  if (!s.timer) return;
+  if (uv_is_active(reinterpret_cast<uv_handle_t*>(s.timer.get()))) return;  // already due
+  s.timer.get()->data = this;
+  // The timer's data is the daemon; which source it serves is found by index.
+  uv_timer_start(
+      s.timer.get(),
+      [](uv_timer_t* t) {
+        auto* self = static_cast<Daemon*>(t->data);
+        if (self == nullptr) return;
+        for (std::size_t i = 0; i < self->syncs_.size(); ++i) {
+          SourceSync& ss = *self->syncs_[i];
+          if (ss.timer.get() != t) continue;
+          if (ss.running) {
+            ss.pending = true;
+          } else {
+            self->RunSync(i, ss.reason);
+          }
+        }
+      },
+      static_cast<std::uint64_t>(delay_ms), 0);
+}
+
+void Daemon::RunSync(std::size_t source, const char* reason) {
+  SourceSync& s = *syncs_[source];
+  s.running = true;
+  s.reason = "watch";
+  const SourceAdapter* adapter = adapters_[source].get();
+  std::string why = reason;
+  writer_->Post([this, source, adapter, why](Db& db) {
+    Ingester ing(db, mirrors_, clock_);
+    SyncOptions so;
+    so.reason = why;
+    so.between = [&] {
+      writer_->RunUrgent(db);
+      if (writer_->stopping()) throw SyncCancelled{};
+    };
+    std::vector<std::string> dirs;
+    std::vector<DiscoveryProblem> problems;
+    bool exists = false;
+    so.discovered = [&](const SourceAdapter&, const Discovery& d) {
+      dirs = d.dirs;
+      problems = d.problems;
+      exists = d.root_exists;
+    };
+    try {
+      SyncReport r = ing.Sync({adapter}, so);
+      if (r.files_changed > 0)
+        LOG_INFO("%s: %lld new events from %lld files (%s)", std::string(adapter->id()).c_str(),
+                 static_cast<long long>(r.events), static_cast<long long>(r.files_changed),
+                 why.c_str());
+      for (const auto& src : r.sources)
+        for (const auto& e : src.errors) LOG_WARN("%s: %s", src.source.c_str(), e.c_str());
+    } catch (const SyncCancelled&) {
+      LOG_INFO("%s: sync interrupted by shutdown", std::string(adapter->id()).c_str());
+      return;
+    } catch (const std::exception& e) {
+      // The store itself failed (disk full, I/O error): the next look retries.
+      LOG_ERROR("%s: sync failed: %s", std::string(adapter->id()).c_str(), e.what());
+    }
+    poster_->Post([this, source, dirs = std::move(dirs), problems = std::move(problems), exists] {
+      problems_[source] = problems;
+      root_exists_[source] = exists;
+      UpdateWatches(source, dirs);
+      SourceSync& ss = *syncs_[source];
+      if (!ss.synced_once) {
+        ss.synced_once = true;
+        if (--first_syncs_left_ == 0) {
+          auto waiting = std::move(after_first_sync_);
+          for (auto& fn : waiting) fn();
+        }
+      }
+      ss.running = false;
+      if (ss.pending) {
+        ss.pending = false;
+        RunSync(source, "watch");
+      }
+    });
+  });
+}
+
+void Daemon::UpdateWatches(std::size_t source, const std::vector<std::string>& dirs) {
+  if (shutting_down_) return;
+  std::set<std::string> want(dirs.begin(), dirs.end());
+  for (auto it = watches_.begin(); it != watches_.end();) {
+    if (it->second->source == source && want.count(it->first) == 0)
+      it = watches_.erase(it);
+    else
+      ++it;
+  }
+  for (const std::string& dir : want) {
+    if (watches_.count(dir) != 0) continue;
+    auto w = std::make_unique<DirWatch>();
+    w->daemon = this;
+    w->source = source;
+    w->path = dir;
+    try {
+      w->handle = UvHandle<uv_fs_event_t>::Make(
+          [&](uv_fs_event_t* h) { return uv_fs_event_init(loop_, h); });
+    } catch (const std::exception& e) {
+      LOG_WARN("watch %s: %s", dir.c_str(), e.what());
+      continue;
+    }
+    w->handle.get()->data = w.get();
+    if (int rc = uv_fs_event_start(w->handle.get(), &Daemon::OnFsEvent, dir.c_str(), 0); rc < 0) {
+      // Typically ENOSPC (inotify watches exhausted): the rescan still finds changes.
+      LOG_WARN("watch %s: %s (the 60 s rescan covers it)", dir.c_str(), uv_strerror(rc));
+      continue;
+    }
+    watches_[dir] = std::move(w);
+  }
+}
+
+void Daemon::OnFsEvent(uv_fs_event_t* h, const char*, int, int status) noexcept {
+  auto* w = static_cast<DirWatch*>(h->data);
+  if (w == nullptr || status < 0) return;
+  try {
+    w->daemon->ScheduleSync(w->source, w->daemon->opts_.debounce_ms);
+  } catch (...) {
+  }
+}
+
+}  // namespace origin

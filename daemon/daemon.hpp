@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// originsd's loop-thread object: the socket server and its connections,
+// the watcher over every agent root, the timers, and the dispatch of
+// requests to the writer thread (ingest) and the reader pool (queries).
+//
+// Thread affinity: every member is touched on the loop thread only; jobs on
+// the worker threads reach it back through LoopPoster.  The loop never
+// blocks on SQLite, on reading logs, or on zstd.
+//
+// Watching: libuv does not watch recursively on Linux, so every directory a
+// discovery walked gets its own uv_fs_event; an event on one schedules a
+// sync of its source after a short debounce, and each sync's discovery
+// brings the set of watched directories up to date (new directories are
+// picked up).  A rescan every 60 s (sizes and modification times only)
+// catches whatever the events missed, such as a root created later.
+
+#include <uv.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/ingest/adapter.hpp"
+#include "core/store/mirror.hpp"
+#include "core/util/clock.hpp"
+#include "daemon/uv.hpp"
+#include "daemon/workers.hpp"
+#include "proto/paths.hpp"
+#include "proto/protocol.hpp"
+
+namespace origin {
+
+struct DaemonOptions {
+  proto::Paths paths;
+  std::string store_name;
+  int rescan_ms = 60000;
+  int debounce_ms = 30;
+  int readers = 2;
+};
+
+class Daemon {
+ public:
+  /// Takes the writer connection (already migrated) and the adapters.
+  Daemon(uv_loop_t* loop, DaemonOptions opts, std::unique_ptr<Db> writer_db,
+         std::vector<std::unique_ptr<SourceAdapter>> adapters);
+  ~Daemon();
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+
+  /// Binds the socket (throws UvError), starts the watcher, the timers and
+  /// the first sync.
+  void Start();
+  /// Stops listening and watching, lets the writer finish its current
+  /// transaction, closes every handle; the loop then ends.
+  void BeginShutdown();
+
+ private:
+  struct Connection;
+  struct DirWatch;
+  struct SourceSync;
+
+  // Socket server.
+  static void OnConnection(uv_stream_t* server, int status) noexcept;
+  static void OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) noexcept;
+  void HandleLine(Connection& c, const std::string& line);
+  void Dispatch(Connection& c, const std::string& line);
+  void Send(std::uint64_t conn_id, std::string line);
+  void SendError(std::uint64_t conn_id, const std::string& id_json, const char* code,
+                 const std::string& message);
+  void CloseConnection(std::uint64_t conn_id);
+
+  // Requests.
+  void DoStatus(std::uint64_t conn_id, std::string id_json);
+  void DoSync(std::uint64_t conn_id, std::string id_json);
+
+  // Ingestion scheduling and watching.
+  void ScheduleSync(std::size_t source, int delay_ms);
+  void RunSync(std::size_t source, const char* reason);
+  void UpdateWatches(std::size_t source, const std::vector<std::string>& dirs);
+  static void OnFsEvent(uv_fs_event_t* h, const char* filename, int events, int status) noexcept;
+
+  uv_loop_t* loop_;
+  DaemonOptions opts_;
+  SystemClock clock_;
+  MirrorStore mirrors_;
+  std::vector<std::unique_ptr<SourceAdapter>> adapters_;
+  std::unique_ptr<Db> writer_db_;  // handed to the writer thread in Start()
+  std::unique_ptr<DbWorkers> writer_;
+  std::unique_ptr<DbWorkers> readers_;
+  std::unique_ptr<LoopPoster> poster_;
+  UvHandle<uv_pipe_t> server_;
+  UvHandle<uv_timer_t> rescan_;
+  std::map<std::uint64_t, std::unique_ptr<Connection>> conns_;
+  std::uint64_t next_conn_ = 1;
+  std::map<std::string, std::unique_ptr<DirWatch>> watches_;
+  std::vector<std::unique_ptr<SourceSync>> syncs_;
+  // What the last discovery of each source found wrong (for status).
+  std::vector<std::vector<DiscoveryProblem>> problems_;
+  std::vector<bool> root_exists_;
+  // Status waits for the first sync of every source, so that what it shows
+  // right after a start is the store as the logs are, not an empty one.
+  std::size_t first_syncs_left_ = 0;
+  std::vector<std::function<void()>> after_first_sync_;
+  bool shutting_down_ = false;
+  std::int64_t started_ms_ = 0;
+};
+
+}  // namespace origin

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+#include "daemon/instance.hpp"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+#include <system_error>
+
+namespace origin {
+
+namespace {
+
+void EnsureDir(const std::string& path, bool check_owner) {
+  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST)
+    throw std::runtime_error("cannot create " + path + ": " + std::strerror(errno));
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0)
+    throw std::runtime_error("cannot use " + path + ": " + std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) throw std::runtime_error(path + " is not a directory");
+  if (check_owner) {
+    if (st.st_uid != ::geteuid())
+      throw std::runtime_error(path + " belongs to uid " + std::to_string(st.st_uid) +
+                               ", not to you (uid " + std::to_string(::geteuid()) + ")");
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+      throw std::runtime_error(path + " can be written by others; fix it with: chmod go-w " +
+                               path);
+  }
+  if (::access(path.c_str(), W_OK | X_OK) != 0)
+    throw std::runtime_error("cannot write to " + path + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+void PrepareHome(const proto::Paths& paths) {
+  // The parents of the home may need creating (a fresh ORIGIN_HOME).
+  std::string parent = paths.home.substr(0, paths.home.rfind('/'));
+  if (!parent.empty()) {
+    try {
+      MakeDirs(parent, 0700);
+    } catch (const std::system_error& e) {
+      throw std::runtime_error("cannot create the store " + paths.home + ": " + e.what());
+    }
+  }
+  EnsureDir(paths.home, true);
+  EnsureDir(paths.run, true);
+  if (::chmod(paths.run.c_str(), 0700) != 0)
+    throw std::runtime_error("cannot chmod " + paths.run + ": " + std::strerror(errno));
+  EnsureDir(paths.raw, true);
+  std::string sock_dir = paths.socket.substr(0, paths.socket.rfind('/'));
+  if (sock_dir != paths.run) EnsureDir(sock_dir, true);
+  // Prove that the store can really be written (a read-only mount passes access(2)).
+  std::string probe = paths.run + "/.write-test";
+  int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0 || ::write(fd, "x", 1) != 1) {
+    int err = errno;
+    if (fd >= 0) ::close(fd);
+    throw std::runtime_error("cannot write to " + paths.home + ": " + std::strerror(err));
+  }
+  ::close(fd);
+  ::unlink(probe.c_str());
+}
+
+std::optional<InstanceLock> InstanceLock::TryAcquire(const std::string& file,
+                                                     std::string* holder) {
+  UniqueFd fd = OpenFile(file, O_RDWR | O_CREAT, 0600);
+  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
+    if (errno != EWOULDBLOCK) throw std::system_error(errno, std::generic_category(), "lock " + file);
+    char buf[256] = {};
+    ssize_t n = ::pread(fd.get(), buf, sizeof buf - 1, 0);
+    std::string content = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";
+    while (!content.empty() && (content.back() == '\n' || content.back() == ' '))
+      content.pop_back();
+    for (char& c : content)
+      if (c == '\n') c = ' ';
+    *holder = content.empty() ? "another originsd" : "originsd pid " + content;
+    return std::nullopt;
+  }
+  return InstanceLock(std::move(fd), file);
+}
+
+void InstanceLock::WritePidAndVersion(const char* version) {
+  std::string s = std::to_string(::getpid()) + " version " + version + "\n";
+  Ftruncate(fd_.get(), 0, path_);
+  PwriteFull(fd_.get(), s, 0, path_);
+}
+
+}  // namespace origin

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: MIT
+// originsd: the one process per $ORIGIN_HOME that opens the store.  Linear
+// start-up: check the home, take the instance lock, open and migrate the
+// store, bind the socket, say ready, run the loop; SIGTERM or SIGINT end it
+// after the current transaction, with exit status 0.
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "adapters/registry.hpp"
+#include "core/store/schema.hpp"
+#include "daemon/daemon.hpp"
+#include "daemon/instance.hpp"
+#include "daemon/log.hpp"
+#include "origin_config.h"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: originsd [--foreground | --background] [--home DIR] [--log-file PATH]\n"
+    "\n"
+    "The Origin daemon: archives the AI coding agents' session logs of this user\n"
+    "into one store ($ORIGIN_HOME, default ~/.origin) and answers the origin CLI.\n"
+    "\n"
+    "  --foreground       run in the foreground (the default; for service managers)\n"
+    "  --background       detach, and return once the daemon is ready\n"
+    "  --home DIR         the store (overrides $ORIGIN_HOME)\n"
+    "  --log-file PATH    log there instead of stderr (--background: run/originsd.log)\n"
+    "  --rescan-ms N      how often to look at every log file's size (default 60000)\n"
+    "  --version          print the version\n";
+
+struct Args {
+  bool background = false;
+  std::string home;
+  std::string log_file;
+  int rescan_ms = 60000;
+};
+
+bool ParseArgs(int argc, char** argv, Args& a) {
+  for (int i = 1; i < argc; ++i) {
+    std::string s = argv[i];
+    auto value = [&](std::string& out) {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "originsd: %s needs a value\n", s.c_str());
+        return false;
+      }
+      out = argv[++i];
+      return true;
+    };
+    if (s == "--foreground") {
+      a.background = false;
+    } else if (s == "--background") {
+      a.background = true;
+    } else if (s == "--home" || s == "--state-dir") {
+      if (!value(a.home)) return false;
+    } else if (s == "--log-file") {
+      if (!value(a.log_file)) return false;
+    } else if (s == "--rescan-ms") {
+      std::string v;
+      if (!value(v)) return false;
+      a.rescan_ms = std::atoi(v.c_str());
+      if (a.rescan_ms < 10) {
+        std::fprintf(stderr, "originsd: --rescan-ms must be at least 10\n");
+        return false;
+      }
+    } else if (s == "--version") {
+      std::printf("originsd %s\n", ORIGIN_VERSION);
+      std::exit(0);
+    } else if (s == "--help" || s == "-h") {
+      std::fputs(kUsage, stdout);
+      std::exit(0);
+    } else {
+      std::fprintf(stderr, "originsd: unknown argument %s\n%s", s.c_str(), kUsage);
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string StoreName(origin::Db& db) {
+  auto& st = db.Prepare("SELECT value FROM setting WHERE key = 'store.name'");
+  if (st.Step()) {
+    std::string v(st.Text(0));
+    st.Reset();
+    return v;
+  }
+  st.Reset();
+  if (const char* d = std::getenv("ORIGIN_DEVICE"); d != nullptr && *d != '\0') return d;
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') return host;
+  return "device";
+}
+
+// In --background mode the parent waits on this pipe for one line: "ok" or
+// the error that stopped the child, so that the caller sees it.
+int g_ready_fd = -1;
+
+void ReportReady(const std::string& msg) {
+  if (g_ready_fd < 0) return;
+  ssize_t n = ::write(g_ready_fd, msg.data(), msg.size());
+  (void)n;
+  ::close(g_ready_fd);
+  g_ready_fd = -1;
+}
+
+[[noreturn]] void Fail(const std::string& msg) {
+  LOG_ERROR("%s", msg.c_str());
+  if (g_ready_fd >= 0) {
+    ReportReady(msg);
+  } else {
+    std::fprintf(stderr, "originsd: %s\n", msg.c_str());
+  }
+  std::exit(1);
+}
+
+int Background(const origin::proto::Paths& paths, Args& args) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) Fail(std::string("pipe: ") + std::strerror(errno));
+  pid_t pid = ::fork();
+  if (pid < 0) Fail(std::string("fork: ") + std::strerror(errno));
+  if (pid > 0) {
+    ::close(fds[1]);
+    std::string msg;
+    char buf[1024];
+    ssize_t n;
+    while ((n = ::read(fds[0], buf, sizeof buf)) > 0) msg.append(buf, static_cast<std::size_t>(n));
+    if (msg == "ok") return 0;
+    std::fprintf(stderr, "originsd: %s\n", msg.empty() ? "the daemon exited during start-up" : msg.c_str());
+    return 1;
+  }
+  ::close(fds[0]);
+  g_ready_fd = fds[1];
+  ::setsid();
+  if (::fork() > 0) ::_exit(0);  // not a session leader: never gets a terminal
+  int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+  if (null >= 0) {
+    ::dup2(null, 0);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    ::close(null);
+  }
+  if (args.log_file.empty()) args.log_file = paths.run + "/originsd.log";
+  return -1;  // go on as the daemon
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  ::umask(077);
+  ::signal(SIGPIPE, SIG_IGN);
+  Args args;
+  if (!ParseArgs(argc, argv, args)) return 2;
+  origin::proto::Paths paths;
+  try {
+    paths = origin::proto::ResolvePaths(args.home);
+    origin::PrepareHome(paths);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "originsd: %s\n", e.what());
+    return 1;
+  }
+  if (args.background) {
+    int rc = Background(paths, args);
+    if (rc >= 0) return rc;
+  }
+  if (!args.log_file.empty() && !origin::log::SetFile(args.log_file))
+    Fail("cannot open the log file " + args.log_file + ": " + std::strerror(errno));
+
+  std::string holder;
+  std::optional<origin::InstanceLock> lock;
+  try {
+    lock = origin::InstanceLock::TryAcquire(paths.lock, &holder);
+  } catch (const std::exception& e) {
+    Fail(e.what());
+  }
+  if (!lock) Fail("originsd is already running for " + paths.home + " (" + holder + ")");
+  lock->WritePidAndVersion(ORIGIN_VERSION);
+
+  std::unique_ptr<origin::Db> db;
+  std::string store_name;
+  try {
+    db = origin::OpenWriteConnection(paths.db);
+    store_name = StoreName(*db);
+  } catch (const std::exception& e) {
+    Fail("open the store " + paths.db + ": " + e.what());
+  }
+
+  uv_loop_t loop;
+  uv_loop_init(&loop);
+  int exit_code = 0;
+  {
+    origin::DaemonOptions opts;
+    opts.paths = paths;
+    opts.store_name = store_name;
+    opts.rescan_ms = args.rescan_ms;
+    origin::Daemon daemon(&loop, opts, std::move(db),
+                          origin::adapters::MakeAdapters(origin::proto::UserHome()));
+    try {
+      daemon.Start();
+    } catch (const std::exception& e) {
+      Fail(std::string("start: ") + e.what());
+    }
+
+    auto on_stop = [](uv_signal_t* h, int signum) {
+      auto* d = static_cast<origin::Daemon*>(h->data);
+      LOG_INFO("received %s", strsignal(signum));
+      if (d != nullptr) d->BeginShutdown();
+    };
+    origin::UvHandle<uv_signal_t> sigterm, sigint, sighup;
+    sigterm = origin::UvHandle<uv_signal_t>::Make([&](uv_signal_t* s) { return uv_signal_init(&loop, s); });
+    sigint = origin::UvHandle<uv_signal_t>::Make([&](uv_signal_t* s) { return uv_signal_init(&loop, s); });
+    sighup = origin::UvHandle<uv_signal_t>::Make([&](uv_signal_t* s) { return uv_signal_init(&loop, s); });
+    sigterm.get()->data = &daemon;
+    sigint.get()->data = &daemon;
+    uv_signal_start(sigterm.get(), on_stop, SIGTERM);
+    uv_signal_start(sigint.get(), on_stop, SIGINT);
+    uv_signal_start(sighup.get(), [](uv_signal_t*, int) { origin::log::Reopen(); }, SIGHUP);
+    // Signal handles must not keep the loop alive once everything else closed.
+    uv_unref(reinterpret_cast<uv_handle_t*>(sigterm.get()));
+    uv_unref(reinterpret_cast<uv_handle_t*>(sigint.get()));
+    uv_unref(reinterpret_cast<uv_handle_t*>(sighup.get()));
+
+    LOG_INFO("originsd %s ready on %s (pid %d), store %s", ORIGIN_VERSION, paths.socket.c_str(),
+             static_cast<int>(::getpid()), paths.home.c_str());
+    ReportReady("ok");
+    uv_run(&loop, UV_RUN_DEFAULT);
+    sigterm.Close();
+    sigint.Close();
+    sighup.Close();
+  }
+  // Close whatever is left, then let the close callbacks run.
+  uv_walk(
+      &loop,
+      [](uv_handle_t* h, void*) {
+        if (!uv_is_closing(h)) uv_close(h, nullptr);
+      },
+      nullptr);
+  uv_run(&loop, UV_RUN_DEFAULT);
+  if (uv_loop_close(&loop) != 0) {
+    LOG_WARN("the loop still had handles at exit");
+  }
+  LOG_INFO("stopped");
+  return exit_code;
+} catch (const std::exception& e) {
+  Fail(e.what());
+}

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: MIT
+#include "daemon/workers.hpp"
+
+#include "daemon/log.hpp"
+#include "daemon/uv.hpp"
+
+namespace origin {
+
+LoopPoster::LoopPoster(uv_loop_t* loop)
+    : async_(UvHandle<uv_async_t>::Make(
+          [&](uv_async_t* a) { return uv_async_init(loop, a, &LoopPoster::OnAsync); })) {
+  async_.get()->data = this;
+}
+
+void LoopPoster::Post(std::function<void()> fn) {
+  std::lock_guard lock(mu_);
+  if (closed_) return;
+  pending_.push_back(std::move(fn));
+  uv_async_send(async_.get());
+}
+
+void LoopPoster::Close() {
+  {
+    std::lock_guard lock(mu_);
+    closed_ = true;
+    pending_.clear();
+  }
+  async_.Close();
+}
+
+void LoopPoster::OnAsync(uv_async_t* h) noexcept {
+  auto* self = static_cast<LoopPoster*>(h->data);
+  if (self == nullptr) return;
+  std::vector<std::function<void()>> run;
+  {
+    std::lock_guard lock(self->mu_);
+    run.swap(self->pending_);
+  }
+  for (auto& fn : run) {
+    try {
+      fn();
+    } catch (const std::exception& e) {
+      LOG_ERROR("loop task failed: %s", e.what());
+    } catch (...) {
+      LOG_ERROR("loop task failed");
+    }
+  }
+}
+
+DbWorkers::DbWorkers(std::string name, int threads, Opener open) : name_(std::move(name)) {
+  for (int i = 0; i < threads; ++i) {
+    std::unique_ptr<Db> db = open();
+    threads_.emplace_back([this, d = std::move(db)]() mutable { Run(std::move(d)); });
+  }
+}
+
+DbWorkers::~DbWorkers() { Stop(); }
+
+void DbWorkers::Post(Job job, bool urgent) {
+  {
+    std::lock_guard lock(mu_);
+    (urgent ? urgent_ : normal_).push_back(std::move(job));
+  }
+  cv_.notify_one();
+}
+
+void DbWorkers::RunUrgent(Db& db) {
+  for (;;) {
+    Job job;
+    {
+      std::lock_guard lock(mu_);
+      if (urgent_.empty()) return;
+      job = std::move(urgent_.front());
+      urgent_.pop_front();
+    }
+    try {
+      job(db);
+    } catch (const std::exception& e) {
+      LOG_ERROR("%s: job failed: %s", name_.c_str(), e.what());
+    }
+  }
+}
+
+void DbWorkers::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
+  threads_.clear();
+}
+
+void DbWorkers::Run(std::unique_ptr<Db> db) {
+  for (;;) {
+    Job job;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || !urgent_.empty() || !normal_.empty(); });
+      if (stopping_) break;
+      auto& q = !urgent_.empty() ? urgent_ : normal_;
+      job = std::move(q.front());
+      q.pop_front();
+    }
+    try {
+      job(*db);
+    } catch (const std::exception& e) {
+      LOG_ERROR("%s: job failed: %s", name_.c_str(), e.what());
+    }
+  }
+  db.reset();  // close the connection on its own thread
+}
+
+}  // namespace origin

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Test helpers: a temporary directory removed on destruction, file writes,
+// and a store (writer connection, mirrors, fake clock) in a temp home.
+
+#include <sys/stat.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/c/sqlite.hpp"
+#include "core/ingest/ingester.hpp"
+#include "core/store/mirror.hpp"
+#include "core/util/clock.hpp"
+
+namespace origin::test {
+
+class ScopedTempDir {
+ public:
+  ScopedTempDir();
+  ~ScopedTempDir();
+  ScopedTempDir(const ScopedTempDir&) = delete;
+  ScopedTempDir& operator=(const ScopedTempDir&) = delete;
+  const std::string& path() const { return path_; }
+  std::string operator/(std::string_view rel) const { return path_ + "/" + std::string(rel); }
+
+ private:
+  std::string path_;
+};
+
+void WriteFile(const std::string& path, std::string_view data);  // creates parent dirs
+void AppendFile(const std::string& path, std::string_view data);
+std::string ReadAll(const std::string& path);
+bool Exists(const std::string& path);
+/// Sets a file's modification time (ns since the epoch).
+void SetMtime(const std::string& path, std::int64_t mtime_ns);
+/// Runs a shell command; returns its exit status.
+int Sh(const std::string& cmd);
+
+/// A store in a temporary home, with a fake clock.
+struct TestStore {
+  ScopedTempDir dir;
+  FakeClock clock{1767225600000};  // 2026-01-01T00:00:00Z
+  std::unique_ptr<Db> db;
+  std::unique_ptr<MirrorStore> mirrors;
+  std::unique_ptr<Ingester> ingester;
+  TestStore();
+  std::string db_path() const { return dir / "origin.db"; }
+  std::string raw_dir() const { return dir / "raw"; }
+};
+
+}  // namespace origin::test

@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: MIT
+// Ingestion (spec: Ingestion) and its bad-input cases: nothing lost or
+// doubled in any of them.
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "adapters/claude_code/claude_code.hpp"
+#include "adapters/codex/codex.hpp"
+#include "core/c/zstd.hpp"
+#include "core/ingest/walk.hpp"
+#include "tests/support/support.hpp"
+
+using namespace origin;
+using namespace origin::test;
+
+namespace {
+
+std::string UserLine(const std::string& uuid, const std::string& text, const std::string& ts = "2026-01-05T10:00:00.000Z",
+                     const std::string& session = "s1") {
+  return R"({"type":"user","uuid":")" + uuid + R"(","sessionId":")" + session +
+         R"(","timestamp":")" + ts + R"(","cwd":"/home/dev/app","gitBranch":"main","version":"2.1.12","message":{"role":"user","content":")" +
+         text + "\"}}\n";
+}
+
+struct Claude {
+  TestStore s;
+  std::string root = s.dir / "claude";
+  adapters::ClaudeCodeAdapter adapter{root};
+  std::string file = root + "/projects/-home-dev-app/s1.jsonl";
+  SyncReport Sync() {
+    s.clock.Tick(1000);
+    return s.ingester->Sync({&adapter}, {});
+  }
+  std::int64_t Events() { return s.db->QueryInt("SELECT count(*) FROM event"); }
+  std::int64_t Generations() { return s.db->QueryInt("SELECT count(*) FROM raw_file"); }
+  std::string Content(std::int64_t file_id) { return s.mirrors->ReadContent(*s.db, file_id); }
+};
+
+}  // namespace
+
+TEST_SUITE("ingest") {
+  TEST_CASE("ingest: lines become events with provenance, and a second sync adds nothing") {
+    Claude c;
+    WriteFile(c.file, UserLine("u1", "hello") + UserLine("u2", "world"));
+    auto r = c.Sync();
+    CHECK(r.events == 2);
+    CHECK(c.Events() == 2);
+    Stmt st(c.s.db->get(), "SELECT id, session, project, file_id, line FROM event ORDER BY seq");
+    REQUIRE(st.Step());
+    CHECK(st.Text(0) == "claude-code:u1");
+    CHECK(st.Text(1) == "claude-code:s1");
+    CHECK(st.Text(2) == "app");
+    CHECK(c.s.mirrors->ReadLine(*c.s.db, st.Int(3), st.Int(4)) ==
+          UserLine("u1", "hello").substr(0, UserLine("u1", "hello").size() - 1));
+    CHECK(c.Sync().events == 0);
+    // Unchanged since the last look: skipped without reading.
+    CHECK(c.s.ingester->IngestFile(c.adapter, c.adapter.Discover().files.at(0)).changed == false);
+  }
+
+  TEST_CASE("ingest: a line that is not JSON is counted and the others go on") {
+    Claude c;
+    WriteFile(c.file, UserLine("u1", "a") + "this is not json\n" + "{\"truncated\": \n" + UserLine("u2", "b"));
+    auto r = c.Sync();
+    CHECK(r.events == 2);
+    CHECK(r.sources[0].parse_errors == 2);
+    CHECK(c.s.db->QueryInt("SELECT parse_errors FROM raw_file") == 2);
+    CHECK(c.s.db->QueryInt("SELECT sum(parse_errors) FROM sync_log") == 2);
+    CHECK(c.s.db->QueryInt("SELECT lines_ingested FROM raw_file") == 4);  // mirrored all the same
+  }
+
+  TEST_CASE("ingest: a last line without its newline waits for it") {
+    Claude c;
+    std::string l2 = UserLine("u2", "second");
+    WriteFile(c.file, UserLine("u1", "first") + l2.substr(0, 30));
+    CHECK(c.Sync().events == 1);
+    CHECK(c.s.db->QueryInt("SELECT lines_ingested FROM raw_file") == 1);
+    AppendFile(c.file, l2.substr(30));
+    CHECK(c.Sync().events == 1);
+    CHECK(c.Events() == 2);
+    CHECK(c.Content(1) == ReadAll(c.file));
+  }
+
+  TEST_CASE("ingest: a file that shrinks opens a new generation and keeps the old mirror") {
+    Claude c;
+    WriteFile(c.file, UserLine("u1", "one") + UserLine("u2", "two") + UserLine("u3", "three"));
+    c.Sync();
+    std::string old_content = c.Content(1);
+    WriteFile(c.file, UserLine("u1", "one") + UserLine("u4", "four"));
+    auto r = c.Sync();
+    CHECK(c.Generations() == 2);
+    CHECK(r.events == 1);  // u1 was already there: not doubled
+    CHECK(c.Events() == 4);
+    CHECK(c.Content(1) == old_content);  // invariant 3
+    CHECK(c.Content(2) == ReadAll(c.file));
+    CHECK(c.s.db->QueryInt("SELECT file_id FROM event WHERE id = 'claude-code:u4'") == 2);
+  }
+
+  TEST_CASE("ingest: a file rewritten with the same size but another tail is a new generation") {
+    Claude c;
+    WriteFile(c.file, UserLine("u1", "aaaa") + UserLine("u2", "bbbb"));
+    c.Sync();
+    std::int64_t mtime = 1767000000LL * 1000000000;
+    SetMtime(c.file, mtime);
+    c.Sync();
+    WriteFile(c.file, UserLine("u1", "aaaa") + UserLine("u3", "cccc"));
+    SetMtime(c.file, mtime + 1000000000);
+    auto r = c.Sync();
+    CHECK(c.Generations() == 2);
+    CHECK(r.events == 1);
+    CHECK(c.Events() == 3);
+    CHECK(c.s.db->QueryInt("SELECT count(*) FROM raw_file WHERE generation = 2 AND mirror LIKE '%~g2'") == 1);
+  }
+
+  TEST_CASE("ingest: a single 50 MiB line takes a transaction of its own") {
+    Claude c;
+    std::string big = R"({"type":"user","uuid":"big","sessionId":"s1","timestamp":"2026-01-05T10:00:01.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":")" +
+                      std::string(50u << 20, 'x') + "\"}]}}\n";
+    WriteFile(c.file, UserLine("u1", "before") + big + UserLine("u2", "after"));
+    auto r = c.Sync();
+    CHECK(r.events == 3);
+    CHECK(c.s.db->QueryInt("SELECT length(text) FROM event WHERE id = 'claude-code:big#0'") == 4000);
+    CHECK(c.s.db->QueryInt("SELECT lines_ingested FROM raw_file") == 3);
+    CHECK(c.s.mirrors->ReadLine(*c.s.db, 1, 2)->size() == big.size() - 1);
+    CHECK(c.Content(1) == ReadAll(c.file));
+  }
+
+  TEST_CASE("ingest: invalid UTF-8 is indexed as replacement characters and mirrored as it was") {
+    Claude c;
+    std::string line = UserLine("u1", "caf\xe9 \xff ok");
+    WriteFile(c.file, line);
+    CHECK(c.Sync().events == 1);
+    Stmt st(c.s.db->get(), "SELECT text FROM event");
+    REQUIRE(st.Step());
+    CHECK(st.Text(0) == "caf\xEF\xBF\xBD \xEF\xBF\xBD ok");
+    CHECK(c.Content(1) == line);
+  }
+
+  TEST_CASE("ingest: a file deleted while it is read is finished from the open file") {
+    Claude c;
+    std::string data;
+    for (int i = 0; i < 3000; ++i) data += UserLine("u" + std::to_string(i), std::string(500, 'y'));
+    WriteFile(c.file, data);
+    SourceFile f = c.adapter.Discover().files.at(0);
+    int transactions = 0;
+    FileOutcome o = c.s.ingester->IngestFile(c.adapter, f, [&] {
+      if (++transactions == 1) ::unlink(c.file.c_str());
+    });
+    CHECK(transactions >= 2);
+    CHECK(o.error.empty());
+    CHECK(c.Events() == 3000);
+    CHECK(c.Content(1) == data);
+    SUBCASE("and a file gone before it is opened is no error") {
+      WriteFile(c.file + ".x", "");
+      SourceFile g = f;
+      g.abs_path = c.root + "/projects/-home-dev-app/gone.jsonl";
+      g.key = "projects/-home-dev-app/gone.jsonl";
+      FileOutcome o2 = c.s.ingester->IngestFile(c.adapter, g);
+      CHECK(o2.error.empty());
+      CHECK_FALSE(o2.changed);
+    }
+  }
+
+  TEST_CASE("ingest: a symlink loop is reported and the rest goes on") {
+    Claude c;
+    WriteFile(c.file, UserLine("u1", "x"));
+    REQUIRE(::symlink("..", (c.root + "/projects/-home-dev-app/loop").c_str()) == 0);
+    REQUIRE(::symlink("self", (c.root + "/projects/self").c_str()) == 0);
+    Discovery d = c.adapter.Discover();
+    CHECK(d.files.size() == 1);
+    CHECK_FALSE(d.problems.empty());
+    CHECK(c.Sync().events == 1);
+  }
+
+  TEST_CASE("ingest: a directory that cannot be read is reported and the rest goes on") {
+    Claude c;
+    WriteFile(c.file, UserLine("u1", "x"));
+    WriteFile(c.root + "/projects/-secret/s2.jsonl", UserLine("u2", "y", "2026-01-05T10:00:00.000Z", "s2"));
+    ::chmod((c.root + "/projects/-secret").c_str(), 0);
+    if (::geteuid() == 0) {
+      // Root reads every directory: check as an ordinary user, in a child.
+      ::chmod(c.s.dir.path().c_str(), 0755);
+      pid_t pid = ::fork();
+      REQUIRE(pid >= 0);
+      if (pid == 0) {
+        if (::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(10);
+        Discovery d = c.adapter.Discover();
+        bool ok = d.files.size() == 1 && d.problems.size() == 1 &&
+                  d.problems[0].path.find("-secret") != std::string::npos;
+        ::_exit(ok ? 0 : 1);
+      }
+      int status = 0;
+      ::waitpid(pid, &status, 0);
+      CHECK(WIFEXITED(status));
+      CHECK(WEXITSTATUS(status) == 0);
+    } else {
+      Discovery d = c.adapter.Discover();
+      CHECK(d.files.size() == 1);
+      REQUIRE(d.problems.size() == 1);
+      CHECK(d.problems[0].path.find("-secret") != std::string::npos);
+      CHECK(c.Sync().events == 1);
+    }
+    ::chmod((c.root + "/projects/-secret").c_str(), 0755);
+  }
+
+  TEST_CASE("ingest: titles: the latest wins, but a generated one never replaces the user's") {
+    Claude c;
+    WriteFile(c.file, UserLine("u1", "x") +
+                          R"({"type":"summary","summary":"Old summary","leafUuid":"u1"})" "\n"
+                          R"({"type":"ai-title","aiTitle":"Generated","sessionId":"s1"})" "\n");
+    c.Sync();
+    auto title = [&] {
+      Stmt st(c.s.db->get(), "SELECT title, title_manual FROM session WHERE id = 'claude-code:s1'");
+      REQUIRE(st.Step());
+      return std::string(st.Text(0)) + "|" + std::to_string(st.Int(1));
+    };
+    CHECK(title() == "Generated|0");
+    AppendFile(c.file, R"({"type":"custom-title","customTitle":"mine","sessionId":"s1"})" "\n");
+    c.Sync();
+    CHECK(title() == "mine|1");
+    AppendFile(c.file, R"({"type":"ai-title","aiTitle":"Generated again","sessionId":"s1"})" "\n");
+    c.Sync();
+    CHECK(title() == "mine|1");
+    AppendFile(c.file, R"({"type":"custom-title","customTitle":"renamed","sessionId":"s1"})" "\n");
+    c.Sync();
+    CHECK(title() == "renamed|1");
+  }
+
+  TEST_CASE("ingest: sessions kept incrementally equal sessions rebuilt from events") {
+    Claude c;
+    for (int f = 0; f < 3; ++f) {
+      std::string data;
+      for (int i = 0; i < 50; ++i)
+        data += UserLine("f" + std::to_string(f) + "u" + std::to_string(i), "t",
+                         "2026-01-0" + std::to_string(1 + (i * 7 + f) % 9) + "T10:00:00.000Z",
+                         "s" + std::to_string(i % 4));
+      WriteFile(c.root + "/projects/p" + std::to_string(f) + "/x.jsonl", data);
+      c.Sync();
+    }
+    auto dump = [&] {
+      std::string out;
+      Stmt st(c.s.db->get(),
+              "SELECT id, first_ts, last_ts, event_count, message_count FROM session ORDER BY id");
+      while (st.Step())
+        out += std::string(st.Text(0)) + " " + std::to_string(st.Int(1)) + " " +
+               std::to_string(st.Int(2)) + " " + std::to_string(st.Int(3)) + " " +
+               std::to_string(st.Int(4)) + "\n";
+      return out;
+    };
+    std::string incremental = dump();
+    RebuildSessions(*c.s.db);
+    CHECK(dump() == incremental);
+    CHECK(c.s.db->QueryInt("SELECT sum(event_count) FROM session") == 150);
+  }
+
+  TEST_CASE("ingest: files are ingested oldest first by modification time") {
+    Claude c;
+    WriteFile(c.root + "/projects/p/new.jsonl", UserLine("n", "new"));
+    WriteFile(c.root + "/projects/p/old.jsonl", UserLine("o", "old"));
+    SetMtime(c.root + "/projects/p/new.jsonl", 2000LL * 1000000000);
+    SetMtime(c.root + "/projects/p/old.jsonl", 1000LL * 1000000000);
+    c.Sync();
+    CHECK(c.s.db->QueryInt("SELECT seq FROM event WHERE id = 'claude-code:o'") == 1);
+    CHECK(c.s.db->QueryInt("SELECT seq FROM event WHERE id = 'claude-code:n'") == 2);
+  }
+
+  TEST_CASE("ingest: transactions hold at most 1 MiB of lines") {
+    Claude c;
+    std::string data;
+    for (int i = 0; i < 6000; ++i) data += UserLine("u" + std::to_string(i), std::string(600, 'z'));
+    WriteFile(c.file, data);
+    int transactions = 0;
+    c.s.ingester->IngestFile(c.adapter, c.adapter.Discover().files.at(0), [&] { ++transactions; });
+    CHECK(transactions == static_cast<int>((data.size() + kMaxTransactionBytes - 1) / kMaxTransactionBytes));
+    CHECK(c.Events() == 6000);
+  }
+
+  TEST_CASE("ingest: an idle tail is sealed after an hour by the next sync") {
+    Claude c;
+    WriteFile(c.file, UserLine("u1", "x"));
+    c.Sync();
+    CHECK(c.s.db->QueryInt("SELECT count(*) FROM raw_chunk") == 0);
+    c.s.clock.Tick(kIdleSealMs);
+    auto r = c.Sync();
+    CHECK(r.sources[0].sealed == 1);
+    CHECK(c.s.db->QueryInt("SELECT count(*) FROM raw_chunk") == 1);
+    CHECK(c.Content(1) == ReadAll(c.file));
+    AppendFile(c.file, UserLine("u2", "y"));
+    c.Sync();
+    CHECK(c.Content(1) == ReadAll(c.file));
+    CHECK(c.Events() == 2);
+  }
+
+  TEST_CASE("ingest: a Codex rollout moving between .jsonl and .jsonl.zst is neither doubled nor re-read") {
+    TestStore s;
+    std::string root = s.dir / "codex";
+    adapters::CodexAdapter adapter(root);
+    const std::string name = "rollout-2026-02-01T09-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl";
+    const std::string plain = root + "/sessions/2026/02/01/" + name;
+    std::string lines =
+        R"({"timestamp":"2026-02-01T09:00:00.000Z","type":"session_meta","payload":{"id":"0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b","cwd":"/home/dev/app","cli_version":"0.128.0"}})" "\n"
+        R"({"timestamp":"2026-02-01T09:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"first"}]}})" "\n";
+    WriteFile(plain, lines);
+    CHECK(s.ingester->Sync({&adapter}, {}).events == 1);
+    // Codex compresses the idle rollout and removes the plain file.
+    WriteFile(plain + ".zst", CompressFrame(lines, 3));
+    ::unlink(plain.c_str());
+    auto r = s.ingester->Sync({&adapter}, {});
+    CHECK(r.events == 0);
+    CHECK(r.lines == 0);
+    CHECK(s.db->QueryInt("SELECT count(*) FROM raw_file") == 1);
+    CHECK(s.db->QueryInt("SELECT path LIKE '%.zst' FROM raw_file") == 1);
+    // On resume it decompresses back and appends.
+    std::string more =
+        R"({"timestamp":"2026-02-01T10:00:00.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"second"}]}})" "\n";
+    WriteFile(plain, lines + more);
+    ::unlink((plain + ".zst").c_str());
+    r = s.ingester->Sync({&adapter}, {});
+    CHECK(r.events == 1);
+    CHECK(r.lines == 1);
+    CHECK(s.db->QueryInt("SELECT count(*) FROM raw_file") == 1);
+    CHECK(s.mirrors->ReadContent(*s.db, 1) == lines + more);
+    // The cwd carried from session_meta reached the later event.
+    CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE project = 'app'") == 2);
+    SUBCASE("when both forms exist the plain file wins") {
+      WriteFile(plain + ".zst", CompressFrame(lines, 3));
+      Discovery d = adapter.Discover();
+      REQUIRE(d.files.size() == 1);
+      CHECK_FALSE(d.files[0].zstd);
+    }
+  }
+
+  TEST_CASE("ingest: a compressed rollout first seen compressed is read whole") {
+    TestStore s;
+    std::string root = s.dir / "codex";
+    adapters::CodexAdapter adapter(root);
+    std::string lines;
+    for (int i = 0; i < 5000; ++i)
+      lines += R"({"timestamp":"2026-02-01T09:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"message )" +
+               std::to_string(i) + " " + std::string(300, 'q') + "\"}]}}\n";
+    WriteFile(root + "/archived_sessions/rollout-2026-01-01T00-00-00-11111111-2222-3333-4444-555555555555.jsonl.zst",
+              CompressFrame(lines, 3));
+    auto r = s.ingester->Sync({&adapter}, {});
+    CHECK(r.events == 5000);
+    CHECK(s.mirrors->ReadContent(*s.db, 1) == lines);
+    CHECK(s.ingester->Sync({&adapter}, {}).lines == 0);
+  }
+}

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: MIT
+// Migrations through PRAGMA user_version (spec: Migrations).
+#include <doctest/doctest.h>
+
+#include "core/c/fd.hpp"
+#include "core/store/schema.hpp"
+#include "tests/support/support.hpp"
+
+using namespace origin;
+using namespace origin::test;
+
+namespace {
+std::string Fixture(const char* name) {
+  return ReadAll(std::string(ORIGIN_SOURCE_DIR) + "/tests/fixtures/schema/" + name);
+}
+int Version(Db& db) { return static_cast<int>(db.QueryInt("PRAGMA user_version")); }
+}  // namespace
+
+TEST_SUITE("schema") {
+  TEST_CASE("schema: a new store gets the current schema and the latest version") {
+    ScopedTempDir d;
+    auto db = OpenWriteConnection(d / "origin.db");
+    CHECK(Version(*db) == kSchemaVersion);
+    Stmt st(db->get(), "PRAGMA journal_mode");
+    REQUIRE(st.Step());
+    CHECK(st.Text(0) == "wal");
+    CHECK(db->QueryInt("PRAGMA busy_timeout") == 10000);
+    CHECK(db->QueryInt("PRAGMA journal_size_limit") == 64 * 1024 * 1024);
+  }
+
+  TEST_CASE("schema: a version 1 store built from its fixture upgrades to the schema of a new store") {
+    ScopedTempDir d;
+    {
+      Db old(d / "old.db", Db::Mode::kReadWrite);
+      RegisterFunctions(old);
+      old.Exec(Fixture("v1.sql"));  // a store that records no version: version 1
+      CHECK(Version(old) == 0);
+    }
+    auto upgraded = OpenWriteConnection(d / "old.db");
+    auto fresh = OpenWriteConnection(d / "new.db");
+    CHECK(Version(*upgraded) == kSchemaVersion);
+    CHECK(DumpSchema(*upgraded) == DumpSchema(*fresh));
+  }
+
+  TEST_CASE("schema: migrations run in order, each in its own transaction with its version") {
+    ScopedTempDir d;
+    {
+      Db old(d / "s.db", Db::Mode::kReadWrite);
+      RegisterFunctions(old);
+      old.Exec(Fixture("v1.sql"));
+      old.Exec("INSERT INTO setting(key, value) VALUES ('k', 'v')");
+    }
+    std::vector<Migration> ms = {
+        {2, "add a column", [](Db& db) { db.Exec("ALTER TABLE setting ADD COLUMN note TEXT"); }},
+        {3, "fill it", [](Db& db) { db.Exec("UPDATE setting SET note = 'filled'"); }},
+        {4, "breaks", [](Db& db) {
+           db.Exec("UPDATE setting SET note = 'half done'");
+           db.Exec("SELECT * FROM no_such_table");
+         }}};
+    SUBCASE("up to a target") {
+      auto db = OpenWriteConnection(d / "s.db", ms, 3);
+      CHECK(Version(*db) == 3);
+      Stmt st(db->get(), "SELECT note FROM setting");
+      REQUIRE(st.Step());
+      CHECK(st.Text(0) == "filled");
+    }
+    SUBCASE("a failing migration is rolled back with its version, and names itself") {
+      CHECK_THROWS_WITH(OpenWriteConnection(d / "s.db", ms, 4),
+                        doctest::Contains("migration 4 (breaks) failed"));
+      Db db(d / "s.db", Db::Mode::kReadWrite);
+      CHECK(Version(db) == 3);  // what came before it stays
+      Stmt st(db.get(), "SELECT note FROM setting");
+      REQUIRE(st.Step());
+      CHECK(st.Text(0) == "filled");
+    }
+  }
+
+  TEST_CASE("schema: a store of a newer Origin is refused before anything changes") {
+    ScopedTempDir d;
+    {
+      auto db = OpenWriteConnection(d / "n.db");
+      db->Exec("PRAGMA user_version = 99");
+    }
+    std::string before = ReadAll(d / "n.db");
+    CHECK_THROWS_WITH(OpenWriteConnection(d / "n.db"), doctest::Contains("upgrade Origin"));
+    Db db(d / "n.db", Db::Mode::kReadWrite);
+    CHECK(Version(db) == 99);
+  }
+
+  TEST_CASE("schema: events are append-only (invariant 3)") {
+    TestStore s;
+    s.db->Exec(
+        "INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
+        "VALUES (1, 't', 'k', 1, '/x', 't/k', 0);"
+        "INSERT INTO event(id, source, ts, role, kind, text, file_id, line) "
+        "VALUES ('t:1', 't', 5, 'user', 'message', 'hello world', 1, 1)");
+    CHECK_THROWS_WITH(s.db->Exec("UPDATE event SET text = 'changed'"), doctest::Contains("append-only"));
+    CHECK_THROWS_WITH(s.db->Exec("DELETE FROM event"), doctest::Contains("append-only"));
+  }
+
+  TEST_CASE("schema: triggers keep the three search indexes and event_block as events arrive") {
+    TestStore s;
+    s.db->Exec("INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
+               "VALUES (1, 't', 'k', 1, '/x', 't/k', 0)");
+    auto ins = [&](std::int64_t seq, const char* kind, std::int64_t ts, const char* text) {
+      s.db->Prepare("INSERT INTO event(seq, id, source, ts, role, kind, text, file_id, line) "
+                    "VALUES (?, ?, 't', ?, 'user', ?, ?, 1, 1)")
+          .Bind(1, seq).Bind(2, "t:" + std::to_string(seq)).Bind(3, ts).Bind(4, kind).Bind(5, text)
+          .Run();
+    };
+    ins(1, "message", 100, "deploy the catalog service");
+    ins(2, "tool_call", 300, "grep catalog");
+    ins(3, "message", 200, "部署到生产");
+    ins(4096, "message", 150, "later block");
+    ins(4097, "message", 120, "same block");
+    CHECK(s.db->QueryInt("SELECT count(*) FROM message_fts WHERE message_fts MATCH '\"atalo\"'") == 1);
+    CHECK(s.db->QueryInt("SELECT count(*) FROM event_fts WHERE text LIKE '%catalog%'") == 2);
+    CHECK(s.db->QueryInt("SELECT rowid FROM event_cjk WHERE event_cjk MATCH '\"署到\"'") == 3);
+    CHECK(s.db->QueryInt("SELECT rowid FROM event_cjk WHERE event_cjk MATCH '产'") == 3);
+    CHECK(s.db->QueryInt("SELECT count(*) FROM event_cjk WHERE event_cjk MATCH '部*'") == 1);
+    CHECK(s.db->QueryInt("SELECT max_ts FROM event_block WHERE block = 0") == 300);
+    CHECK(s.db->QueryInt("SELECT max_ts FROM event_block WHERE block = 1") == 150);
+    CHECK(s.db->QueryInt("SELECT max_ts_upto FROM event_block WHERE block = 1") == 300);
+    // An integrity check of each index against its content.
+    s.db->Exec("INSERT INTO message_fts(message_fts) VALUES ('integrity-check')");
+    s.db->Exec("INSERT INTO event_fts(event_fts) VALUES ('integrity-check')");
+  }
+}

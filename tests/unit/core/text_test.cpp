@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#include <doctest/doctest.h>
+
+#include "core/util/text.hpp"
+
+using namespace origin;
+
+TEST_SUITE("text") {
+  TEST_CASE("text: invalid UTF-8 is replaced, valid text kept byte for byte") {
+    CHECK(SanitizeUtf8("plain ascii") == "plain ascii");
+    CHECK(SanitizeUtf8("部署 ok") == "部署 ok");
+    CHECK(SanitizeUtf8("a\xff" "b") == "a\xEF\xBF\xBD" "b");
+    CHECK(SanitizeUtf8("a\xE4\xB8") == "a\xEF\xBF\xBD\xEF\xBF\xBD");  // truncated sequence
+    CHECK(SanitizeUtf8(std::string("a\0b", 3)) == "ab");
+    CHECK(SanitizeUtf8("\xED\xA0\x80") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
+  }
+
+  TEST_CASE("text: truncation counts characters, not bytes") {
+    CHECK(TruncateChars("部署到生产", 2) == "部署");
+    CHECK(TruncateChars("abc", 10) == "abc");
+    CHECK(CountChars("部署a") == 3);
+  }
+
+  TEST_CASE("text: CJK bigrams hold every adjacent pair and each stretch's last letter") {
+    CHECK(CjkBigrams("hello") == "");
+    CHECK(CjkBigrams("部署") == "部署 署");
+    CHECK(CjkBigrams("部署到 x 库") == "部署 署到 到 库");
+    CHECK(CjkBigrams("ひらがなカタ") == "ひら らが がな なカ カタ タ");
+    CHECK(CjkBigrams("한국어") == "한국 국어 어");
+    CHECK(CjkBigrams("5号") == "号");
+  }
+
+  TEST_CASE("text: ISO 8601 timestamps parse to UTC milliseconds") {
+    CHECK(ParseIsoMs("1970-01-01T00:00:00Z") == 0);
+    CHECK(ParseIsoMs("2025-11-23T04:53:42.362Z") == 1763873622362);
+    CHECK(ParseIsoMs("2025-11-23T12:53:42.362+08:00") == 1763873622362);
+    CHECK(ParseIsoMs("2025-11-23T04:53:42.362123Z") == 1763873622362);
+    CHECK(ParseIsoMs("2025-11-23T04:53:42") == 1763873622000);
+    CHECK_FALSE(ParseIsoMs("yesterday"));
+    CHECK_FALSE(ParseIsoMs("2025-13-01T00:00:00Z"));
+    CHECK(FormatIsoUtc(1763873622362) == "2025-11-23T04:53:42.362Z");
+  }
+
+  TEST_CASE("text: the project is the last segment of cwd") {
+    CHECK(LastPathSegment("/home/dev/app") == "app");
+    CHECK(LastPathSegment("/home/dev/app/") == "app");
+    CHECK(LastPathSegment("C:\\Users\\dev\\proj") == "proj");
+    CHECK(LastPathSegment("") == "");
+  }
+}
