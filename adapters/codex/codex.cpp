@@ -3,6 +3,8 @@
 
 #include <rapidjson/document.h>
 
+#include <sys/stat.h>
+
 #include <map>
 
 #include "adapters/common/json.hpp"
@@ -12,6 +14,8 @@
 namespace origin::adapters {
 
 namespace {
+
+constexpr std::string_view kSessionIndex = "session_index.jsonl";
 
 bool EndsWith(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
@@ -123,6 +127,17 @@ Discovery CodexAdapter::Discover() const {
   if (IsDirectory(root_)) {
     all.dirs.insert(all.dirs.begin(), root_);
     all.root_exists = true;
+    // The thread names the user gave, newest line per id last (append-only).
+    struct stat st {};
+    const std::string index = root_ + "/session_index.jsonl";
+    if (::stat(index.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      SourceFile f;
+      f.abs_path = index;
+      f.key = std::string(kSessionIndex);
+      f.size = st.st_size;
+      f.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+      by_key[f.key] = f;
+    }
   }
   for (auto& [k, f] : by_key) all.files.push_back(std::move(f));
   return all;
@@ -156,6 +171,17 @@ ParsedLine CodexAdapter::ParseLine(std::string_view line, ParseContext& ctx) con
     st = &scratch;
   }
   ParsedLine out;
+  if (ctx.key == kSessionIndex) {
+    // {"id", "thread_name", "updated_at"}: a title for the thread, no event.
+    auto id = NonEmpty(doc, "id");
+    auto name = NonEmpty(doc, "thread_name");
+    if (id && name) {
+      out.title = SanitizeUtf8(*name);
+      out.title_session = *id;
+      out.title_manual = true;
+    }
+    return out;
+  }
   auto type = Str(doc, "type");
   const Json* payload = Member(doc, "payload");
   if (!type || payload == nullptr || !payload->IsObject()) return out;

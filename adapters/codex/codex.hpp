@@ -14,6 +14,8 @@
 // meta events.  Codex lines carry no id, so an event's native id is
 // <thread-uuid>:<line>.  The cwd, branch, model and version come from
 // session_meta and turn_context lines: they are the file's carried state.
+// <root>/session_index.jsonl, the thread names the user gave, is read like a
+// log: each line titles its thread, the latest line winning.
 
 #include <string>
 

@@ -430,7 +430,7 @@ FileOutcome Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
           a.cwd_ts = ev.ts;
           if (ev.git_branch) a.git_branch = ev.git_branch;
         }
-        if (ev.model) a.model = ev.model;
+        if (ev.model && !ev.agent) a.model = ev.model;  // a sub-agent's model is not the session's
         if (parsed.agent_version) a.agent_version = parsed.agent_version;
       }
     }

@@ -1,1 +1,177 @@
 // SPDX-License-Identifier: MIT
+// Adapter fixtures: every record type of sources.md (sections 1, 2 and the
+// appendix), written by us under tests/fixtures/<agent>/ laid out as the
+// agent's own root.  Each log file has its expected events beside it
+// (<file>.expected), and each root a sessions.expected.  The test ingests a
+// copy of the root through the real ingester and compares.  It also checks
+// that a sync leaves the agent's files byte-identical.
+//
+// After a deliberate change of mapping: ORIGIN_UPDATE_FIXTURES=1 rewrites
+// the expected files; review the diff before committing it.
+#include <doctest/doctest.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+#include "adapters/claude_code/claude_code.hpp"
+#include "adapters/codex/codex.hpp"
+#include "core/c/zstd.hpp"
+#include "core/util/hash.hpp"
+#include "core/util/text.hpp"
+#include "tests/support/support.hpp"
+
+using namespace origin;
+using namespace origin::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kFixtures = std::string(ORIGIN_SOURCE_DIR) + "/tests/fixtures/";
+
+std::map<std::string, std::string> HashTree(const std::string& root) {
+  std::map<std::string, std::string> out;
+  for (auto& e : fs::recursive_directory_iterator(root))
+    if (e.is_regular_file()) out[e.path().string()] = Sha256Hex(ReadAll(e.path().string()));
+  return out;
+}
+
+std::string EventsOf(Db& db, std::int64_t file_id, std::int64_t lines, std::int64_t errors) {
+  Stmt st(db.get(),
+          "SELECT id, session, ts, kind, role, text, cwd, git_branch, tool_name, call_id, agent, "
+          "model, is_error, line, project FROM event WHERE file_id = ? ORDER BY seq");
+  st.Bind(1, file_id);
+  std::string out;
+  while (st.Step()) {
+    rapidjson::StringBuffer sb;
+    rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+    auto str = [&](const char* k, int col) {
+      if (st.IsNull(col)) return;
+      w.Key(k);
+      auto t = st.Text(col);
+      w.String(t.data(), static_cast<rapidjson::SizeType>(t.size()));
+    };
+    w.StartObject();
+    str("id", 0);
+    str("session", 1);
+    w.Key("ts");
+    std::string ts = FormatIsoUtc(st.Int(2));
+    w.String(ts.c_str());
+    w.Key("line");
+    w.Int64(st.Int(13));
+    str("kind", 3);
+    str("role", 4);
+    str("project", 14);
+    str("cwd", 6);
+    str("branch", 7);
+    str("tool", 8);
+    str("call", 9);
+    str("agent", 10);
+    str("model", 11);
+    if (st.Int(12) != 0) {
+      w.Key("error");
+      w.Bool(true);
+    }
+    str("text", 5);
+    w.EndObject();
+    out += std::string(sb.GetString()) + "\n";
+  }
+  out += "{\"lines\":" + std::to_string(lines) + ",\"parse_errors\":" + std::to_string(errors) + "}\n";
+  return out;
+}
+
+std::string Sessions(Db& db) {
+  Stmt st(db.get(),
+          "SELECT id, coalesce(title, ''), title_manual, event_count, message_count, "
+          "coalesce(project, ''), coalesce(first_ts, 0), coalesce(last_ts, 0), "
+          "coalesce(agent_version, ''), coalesce(model, '') FROM session ORDER BY id");
+  std::string out;
+  while (st.Step()) {
+    out += std::string(st.Text(0)) + " title=\"" + std::string(st.Text(1)) + "\" manual=" +
+           std::to_string(st.Int(2)) + " events=" + std::to_string(st.Int(3)) +
+           " messages=" + std::to_string(st.Int(4)) + " project=" + std::string(st.Text(5)) +
+           " first=" + (st.Int(6) ? FormatIsoUtc(st.Int(6)) : "-") +
+           " last=" + (st.Int(7) ? FormatIsoUtc(st.Int(7)) : "-") + " version=" +
+           std::string(st.Text(8)) + " model=" + std::string(st.Text(9)) + "\n";
+  }
+  return out;
+}
+
+void Compare(const std::string& expected_path, const std::string& actual) {
+  const char* update = std::getenv("ORIGIN_UPDATE_FIXTURES");
+  if (update != nullptr && std::string(update) == "1") {
+    WriteFile(expected_path, actual);
+    return;
+  }
+  INFO("expected file: " << expected_path);
+  REQUIRE(Exists(expected_path));
+  CHECK(ReadAll(expected_path) == actual);
+}
+
+// Copies the fixture root, ingests it, and compares every file's events.
+void CheckAgent(const std::string& agent, SourceAdapter& adapter, const std::string& copy,
+                const std::function<void(const std::string&)>& prepare = {}) {
+  fs::copy(kFixtures + agent, copy, fs::copy_options::recursive);
+  for (auto& e : fs::recursive_directory_iterator(copy))
+    if (e.path().extension() == ".expected") fs::remove(e.path());
+  if (prepare) prepare(copy);
+  auto before = HashTree(copy);
+  TestStore s;
+  Ingester ing(*s.db, *s.mirrors, s.clock);
+  SyncReport r = ing.Sync({&adapter}, {});
+  CHECK(r.sources.at(0).errors.empty());
+  CHECK(HashTree(copy) == before);  // the agent's files are left as they were
+  CHECK(ing.Sync({&adapter}, {}).events == 0);  // and a second sync adds nothing
+
+  Stmt st(s.db->get(), "SELECT id, path, lines_ingested, parse_errors FROM raw_file ORDER BY key");
+  int files = 0;
+  while (st.Step()) {
+    std::string path(st.Text(1));
+    std::string rel = path.substr(copy.size() + 1);
+    if (rel.size() > 4 && rel.substr(rel.size() - 4) == ".zst") rel.resize(rel.size() - 4);
+    CHECK(s.mirrors->ReadContent(*s.db, st.Int(0)) ==
+          (path.substr(path.size() - 4) == ".zst"
+               ? DecompressFrame(ReadAll(path), ReadAll(kFixtures + agent + "/" + rel).size())
+               : ReadAll(path)));
+    Compare(kFixtures + agent + "/" + rel + ".expected", EventsOf(*s.db, st.Int(0), st.Int(2), st.Int(3)));
+    ++files;
+  }
+  CHECK(files > 0);
+  Compare(kFixtures + agent + "/sessions.expected", Sessions(*s.db));
+}
+
+}  // namespace
+
+TEST_SUITE("adapters") {
+  TEST_CASE("adapters: Claude Code fixtures give their expected events") {
+    ScopedTempDir d;
+    adapters::ClaudeCodeAdapter a(d / "claude");
+    CheckAgent("claude-code", a, d / "claude");
+    // memory/ and tool-results/ are not session logs.
+    CHECK(a.Discover().files.size() == 6);
+  }
+
+  TEST_CASE("adapters: Codex fixtures give their expected events, compressed ones too") {
+    ScopedTempDir d;
+    adapters::CodexAdapter a(d / "codex");
+    CheckAgent("codex", a, d / "codex", [](const std::string& root) {
+      // Codex compresses idle archived rollouts: so does the fixture's copy.
+      for (auto& e : fs::directory_iterator(root + "/archived_sessions")) {
+        std::string p = e.path().string();
+        WriteFile(p + ".zst", CompressFrame(ReadAll(p), 3));
+        fs::remove(p);
+      }
+    });
+  }
+
+  TEST_CASE("adapters: roots come from CLAUDE_CONFIG_DIR and CODEX_HOME") {
+    adapters::ClaudeCodeAdapter c("/nonexistent/claude");
+    Discovery d = c.Discover();
+    CHECK_FALSE(d.root_exists);
+    CHECK(d.files.empty());
+    CHECK(d.problems.empty());
+  }
+}
