@@ -1,1 +1,255 @@
 // SPDX-License-Identifier: MIT
+// End to end: a real originsd and the real origin CLI on a temporary home.
+#include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <thread>
+#include <rapidjson/document.h>
+
+#include "tests/e2e/daemon_fixture.hpp"
+
+using namespace origin;
+using namespace origin::test;
+
+namespace {
+
+std::string ClaudeLine(const std::string& uuid, const std::string& text, const std::string& session = "s1") {
+  return R"({"type":"user","uuid":")" + uuid + R"(","sessionId":")" + session +
+         R"(","timestamp":"2026-01-05T10:00:00.000Z","cwd":"/home/dev/app","version":"2.1.12","message":{"role":"user","content":")" +
+         text + "\"}}\n";
+}
+
+rapidjson::Document Json(const std::string& s) {
+  rapidjson::Document d;
+  d.Parse(s.c_str());
+  REQUIRE_MESSAGE(!d.HasParseError(), "not JSON: " << s);
+  return d;
+}
+
+}  // namespace
+
+TEST_SUITE("e2e") {
+  TEST_CASE("e2e: lines appended to a watched log are counted by origin status") {
+    DaemonFixture f;
+    const std::string file = f.claude() + "/projects/-home-dev-app/s1.jsonl";
+    WriteFile(file, ClaudeLine("u1", "first"));
+    // No rescan during the test: only the watcher can see what follows.
+    f.Start({"--rescan-ms", "600000"});
+    CHECK(f.Events("claude-code") == 1);  // status waits for the first sync
+    AppendFile(file, ClaudeLine("u2", "second"));
+    CHECK(f.WaitFor([&] { return f.Events("claude-code") == 2; }));
+    SUBCASE("a new project directory is picked up") {
+      WriteFile(f.claude() + "/projects/-home-dev-other/s2.jsonl", ClaudeLine("u3", "other", "s2"));
+      CHECK(f.WaitFor([&] { return f.Events("claude-code") == 3; }));
+      AppendFile(f.claude() + "/projects/-home-dev-other/s2.jsonl", ClaudeLine("u4", "more", "s2"));
+      CHECK(f.WaitFor([&] { return f.Events("claude-code") == 4; }));
+    }
+    SUBCASE("a Codex home created after the start is found by the rescan") {
+      f.Stop();
+      std::filesystem::remove_all(f.codex());
+      f.Start({"--rescan-ms", "100"});
+      WriteFile(f.codex() + "/sessions/2026/02/01/rollout-2026-02-01T09-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl",
+                R"({"timestamp":"2026-02-01T09:00:00.020Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}})" "\n");
+      CHECK(f.WaitFor([&] { return f.Events("codex") == 1; }));
+    }
+    auto st = Json(f.Cli({"status", "--json"}).out);
+    CHECK(st["daemon"]["store"] == "testbox");
+    CHECK(st["sources"][0]["agent_version"] == "2.1.12");
+    CHECK(st["store"]["mirror_content_bytes"].GetInt64() > 0);
+    f.Stop();
+  }
+
+  TEST_CASE("e2e: origin sync ingests now and reports; status prints a table") {
+    DaemonFixture f;
+    f.Start({"--rescan-ms", "600000"});
+    WriteFile(f.claude() + "/projects/p/s1.jsonl", ClaudeLine("u1", "a") + "not json\n" + ClaudeLine("u2", "b"));
+    RunResult r = f.Cli({"sync", "--json"});
+    REQUIRE(r.status == 0);
+    auto d = Json(r.out);
+    // The watcher may have been first: together they ingested both lines once.
+    CHECK(f.Events("claude-code") == 2);
+    r = f.Cli({"sync"});
+    CHECK(r.status == 0);
+    CHECK(r.out.find("synced: 0 new events") == 0);
+    r = f.Cli({"status"}, {{"NO_COLOR", "1"}});
+    CHECK(r.status == 0);
+    CHECK(r.out.find("Claude Code") != std::string::npos);
+    CHECK(r.out.find("\033[") == std::string::npos);
+    CHECK(r.out.find("SOURCE") != std::string::npos);
+    auto st = Json(f.Cli({"status", "--json"}).out);
+    CHECK(st["sources"][0]["parse_errors_7d"].GetInt64() == 1);
+    f.Stop();
+  }
+
+  TEST_CASE("e2e: on a machine without agent logs, status says so") {
+    DaemonFixture f;
+    std::filesystem::remove_all(f.claude());
+    std::filesystem::remove_all(f.codex());
+    f.Start();
+    RunResult r = f.Cli({"status"});
+    CHECK(r.status == 0);
+    CHECK(r.out.find("No agent logs found") != std::string::npos);
+    f.Stop();
+  }
+
+  TEST_CASE("e2e: a second originsd on the same home is refused, naming the running one") {
+    DaemonFixture f;
+    f.Start();
+    RunResult r = f.StartExpectingFailure();
+    CHECK(r.status == 1);
+    CHECK(r.err.find("already running") != std::string::npos);
+    CHECK(r.err.find("pid " + std::to_string(f.pid())) != std::string::npos);
+    CHECK(f.Cli({"status", "--json"}).status == 0);  // the first one is unharmed
+    f.Stop();
+  }
+
+  TEST_CASE("e2e: an ORIGIN_HOME that cannot be written is a clear error and a non-zero exit") {
+    DaemonFixture f;
+    WriteFile(f.dir() / "afile", "x");
+    SUBCASE("below a regular file") {
+      f.env()["ORIGIN_HOME"] = f.dir() / "afile/home";
+      RunResult r = f.StartExpectingFailure();
+      CHECK(r.status == 1);
+      CHECK(r.err.find("afile") != std::string::npos);
+    }
+    SUBCASE("a regular file itself") {
+      f.env()["ORIGIN_HOME"] = f.dir() / "afile";
+      RunResult r = f.StartExpectingFailure();
+      CHECK(r.status == 1);
+      CHECK(r.err.find("not a directory") != std::string::npos);
+    }
+    SUBCASE("a directory others can write") {
+      MakeDirs(f.home(), 0700);
+      ::chmod(f.home().c_str(), 0777);
+      RunResult r = f.StartExpectingFailure();
+      CHECK(r.status == 1);
+      CHECK(r.err.find("chmod go-w") != std::string::npos);
+    }
+    SUBCASE("a read-only directory, for an ordinary user") {
+      if (::geteuid() == 0) {
+        ::chown(f.dir().path().c_str(), 65534, 65534);
+        ::chmod(f.dir().path().c_str(), 0755);
+        f.run_as = 65534;
+      }
+      MakeDirs(f.home(), 0700);
+      if (::geteuid() == 0) ::chown(f.home().c_str(), 65534, 65534);
+      ::chmod(f.home().c_str(), 0500);
+      RunResult r = f.StartExpectingFailure();
+      CHECK(r.status == 1);
+      CHECK(r.err.find("cannot") != std::string::npos);
+    }
+  }
+
+  TEST_CASE("e2e: the socket is the user's only, and SIGTERM exits 0 and removes it") {
+    DaemonFixture f;
+    f.Start();
+    struct stat st {};
+    REQUIRE(::stat((f.home() + "/run").c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0700);
+    REQUIRE(::stat((f.home() + "/run/originsd.sock").c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0600);
+    REQUIRE(::stat(f.home().c_str(), &st) == 0);
+    CHECK((st.st_mode & 077) == 0);
+    f.Stop();
+    CHECK_FALSE(Exists(f.home() + "/run/originsd.sock"));
+  }
+
+  TEST_CASE("e2e: a stale socket is reclaimed by the daemon that holds the lock") {
+    DaemonFixture f;
+    MakeDirs(f.home() + "/run", 0700);
+    // A socket left by a daemon that died: bound, never unlinked.
+    int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::string sock = f.home() + "/run/originsd.sock";
+    std::strncpy(addr.sun_path, sock.c_str(), sizeof addr.sun_path - 1);
+    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    ::close(fd);
+    f.Start();
+    CHECK(f.Cli({"status", "--json"}).status == 0);
+    f.Stop();
+  }
+
+  TEST_CASE("e2e: origin starts the daemon when none answers, once even when two race") {
+    DaemonFixture f;
+    WriteFile(f.claude() + "/projects/p/s1.jsonl", ClaudeLine("u1", "a"));
+    RunResult off = f.Cli({"status"});
+    CHECK(off.status == 3);
+    CHECK(off.err.find("no originsd answers") != std::string::npos);
+    std::map<std::string, std::string> autostart = {{"ORIGIN_NO_AUTOSTART", "0"}};
+    RunResult a, b;
+    std::thread t([&] { a = f.Cli({"status", "--json"}, autostart); });
+    b = f.Cli({"status", "--json"}, autostart);
+    t.join();
+    CHECK(a.status == 0);
+    CHECK(b.status == 0);
+    auto da = Json(a.out), db = Json(b.out);
+    CHECK(da["daemon"]["pid"].GetInt64() == db["daemon"]["pid"].GetInt64());
+    CHECK(da["sources"][0]["events"].GetInt64() == 1);
+    pid_t pid = static_cast<pid_t>(da["daemon"]["pid"].GetInt64());
+    ::kill(pid, SIGTERM);
+    CHECK(f.WaitFor([&] { return ::kill(pid, 0) != 0; }));
+  }
+
+  TEST_CASE("e2e: the CLI's usage, version and exit codes") {
+    DaemonFixture f;
+    CHECK(f.Cli({"--version"}).out.find("origin 0.") == 0);
+    CHECK(f.Cli({"--help"}).status == 0);
+    CHECK(f.Cli({}).status == 2);
+    RunResult r = f.Cli({"frobnicate"});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("unknown command") != std::string::npos);
+    CHECK(f.Cli({"status", "--bogus"}).status == 2);
+  }
+
+  TEST_CASE("e2e: a client speaking another protocol version gets an error, not a crash") {
+    DaemonFixture f;
+    f.Start();
+    int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::string sock = f.home() + "/run/originsd.sock";
+    std::strncpy(addr.sun_path, sock.c_str(), sizeof addr.sun_path - 1);
+    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    std::string hello = "{\"proto\":2,\"client\":\"origin\"}\n";
+    REQUIRE(::write(fd, hello.data(), hello.size()) == static_cast<ssize_t>(hello.size()));
+    std::string got;
+    char buf[512];
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof buf)) > 0) got.append(buf, static_cast<std::size_t>(n));
+    ::close(fd);
+    CHECK(got.find("protocol version 2") != std::string::npos);
+    // Garbage after a good hello is answered too.
+    CHECK(f.Cli({"status", "--json"}).status == 0);
+    f.Stop();
+  }
+
+  TEST_CASE("e2e: a log directory that cannot be read is reported in status; the rest goes on") {
+    DaemonFixture f;
+    WriteFile(f.claude() + "/projects/ok/s1.jsonl", ClaudeLine("u1", "fine"));
+    WriteFile(f.claude() + "/projects/secret/s2.jsonl", ClaudeLine("u2", "hidden", "s2"));
+    if (::geteuid() == 0) {
+      // Root reads everything: run the daemon as an ordinary user.
+      Sh("chown -R 65534:65534 '" + f.dir().path() + "'");
+      ::chmod(f.dir().path().c_str(), 0755);
+      f.run_as = 65534;
+    }
+    ::chmod((f.claude() + "/projects/secret").c_str(), 0);
+    f.Start();
+    auto st = Json(f.Cli({"status", "--json"}).out);
+    const auto& claude = st["sources"][0];
+    CHECK(claude["events"].GetInt64() == 1);
+    REQUIRE(claude["problems"].Size() == 1);
+    CHECK(std::string(claude["problems"][0]["path"].GetString()).find("secret") != std::string::npos);
+    RunResult r = f.Cli({"status"}, {{"NO_COLOR", "1"}});
+    CHECK(r.out.find("secret") != std::string::npos);
+    f.Stop();
+    ::chmod((f.claude() + "/projects/secret").c_str(), 0755);
+  }
+}

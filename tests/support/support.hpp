@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/c/fd.hpp"
 #include "core/c/sqlite.hpp"
 #include "core/ingest/ingester.hpp"
 #include "core/store/mirror.hpp"

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// A real originsd on a temporary $ORIGIN_HOME with fake agent homes, and the
+// real origin CLI, both from the build ($ORIGINSD, $ORIGIN).  Start() waits
+// for the daemon to answer (at most 10 s) and fails early if it exits; Stop()
+// sends SIGTERM and requires exit status 0; the log is printed on failure.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tests/support/support.hpp"
+
+namespace origin::test {
+
+struct RunResult {
+  int status = -1;  // exit code, or 128 + signal
+  std::string out, err;
+};
+
+/// Runs `argv` with `env` (added to a minimal environment), feeding no stdin.
+RunResult Run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+              uid_t uid = 0);
+
+class DaemonFixture {
+ public:
+  DaemonFixture();
+  ~DaemonFixture();
+  std::string home() const { return dir_ / "home"; }
+  std::string claude() const { return dir_ / "claude"; }
+  std::string codex() const { return dir_ / "codex"; }
+  std::string log() const { return dir_ / "originsd.log"; }
+  const ScopedTempDir& dir() const { return dir_; }
+  std::map<std::string, std::string>& env() { return env_; }
+
+  /// Starts originsd; REQUIREs that it answers within 10 s.
+  void Start(const std::vector<std::string>& extra = {});
+  /// Starts originsd and returns its result without waiting for readiness.
+  RunResult StartExpectingFailure(const std::vector<std::string>& extra = {});
+  /// SIGTERM, then requires exit status 0.
+  void Stop();
+  /// SIGKILL, no questions asked.
+  void Kill();
+  bool running() const { return pid_ > 0; }
+  pid_t pid() const { return pid_; }
+  /// Runs the origin CLI (ORIGIN_NO_AUTOSTART=1 unless env says otherwise).
+  RunResult Cli(const std::vector<std::string>& args,
+                const std::map<std::string, std::string>& extra_env = {});
+  /// `origin status --json`, parsed: total events, and per source.
+  std::int64_t Events(const std::string& source = "");
+  /// Polls until `pred` is true, at most `seconds`.
+  bool WaitFor(const std::function<bool()>& pred, double seconds = 10);
+  void DumpLog();
+  /// Run the daemon as this user (an ordinary user when the tests run as root).
+  uid_t run_as = 0;
+
+ private:
+  ScopedTempDir dir_;
+  std::map<std::string, std::string> env_;
+  pid_t pid_ = -1;
+};
+
+}  // namespace origin::test

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: MIT
+#include "tests/support/loggen.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <random>
+#include <stdexcept>
+
+#include "core/c/fd.hpp"
+#include "core/util/text.hpp"
+
+namespace origin::test {
+
+namespace {
+
+const char* const kWords[] = {
+    "the",     "parser",   "test",     "build",   "fails",   "because", "catalog", "service",
+    "deploy",  "config",   "function", "returns", "null",    "when",    "input",   "is",
+    "empty",   "refactor", "module",   "cache",   "index",   "query",   "latency", "thread",
+    "socket",  "daemon",   "memory",   "store",   "mirror",  "frame",   "commit",  "branch",
+    "review",  "error",    "handler",  "retry",   "timeout", "schema",  "migrate", "version",
+    "release", "docs",     "we",       "should",  "use",     "a",       "map",     "instead",
+    "of",      "vector",   "here",     "and",     "then",    "check",   "results", "again"};
+const char* const kChinese[] = {"部署到生产环境", "这个函数返回空值", "请检查日志",
+                                "数据库迁移失败", "我们需要重构这个模块", "缓存命中率很低",
+                                "测试通过了", "构建失败的原因是"};
+const char* const kTools[] = {"Bash", "Read", "Edit", "Grep", "Write", "Glob"};
+
+struct Gen {
+  std::mt19937 rng;
+  explicit Gen(std::uint32_t seed) : rng(seed) {}
+  std::uint32_t U(std::uint32_t n) { return rng() % n; }
+  std::string Sentence(int words) {
+    std::string s;
+    for (int i = 0; i < words; ++i) {
+      if (i) s += ' ';
+      if (U(12) == 0)
+        s += kChinese[U(8)];
+      else
+        s += kWords[U(sizeof kWords / sizeof *kWords)];
+    }
+    return s;
+  }
+  std::string Code(std::size_t bytes) {
+    std::string s;
+    int n = 1;
+    while (s.size() < bytes) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%6d\\u2192", n++);
+      s += buf;
+      s += "  " + Sentence(3 + static_cast<int>(U(8))) + ";\\n";
+    }
+    return s;
+  }
+  std::string Base64(std::size_t bytes) {
+    static const char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    std::string s(bytes, 'A');
+    for (auto& c : s) c = kB64[rng() & 63];
+    return s;
+  }
+  std::string Uuid() {
+    char buf[40];
+    auto r = [&] { return static_cast<unsigned>(rng()); };
+    std::snprintf(buf, sizeof buf, "%08x-%04x-4%03x-8%03x-%08x%04x", r(), r() & 0xffff,
+                  r() & 0xfff, r() & 0xfff, r(), r() & 0xffff);
+    return buf;
+  }
+};
+
+std::string Ts(std::int64_t ms) { return FormatIsoUtc(ms); }
+
+void Emit(UniqueFd& fd, const std::string& path, std::string& buf, std::int64_t& written) {
+  if (buf.size() < (1 << 20)) return;
+  PwriteFull(fd.get(), buf, written, path);
+  written += static_cast<std::int64_t>(buf.size());
+  buf.clear();
+}
+
+std::string ClaudeLine(Gen& g, const std::string& session, const std::string& cwd, int i,
+                       std::int64_t ts, std::string& last_tool) {
+  std::string env = "\"sessionId\":\"" + session + "\",\"timestamp\":\"" + Ts(ts) +
+                    "\",\"cwd\":\"" + cwd +
+                    "\",\"gitBranch\":\"main\",\"version\":\"2.1.12\",\"userType\":\"external\","
+                    "\"isSidechain\":false";
+  std::string uuid = session.substr(0, 8) + "-" + std::to_string(i);
+  switch (i % 6) {
+    case 0:
+      return "{\"type\":\"user\",\"uuid\":\"" + uuid + "\"," + env +
+             ",\"message\":{\"role\":\"user\",\"content\":\"" + g.Sentence(8 + static_cast<int>(g.U(40))) + "\"}}";
+    case 1:
+      return "{\"type\":\"assistant\",\"uuid\":\"" + uuid + "\"," + env +
+             ",\"requestId\":\"req\",\"message\":{\"id\":\"msg\",\"type\":\"message\",\"role\":\"assistant\","
+             "\"model\":\"claude-sonnet-4-5\",\"content\":[{\"type\":\"thinking\",\"thinking\":\"" +
+             g.Sentence(30) + "\",\"signature\":\"" + g.Base64(200) +
+             "\"}],\"usage\":{\"input_tokens\":12,\"output_tokens\":40}}}";
+    case 2:
+      last_tool = "toolu_" + uuid;
+      return "{\"type\":\"assistant\",\"uuid\":\"" + uuid + "\"," + env +
+             ",\"requestId\":\"req\",\"message\":{\"id\":\"msg\",\"type\":\"message\",\"role\":\"assistant\","
+             "\"model\":\"claude-sonnet-4-5\",\"content\":[{\"type\":\"tool_use\",\"id\":\"" +
+             last_tool + "\",\"name\":\"" + kTools[g.U(6)] + "\",\"input\":{\"command\":\"" +
+             g.Sentence(6) + "\"}}],\"usage\":{\"input_tokens\":12}}}";
+    case 3: {
+      // A tool result: a file's content, or now and then a screenshot.
+      std::string content;
+      if (g.U(4) == 0) {
+        content = "[{\"type\":\"image\",\"source\":{\"type\":\"base64\",\"media_type\":\"image/png\",\"data\":\"" +
+                  g.Base64(40000 + g.U(120000)) + "\"}}]";
+      } else {
+        content = "\"" + g.Code(2000 + g.U(30000)) + "\"";
+      }
+      return "{\"type\":\"user\",\"uuid\":\"" + uuid + "\"," + env +
+             ",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"" +
+             last_tool + "\",\"content\":" + content + "}]}}";
+    }
+    case 4:
+      return "{\"type\":\"assistant\",\"uuid\":\"" + uuid + "\"," + env +
+             ",\"requestId\":\"req\",\"message\":{\"id\":\"msg\",\"type\":\"message\",\"role\":\"assistant\","
+             "\"model\":\"claude-sonnet-4-5\",\"content\":[{\"type\":\"text\",\"text\":\"" +
+             g.Sentence(20 + static_cast<int>(g.U(150))) + "\"}],\"usage\":{\"input_tokens\":12}}}";
+    default:
+      return "{\"type\":\"progress\",\"uuid\":\"" + uuid + "\"," + env +
+             ",\"data\":{\"type\":\"hook_progress\"},\"toolUseID\":\"x\",\"parentToolUseID\":\"x\"}";
+  }
+}
+
+std::string CodexLine(Gen& g, const std::string& thread, const std::string& cwd, int i,
+                      std::int64_t ts) {
+  std::string head = "{\"timestamp\":\"" + Ts(ts) + "\",";
+  if (i == 0)
+    return head + "\"type\":\"session_meta\",\"payload\":{\"id\":\"" + thread + "\",\"cwd\":\"" + cwd +
+           "\",\"originator\":\"codex_cli_rs\",\"cli_version\":\"0.121.0\",\"source\":\"cli\"}}";
+  switch (i % 7) {
+    case 1:
+      return head + "\"type\":\"turn_context\",\"payload\":{\"turn_id\":\"t\",\"cwd\":\"" + cwd +
+             "\",\"model\":\"gpt-5-codex\"}}";
+    case 2:
+      return head + "\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"" +
+             g.Sentence(10 + static_cast<int>(g.U(40))) + "\"}]}}";
+    case 3:
+      return head + "\"type\":\"response_item\",\"payload\":{\"type\":\"reasoning\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"" +
+             g.Sentence(20) + "\"}],\"encrypted_content\":\"" + g.Base64(600) + "\"}}";
+    case 4:
+      return head + "\"type\":\"response_item\",\"payload\":{\"type\":\"function_call\",\"name\":\"shell\",\"arguments\":\"{\\\"command\\\":\\\"" +
+             g.Sentence(5) + "\\\"}\",\"call_id\":\"call_" + std::to_string(i) + "\"}}";
+    case 5:
+      return head + "\"type\":\"response_item\",\"payload\":{\"type\":\"function_call_output\",\"call_id\":\"call_" +
+             std::to_string(i - 1) + "\",\"output\":\"" + g.Code(1000 + g.U(20000)) + "\"}}";
+    default:
+      return head + "\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":\"" +
+             g.Sentence(20 + static_cast<int>(g.U(100))) + "\"}]}}";
+  }
+}
+
+}  // namespace
+
+std::vector<CorpusFile> GenerateCorpus(const std::string& claude_root, const std::string& codex_root,
+                                       const CorpusOptions& opts) {
+  Gen g(opts.seed);
+  std::vector<CorpusFile> out;
+  std::int64_t done = 0;
+  std::int64_t t0 = 1764000000000;  // late 2025
+  int n = 0;
+  while (done < opts.total_bytes) {
+    bool codex = g.U(1000) < static_cast<std::uint32_t>(opts.codex_share * 1000);
+    std::int64_t target = opts.mean_session_bytes / 4 + g.U(static_cast<std::uint32_t>(opts.mean_session_bytes * 3 / 2));
+    target = std::min(target, opts.total_bytes - done + 1000);
+    std::string project = std::string(kWords[g.U(20)]) + "-" + std::to_string(g.U(5));
+    std::string cwd = "/home/dev/" + project;
+    std::string id = g.Uuid();
+    std::string path;
+    if (codex) {
+      path = codex_root + "/sessions/2026/01/" + std::to_string(10 + n % 20) + "/rollout-2026-01-10T10-00-00-" + id + ".jsonl";
+    } else {
+      path = claude_root + "/projects/-home-dev-" + project + "/" + id + ".jsonl";
+    }
+    MakeDirs(path.substr(0, path.rfind('/')), 0755);
+    UniqueFd fd = OpenFile(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    std::string buf;
+    std::int64_t written = 0;
+    std::int64_t ts = t0 + static_cast<std::int64_t>(n) * 3600 * 1000;
+    std::string last_tool = "toolu_0";
+    for (int i = 0; written + static_cast<std::int64_t>(buf.size()) < target; ++i) {
+      ts += 500 + g.U(20000);
+      buf += (codex ? CodexLine(g, id, cwd, i, ts) : ClaudeLine(g, id, cwd, i, ts, last_tool)) + "\n";
+      Emit(fd, path, buf, written);
+    }
+    PwriteFull(fd.get(), buf, written, path);
+    written += static_cast<std::int64_t>(buf.size());
+    fd.Reset();
+    timespec times[2];
+    times[0].tv_sec = times[1].tv_sec = static_cast<time_t>(ts / 1000);
+    times[0].tv_nsec = times[1].tv_nsec = 0;
+    ::utimensat(AT_FDCWD, path.c_str(), times, 0);
+    out.push_back({path, written});
+    done += written;
+    ++n;
+  }
+  return out;
+}
+
+void AppendClaudeLines(const std::string& path, int first, int n, std::uint32_t seed) {
+  Gen g(seed);
+  std::string session = path.substr(path.rfind('/') + 1, 36);
+  std::string buf, last_tool = "toolu_0";
+  std::int64_t ts = 1790000000000 + static_cast<std::int64_t>(first) * 1000;
+  for (int i = first; i < first + n; ++i)
+    buf += ClaudeLine(g, session, "/home/dev/growing", i, ts + i * 1000, last_tool) + "\n";
+  UniqueFd fd = OpenFile(path, O_WRONLY | O_APPEND);
+  PwriteFull(fd.get(), buf, FileSize(fd.get(), path), path);
+}
+
+}  // namespace origin::test

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Synthetic agent logs shaped like real ones (spec: Raw mirrors, Size):
+// Claude Code and Codex sessions with English and Chinese text, tool calls
+// with large results, thinking blocks, and base64 screenshots for about a
+// quarter of the bytes.  Deterministic for a seed.  Used by the crash test
+// and by the ingest benchmark.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace origin::test {
+
+struct CorpusOptions {
+  std::int64_t total_bytes = 64 << 20;  // about this many bytes of logs in all
+  std::uint32_t seed = 1;
+  double codex_share = 0.3;             // of the bytes, in Codex rollouts
+  std::int64_t mean_session_bytes = 2 << 20;
+};
+
+struct CorpusFile {
+  std::string path;        // absolute
+  std::int64_t bytes = 0;
+};
+
+/// Writes sessions under claude_root/projects/... and codex_root/sessions/...
+/// Files get modification times spread over the past weeks, oldest first.
+std::vector<CorpusFile> GenerateCorpus(const std::string& claude_root, const std::string& codex_root,
+                                       const CorpusOptions& opts);
+
+/// Appends `n` more Claude Code lines to an existing session file (a file
+/// still growing), numbered from `first`.
+void AppendClaudeLines(const std::string& path, int first, int n, std::uint32_t seed);
+
+}  // namespace origin::test
