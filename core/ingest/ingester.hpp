@@ -92,7 +92,10 @@ class Ingester {
   /// Ingests one file.  Never throws for a problem of that file.
   FileOutcome IngestFile(const SourceAdapter& adapter, const SourceFile& file,
                          const std::function<void()>& between = {});
-  /// Seals the open tails of `source` that have not grown for `idle_ms`.
+  /// Seals the open tails of `source` whose files have not grown for
+  /// `idle_ms`: by the file's modification time when the store recorded one
+  /// (an old file imported now is finished already), else by when its
+  /// content last grew here.
   std::int64_t SealIdle(std::string_view source, std::int64_t idle_ms = kIdleSealMs);
 
  private:
@@ -102,6 +105,9 @@ class Ingester {
   MirrorStore& mirrors_;
   const Clock& clock_;
 };
+
+/// Creates the connection's temporary staging table for event batches.
+void StageEvents(Db& db);
 
 /// Recomputes every session's aggregates from its events (the incremental
 /// ones kept by ingestion must equal these).  Titles are kept.

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <ctime>
 #include <random>
 #include <stdexcept>
 
@@ -104,17 +105,24 @@ std::string ClaudeLine(Gen& g, const std::string& session, const std::string& cw
              last_tool + "\",\"name\":\"" + kTools[g.U(6)] + "\",\"input\":{\"command\":\"" +
              g.Sentence(6) + "\"}}],\"usage\":{\"input_tokens\":12}}}";
     case 3: {
-      // A tool result: a file's content, or now and then a screenshot.
-      std::string content;
-      if (g.U(4) == 0) {
+      // A tool result: a file's content or a command's output, which Claude
+      // Code also keeps in toolUseResult; now and then a screenshot.  About
+      // a quarter of the bytes end up base64.
+      std::string content, structured;
+      if (g.U(100) < 10) {
+        // A Read of a screenshot: the image in the result and again in toolUseResult.
+        std::string b64 = g.Base64(30000 + g.U(60000));
         content = "[{\"type\":\"image\",\"source\":{\"type\":\"base64\",\"media_type\":\"image/png\",\"data\":\"" +
-                  g.Base64(40000 + g.U(120000)) + "\"}}]";
+                  b64 + "\"}}]";
+        structured = "{\"type\":\"image\",\"file\":{\"base64\":\"" + b64 + "\",\"type\":\"image/png\"}}";
       } else {
-        content = "\"" + g.Code(2000 + g.U(30000)) + "\"";
+        std::string code = g.Code(2000 + g.U(23000));
+        content = "\"" + code + "\"";
+        structured = "{\"stdout\":\"" + code + "\",\"stderr\":\"\",\"interrupted\":false}";
       }
       return "{\"type\":\"user\",\"uuid\":\"" + uuid + "\"," + env +
              ",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"" +
-             last_tool + "\",\"content\":" + content + "}]}}";
+             last_tool + "\",\"content\":" + content + "}]},\"toolUseResult\":" + structured + "}";
     }
     case 4:
       return "{\"type\":\"assistant\",\"uuid\":\"" + uuid + "\"," + env +
@@ -191,6 +199,8 @@ std::vector<CorpusFile> GenerateCorpus(const std::string& claude_root, const std
     PwriteFull(fd.get(), buf, written, path);
     written += static_cast<std::int64_t>(buf.size());
     fd.Reset();
+    // The newest sessions are still being written: modified just now.
+    if (done + written >= opts.total_bytes * 95 / 100) ts = static_cast<std::int64_t>(::time(nullptr)) * 1000;
     timespec times[2];
     times[0].tv_sec = times[1].tv_sec = static_cast<time_t>(ts / 1000);
     times[0].tv_nsec = times[1].tv_nsec = 0;

@@ -279,6 +279,7 @@ TEST_SUITE("ingest") {
   TEST_CASE("ingest: an idle tail is sealed after an hour by the next sync") {
     Claude c;
     WriteFile(c.file, UserLine("u1", "x"));
+    SetMtime(c.file, (c.s.clock.NowMs() + 500) * 1000000);  // written just now
     c.Sync();
     CHECK(c.s.db->QueryInt("SELECT count(*) FROM raw_chunk") == 0);
     c.s.clock.Tick(kIdleSealMs);
@@ -290,6 +291,16 @@ TEST_SUITE("ingest") {
     c.Sync();
     CHECK(c.Content(1) == ReadAll(c.file));
     CHECK(c.Events() == 2);
+  }
+
+  TEST_CASE("ingest: a file that stopped growing an hour before its import is sealed at once") {
+    Claude c;
+    WriteFile(c.file, UserLine("u1", "x"));
+    SetMtime(c.file, (c.s.clock.NowMs() - kIdleSealMs - 1000) * 1000000);
+    auto r = c.Sync();
+    CHECK(r.sources[0].sealed == 1);
+    CHECK(c.s.db->QueryInt("SELECT bytes_ingested - tail_offset FROM raw_file") == 0);
+    CHECK(c.Content(1) == ReadAll(c.file));
   }
 
   TEST_CASE("ingest: a Codex rollout moving between .jsonl and .jsonl.zst is neither doubled nor re-read") {

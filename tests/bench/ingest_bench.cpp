@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: MIT
+// The ingest benchmark (a program, not a timed test).  Generates synthetic
+// Claude Code and Codex logs of the requested size (tests/support/loggen),
+// then, for each run and in the same run of this program:
+//   - the reference: the same bytes compressed by `zstd -3 -T1`;
+//   - a fresh import through a real originsd: the daemon is started on an
+//     empty $ORIGIN_HOME and `origin sync` returns once every line is in;
+// and reports log MB/s, events/s, database bytes per event by table
+// (dbstat), the mirrors' compression ratio, and originsd's peak RSS.
+//
+//   ingest_bench [--mb N] [--runs R] [--dir DIR] [--originsd PATH] [--origin PATH]
+//
+// Figures and how to read them: docs/performance.md.
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <rapidjson/document.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/store/schema.hpp"
+#include "tests/support/loggen.hpp"
+#include "tests/support/support.hpp"
+
+using namespace origin;
+using namespace origin::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+double Now() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+std::string Capture(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return out;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  ::pclose(p);
+  return out;
+}
+
+std::int64_t PeakRssKb(pid_t pid) {
+  std::string s = ReadAll("/proc/" + std::to_string(pid) + "/status");
+  auto pos = s.find("VmHWM:");
+  return pos == std::string::npos ? -1 : std::atoll(s.c_str() + pos + 6);
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
+struct Run {
+  double zstd_s = 0, zstd_bytes = 0;
+  double ingest_s = 0;
+  std::int64_t events = 0, rss_kb = 0, mirror_disk = 0, mirror_content = 0, db_bytes = 0;
+  std::map<std::string, std::int64_t> tables;  // dbstat bytes by table, FTS shadow tables folded in
+};
+
+std::string Table(const std::string& name) {
+  for (const char* fts : {"message_fts", "event_fts", "event_cjk"})
+    if (name.rfind(fts, 0) == 0) return fts;
+  return name;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::int64_t mb = 256;
+  int runs = 3;
+  std::string dir, originsd = "build-release/daemon/originsd", origin_cli = "build-release/client/origin";
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string a = argv[i];
+    if (a == "--mb") mb = std::atoll(argv[i + 1]);
+    else if (a == "--runs") runs = std::atoi(argv[i + 1]);
+    else if (a == "--dir") dir = argv[i + 1];
+    else if (a == "--originsd") originsd = argv[i + 1];
+    else if (a == "--origin") origin_cli = argv[i + 1];
+    else {
+      std::fprintf(stderr, "usage: ingest_bench [--mb N] [--runs R] [--dir DIR] [--originsd P] [--origin P]\n");
+      return 2;
+    }
+  }
+  originsd = fs::absolute(originsd).string();
+  origin_cli = fs::absolute(origin_cli).string();
+  ScopedTempDir tmp;
+  if (dir.empty()) dir = tmp.path();
+  const std::string claude = dir + "/claude", codex = dir + "/codex";
+  std::vector<CorpusFile> files;
+  double t = Now();
+  if (!fs::exists(claude)) {
+    CorpusOptions opts;
+    opts.total_bytes = mb << 20;
+    opts.seed = 7;
+    files = GenerateCorpus(claude, codex, opts);
+  } else {
+    for (auto& e : fs::recursive_directory_iterator(dir))
+      if (e.is_regular_file() && e.path().extension() == ".jsonl")
+        files.push_back({e.path().string(), static_cast<std::int64_t>(e.file_size())});
+  }
+  std::int64_t total = 0;
+  std::string list;
+  for (auto& f : files) total += f.bytes, list += f.path + "\n";
+  WriteFile(tmp / "filelist", list);
+  std::printf("corpus: %zu files, %.1f MiB (generated in %.1f s)\n", files.size(), total / 1048576.0, Now() - t);
+  std::fflush(stdout);
+
+  std::vector<Run> results;
+  for (int r = 0; r < runs; ++r) {
+    Run run;
+    // Reference: zstd -3 on one thread over the same bytes.
+    Sh("cat " + tmp / "filelist" + " | xargs cat > /dev/null");  // same page cache for both
+    t = Now();
+    std::string zout = Capture("zstd -3 -T1 -q -c --filelist " + tmp / "filelist" + " | wc -c");
+    run.zstd_s = Now() - t;
+    run.zstd_bytes = std::atof(zout.c_str());
+
+    // A fresh import through the daemon.
+    std::string home = tmp / ("home" + std::to_string(r));
+    std::string env = "ORIGIN_HOME=" + home + " CLAUDE_CONFIG_DIR=" + claude + " CODEX_HOME=" + codex +
+                      " ORIGIN_NO_AUTOSTART=1 ";
+    t = Now();
+    pid_t pid = ::fork();
+    if (pid == 0) {
+      ::setenv("ORIGIN_HOME", home.c_str(), 1);
+      ::setenv("CLAUDE_CONFIG_DIR", claude.c_str(), 1);
+      ::setenv("CODEX_HOME", codex.c_str(), 1);
+      std::string log = tmp / ("originsd" + std::to_string(r) + ".log");
+      ::execl(originsd.c_str(), originsd.c_str(), "--foreground", "--log-file", log.c_str(), "--rescan-ms",
+              "3600000", static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    // origin sync waits behind the start-up sync, so it returns once all is in.
+    std::string sock = home + "/run/originsd.sock";
+    while (!fs::exists(sock)) ::usleep(2000);
+    std::string sync = Capture(env + origin_cli + " sync --json");
+    run.ingest_s = Now() - t;
+    run.rss_kb = PeakRssKb(pid);
+    std::string status = Capture(env + origin_cli + " status --json");
+    ::kill(pid, SIGTERM);
+    ::waitpid(pid, nullptr, 0);
+    rapidjson::Document d;
+    d.Parse(status.c_str());
+    if (d.HasParseError()) {
+      std::fprintf(stderr, "bad status: %s\n", status.c_str());
+      return 1;
+    }
+    run.events = d["store"]["events"].GetInt64();
+    run.mirror_disk = d["store"]["mirror_disk_bytes"].GetInt64();
+    run.mirror_content = d["store"]["mirror_content_bytes"].GetInt64();
+    {
+      auto db = OpenReadConnection(home + "/origin.db");
+      run.db_bytes = db->QueryInt("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size");
+      Stmt st(db->get(), "SELECT name, sum(pgsize) FROM dbstat GROUP BY name");
+      while (st.Step()) run.tables[Table(std::string(st.Text(0)))] += st.Int(1);
+    }
+    results.push_back(run);
+    std::printf("run %d: zstd -3 -T1 %.2f s (%.0f MB/s, %.2fx) | originsd %.2f s (%.1f MB/s, %.0f events/s) "
+                "| %.2fx zstd time | mirrors %.2fx | peak RSS %.0f MB | db %.0f B/event\n",
+                r + 1, run.zstd_s, total / 1e6 / run.zstd_s, total / run.zstd_bytes, run.ingest_s,
+                total / 1e6 / run.ingest_s, run.events / run.ingest_s, run.ingest_s / run.zstd_s,
+                static_cast<double>(run.mirror_content) / static_cast<double>(run.mirror_disk),
+                run.rss_kb / 1024.0, static_cast<double>(run.db_bytes) / static_cast<double>(run.events));
+    std::fflush(stdout);
+  }
+  std::vector<double> zs, is, ratio, rss;
+  for (auto& r : results) {
+    zs.push_back(r.zstd_s);
+    is.push_back(r.ingest_s);
+    ratio.push_back(r.ingest_s / r.zstd_s);
+    rss.push_back(r.rss_kb / 1024.0);
+  }
+  const Run& last = results.back();
+  std::printf("\nmedian of %d runs, %.1f MiB of logs, %lld events:\n", runs, total / 1048576.0,
+              static_cast<long long>(last.events));
+  std::printf("  zstd -3 -T1      %8.2f s  %7.1f MB/s  (%.2fx smaller)\n", Median(zs), total / 1e6 / Median(zs),
+              total / last.zstd_bytes);
+  std::printf("  originsd ingest  %8.2f s  %7.1f MB/s  %.0f events/s\n", Median(is), total / 1e6 / Median(is),
+              last.events / Median(is));
+  std::printf("  ingest / zstd    %8.2fx  (target <= 10x)\n", Median(ratio));
+  std::printf("  mirrors          %8.2fx smaller than the logs (target >= 4.5x; %.1f MiB on disk)\n",
+              static_cast<double>(last.mirror_content) / static_cast<double>(last.mirror_disk),
+              last.mirror_disk / 1048576.0);
+  std::printf("  peak RSS         %8.0f MB  (target <= 200 MB)\n", Median(rss));
+  std::printf("  database         %8.0f bytes per event:\n", static_cast<double>(last.db_bytes) / last.events);
+  std::vector<std::pair<std::int64_t, std::string>> by;
+  for (auto& [k, v] : last.tables) by.push_back({v, k});
+  std::sort(by.rbegin(), by.rend());
+  for (auto& [v, k] : by)
+    if (v * 200 >= last.db_bytes)
+      std::printf("    %-22s %8.0f\n", k.c_str(), static_cast<double>(v) / last.events);
+  return 0;
+}
