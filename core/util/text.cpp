@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "core/util/text.hpp"
 
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 
 namespace origin {
 
@@ -63,16 +65,38 @@ void AppendUtf8(std::string& out, char32_t c) {
   }
 }
 
-std::string SanitizeUtf8(std::string_view s) {
-  // Fast path: plain ASCII without NUL, the common case for log text.
-  bool clean = true;
-  for (char ch : s) {
-    if (static_cast<unsigned char>(ch) >= 0x80 || ch == '\0') {
-      clean = false;
-      break;
+namespace {
+// True when `s` is valid UTF-8 without NUL: the common case, copied as is.
+bool ValidUtf8(std::string_view s) {
+  std::size_t i = 0;
+  const std::size_t n = s.size();
+  while (i < n) {
+    // Skip ASCII eight bytes at a time.
+    while (i + 8 <= n) {
+      std::uint64_t w;
+      std::memcpy(&w, s.data() + i, 8);
+      if ((w & 0x8080808080808080ULL) != 0) break;
+      // A zero byte: (w - 0x01..) & ~w & 0x80.. is non-zero.
+      if (((w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL) != 0) return false;
+      i += 8;
     }
+    if (i >= n) break;
+    auto c = static_cast<unsigned char>(s[i]);
+    if (c == 0) return false;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t start = i;
+    char32_t cp = DecodeUtf8(s, i);
+    if (cp == 0xFFFD && !(i - start == 3 && s.substr(start, 3) == "\xEF\xBF\xBD")) return false;
   }
-  if (clean) return std::string(s);
+  return true;
+}
+}  // namespace
+
+std::string SanitizeUtf8(std::string_view s) {
+  if (ValidUtf8(s)) return std::string(s);
   std::string out;
   out.reserve(s.size());
   std::size_t i = 0;
@@ -122,6 +146,11 @@ bool IsCjkLetter(char32_t c) {
 
 std::string CjkBigrams(std::string_view text) {
   std::string out;
+  // Every letter event_cjk indexes is U+1100 or above: a lead byte of 0xE1 or
+  // more.  Most text has none, and is done with in one scan.
+  std::size_t first = 0;
+  while (first < text.size() && static_cast<unsigned char>(text[first]) < 0xE1) ++first;
+  if (first == text.size()) return out;
   std::size_t i = 0;
   std::size_t prev_start = 0, prev_end = 0;  // the previous CJK letter, if any
   bool prev_cjk = false;

@@ -64,7 +64,7 @@ TEST_SUITE("crash") {
   TEST_CASE("crash: SIGKILL at 50 random moments of a large ingest loses and doubles nothing") {
     DaemonFixture f;
     CorpusOptions opts;
-    opts.total_bytes = 64 << 20;
+    opts.total_bytes = 128 << 20;
     if (const char* mb = std::getenv("ORIGIN_CRASH_TEST_MB")) opts.total_bytes = std::atoll(mb) << 20;
     opts.seed = 42;
     opts.mean_session_bytes = 1 << 20;
@@ -80,7 +80,7 @@ TEST_SUITE("crash") {
     std::vector<std::int64_t> counts;  // events in the store after each kill
     for (int k = 0; k < 50; ++k) {
       f.Start({"--rescan-ms", "600000"});
-      std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 150));
+      std::this_thread::sleep_for(std::chrono::milliseconds(rng() % 80));
       f.Kill();
       if (Exists(f.home() + "/origin.db")) {
         auto peek = OpenReadConnection(f.home() + "/origin.db");
