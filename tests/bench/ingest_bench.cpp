@@ -119,6 +119,7 @@ int main(int argc, char** argv) {
   std::printf("corpus: %zu files, %.1f MiB (generated in %.1f s)\n", files.size(), total / 1048576.0, Now() - t);
   std::fflush(stdout);
 
+  if (runs <= 0) return 0;  // --runs 0: only generate the corpus (with --dir)
   std::vector<Run> results;
   for (int r = 0; r < runs; ++r) {
     Run run;
