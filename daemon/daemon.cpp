@@ -12,6 +12,7 @@
 
 #include "core/ingest/ingester.hpp"
 #include "core/store/schema.hpp"
+#include "core/store/event_index.hpp"
 #include "core/store/status.hpp"
 #include "daemon/log.hpp"
 #include "origin_config.h"
@@ -81,18 +82,21 @@ struct Daemon::SourceSync {
 };
 
 Daemon::Daemon(uv_loop_t* loop, DaemonOptions opts, std::unique_ptr<Db> writer_db,
+               std::unique_ptr<EventIndex> index,
                std::vector<std::unique_ptr<SourceAdapter>> adapters)
     : loop_(loop),
       opts_(std::move(opts)),
       mirrors_(opts_.paths.raw),
       adapters_(std::move(adapters)),
-      writer_db_(std::move(writer_db)) {
+      writer_db_(std::move(writer_db)),
+      index_(std::move(index)) {
   problems_.resize(adapters_.size());
   root_exists_.resize(adapters_.size());
 }
 
 Daemon::~Daemon() {
   if (writer_) writer_->Stop();
+  if (indexer_) indexer_->Stop();
   if (readers_) readers_->Stop();
 }
 
@@ -101,9 +105,13 @@ void Daemon::Start() {
   poster_ = std::make_unique<LoopPoster>(loop_);
   auto writer_db = std::make_shared<std::unique_ptr<Db>>(std::move(writer_db_));
   writer_ = std::make_unique<DbWorkers>("writer", 1, [writer_db] { return std::move(*writer_db); });
-  const std::string db_path = opts_.paths.db;
-  readers_ = std::make_unique<DbWorkers>("reader", opts_.readers,
-                                         [db_path] { return OpenReadConnection(db_path); });
+  indexer_ = std::make_unique<Indexer>(std::move(index_));
+  const std::string db_path = opts_.paths.db, index_path = opts_.paths.index;
+  readers_ = std::make_unique<DbWorkers>("reader", opts_.readers, [db_path, index_path] {
+    auto db = OpenReadConnection(db_path);
+    AttachIndex(*db, index_path);
+    return db;
+  });
 
   // The socket: we hold the instance lock, so a file there is stale.
   const std::string& sock = opts_.paths.socket;
@@ -157,6 +165,7 @@ void Daemon::BeginShutdown() {
   // The writer finishes its current transaction: a sync checks stopping()
   // after each one.  Joining here waits at most for that transaction.
   if (writer_) writer_->Stop();
+  if (indexer_) indexer_->Stop();
   if (readers_) readers_->Stop();
   if (poster_) poster_->Close();
 }
@@ -369,6 +378,10 @@ void Daemon::DoStatus(std::uint64_t conn_id, std::string id_json) {
       w.Int64(st.sessions);
       Key(w, "events");
       w.Int64(st.events);
+      Key(w, "max_seq");
+      w.Int64(st.max_seq);
+      Key(w, "search_indexed_upto");
+      w.Int64(IndexedUpto(db));
       w.EndObject();
       Key(w, "sources");
       w.StartArray();
@@ -455,6 +468,7 @@ void Daemon::DoSync(std::uint64_t conn_id, std::string id_json) {
       poster_->Post([this, conn_id, line]() mutable { Send(conn_id, std::move(line)); });
     };
     so.between = [&] {
+      indexer_->Notify();
       writer_->RunUrgent(db);
       if (writer_->stopping()) throw SyncCancelled{};
     };
@@ -559,6 +573,7 @@ void Daemon::RunSync(std::size_t source, const char* reason) {
     SyncOptions so;
     so.reason = why;
     so.between = [&] {
+      indexer_->Notify();
       writer_->RunUrgent(db);
       if (writer_->stopping()) throw SyncCancelled{};
     };

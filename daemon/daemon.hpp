@@ -28,6 +28,7 @@
 #include "core/ingest/adapter.hpp"
 #include "core/store/mirror.hpp"
 #include "core/util/clock.hpp"
+#include "daemon/indexer.hpp"
 #include "daemon/uv.hpp"
 #include "daemon/workers.hpp"
 #include "proto/paths.hpp"
@@ -47,7 +48,7 @@ class Daemon {
  public:
   /// Takes the writer connection (already migrated) and the adapters.
   Daemon(uv_loop_t* loop, DaemonOptions opts, std::unique_ptr<Db> writer_db,
-         std::vector<std::unique_ptr<SourceAdapter>> adapters);
+         std::unique_ptr<EventIndex> index, std::vector<std::unique_ptr<SourceAdapter>> adapters);
   ~Daemon();
   Daemon(const Daemon&) = delete;
   Daemon& operator=(const Daemon&) = delete;
@@ -92,6 +93,8 @@ class Daemon {
   std::unique_ptr<Db> writer_db_;  // handed to the writer thread in Start()
   std::unique_ptr<DbWorkers> writer_;
   std::unique_ptr<DbWorkers> readers_;
+  std::unique_ptr<EventIndex> index_;  // handed to the indexer thread in Start()
+  std::unique_ptr<Indexer> indexer_;
   std::unique_ptr<LoopPoster> poster_;
   UvHandle<uv_pipe_t> server_;
   UvHandle<uv_timer_t> rescan_;

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "adapters/registry.hpp"
+#include "core/store/event_index.hpp"
 #include "core/store/schema.hpp"
 #include "daemon/daemon.hpp"
 #include "daemon/instance.hpp"
@@ -183,12 +184,18 @@ int main(int argc, char** argv) try {
   lock->WritePidAndVersion(ORIGIN_VERSION);
 
   std::unique_ptr<origin::Db> db;
+  std::unique_ptr<origin::EventIndex> index;
   std::string store_name;
   try {
     db = origin::OpenWriteConnection(paths.db);
     store_name = StoreName(*db);
   } catch (const std::exception& e) {
     Fail("open the store " + paths.db + ": " + e.what());
+  }
+  try {
+    index = std::make_unique<origin::EventIndex>(paths.index, paths.db);
+  } catch (const std::exception& e) {
+    Fail("open the search index " + paths.index + ": " + e.what());
   }
 
   uv_loop_t loop;
@@ -199,7 +206,7 @@ int main(int argc, char** argv) try {
     opts.paths = paths;
     opts.store_name = store_name;
     opts.rescan_ms = args.rescan_ms;
-    origin::Daemon daemon(&loop, opts, std::move(db),
+    origin::Daemon daemon(&loop, opts, std::move(db), std::move(index),
                           origin::adapters::MakeAdapters(origin::proto::UserHome()));
     try {
       daemon.Start();

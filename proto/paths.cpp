@@ -36,6 +36,7 @@ Paths ResolvePaths(const std::string& home_override) {
   p.run = p.home + "/run";
   p.lock = p.run + "/originsd.lock";
   p.db = p.home + "/origin.db";
+  p.index = p.home + "/index.db";
   p.raw = p.home + "/raw";
   p.socket = p.run + "/originsd.sock";
   if (p.socket.size() >= 100) {

@@ -16,6 +16,7 @@ struct Paths {
   std::string lock;    // run/originsd.lock
   std::string socket;  // run/originsd.sock, or the short fallback
   std::string db;      // home/origin.db
+  std::string index;   // home/index.db (event_fts, derived)
   std::string raw;     // home/raw
 };
 

@@ -91,14 +91,13 @@ CREATE TABLE event_block (
 CREATE VIEW event_message(seq, text) AS SELECT seq, text FROM event WHERE kind = 'message';
 CREATE VIRTUAL TABLE message_fts USING fts5(
   text, content = 'event_message', content_rowid = 'seq', tokenize = 'trigram', detail = 'full');
-CREATE VIRTUAL TABLE event_fts USING fts5(
-  text, content = 'event', content_rowid = 'seq', tokenize = 'trigram', detail = 'none');
+-- event_fts, the detail=none trigram index of every event, lives in index.db
+-- (core/store/event_index.cpp), built by a thread of its own.
 CREATE VIRTUAL TABLE event_cjk USING fts5(
   bigrams, content = '', tokenize = 'unicode61 remove_diacritics 0', detail = 'none');
 
 CREATE TRIGGER event_index AFTER INSERT ON event
 BEGIN
-  INSERT INTO event_fts(rowid, text) VALUES (new.seq, new.text);
   INSERT INTO message_fts(rowid, text) SELECT new.seq, new.text WHERE new.kind = 'message';
   INSERT INTO event_cjk(rowid, bigrams)
     SELECT new.seq, b FROM (SELECT origin_cjk(new.text) AS b) WHERE b <> '';

@@ -82,6 +82,7 @@ StoreStatus ReadStatus(Db& db, const std::string& db_path, std::int64_t now_ms) 
       }
       st.Reset();
     }
+    s.max_seq = db.QueryInt("SELECT max(seq) FROM event");
     db.Exec("COMMIT");
   } catch (...) {
     db.Exec("ROLLBACK");

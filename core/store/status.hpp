@@ -32,6 +32,7 @@ struct StoreStatus {
   std::int64_t mirror_content_bytes = 0;  // the mirrors' content, uncompressed
   std::int64_t events = 0;
   std::int64_t sessions = 0;
+  std::int64_t max_seq = 0;           // the latest arrival
 };
 
 /// `db_path` is origin.db (its size and the WAL's are stat'ed).

@@ -10,10 +10,12 @@
 #include <chrono>
 #include <cstdlib>
 #include <random>
+#include <rapidjson/document.h>
 #include <thread>
 
 #include "adapters/claude_code/claude_code.hpp"
 #include "adapters/codex/codex.hpp"
+#include "core/store/event_index.hpp"
 #include "core/store/schema.hpp"
 #include "core/util/hash.hpp"
 #include "tests/e2e/daemon_fixture.hpp"
@@ -99,6 +101,14 @@ TEST_SUITE("crash") {
     RunResult r = f.Cli({"sync", "--json"});
     REQUIRE(r.status == 0);
     events_seen_between = f.Events();
+    // The search index catches up on its own thread.
+    CHECK(f.WaitFor([&] {
+      RunResult st = f.Cli({"status", "--json"});
+      rapidjson::Document d;
+      d.Parse(st.out.c_str());
+      return !d.HasParseError() &&
+             d["store"]["search_indexed_upto"].GetInt64() == d["store"]["max_seq"].GetInt64();
+    }, 60));
     f.Stop();
     // The kills landed during the ingest, not after it.
     int during = 0;
@@ -132,5 +142,14 @@ TEST_SUITE("crash") {
     }
     CHECK(checked == static_cast<int>(files.size()));
     CHECK(db->QueryInt("SELECT count(*) FROM raw_chunk") > 0);
+
+    // Every event is in event_fts once, and a trigram query finds what a scan finds.
+    AttachIndex(*db, f.home() + "/index.db");
+    CHECK(db->QueryInt("SELECT count(*) FROM idx.event_fts") == db->QueryInt("SELECT count(*) FROM event"));
+    CHECK(db->QueryInt("SELECT sum(rowid) FROM idx.event_fts") == db->QueryInt("SELECT sum(seq) FROM event"));
+    CHECK(db->QueryInt("SELECT count(*) FROM event WHERE text LIKE '%catalog%' AND seq NOT IN "
+                       "(SELECT rowid FROM idx.event_fts WHERE event_fts MATCH "
+                       "'\"cat\" AND \"ata\" AND \"tal\" AND \"alo\" AND \"log\"')") == 0);
+    CHECK(db->QueryInt("SELECT count(*) FROM event WHERE text LIKE '%catalog%'") > 0);
   }
 }

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+// event_fts in index.db: caught up by CatchUp, exact about what it holds
+// (upto), and built again when it does not describe its store.
+#include <doctest/doctest.h>
+
+#include "core/store/event_index.hpp"
+#include "core/store/schema.hpp"
+#include "tests/support/support.hpp"
+
+using namespace origin;
+using namespace origin::test;
+
+namespace {
+
+void AddEvents(Db& db, int from, int to, const std::string& word) {
+  if (db.QueryInt("SELECT count(*) FROM raw_file") == 0)
+    db.Exec("INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
+            "VALUES (1, 't', 'k', 1, '/x', 't/k', 0)");
+  Transaction tx(db);
+  for (int i = from; i < to; ++i)
+    db.Prepare("INSERT INTO event(id, source, ts, role, kind, text, file_id, line) "
+               "VALUES (?, 't', ?, 'user', 'tool_result', ?, 1, ?)")
+        .Bind(1, "t:" + std::to_string(i))
+        .Bind(2, i)
+        .Bind(3, word + " number " + std::to_string(i))
+        .Bind(4, i)
+        .Run();
+  tx.Commit();
+}
+
+std::int64_t Matches(const std::string& index_path, const std::string& query) {
+  Db idx(index_path, Db::Mode::kReadOnly);
+  Stmt st(idx.get(), "SELECT count(*) FROM event_fts WHERE event_fts MATCH ?");
+  st.Bind(1, query);
+  REQUIRE(st.Step());
+  return st.Int(0);
+}
+
+}  // namespace
+
+TEST_SUITE("event_index") {
+  TEST_CASE("event_index: catches up with the store in batches, and says how far it is") {
+    TestStore s;
+    const std::string idx = s.dir / "index.db";
+    AddEvents(*s.db, 0, 3000, "catalog");
+    EventIndex index(idx, s.db_path());
+    CHECK(index.Upto() == 0);
+    CHECK(index.CatchUp(16 << 10) == 3000);  // many small transactions
+    CHECK(index.Upto() == 3000);
+    CHECK(Matches(idx, "\"cat\" AND \"ata\" AND \"log\"") == 3000);
+    AddEvents(*s.db, 3000, 3100, "deploy");
+    CHECK(Matches(idx, "\"plo\"") == 0);  // not yet: upto says so
+    CHECK(index.CatchUp() == 100);
+    CHECK(index.Upto() == 3100);
+    CHECK(Matches(idx, "\"plo\"") == 100);
+    CHECK(index.CatchUp() == 0);
+
+    SUBCASE("a stop between transactions leaves a consistent upto, and it goes on later") {
+      AddEvents(*s.db, 3100, 5000, "zebra");
+      int calls = 0;
+      std::int64_t n = index.CatchUp(8 << 10, [&] { return ++calls > 2; });
+      CHECK(n > 0);
+      CHECK(n < 1900);
+      CHECK(index.Upto() == 3100 + n);
+      CHECK(Matches(idx, "\"ebr\"") == n);
+      EventIndex reopened(idx, s.db_path());
+      CHECK(reopened.CatchUp() == 1900 - n);
+      CHECK(Matches(idx, "\"ebr\"") == 1900);
+    }
+    SUBCASE("an index of another store is emptied and built again") {
+      TestStore other;
+      AddEvents(*other.db, 0, 10, "other");
+      EventIndex wrong(idx, other.db_path());
+      CHECK(wrong.CatchUp() == 10);
+      CHECK(wrong.Upto() == 10);
+      CHECK(Matches(idx, "\"cat\"") == 0);
+      CHECK(Matches(idx, "\"oth\"") == 10);
+    }
+  }
+
+  TEST_CASE("event_index: readers attach it and read how far it is") {
+    TestStore s;
+    AddEvents(*s.db, 0, 5, "hello");
+    EventIndex index(s.dir / "index.db", s.db_path());
+    auto reader = OpenReadConnection(s.db_path());
+    AttachIndex(*reader, s.dir / "index.db");
+    CHECK(IndexedUpto(*reader) == 0);
+    index.CatchUp();
+    CHECK(IndexedUpto(*reader) == 5);
+    CHECK(reader->QueryInt("SELECT count(*) FROM idx.event_fts WHERE event_fts MATCH '\"ell\"' ") == 5);
+  }
+}
