@@ -122,6 +122,7 @@ int main(int argc, char** argv) {
 
   if (runs <= 0) return 0;  // --runs 0: only generate the corpus (with --dir)
   std::vector<Run> results;
+  std::vector<double> latencies;  // ms from an append to its event being counted
   for (int r = 0; r < runs; ++r) {
     Run run;
     // Reference: zstd -3 on one thread over the same bytes.
@@ -164,6 +165,26 @@ int main(int argc, char** argv) {
     }
     run.ingest_s = Now() - t;
     run.rss_kb = PeakRssKb(pid);
+    if (r + 1 == runs) {
+      // Freshness: a line appended to a watched log, until origin status counts it.
+      std::string file = files.front().path;
+      for (const auto& f : files)
+        if (f.path.find("/projects/") != std::string::npos) file = f.path;
+      std::int64_t before = -1;
+      auto events_now = [&] {
+        rapidjson::Document s;
+        s.Parse(Capture(env + origin_cli + " status --json").c_str());
+        return s.HasParseError() ? -1 : s["store"]["events"].GetInt64();
+      };
+      before = events_now();
+      for (int i = 0; i < 20; ++i) {
+        AppendClaudeLines(file, 900000 + i * 6 + 4, 1, static_cast<std::uint32_t>(i));  // an assistant text line
+        double t1 = Now();
+        while (events_now() <= before) ::usleep(2000);
+        latencies.push_back((Now() - t1) * 1000);
+        before = events_now();
+      }
+    }
     ::kill(pid, SIGTERM);
     ::waitpid(pid, nullptr, 0);
     rapidjson::Document d;
@@ -213,6 +234,9 @@ int main(int argc, char** argv) {
   std::printf("  mirrors          %8.2fx smaller than the logs (target >= 4.5x; %.1f MiB on disk)\n",
               static_cast<double>(last.mirror_content) / static_cast<double>(last.mirror_disk),
               last.mirror_disk / 1048576.0);
+  std::sort(latencies.begin(), latencies.end());
+  std::printf("  freshness        %8.0f ms median, %.0f ms max: an appended line counted by origin status (target <= 1000 ms)\n",
+              Median(latencies), latencies.empty() ? 0 : latencies.back());
   std::printf("  peak RSS         %8.0f MB  (target <= 200 MB)\n", Median(rss));
   std::printf("  database         %8.0f bytes per event (origin.db and index.db):\n", static_cast<double>(last.db_bytes) / last.events);
   std::vector<std::pair<std::int64_t, std::string>> by;
