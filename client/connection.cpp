@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <utility>
 
 #include "origin_config.h"
 
@@ -117,9 +118,10 @@ std::string Connection::ReadLine() {
   }
 }
 
-Connection Connection::Open(const proto::Paths& paths, const std::string& client_name) {
-  const char* no_auto = std::getenv("ORIGIN_NO_AUTOSTART");
-  const bool autostart = no_auto == nullptr || std::string(no_auto) != "1";
+namespace {
+
+// Connects, starting the daemon when none answers and autostart is on.
+int ConnectOrStart(const proto::Paths& paths, bool autostart) {
   int err = 0;
   int fd = TryConnect(paths.socket, &err);
   if (fd < 0 && autostart && (err == ENOENT || err == ECONNREFUSED)) {
@@ -140,20 +142,55 @@ Connection Connection::Open(const proto::Paths& paths, const std::string& client
                           (autostart ? ", and none could be started"
                                      : "; start one with: originsd --background"));
   }
-  proto::ClientHello h;
-  h.client = client_name;
-  h.version = ORIGIN_VERSION;
-  h.pid = ::getpid();
-  char cwd[PATH_MAX];
-  if (::getcwd(cwd, sizeof cwd) != nullptr) h.cwd = cwd;
-  Connection c(fd, {});
-  WriteAll(fd, proto::Encode(h) + "\n");
-  std::string line = c.ReadLine();
-  std::string perr;
-  auto dh = proto::DecodeDaemonHello(line, &perr);
-  if (!dh) throw ClientError(proto::code::kProtocol, "the daemon's hello: " + perr + ": " + line);
-  c.hello_ = *dh;
-  return c;
+  return fd;
+}
+
+// Waits until nothing answers on the socket any more (at most 5 s).
+void WaitGone(const std::string& socket) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  int err = 0;
+  for (;;) {
+    int fd = TryConnect(socket, &err);
+    if (fd < 0) return;
+    ::close(fd);
+    if (std::chrono::steady_clock::now() > deadline) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
+}  // namespace
+
+Connection Connection::Open(const proto::Paths& paths, const std::string& client_name) {
+  const char* no_auto = std::getenv("ORIGIN_NO_AUTOSTART");
+  const bool autostart = no_auto == nullptr || std::string(no_auto) != "1";
+  for (int attempt = 0;; ++attempt) {
+    int fd = ConnectOrStart(paths, autostart);
+    proto::ClientHello h;
+    h.client = client_name;
+    h.version = ORIGIN_VERSION;
+    h.pid = ::getpid();
+    char cwd[PATH_MAX];
+    if (::getcwd(cwd, sizeof cwd) != nullptr) h.cwd = cwd;
+    Connection c(fd, {});
+    WriteAll(fd, proto::Encode(h) + "\n");
+    std::string line = c.ReadLine();
+    std::string perr;
+    auto dh = proto::DecodeDaemonHello(line, &perr);
+    if (!dh) throw ClientError(proto::code::kProtocol, "the daemon's hello: " + perr + ": " + line);
+    c.hello_ = *dh;
+    // A daemon older than this client (Origin was upgraded while it ran):
+    // ask it to stop, and start the new one, rather than talk to the old.
+    if (autostart && attempt == 0 && proto::CompareVersions(ORIGIN_VERSION, dh->daemon) > 0) {
+      try {
+        c.Call("shutdown");
+      } catch (const ClientError&) {
+      }
+      ::close(std::exchange(c.fd_, -1));
+      WaitGone(paths.socket);
+      continue;
+    }
+    return c;
+  }
 }
 
 rapidjson::Document Connection::Call(const std::string& method, const std::string& params_json,

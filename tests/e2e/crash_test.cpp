@@ -152,4 +152,37 @@ TEST_SUITE("crash") {
                        "'\"cat\" AND \"ata\" AND \"tal\" AND \"alo\" AND \"log\"')") == 0);
     CHECK(db->QueryInt("SELECT count(*) FROM event WHERE text LIKE '%catalog%'") > 0);
   }
+
+  TEST_CASE("crash: SIGTERM during a large ingest ends the transaction in progress and exits 0") {
+    DaemonFixture f;
+    CorpusOptions opts;
+    opts.total_bytes = 48 << 20;
+    opts.seed = 5;
+    GenerateCorpus(f.claude(), f.codex(), opts);
+    f.Start({"--rescan-ms", "600000"});
+    // Stop it once it is ingesting.
+    CHECK(f.WaitFor([&] {
+      if (!Exists(f.home() + "/origin.db")) return false;
+      auto peek = OpenReadConnection(f.home() + "/origin.db");
+      return peek->QueryInt("SELECT count(*) FROM event") > 0;
+    }));
+    auto t0 = std::chrono::steady_clock::now();
+    f.Stop();  // requires exit status 0
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(5));
+    auto db = OpenReadConnection(f.home() + "/origin.db");
+    std::int64_t partial = db->QueryInt("SELECT count(*) FROM event");
+    db.reset();
+    // The next start takes up where it stopped.
+    f.Start({"--rescan-ms", "600000"});
+    REQUIRE(f.Cli({"sync", "--json"}).status == 0);
+    std::int64_t all = f.Events();
+    f.Stop();
+    MESSAGE("events at SIGTERM: " << partial << " of " << all);
+    TestStore ref;
+    adapters::ClaudeCodeAdapter claude(f.claude());
+    adapters::CodexAdapter codex(f.codex());
+    ref.ingester->Sync({&claude, &codex}, {});
+    auto after = OpenReadConnection(f.home() + "/origin.db");
+    CHECK(Sha256Hex(DumpEvents(*after)) == Sha256Hex(DumpEvents(*ref.db)));
+  }
 }

@@ -252,4 +252,45 @@ TEST_SUITE("e2e") {
     f.Stop();
     ::chmod((f.claude() + "/projects/secret").c_str(), 0755);
   }
+
+  TEST_CASE("e2e: a daemon older than the client is asked to stop, and the new one started") {
+    DaemonFixture f;
+    MakeDirs(f.home() + "/run", 0700);
+    const std::string sock = f.home() + "/run/originsd.sock";
+    int lfd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    std::strncpy(addr.sun_path, sock.c_str(), sizeof addr.sun_path - 1);
+    REQUIRE(::bind(lfd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::listen(lfd, 4) == 0);
+    std::string seen;
+    // An "old daemon": answers the hello as version 0.0.1, then obeys shutdown.
+    std::thread old([&] {
+      int c = ::accept(lfd, nullptr, nullptr);
+      auto read_line = [&] {
+        std::string line;
+        char ch;
+        while (::read(c, &ch, 1) == 1 && ch != '\n') line += ch;
+        return line;
+      };
+      seen += read_line() + "\n";
+      std::string hello = "{\"proto\":1,\"daemon\":\"0.0.1\",\"store\":\"old\",\"mode\":\"device\",\"pid\":1}\n";
+      (void)!::write(c, hello.data(), hello.size());
+      seen += read_line() + "\n";
+      std::string ok = "{\"id\":1,\"result\":{\"stopping\":true}}\n";
+      (void)!::write(c, ok.data(), ok.size());
+      ::unlink(sock.c_str());
+      ::close(c);
+      ::close(lfd);
+    });
+    RunResult r = f.Cli({"status", "--json"}, {{"ORIGIN_NO_AUTOSTART", "0"}});
+    old.join();
+    CHECK(seen.find("\"method\":\"shutdown\"") != std::string::npos);
+    REQUIRE(r.status == 0);
+    auto d = Json(r.out);
+    CHECK(std::string(d["daemon"]["version"].GetString()) != "0.0.1");
+    pid_t pid = static_cast<pid_t>(d["daemon"]["pid"].GetInt64());
+    ::kill(pid, SIGTERM);
+    CHECK(f.WaitFor([&] { return ::kill(pid, 0) != 0; }));
+  }
 }

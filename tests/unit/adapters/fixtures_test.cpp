@@ -140,6 +140,8 @@ void CheckAgent(const std::string& agent, SourceAdapter& adapter, const std::str
     ++files;
   }
   CHECK(files > 0);
+  // Thinking is kept in the mirror but never indexed.
+  CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE text LIKE '%SECRET-THOUGHT%'") == 0);
   Compare(kFixtures + agent + "/sessions.expected", Sessions(*s.db));
 }
 
@@ -150,6 +152,8 @@ TEST_SUITE("adapters") {
     ScopedTempDir d;
     adapters::ClaudeCodeAdapter a(d / "claude");
     CheckAgent("claude-code", a, d / "claude");
+    CHECK(ReadAll(d / "claude/projects/-home-dev-app/5b0c1a2e-0000-4000-8000-00000000e1e1.jsonl")
+              .find("SECRET-THOUGHT") != std::string::npos);
     // memory/ and tool-results/ are not session logs.
     CHECK(a.Discover().files.size() == 6);
   }
