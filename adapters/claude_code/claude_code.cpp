@@ -11,15 +11,6 @@ namespace origin::adapters {
 
 namespace {
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-std::string_view Basename(std::string_view p) {
-  std::size_t pos = p.rfind('/');
-  return pos == std::string_view::npos ? p : p.substr(pos + 1);
-}
-
 // A sub-agent's own log: its title lines are not the session's.
 bool IsSubagentFile(std::string_view key) {
   return key.find("/subagents/") != std::string_view::npos ||

@@ -17,15 +17,6 @@ namespace {
 
 constexpr std::string_view kSessionIndex = "session_index.jsonl";
 
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-std::string_view Basename(std::string_view p) {
-  std::size_t pos = p.rfind('/');
-  return pos == std::string_view::npos ? p : p.substr(pos + 1);
-}
-
 // The thread id in a rollout's name: the 36 characters before .jsonl.
 std::string ThreadFromKey(std::string_view key) {
   std::string_view base = Basename(key);

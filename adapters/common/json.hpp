@@ -34,6 +34,15 @@ void AppendParagraph(std::string& out, std::string_view piece);
 /// events: 2,000 for calls, 4,000 for results).
 std::string Truncate(std::string_view s, std::size_t max_chars);
 
+inline bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+/// The last segment of a '/'-separated path.
+inline std::string_view Basename(std::string_view p) {
+  std::size_t pos = p.rfind('/');
+  return pos == std::string_view::npos ? p : p.substr(pos + 1);
+}
+
 inline constexpr std::size_t kToolCallChars = 2000;
 inline constexpr std::size_t kToolResultChars = 4000;
 

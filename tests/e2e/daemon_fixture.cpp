@@ -52,6 +52,19 @@ int Decode(int status) {
 
 }  // namespace
 
+int UnixSocket(const std::string& path, bool bind) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  auto* sa = reinterpret_cast<sockaddr*>(&addr);
+  if ((bind ? ::bind(fd, sa, sizeof addr) : ::connect(fd, sa, sizeof addr)) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 RunResult Run(const std::vector<std::string>& argv_in, const std::map<std::string, std::string>& env,
               uid_t uid) {
   int out_pipe[2], err_pipe[2];
@@ -152,13 +165,9 @@ void DaemonFixture::Start(const std::vector<std::string>& extra) {
       pid_ = -1;
       return true;  // exited: fail below
     }
-    int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::strncpy(addr.sun_path, sock.c_str(), sizeof addr.sun_path - 1);
-    bool ok = ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-    ::close(fd);
-    return ok;
+    int fd = UnixSocket(sock);
+    if (fd >= 0) ::close(fd);
+    return fd >= 0;
   });
   if (!ready || pid_ < 0) DumpLog();
   REQUIRE_MESSAGE(pid_ > 0, "originsd exited during start-up");

@@ -22,6 +22,10 @@ struct RunResult {
   std::string out, err;
 };
 
+/// A Unix stream socket connected to `path` (or bound to it, when `bind`);
+/// -1 when that fails.
+int UnixSocket(const std::string& path, bool bind = false);
+
 /// Runs `argv` with `env` (added to a minimal environment), feeding no stdin.
 RunResult Run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
               uid_t uid = 0);

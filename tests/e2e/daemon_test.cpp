@@ -164,12 +164,8 @@ TEST_SUITE("e2e") {
     DaemonFixture f;
     MakeDirs(f.home() + "/run", 0700);
     // A socket left by a daemon that died: bound, never unlinked.
-    int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::string sock = f.home() + "/run/originsd.sock";
-    std::strncpy(addr.sun_path, sock.c_str(), sizeof addr.sun_path - 1);
-    REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    int fd = UnixSocket(f.home() + "/run/originsd.sock", /*bind=*/true);
+    REQUIRE(fd >= 0);
     ::close(fd);
     f.Start();
     CHECK(f.Cli({"status", "--json"}).status == 0);
@@ -211,12 +207,8 @@ TEST_SUITE("e2e") {
   TEST_CASE("e2e: a client speaking another protocol version gets an error, not a crash") {
     DaemonFixture f;
     f.Start();
-    int fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::string sock = f.home() + "/run/originsd.sock";
-    std::strncpy(addr.sun_path, sock.c_str(), sizeof addr.sun_path - 1);
-    REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    int fd = UnixSocket(f.home() + "/run/originsd.sock");
+    REQUIRE(fd >= 0);
     std::string hello = "{\"proto\":2,\"client\":\"origin\"}\n";
     REQUIRE(::write(fd, hello.data(), hello.size()) == static_cast<ssize_t>(hello.size()));
     std::string got;
@@ -257,11 +249,8 @@ TEST_SUITE("e2e") {
     DaemonFixture f;
     MakeDirs(f.home() + "/run", 0700);
     const std::string sock = f.home() + "/run/originsd.sock";
-    int lfd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_un addr{};
-    addr.sun_family = AF_UNIX;
-    std::strncpy(addr.sun_path, sock.c_str(), sizeof addr.sun_path - 1);
-    REQUIRE(::bind(lfd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    int lfd = UnixSocket(sock, /*bind=*/true);
+    REQUIRE(lfd >= 0);
     REQUIRE(::listen(lfd, 4) == 0);
     std::string seen;
     // An "old daemon": answers the hello as version 0.0.1, then obeys shutdown.
