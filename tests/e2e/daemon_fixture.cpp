@@ -111,7 +111,7 @@ RunResult Run(const std::vector<std::string>& argv_in, const std::map<std::strin
   return r;
 }
 
-DaemonFixture::DaemonFixture() {
+DaemonFixture::DaemonFixture(const std::string& base) : dir_(base) {
   env_["ORIGIN_HOME"] = home();
   env_["CLAUDE_CONFIG_DIR"] = claude();
   env_["CODEX_HOME"] = codex();

@@ -32,7 +32,8 @@ RunResult Run(const std::vector<std::string>& argv, const std::map<std::string, 
 
 class DaemonFixture {
  public:
-  DaemonFixture();
+  /// `base`: see ScopedTempDir.
+  explicit DaemonFixture(const std::string& base = "");
   ~DaemonFixture();
   std::string home() const { return dir_ / "home"; }
   std::string claude() const { return dir_ / "claude"; }

@@ -110,7 +110,7 @@ TEST_SUITE("e2e") {
   }
 
   TEST_CASE("e2e: an ORIGIN_HOME that cannot be written is a clear error and a non-zero exit") {
-    DaemonFixture f;
+    DaemonFixture f("/tmp");  // reachable by the ordinary user of the last subcase
     WriteFile(f.dir() / "afile", "x");
     SUBCASE("below a regular file") {
       f.env()["ORIGIN_HOME"] = f.dir() / "afile/home";
@@ -223,7 +223,7 @@ TEST_SUITE("e2e") {
   }
 
   TEST_CASE("e2e: a log directory that cannot be read is reported in status; the rest goes on") {
-    DaemonFixture f;
+    DaemonFixture f("/tmp");  // reachable by the ordinary user the daemon runs as
     WriteFile(f.claude() + "/projects/ok/s1.jsonl", ClaudeLine("u1", "fine"));
     WriteFile(f.claude() + "/projects/secret/s2.jsonl", ClaudeLine("u2", "hidden", "s2"));
     if (::geteuid() == 0) {

@@ -14,9 +14,10 @@
 
 namespace origin::test {
 
-ScopedTempDir::ScopedTempDir() {
-  const char* base = std::getenv("TMPDIR");
-  std::string tmpl = std::string(base != nullptr && *base != '\0' ? base : "/tmp") + "/origin-test-XXXXXX";
+ScopedTempDir::ScopedTempDir(const std::string& base) {
+  const char* env = std::getenv("TMPDIR");
+  std::string dir = !base.empty() ? base : env != nullptr && *env != '\0' ? env : "/tmp";
+  std::string tmpl = dir + "/origin-test-XXXXXX";
   if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
   path_ = tmpl;
 }
@@ -66,7 +67,7 @@ void SetMtime(const std::string& path, std::int64_t mtime_ns) {
 
 int Sh(const std::string& cmd) { return std::system(cmd.c_str()); }
 
-TestStore::TestStore() {
+TestStore::TestStore(const std::string& base) : dir(base) {
   db = OpenWriteConnection(db_path());
   mirrors = std::make_unique<MirrorStore>(raw_dir());
   ingester = std::make_unique<Ingester>(*db, *mirrors, clock);

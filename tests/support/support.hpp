@@ -20,7 +20,9 @@ namespace origin::test {
 
 class ScopedTempDir {
  public:
-  ScopedTempDir();
+  /// Under $TMPDIR (default /tmp), or under `base` when given: tests that
+  /// run a process as another user pass "/tmp", which every user can reach.
+  explicit ScopedTempDir(const std::string& base = "");
   ~ScopedTempDir();
   ScopedTempDir(const ScopedTempDir&) = delete;
   ScopedTempDir& operator=(const ScopedTempDir&) = delete;
@@ -47,7 +49,7 @@ struct TestStore {
   std::unique_ptr<Db> db;
   std::unique_ptr<MirrorStore> mirrors;
   std::unique_ptr<Ingester> ingester;
-  TestStore();
+  explicit TestStore(const std::string& base = "");
   std::string db_path() const { return dir / "origin.db"; }
   std::string raw_dir() const { return dir / "raw"; }
 };

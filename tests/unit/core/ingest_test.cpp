@@ -25,6 +25,7 @@ std::string UserLine(const std::string& uuid, const std::string& text, const std
 }
 
 struct Claude {
+  explicit Claude(const std::string& base = "") : s(base) {}
   TestStore s;
   std::string root = s.dir / "claude";
   adapters::ClaudeCodeAdapter adapter{root};
@@ -174,7 +175,7 @@ TEST_SUITE("ingest") {
   }
 
   TEST_CASE("ingest: a directory that cannot be read is reported and the rest goes on") {
-    Claude c;
+    Claude c("/tmp");  // reachable by the ordinary user the check runs as
     WriteFile(c.file, UserLine("u1", "x"));
     WriteFile(c.root + "/projects/-secret/s2.jsonl", UserLine("u2", "y", "2026-01-05T10:00:00.000Z", "s2"));
     ::chmod((c.root + "/projects/-secret").c_str(), 0);
