@@ -50,6 +50,10 @@ std::string ErrorLine(const std::string& id_json, const char* code, const std::s
   return sb.GetString();
 }
 
+struct Snapshot {
+  std::int64_t files, lines, bytes, events;
+};
+
 std::int64_t MonotonicMs() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
@@ -451,7 +455,8 @@ void Daemon::DoStatus(std::uint64_t conn_id, std::string id_json) {
 void Daemon::DoSync(std::uint64_t conn_id, std::string id_json) {
   std::vector<const SourceAdapter*> all;
   for (auto& a : adapters_) all.push_back(a.get());
-  writer_->Post([this, conn_id, id_json, all](Db& db) {
+  const Snapshot before{totals_.files, totals_.lines, totals_.bytes, totals_.events};
+  writer_->Post([this, conn_id, id_json, all, before](Db& db) {
     Ingester ing(db, mirrors_, clock_);
     SyncOptions so;
     so.reason = "request";
@@ -485,6 +490,7 @@ void Daemon::DoSync(std::uint64_t conn_id, std::string id_json) {
     std::string out;
     try {
       SyncReport r = ing.Sync(all, so);
+      CountSync(r);
       rapidjson::StringBuffer sb;
       Writer w(sb);
       w.StartObject();
@@ -492,14 +498,16 @@ void Daemon::DoSync(std::uint64_t conn_id, std::string id_json) {
       w.RawValue(id_json.c_str(), id_json.size(), rapidjson::kStringType);
       Key(w, "result");
       w.StartObject();
+      // Everything ingested since the request came, by this sync or one
+      // that was under way; the sources below are this sync's own.
       Key(w, "files_changed");
-      w.Int64(r.files_changed);
+      w.Int64(totals_.files - before.files);
       Key(w, "lines");
-      w.Int64(r.lines);
+      w.Int64(totals_.lines - before.lines);
       Key(w, "bytes");
-      w.Int64(r.bytes);
+      w.Int64(totals_.bytes - before.bytes);
       Key(w, "events");
-      w.Int64(r.events);
+      w.Int64(totals_.events - before.events);
       Key(w, "sources");
       w.StartArray();
       for (const SourceSummary& s : r.sources) {
@@ -587,6 +595,7 @@ void Daemon::RunSync(std::size_t source, const char* reason) {
     };
     try {
       SyncReport r = ing.Sync({adapter}, so);
+      CountSync(r);
       if (r.files_changed > 0)
         LOG_INFO("%s: %lld new events from %lld files (%s)", std::string(adapter->id()).c_str(),
                  static_cast<long long>(r.events), static_cast<long long>(r.files_changed),
@@ -619,6 +628,13 @@ void Daemon::RunSync(std::size_t source, const char* reason) {
       }
     });
   });
+}
+
+void Daemon::CountSync(const SyncReport& r) {
+  totals_.files += r.files_changed;
+  totals_.lines += r.lines;
+  totals_.bytes += r.bytes;
+  totals_.events += r.events;
 }
 
 void Daemon::UpdateWatches(std::size_t source, const std::vector<std::string>& dirs) {

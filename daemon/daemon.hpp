@@ -17,6 +17,7 @@
 
 #include <uv.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "core/ingest/adapter.hpp"
+#include "core/ingest/ingester.hpp"
 #include "core/store/mirror.hpp"
 #include "core/util/clock.hpp"
 #include "daemon/indexer.hpp"
@@ -82,6 +84,7 @@ class Daemon {
   // Ingestion scheduling and watching.
   void ScheduleSync(std::size_t source, int delay_ms);
   void RunSync(std::size_t source, const char* reason);
+  void CountSync(const SyncReport& r);  // writer thread
   void UpdateWatches(std::size_t source, const std::vector<std::string>& dirs);
   static void OnFsEvent(uv_fs_event_t* h, const char* filename, int events, int status) noexcept;
 
@@ -109,6 +112,12 @@ class Daemon {
   // right after a start is the store as the logs are, not an empty one.
   std::size_t first_syncs_left_ = 0;
   std::vector<std::function<void()>> after_first_sync_;
+  // What every sync ingested, added up (written by the writer thread), so
+  // that `origin sync` reports what came in while it waited, a sync already
+  // under way included.
+  struct Totals {
+    std::atomic<std::int64_t> files{0}, lines{0}, bytes{0}, events{0};
+  } totals_;
   bool shutting_down_ = false;
   std::int64_t started_ms_ = 0;
 };
