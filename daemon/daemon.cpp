@@ -14,6 +14,7 @@
 #include "core/store/schema.hpp"
 #include "core/store/event_index.hpp"
 #include "core/store/status.hpp"
+#include "core/util/text.hpp"
 #include "daemon/log.hpp"
 #include "origin_config.h"
 
@@ -279,13 +280,23 @@ void Daemon::HandleLine(Connection& c, const std::string& line) {
 
 void Daemon::Dispatch(Connection& c, const std::string& line) {
   rapidjson::Document d;
-  d.Parse(line.data(), line.size());
+  if (!JsonDepthWithin(line, 64)) {
+    SendError(c.id, "null", proto::code::kProtocol, "request nested too deeply");
+    return;
+  }
+  d.Parse<rapidjson::kParseIterativeFlag>(line.data(), line.size());
   if (d.HasParseError() || !d.IsObject()) {
     SendError(c.id, "null", proto::code::kProtocol, "request is not a JSON object");
     return;
   }
   std::string id_json = "null";
-  if (auto it = d.FindMember("id"); it != d.MemberEnd()) id_json = proto::ToJson(it->value);
+  if (auto it = d.FindMember("id"); it != d.MemberEnd()) {
+    if (!it->value.IsString() && !it->value.IsNumber() && !it->value.IsNull()) {
+      SendError(c.id, "null", proto::code::kInvalidArgument, "a request id is a string or a number");
+      return;
+    }
+    id_json = proto::ToJson(it->value);
+  }
   auto m = d.FindMember("method");
   if (m == d.MemberEnd() || !m->value.IsString()) {
     SendError(c.id, id_json, proto::code::kInvalidArgument, "request without a method");

@@ -10,7 +10,8 @@
 namespace origin::adapters {
 
 void ParseObject(std::string_view line, rapidjson::Document& doc) {
-  doc.Parse<rapidjson::kParseDefaultFlags>(line.data(), line.size());
+  if (!JsonDepthWithin(line, kMaxJsonDepth)) throw ParseError("JSON nested too deeply");
+  doc.Parse<rapidjson::kParseIterativeFlag>(line.data(), line.size());
   if (doc.HasParseError())
     throw ParseError(std::string("not JSON: ") + rapidjson::GetParseError_En(doc.GetParseError()) +
                      " at byte " + std::to_string(doc.GetErrorOffset()));

@@ -16,6 +16,10 @@ namespace origin::adapters {
 
 using Json = rapidjson::Value;
 
+/// Deeper lines are parse errors: no agent writes them, and they must not
+/// exhaust the stack (see JsonDepthWithin).
+inline constexpr int kMaxJsonDepth = 256;
+
 /// Parses one log line into `doc`; throws ParseError unless it is an object.
 void ParseObject(std::string_view line, rapidjson::Document& doc);
 

@@ -261,6 +261,27 @@ std::string FormatIsoUtc(std::int64_t ms) {
   return buf;
 }
 
+bool JsonDepthWithin(std::string_view json, int max_depth) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < json.size(); ++i) {
+    char c = json[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > max_depth) return false;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return true;
+}
+
 std::string LastPathSegment(std::string_view path) {
   while (!path.empty() && (path.back() == '/' || path.back() == '\\')) path.remove_suffix(1);
   std::size_t pos = path.find_last_of("/\\");

@@ -34,6 +34,12 @@ std::optional<std::int64_t> ParseIsoMs(std::string_view s);
 /// 2025-11-23T04:53:42.362Z for `ms` (UTC).
 std::string FormatIsoUtc(std::int64_t ms);
 
+/// True when the brackets of the JSON text `json` nest at most `max_depth`
+/// deep (strings and escapes skipped).  Checked before parsing anything that
+/// came from outside: RapidJSON's writer and our walks of a document recurse,
+/// so a line of a million '[' must be refused, not followed.
+bool JsonDepthWithin(std::string_view json, int max_depth);
+
 /// The last path segment of `path` ('/' or '\\' separated), ignoring a
 /// trailing separator; "" for an empty path.
 std::string LastPathSegment(std::string_view path);

@@ -217,7 +217,19 @@ TEST_SUITE("e2e") {
     while ((n = ::read(fd, buf, sizeof buf)) > 0) got.append(buf, static_cast<std::size_t>(n));
     ::close(fd);
     CHECK(got.find("protocol version 2") != std::string::npos);
-    // Garbage after a good hello is answered too.
+    // A request nested too deeply, or with an id that is not one, is refused.
+    fd = UnixSocket(f.home() + "/run/originsd.sock");
+    REQUIRE(fd >= 0);
+    std::string msgs = "{\"proto\":1,\"client\":\"origin\"}\n{\"id\":" + std::string(200000, '[') +
+                       "\n{\"id\":[1],\"method\":\"ping\"}\n{\"id\":7,\"method\":\"ping\"}\n";
+    REQUIRE(::write(fd, msgs.data(), msgs.size()) == static_cast<ssize_t>(msgs.size()));
+    got.clear();
+    while (got.find("pong") == std::string::npos && (n = ::read(fd, buf, sizeof buf)) > 0)
+      got.append(buf, static_cast<std::size_t>(n));
+    ::close(fd);
+    CHECK(got.find("nested too deeply") != std::string::npos);
+    CHECK(got.find("a request id is a string or a number") != std::string::npos);
+    CHECK(got.find("{\"id\":7,\"result\":{\"pong\":true}}") != std::string::npos);
     CHECK(f.Cli({"status", "--json"}).status == 0);
     f.Stop();
   }

@@ -71,6 +71,17 @@ TEST_SUITE("ingest") {
     CHECK(c.s.db->QueryInt("SELECT lines_ingested FROM raw_file") == 4);  // mirrored all the same
   }
 
+  TEST_CASE("ingest: a line nested a million deep is a parse error, not a crash") {
+    Claude c;
+    std::string deep_input = R"({"type":"assistant","uuid":"d1","sessionId":"s1","timestamp":"2026-01-05T10:00:00.000Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"X","input":)" +
+                             std::string(5000, '[') + std::string(5000, ']') + "}]}}\n";
+    WriteFile(c.file, UserLine("u1", "a") + std::string(1000000, '[') + "\n" + deep_input + UserLine("u2", "b"));
+    auto r = c.Sync();
+    CHECK(r.events == 2);
+    CHECK(r.sources[0].parse_errors == 2);
+    CHECK(c.Content(1) == ReadAll(c.file));
+  }
+
   TEST_CASE("ingest: a last line without its newline waits for it") {
     Claude c;
     std::string l2 = UserLine("u2", "second");

@@ -47,4 +47,12 @@ TEST_SUITE("text") {
     CHECK(LastPathSegment("C:\\Users\\dev\\proj") == "proj");
     CHECK(LastPathSegment("") == "");
   }
+
+  TEST_CASE("text: JSON nesting depth is measured outside strings") {
+    CHECK(JsonDepthWithin("{\"a\":[1,{\"b\":2}]}", 3));
+    CHECK_FALSE(JsonDepthWithin("{\"a\":[1,{\"b\":2}]}", 2));
+    CHECK(JsonDepthWithin("{\"a\":\"[[[[[[\"}", 1));
+    CHECK(JsonDepthWithin("{\"a\":\"\\\"[[[[\"}", 1));  // an escaped quote does not end the string
+    CHECK_FALSE(JsonDepthWithin(std::string(100000, '['), 256));
+  }
 }
