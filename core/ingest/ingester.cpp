@@ -162,7 +162,7 @@ struct Chunk {
   bool at_eof = false;          // no further complete line was seen after it
 };
 
-Chunk ReadChunk(Content& content, std::int64_t start) {
+Chunk ReadChunk(Content& content, std::int64_t start, std::size_t max_line) {
   Chunk c;
   std::string buf(kMaxTransactionBytes, '\0');
   std::size_t got = content.ReadAt(start, buf.data(), buf.size());
@@ -179,6 +179,10 @@ Chunk ReadChunk(Content& content, std::int64_t start) {
     std::int64_t off = start + static_cast<std::int64_t>(got);
     std::string block(kMaxTransactionBytes, '\0');
     for (;;) {
+      if (buf.size() > max_line)
+        throw std::runtime_error("a line of more than " + std::to_string(max_line >> 20) +
+                                 " MiB at byte " + std::to_string(start) +
+                                 ": not ingested, and nothing after it");
       std::size_t n = content.ReadAt(off, block.data(), block.size());
       std::size_t p = std::string_view(block.data(), n).find('\n');
       if (p != std::string_view::npos) {
@@ -365,7 +369,7 @@ FileOutcome Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
       }
       state = adapter.LoadState(f.key, row->parse_state);
     }
-    Chunk chunk = ReadChunk(*content, row->mirror.bytes);
+    Chunk chunk = ReadChunk(*content, row->mirror.bytes, max_line_);
     if (chunk.data.empty()) {
       db_.Prepare("UPDATE raw_file SET path = ?, file_size = ?, file_mtime_ns = ? WHERE id = ?")
           .Bind(1, f.abs_path)

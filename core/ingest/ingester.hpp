@@ -34,6 +34,9 @@
 namespace origin {
 
 inline constexpr std::size_t kMaxTransactionBytes = 1 << 20;
+/// A longer line stops its file there (reported), so that no log can make
+/// the daemon hold more than this in memory for one line.
+inline constexpr std::size_t kMaxLineBytes = std::size_t{256} << 20;
 inline constexpr std::int64_t kIdleSealMs = 3600 * 1000;
 
 /// What ingesting one file did.
@@ -97,6 +100,8 @@ class Ingester {
   /// (an old file imported now is finished already), else by when its
   /// content last grew here.
   std::int64_t SealIdle(std::string_view source, std::int64_t idle_ms = kIdleSealMs);
+  /// The longest line taken (kMaxLineBytes; smaller in tests).
+  void set_max_line(std::size_t bytes) { max_line_ = bytes; }
 
  private:
   FileOutcome Ingest(const SourceAdapter& adapter, const SourceFile& file,
@@ -104,6 +109,7 @@ class Ingester {
   Db& db_;
   MirrorStore& mirrors_;
   const Clock& clock_;
+  std::size_t max_line_ = kMaxLineBytes;
 };
 
 /// Creates the connection's temporary staging table for event batches.

@@ -82,6 +82,24 @@ TEST_SUITE("ingest") {
     CHECK(c.Content(1) == ReadAll(c.file));
   }
 
+  TEST_CASE("ingest: a mirror shorter than the store records refuses appends, and says so") {
+    Claude c;
+    WriteFile(c.file, UserLine("u1", "a"));
+    c.Sync();
+    // Something truncated the open tail behind Origin's back.
+    ::truncate((c.s.raw_dir() + "/claude-code/projects/-home-dev-app/s1.jsonl.tail").c_str(), 5);
+    AppendFile(c.file, UserLine("u2", "b"));
+    auto r = c.Sync();
+    CHECK(r.events == 0);
+    REQUIRE(r.sources[0].errors.size() == 1);
+    CHECK(r.sources[0].errors[0].find("refusing to append") != std::string::npos);
+    CHECK(c.s.db->QueryInt("SELECT count(*) FROM raw_file WHERE broken IS NOT NULL") == 1);
+    AppendFile(c.file, UserLine("u3", "c"));
+    CHECK(c.Sync().events == 0);  // and keeps refusing
+    CHECK(c.Events() == 1);
+    CHECK(c.s.db->QueryInt("SELECT count(*) FROM sync_log WHERE error LIKE '%refusing%'") >= 1);
+  }
+
   TEST_CASE("ingest: a last line without its newline waits for it") {
     Claude c;
     std::string l2 = UserLine("u2", "second");
@@ -136,6 +154,17 @@ TEST_SUITE("ingest") {
     CHECK(c.s.db->QueryInt("SELECT lines_ingested FROM raw_file") == 3);
     CHECK(c.s.mirrors->ReadLine(*c.s.db, 1, 2)->size() == big.size() - 1);
     CHECK(c.Content(1) == ReadAll(c.file));
+  }
+
+  TEST_CASE("ingest: a line longer than the limit stops its file there, reported, memory bounded") {
+    Claude c;
+    c.s.ingester->set_max_line(4u << 20);
+    WriteFile(c.file, UserLine("u1", "before") + std::string(6u << 20, 'x') + "\n" + UserLine("u2", "after"));
+    auto r = c.Sync();
+    CHECK(r.events == 1);
+    REQUIRE(r.sources[0].errors.size() == 1);
+    CHECK(r.sources[0].errors[0].find("a line of more than 4 MiB") != std::string::npos);
+    CHECK(c.s.db->QueryInt("SELECT lines_ingested FROM raw_file") == 1);
   }
 
   TEST_CASE("ingest: invalid UTF-8 is indexed as replacement characters and mirrored as it was") {
