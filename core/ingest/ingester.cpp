@@ -288,10 +288,11 @@ void StageEvents(Db& db) {
 
 FileOutcome Ingester::IngestFile(const SourceAdapter& adapter, const SourceFile& file,
                                  const std::function<void()>& between) {
+  FileOutcome out;  // what was committed before a failure still counts
   try {
-    return Ingest(adapter, file, between);
+    Ingest(adapter, file, between, out);
+    return out;
   } catch (const std::exception& e) {
-    FileOutcome out;
     out.error = file.abs_path + ": " + e.what();
     if (const auto* mb = dynamic_cast<const MirrorBroken*>(&e)) {
       // Record it, so that status shows it and no later look appends.
@@ -309,27 +310,26 @@ FileOutcome Ingester::IngestFile(const SourceAdapter& adapter, const SourceFile&
   }
 }
 
-FileOutcome Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
-                             const std::function<void()>& between) {
-  FileOutcome out;
+void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
+                     const std::function<void()>& between, FileOutcome& out) {
   const std::string_view source = adapter.id();
   if (!SafeKey(f.key)) {
     out.error = f.abs_path + ": unsafe file name, not mirrored";
-    return out;
+    return;
   }
   // Unchanged since the last look: skipped without taking the write lock.
   std::optional<RawRow> row = LoadLatest(db_, source, f.key);
   if (row && row->path == f.abs_path && row->file_size == f.size && row->mtime_ns == f.mtime_ns)
-    return out;
+    return;
   if (row && row->broken) {
     out.error = *row->broken;
-    return out;
+    return;
   }
   UniqueFd fd = TryOpenFile(f.abs_path, O_RDONLY);
   if (!fd) {
-    if (errno == ENOENT) return out;  // deleted since discovery: nothing to read
+    if (errno == ENOENT) return;  // deleted since discovery: nothing to read
     out.error = f.abs_path + ": " + std::strerror(errno);
-    return out;
+    return;
   }
   std::unique_ptr<Content> content;
   if (f.zstd)
@@ -346,7 +346,7 @@ FileOutcome Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
     row = LoadLatest(db_, source, f.key);
     if (row && row->broken) {
       out.error = *row->broken;
-      return out;
+      return;
     }
     if (!row || row->mirror.bytes != expected_pos) {
       // First transaction, or another process moved the cursor: check the
@@ -378,7 +378,7 @@ FileOutcome Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
           .Bind(4, row->id)
           .Run();
       tx.Commit();
-      return out;
+      return;
     }
 
     AppendResult appended =
@@ -516,7 +516,7 @@ FileOutcome Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
     out.parse_errors += parse_errors;
     expected_pos = appended.after.bytes;
     if (between) between();
-    if (chunk.at_eof) return out;
+    if (chunk.at_eof) return;
   }
 }
 

@@ -104,8 +104,8 @@ class Ingester {
   void set_max_line(std::size_t bytes) { max_line_ = bytes; }
 
  private:
-  FileOutcome Ingest(const SourceAdapter& adapter, const SourceFile& file,
-                     const std::function<void()>& between);
+  void Ingest(const SourceAdapter& adapter, const SourceFile& file,
+              const std::function<void()>& between, FileOutcome& out);
   Db& db_;
   MirrorStore& mirrors_;
   const Clock& clock_;
