@@ -277,7 +277,7 @@ void StageEvents(Db& db) {
   // table, with one INSERT ... SELECT.  Inserted one statement per row, the
   // triggers that feed the FTS5 indexes would make each row a statement of
   // its own, and FTS5 writes out its pending terms at every statement's
-  // savepoint: measured 2.5 times slower (docs/performance.md).
+  // savepoint: measured about twice as slow (docs/performance.md).
   db.Exec("PRAGMA temp_store = MEMORY");
   db.Exec(
       "CREATE TEMP TABLE IF NOT EXISTS event_stage ("
@@ -385,107 +385,8 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
         mirrors_.Append(row->mirror, chunk.data, chunk.lines, /*seal=*/false);
     MirrorStore::RecordAppend(db_, appended);
 
-    // Parse into the staging table, then insert the whole batch with one
-    // statement (see StageEvents for why).
-    auto& stage = db_.Prepare(
-        "INSERT INTO temp.event_stage(id, source, session, ts, project, cwd, git_branch, role, "
-        "kind, text, tool_name, call_id, is_error, agent, model, file_id, line) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-    std::map<std::string, SessionAgg> aggs;
-    std::vector<TitleUpdate> titles;
-    std::optional<std::string> agent_version;
-    std::map<std::string, std::string> session_versions;
-    std::int64_t parse_errors = 0;
-    std::int64_t line_no = row->mirror.lines;
-    std::string id, session_key;
-    std::size_t pos = 0;
-    while (pos < chunk.data.size()) {
-      std::size_t nl = chunk.data.find('\n', pos);
-      std::string_view line(chunk.data.data() + pos, nl - pos);
-      pos = nl + 1;
-      ++line_no;
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
-      ParsedLine parsed;
-      ParseContext ctx{f.abs_path, f.key, line_no, state.get()};
-      try {
-        parsed = adapter.ParseLine(line, ctx);
-      } catch (const std::exception&) {
-        ++parse_errors;
-        continue;
-      }
-      if (parsed.agent_version) agent_version = parsed.agent_version;
-      if (parsed.title && !parsed.title_session.empty())
-        titles.push_back({std::string(source) + ":" + parsed.title_session, *parsed.title,
-                          parsed.title_manual});
-      for (ParsedEvent& ev : parsed.events) {
-        id.assign(source).append(":").append(ev.native_id);
-        session_key.clear();
-        if (!ev.session.empty()) session_key.assign(source).append(":").append(ev.session);
-        if (!session_key.empty() && parsed.agent_version)
-          session_versions[session_key] = *parsed.agent_version;
-        std::string text = SanitizeUtf8(ev.text);
-        stage.Reset();
-        stage.Bind(1, id).Bind(2, source);
-        if (session_key.empty())
-          stage.Bind(3, nullptr);
-        else
-          stage.Bind(3, session_key);
-        stage.Bind(4, ev.ts);
-        if (ev.cwd)
-          stage.Bind(5, LastPathSegment(*ev.cwd));
-        else
-          stage.Bind(5, nullptr);
-        stage.Bind(6, ev.cwd).Bind(7, ev.git_branch).Bind(8, ev.role).Bind(9, ev.kind);
-        stage.BindStatic(10, text).Bind(11, ev.tool_name).Bind(12, ev.call_id);
-        stage.Bind(13, ev.is_error ? 1 : 0).Bind(14, ev.agent).Bind(15, ev.model);
-        stage.Bind(16, row->id).Bind(17, line_no);
-        stage.Run();
-      }
-    }
-    // INSERT OR IGNORE: a line already here (a replay) adds nothing; the
-    // events that were new are those after the last seq.
-    const std::int64_t last_seq = db_.QueryInt("SELECT max(seq) FROM event");
-    db_.Prepare(
-          "INSERT OR IGNORE INTO event(id, source, session, ts, project, cwd, git_branch, role, "
-          "kind, text, tool_name, call_id, is_error, agent, model, file_id, line) "
-          "SELECT id, source, session, ts, project, cwd, git_branch, role, kind, text, tool_name, "
-          "call_id, is_error, agent, model, file_id, line FROM temp.event_stage ORDER BY n")
-        .Run();
-    db_.Prepare("DELETE FROM temp.event_stage").Run();
-    {
-      auto& added = db_.Prepare(
-          "SELECT session, ts, kind, cwd, git_branch, model, agent IS NOT NULL FROM event "
-          "WHERE seq > ? ORDER BY seq");
-      added.Bind(1, last_seq);
-      while (added.Step()) {
-        ++out.events;
-        if (added.IsNull(0)) continue;
-        SessionAgg& a = aggs[std::string(added.Text(0))];
-        std::int64_t ts = added.Int(1);
-        a.first_ts = std::min(a.first_ts, ts);
-        a.last_ts = std::max(a.last_ts, ts);
-        ++a.events;
-        if (added.Text(2) == "message") ++a.messages;
-        if (!added.IsNull(3) && ts >= a.cwd_ts) {
-          a.cwd = std::string(added.Text(3));
-          a.cwd_ts = ts;
-          if (!added.IsNull(4)) a.git_branch = std::string(added.Text(4));
-        }
-        // A sub-agent's model is not the session's.
-        if (!added.IsNull(5) && added.Int(6) == 0) a.model = std::string(added.Text(5));
-      }
-      added.Reset();
-    }
-    for (auto& [sess, v] : session_versions)
-      if (auto it = aggs.find(sess); it != aggs.end()) it->second.agent_version = v;
-    FlushSessions(db_, source, aggs, titles);
-    if (agent_version) {
-      db_.Prepare("INSERT OR REPLACE INTO setting(key, value) VALUES (?, ?)")
-          .Bind(1, "agent_version." + std::string(source))
-          .Bind(2, *agent_version)
-          .Run();
-    }
+    const std::int64_t parse_errors =
+        InsertLines(adapter, f, chunk.data, row->mirror.lines, row->id, state.get(), out);
 
     // Advance the cursor: tail hash over the last 4 KiB of the content.
     window += chunk.data;
@@ -518,6 +419,115 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
     if (between) between();
     if (chunk.at_eof) return;
   }
+}
+
+std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFile& f,
+                                   std::string_view data, std::int64_t lines_before,
+                                   std::int64_t file_id, FileState* state, FileOutcome& out) {
+  const std::string_view source = adapter.id();
+  // Parse into the staging table, then insert the whole batch with one
+  // statement (see StageEvents for why).
+  auto& stage = db_.Prepare(
+      "INSERT INTO temp.event_stage(id, source, session, ts, project, cwd, git_branch, role, "
+      "kind, text, tool_name, call_id, is_error, agent, model, file_id, line) "
+      "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  std::map<std::string, SessionAgg> aggs;
+  std::vector<TitleUpdate> titles;
+  std::optional<std::string> agent_version;
+  std::map<std::string, std::string> session_versions;
+  std::int64_t parse_errors = 0;
+  std::int64_t line_no = lines_before;
+  std::string id, session_key;
+  std::size_t pos = 0;
+  while (pos < data.size()) {
+    std::size_t nl = data.find('\n', pos);
+    std::string_view line(data.data() + pos, nl - pos);
+    pos = nl + 1;
+    ++line_no;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    ParsedLine parsed;
+    ParseContext ctx{f.abs_path, f.key, line_no, state};
+    try {
+      parsed = adapter.ParseLine(line, ctx);
+    } catch (const std::exception&) {
+      ++parse_errors;
+      continue;
+    }
+    if (parsed.agent_version) agent_version = parsed.agent_version;
+    if (parsed.title && !parsed.title_session.empty())
+      titles.push_back({std::string(source) + ":" + parsed.title_session, *parsed.title,
+                        parsed.title_manual});
+    for (ParsedEvent& ev : parsed.events) {
+      id.assign(source).append(":").append(ev.native_id);
+      session_key.clear();
+      if (!ev.session.empty()) session_key.assign(source).append(":").append(ev.session);
+      if (!session_key.empty() && parsed.agent_version)
+        session_versions[session_key] = *parsed.agent_version;
+      std::string text = SanitizeUtf8(ev.text);
+      stage.Reset();
+      stage.Bind(1, id).Bind(2, source);
+      if (session_key.empty())
+        stage.Bind(3, nullptr);
+      else
+        stage.Bind(3, session_key);
+      stage.Bind(4, ev.ts);
+      if (ev.cwd)
+        stage.Bind(5, LastPathSegment(*ev.cwd));
+      else
+        stage.Bind(5, nullptr);
+      stage.Bind(6, ev.cwd).Bind(7, ev.git_branch).Bind(8, ev.role).Bind(9, ev.kind);
+      stage.BindStatic(10, text).Bind(11, ev.tool_name).Bind(12, ev.call_id);
+      stage.Bind(13, ev.is_error ? 1 : 0).Bind(14, ev.agent).Bind(15, ev.model);
+      stage.Bind(16, file_id).Bind(17, line_no);
+      stage.Run();
+    }
+  }
+  // INSERT OR IGNORE: a line already here (a replay) adds nothing; the
+  // events that were new are those after the last seq.
+  const std::int64_t last_seq = db_.QueryInt("SELECT max(seq) FROM event");
+  db_.Prepare(
+        "INSERT OR IGNORE INTO event(id, source, session, ts, project, cwd, git_branch, role, "
+        "kind, text, tool_name, call_id, is_error, agent, model, file_id, line) "
+        "SELECT id, source, session, ts, project, cwd, git_branch, role, kind, text, tool_name, "
+        "call_id, is_error, agent, model, file_id, line FROM temp.event_stage ORDER BY n")
+      .Run();
+  db_.Prepare("DELETE FROM temp.event_stage").Run();
+  {
+    auto& added = db_.Prepare(
+        "SELECT session, ts, kind, cwd, git_branch, model, agent IS NOT NULL FROM event "
+        "WHERE seq > ? ORDER BY seq");
+    added.Bind(1, last_seq);
+    while (added.Step()) {
+      ++out.events;
+      if (added.IsNull(0)) continue;
+      SessionAgg& a = aggs[std::string(added.Text(0))];
+      std::int64_t ts = added.Int(1);
+      a.first_ts = std::min(a.first_ts, ts);
+      a.last_ts = std::max(a.last_ts, ts);
+      ++a.events;
+      if (added.Text(2) == "message") ++a.messages;
+      if (!added.IsNull(3) && ts >= a.cwd_ts) {
+        a.cwd = std::string(added.Text(3));
+        a.cwd_ts = ts;
+        if (!added.IsNull(4)) a.git_branch = std::string(added.Text(4));
+      }
+      // A sub-agent's model is not the session's.
+      if (!added.IsNull(5) && added.Int(6) == 0) a.model = std::string(added.Text(5));
+    }
+    added.Reset();
+  }
+  for (auto& [sess, v] : session_versions)
+    if (auto it = aggs.find(sess); it != aggs.end()) it->second.agent_version = v;
+  FlushSessions(db_, source, aggs, titles);
+  if (agent_version) {
+    db_.Prepare("INSERT OR REPLACE INTO setting(key, value) VALUES (?, ?)")
+        .Bind(1, "agent_version." + std::string(source))
+        .Bind(2, *agent_version)
+        .Run();
+  }
+
+  return parse_errors;
 }
 
 std::int64_t Ingester::SealIdle(std::string_view source, std::int64_t idle_ms) {

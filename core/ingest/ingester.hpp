@@ -106,6 +106,12 @@ class Ingester {
  private:
   void Ingest(const SourceAdapter& adapter, const SourceFile& file,
               const std::function<void()>& between, FileOutcome& out);
+  /// Parses `data` (complete lines, following `lines_before` lines of the
+  /// mirror `file_id`), inserts its events, updates sessions and titles.
+  /// Inside the caller's transaction; returns the lines that failed to parse.
+  std::int64_t InsertLines(const SourceAdapter& adapter, const SourceFile& file,
+                           std::string_view data, std::int64_t lines_before, std::int64_t file_id,
+                           FileState* state, FileOutcome& out);
   Db& db_;
   MirrorStore& mirrors_;
   const Clock& clock_;
