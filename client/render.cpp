@@ -51,15 +51,31 @@ std::string LocalTime(std::int64_t ms) {
 }
 
 namespace {
-// Width on screen: code points, not counting escape sequences.
+// Whether a code point takes two columns on a terminal (East Asian Wide and
+// Fullwidth: CJK, kana, Hangul, fullwidth forms).
+bool Wide(char32_t c) {
+  return (c >= 0x1100 && c <= 0x115F) || (c >= 0x2E80 && c <= 0xA4CF) ||
+         (c >= 0xAC00 && c <= 0xD7A3) || (c >= 0xF900 && c <= 0xFAFF) ||
+         (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFF60) ||
+         (c >= 0xFFE0 && c <= 0xFFE6) || (c >= 0x20000 && c <= 0x3FFFD);
+}
+
+// Width on screen in columns, escape sequences not counted.
 std::size_t VisibleWidth(const std::string& s) {
   std::size_t w = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\033') {
+  for (std::size_t i = 0; i < s.size();) {
+    auto b = static_cast<unsigned char>(s[i]);
+    if (b == 0x1B) {
       while (i < s.size() && s[i] != 'm') ++i;
+      ++i;
       continue;
     }
-    if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80) ++w;
+    int len = b < 0x80 ? 1 : b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
+    char32_t c = len == 1 ? b : b & (0xFF >> (len + 1));
+    for (int k = 1; k < len && i + static_cast<std::size_t>(k) < s.size(); ++k)
+      c = (c << 6) | (static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]) & 0x3F);
+    w += Wide(c) ? 2 : 1;
+    i += static_cast<std::size_t>(len);
   }
   return w;
 }

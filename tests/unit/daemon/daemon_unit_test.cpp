@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+// The daemon's parts on their own: the instance lock, the home checks, the
+// worker threads and the loop poster.
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "core/store/schema.hpp"
+#include "daemon/instance.hpp"
+#include "daemon/uv.hpp"
+#include "daemon/workers.hpp"
+#include "tests/support/support.hpp"
+
+using namespace origin;
+using namespace origin::test;
+
+TEST_SUITE("daemon") {
+  TEST_CASE("daemon: the instance lock is held once, and names its holder") {
+    ScopedTempDir d;
+    std::string holder;
+    auto first = InstanceLock::TryAcquire(d / "x.lock", &holder);
+    REQUIRE(first);
+    first->WritePidAndVersion("9.9.9");
+    auto second = InstanceLock::TryAcquire(d / "x.lock", &holder);
+    CHECK_FALSE(second);
+    CHECK(holder == "originsd pid " + std::to_string(::getpid()) + " version 9.9.9");
+    first.reset();  // released with its descriptor
+    CHECK(InstanceLock::TryAcquire(d / "x.lock", &holder));
+  }
+
+  TEST_CASE("daemon: the home is created 0700 and refused when others can write it") {
+    ScopedTempDir d;
+    proto::Paths p = proto::ResolvePaths(d / "deep/home");
+    PrepareHome(p);
+    struct stat st {};
+    REQUIRE(::stat(p.home.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0700);
+    REQUIRE(::stat(p.run.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0700);
+    CHECK(Exists(p.raw));
+    ::chmod(p.home.c_str(), 0770);
+    CHECK_THROWS_WITH(PrepareHome(p), doctest::Contains("chmod go-w"));
+  }
+
+  TEST_CASE("daemon: workers run jobs in order, urgent ones first and between a long job's steps") {
+    ScopedTempDir d;
+    const std::string path = d / "o.db";
+    OpenWriteConnection(path);
+    std::mutex mu;
+    std::vector<std::string> ran;
+    auto log = [&](const std::string& s) {
+      std::lock_guard lock(mu);
+      ran.push_back(s);
+    };
+    std::atomic<bool> release{false};
+    {
+      DbWorkers w("test", 1, [&] { return OpenReadConnection(path); });
+      w.Post([&](Db& db) {
+        log("long:1");
+        while (!release) std::this_thread::yield();
+        w.RunUrgent(db);  // between two transactions of a long job
+        log("long:2");
+      });
+      for (;;) {  // the long job runs before the others are queued
+        {
+          std::lock_guard lock(mu);
+          if (!ran.empty()) break;
+        }
+        std::this_thread::yield();
+      }
+      w.Post([&](Db&) { log("normal"); });
+      w.Post([&](Db&) { log("urgent"); }, /*urgent=*/true);
+      release = true;
+      w.Post([&](Db&) { log("last"); });
+      // Stop() finishes what is running; wait until everything ran first.
+      for (;;) {
+        {
+          std::lock_guard lock(mu);
+          if (ran.size() == 5) break;
+        }
+        std::this_thread::yield();
+      }
+    }
+    CHECK(ran == std::vector<std::string>{"long:1", "urgent", "long:2", "normal", "last"});
+  }
+
+  TEST_CASE("daemon: functions posted from other threads run on the loop thread") {
+    uv_loop_t loop;
+    REQUIRE(uv_loop_init(&loop) == 0);
+    {
+      LoopPoster poster(&loop);
+      std::thread::id loop_thread = std::this_thread::get_id();
+      int ran = 0;
+      bool on_loop = true;
+      std::thread t([&] {
+        for (int i = 0; i < 100; ++i)
+          poster.Post([&] {
+            on_loop = on_loop && std::this_thread::get_id() == loop_thread;
+            if (++ran == 100) poster.Close();
+          });
+      });
+      uv_run(&loop, UV_RUN_DEFAULT);  // returns once the poster is closed
+      t.join();
+      CHECK(ran == 100);
+      CHECK(on_loop);
+      poster.Post([&] { ++ran; });  // after Close: dropped
+      uv_run(&loop, UV_RUN_NOWAIT);
+      CHECK(ran == 100);
+    }
+    CHECK(uv_loop_close(&loop) == 0);
+  }
+}
