@@ -265,7 +265,9 @@ ParsedLine CodexAdapter::ParseLine(std::string_view line, ParseContext& ctx) con
       if (name) {
         out.title = SanitizeUtf8(*name);
         out.title_session = st->thread;
-        out.title_manual = true;  // a thread name is what the user named it
+        // session_index.jsonl has the last word on a thread's name (sources.md
+        // 2.3): this one never replaces a name from there.
+        out.title_manual = false;
       }
       return out;
     }

@@ -15,7 +15,8 @@
 // <thread-uuid>:<line>.  The cwd, branch, model and version come from
 // session_meta and turn_context lines: they are the file's carried state.
 // <root>/session_index.jsonl, the thread names the user gave, is read like a
-// log: each line titles its thread, the latest line winning.
+// log: each line titles its thread, the latest line winning; a name from a
+// rollout's thread_name_updated never replaces one from the index.
 
 #include <string>
 
