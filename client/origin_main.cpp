@@ -11,6 +11,11 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <ctime>
+#include <map>
+#include <optional>
+#include <set>
+#include <stdexcept>
 #include <vector>
 
 #include "client/connection.hpp"
@@ -31,11 +36,17 @@ constexpr const char* kUsage =
     "One shared, inspectable memory for your AI coding agents.\n"
     "\n"
     "commands:\n"
-    "  status     what the store holds, per agent, and how big it is\n"
-    "  sync       ingest every agent's new log lines now\n"
+    "  status                 what the store holds, per agent, and how big it is\n"
+    "  sync                   ingest every agent's new log lines now\n"
+    "  timeline [SESSION]     sessions of the last 7 days, or one session's events\n"
+    "  show ID                an event with its full text\n"
+    "  sources ID             the original log line behind an event\n"
     "\n"
     "options:\n"
     "  --json     print the daemon's answer as JSON, for scripts\n"
+    "  --days N, --since DATE, --until DATE, --source NAME, --project NAME,\n"
+    "  --limit N  (timeline) the range and filters; DATE is YYYY-MM-DD[THH:MM[:SS]], local\n"
+    "  --all      (timeline) tool calls and results too\n"
     "  --help     this text\n"
     "  --version  the version of origin\n"
     "\n"
@@ -139,44 +150,241 @@ int Sync(Connection& c, bool json) {
   return 0;
 }
 
+struct Args {
+  std::string command;
+  std::vector<std::string> positional;
+  bool json = false, all = false;
+  std::map<std::string, std::string> opts;  // --days, --since, ...
+};
+
+// A local date or time (YYYY-MM-DD[THH:MM[:SS]]) in ms since the epoch.
+std::optional<std::int64_t> ParseLocalTime(const std::string& s) {
+  std::tm tm{};
+  int n = 0;
+  if (std::sscanf(s.c_str(), "%4d-%2d-%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &n) != 3)
+    return std::nullopt;
+  if (static_cast<std::size_t>(n) != s.size()) {
+    int m = 0;
+    tm.tm_sec = 0;
+    if (std::sscanf(s.c_str() + n, "T%2d:%2d%n", &tm.tm_hour, &tm.tm_min, &m) != 2) return std::nullopt;
+    n += m;
+    if (static_cast<std::size_t>(n) != s.size()) {
+      if (std::sscanf(s.c_str() + n, ":%2d%n", &tm.tm_sec, &m) != 1) return std::nullopt;
+      n += m;
+    }
+    if (static_cast<std::size_t>(n) != s.size()) return std::nullopt;
+  }
+  tm.tm_year -= 1900;
+  tm.tm_mon -= 1;
+  tm.tm_isdst = -1;
+  std::time_t t = std::mktime(&tm);
+  if (t == static_cast<std::time_t>(-1)) return std::nullopt;
+  return static_cast<std::int64_t>(t) * 1000;
+}
+
+std::string JsonString(const std::string& s) {
+  rapidjson::Value v(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
+  return proto::ToJson(v);
+}
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+std::string TimelineParams(const Args& a) {
+  std::string p = "{";
+  auto add = [&](const std::string& kv) { p += (p.size() > 1 ? "," : "") + kv; };
+  if (!a.positional.empty()) add("\"session\":" + JsonString(a.positional[0]));
+  if (a.all) add("\"include_tools\":true");
+  for (const auto& [k, v] : a.opts) {
+    if (k == "days" || k == "limit") {
+      char* end = nullptr;
+      long long n = std::strtoll(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || n < 1) throw UsageError("--" + k + " takes a positive number");
+      add("\"" + k + "\":" + std::to_string(n));
+    } else if (k == "since" || k == "until") {
+      auto t = ParseLocalTime(v);
+      if (!t) throw UsageError("--" + k + " takes a date: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]");
+      add("\"" + k + "\":" + std::to_string(*t));
+    } else {
+      add("\"" + k + "\":" + JsonString(v));
+    }
+  }
+  return p + "}";
+}
+
+std::string OneLine(std::string_view text, std::size_t max_chars) {
+  std::string out;
+  bool space = false;
+  for (char c : text) {
+    if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += c;
+  }
+  // Cut by characters, not bytes.
+  std::size_t chars = 0, i = 0;
+  for (; i < out.size() && chars < max_chars; ++i)
+    if ((static_cast<unsigned char>(out[i]) & 0xC0) != 0x80) ++chars;
+  while (i < out.size() && (static_cast<unsigned char>(out[i]) & 0xC0) == 0x80) ++i;
+  if (i < out.size()) out = out.substr(0, i) + "…";
+  return out;
+}
+
+std::string SessionName(const rapidjson::Value& s, const Style& st) {
+  if (s["title"].IsString()) return s["title"].GetString();
+  if (s["prompt"].IsString()) return st.Dim("\"" + std::string(s["prompt"].GetString()) + "\"");
+  return st.Dim("(no prompt)");
+}
+
+int Timeline(Connection& c, const Args& a) {
+  rapidjson::Document r = c.Call("timeline", TimelineParams(a));
+  if (a.json) {
+    PrintJson(r);
+    return 0;
+  }
+  Style st{UseColor(stdout)};
+  if (r.HasMember("session")) {
+    const auto& s = r["session"];
+    std::printf("%s\n%s · %s · %s → %s · %s events\n\n", st.Bold(SessionName(s, st)).c_str(),
+                Str(s, "id").c_str(), Str(s, "project", "-").c_str(),
+                LocalTime(Int(s, "first_ts")).c_str(), LocalTime(Int(s, "last_ts")).c_str(),
+                Thousands(Int(s, "events")).c_str());
+    for (const auto& e : r["events"].GetArray()) {
+      std::string who = Str(e, "role");
+      std::string kind = Str(e, "kind");
+      if (kind == "tool_call") who = "tool " + Str(e, "tool", "?");
+      if (kind == "tool_result") who = "result";
+      if (kind == "meta") who = st.Dim(who + " (meta)");
+      std::printf("%s  %-16s %s\n", st.Dim(LocalTime(Int(e, "ts")).substr(11)).c_str(), who.c_str(),
+                  OneLine(Str(e, "text"), 110).c_str());
+    }
+    if (r["events"].Empty()) std::printf("%s\n", st.Dim("(no events)").c_str());
+    return 0;
+  }
+  std::vector<std::vector<std::string>> rows = {{st.Dim("LAST ACTIVE"), st.Dim("SOURCE"),
+                                                 st.Dim("PROJECT"), st.Dim("EVENTS"),
+                                                 st.Dim("SESSION"), st.Dim("ID")}};
+  for (const auto& s : r["sessions"].GetArray())
+    rows.push_back({LocalTime(Int(s, "last_ts")), Str(s, "source"), Str(s, "project", "-"),
+                    Thousands(Int(s, "events")), OneLine(SessionName(s, st), 60), Str(s, "id")});
+  if (rows.size() == 1) {
+    std::printf("No sessions between %s and %s.\n", LocalTime(Int(r, "since")).c_str(),
+                LocalTime(Int(r, "until")).c_str());
+    return 0;
+  }
+  std::fputs(Table(rows, {false, false, false, true, false, false}).c_str(), stdout);
+  return 0;
+}
+
+int Show(Connection& c, const Args& a) {
+  rapidjson::Document r = c.Call("show", "{\"id\":" + JsonString(a.positional[0]) + "}");
+  if (a.json) {
+    PrintJson(r);
+    return 0;
+  }
+  Style st{UseColor(stdout)};
+  const auto& e = r["event"];
+  std::printf("%s  %s\n", st.Bold(Str(e, "id")).c_str(), st.Dim(Str(e, "time")).c_str());
+  std::vector<std::vector<std::string>> rows;
+  for (const char* k : {"kind", "role", "session", "project", "cwd", "git_branch", "tool", "call_id",
+                        "agent", "model"})
+    if (e.HasMember(k) && e[k].IsString()) rows.push_back({st.Dim(k), e[k].GetString()});
+  if (e["is_error"].GetBool()) rows.push_back({st.Dim("error"), st.Red("yes")});
+  std::fputs(Table(rows, {false, false}).c_str(), stdout);
+  std::printf("\n%s\n", Str(e, "text").c_str());
+  return 0;
+}
+
+int Sources(Connection& c, const Args& a) {
+  rapidjson::Document r = c.Call("sources", "{\"id\":" + JsonString(a.positional[0]) + "}");
+  if (a.json) {
+    PrintJson(r);
+    return 0;
+  }
+  Style st{UseColor(stdout)};
+  for (const auto& s : r["sources"].GetArray()) {
+    std::printf("%s:%lld  %s\n", Str(s, "file").c_str(), static_cast<long long>(Int(s, "line")),
+                st.Dim("(mirror " + Str(s, "mirror") + ", generation " +
+                       std::to_string(Int(s, "generation")) + ")")
+                    .c_str());
+    std::printf("%s\n", Str(s, "raw").c_str());
+  }
+  return 0;
+}
+
+Args Parse(int argc, char** argv) {
+  Args a;
+  static const std::set<std::string> kValued = {"--days", "--since", "--until", "--source",
+                                                "--project", "--limit"};
+  for (int i = 1; i < argc; ++i) {
+    std::string s = argv[i];
+    if (s == "--json") {
+      a.json = true;
+    } else if (s == "--all") {
+      a.all = true;
+    } else if (kValued.count(s) != 0) {
+      if (i + 1 >= argc) throw UsageError(s + " needs a value");
+      a.opts[s.substr(2)] = argv[++i];
+    } else if (!s.empty() && s[0] == '-') {
+      throw UsageError("unknown option " + s);
+    } else if (a.command.empty()) {
+      a.command = s;
+    } else {
+      a.positional.push_back(s);
+    }
+  }
+  return a;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string command;
-  bool json = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--json") {
-      json = true;
-    } else if (a == "--help" || a == "-h" || a == "help") {
+    if (a == "--help" || a == "-h" || (i == 1 && a == "help")) {
       std::fputs(kUsage, stdout);
       return 0;
-    } else if (a == "--version" || a == "-V") {
+    }
+    if (a == "--version" || a == "-V") {
       std::printf("origin %s\n", ORIGIN_VERSION);
       return 0;
-    } else if (!a.empty() && a[0] == '-') {
-      std::fprintf(stderr, "origin: unknown option %s\n%s", a.c_str(), kUsage);
-      return proto::kExitUsage;
-    } else if (command.empty()) {
-      command = a;
-    } else {
-      std::fprintf(stderr, "origin: unexpected argument %s\n", a.c_str());
-      return proto::kExitUsage;
     }
   }
-  if (command.empty()) {
-    std::fputs(kUsage, stderr);
-    return proto::kExitUsage;
-  }
-  if (command != "status" && command != "sync") {
-    std::fprintf(stderr, "origin: unknown command %s (see origin --help)\n", command.c_str());
+  Args args;
+  try {
+    args = Parse(argc, argv);
+    if (args.command.empty()) {
+      std::fputs(kUsage, stderr);
+      return proto::kExitUsage;
+    }
+    static const std::map<std::string, std::pair<std::size_t, std::size_t>> kArity = {
+        {"status", {0, 0}}, {"sync", {0, 0}}, {"timeline", {0, 1}}, {"show", {1, 1}}, {"sources", {1, 1}}};
+    auto it = kArity.find(args.command);
+    if (it == kArity.end()) throw UsageError("unknown command " + args.command + " (see origin --help)");
+    if (args.positional.size() < it->second.first)
+      throw UsageError(args.command + " needs an id (see origin --help)");
+    if (args.positional.size() > it->second.second)
+      throw UsageError("unexpected argument " + args.positional.back());
+    if (args.command != "timeline" && (!args.opts.empty() || args.all))
+      throw UsageError("--days, --since, --until, --source, --project, --limit and --all are for timeline");
+    if (args.command == "timeline") TimelineParams(args);  // check the options before connecting
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "origin: %s\n", e.what());
     return proto::kExitUsage;
   }
   try {
     proto::Paths paths = proto::ResolvePaths();
     Connection c = Connection::Open(paths, "origin");
-    if (command == "status") return Status(c, json);
-    return Sync(c, json);
+    if (args.command == "status") return Status(c, args.json);
+    if (args.command == "sync") return Sync(c, args.json);
+    if (args.command == "timeline") return Timeline(c, args);
+    if (args.command == "show") return Show(c, args);
+    return Sources(c, args);
   } catch (const ClientError& e) {
     std::fprintf(stderr, "origin: %s\n", e.what());
     return proto::ExitCodeFor(e.code());

@@ -13,6 +13,7 @@
 #include "core/ingest/ingester.hpp"
 #include "core/store/schema.hpp"
 #include "core/store/event_index.hpp"
+#include "core/query/events.hpp"
 #include "core/store/status.hpp"
 #include "core/util/text.hpp"
 #include "daemon/log.hpp"
@@ -303,6 +304,24 @@ void Daemon::Dispatch(Connection& c, const std::string& line) {
     return;
   }
   std::string method = m->value.GetString();
+  // Queries wait for the first sync of every source after a start, so that
+  // they answer from the logs as they are, not from a store still filling.
+  if (first_syncs_left_ > 0 &&
+      (method == "status" || method == "timeline" || method == "show" || method == "sources")) {
+    after_first_sync_.push_back([this, id = c.id, line] {
+      auto it = conns_.find(id);
+      if (it != conns_.end()) Dispatch(*it->second, line);
+    });
+    return;
+  }
+  const rapidjson::Value* params = nullptr;
+  if (auto it = d.FindMember("params"); it != d.MemberEnd()) params = &it->value;
+  try {
+    if (DispatchQuery(c.id, id_json, method, rpc::Params(params))) return;
+  } catch (const rpc::RequestError& e) {
+    SendError(c.id, id_json, e.code(), e.what());
+    return;
+  }
   if (method == "ping") {
     Send(c.id, "{\"id\":" + id_json + ",\"result\":{\"pong\":true}}");
   } else if (method == "status") {
@@ -331,11 +350,111 @@ void Daemon::Dispatch(Connection& c, const std::string& line) {
 
 // --- requests --------------------------------------------------------------
 
-void Daemon::DoStatus(std::uint64_t conn_id, std::string id_json) {
-  if (first_syncs_left_ > 0) {
-    after_first_sync_.push_back([this, conn_id, id_json] { DoStatus(conn_id, id_json); });
-    return;
+void Daemon::Read(std::uint64_t conn_id, std::string id_json,
+                  std::function<void(Db&, rpc::Writer&)> answer) {
+  readers_->Post([this, conn_id, id_json = std::move(id_json), answer = std::move(answer)](Db& db) {
+    std::string out;
+    try {
+      rapidjson::StringBuffer sb;
+      rpc::Writer w(sb);
+      w.StartObject();
+      Key(w, "id");
+      w.RawValue(id_json.c_str(), id_json.size(), rapidjson::kStringType);
+      Key(w, "result");
+      answer(db, w);
+      w.EndObject();
+      out = sb.GetString();
+    } catch (const rpc::RequestError& e) {
+      out = ErrorLine(id_json, e.code(), e.what());
+    } catch (const std::exception& e) {
+      LOG_ERROR("request: %s", e.what());
+      out = ErrorLine(id_json, proto::code::kInternal, e.what());
+    }
+    poster_->Post([this, conn_id, out = std::move(out)]() mutable { Send(conn_id, std::move(out)); });
+  });
+}
+
+bool Daemon::DispatchQuery(std::uint64_t conn_id, const std::string& id_json,
+                           const std::string& method, const rpc::Params& p) {
+  if (method == "timeline") {
+    auto session = p.Str("session");
+    bool tools = p.Bool("include_tools");
+    std::int64_t limit = p.Int("limit").value_or(session ? 500 : 50);
+    if (limit < 1 || limit > 5000)
+      throw rpc::RequestError(proto::code::kInvalidArgument, "limit must be between 1 and 5000");
+    if (session) {
+      std::int64_t offset = p.Int("offset").value_or(0);
+      if (offset < 0) throw rpc::RequestError(proto::code::kInvalidArgument, "offset must be 0 or more");
+      Read(conn_id, id_json, [s = *session, tools, limit, offset](Db& db, rpc::Writer& w) {
+        auto row = GetSession(db, s);
+        if (!row) throw rpc::RequestError(proto::code::kNotFound, "no session " + s);
+        w.StartObject();
+        Key(w, "session");
+        rpc::WriteSession(w, *row);
+        Key(w, "events");
+        w.StartArray();
+        for (const EventRow& e : SessionEvents(db, s, tools, static_cast<int>(limit), offset))
+          rpc::WriteEvent(w, e);
+        w.EndArray();
+        w.EndObject();
+      });
+      return true;
+    }
+    SessionFilter f;
+    f.to_ms = p.Int("until").value_or(clock_.NowMs());
+    std::int64_t days = p.Int("days").value_or(7);
+    if (days < 1) throw rpc::RequestError(proto::code::kInvalidArgument, "days must be 1 or more");
+    f.from_ms = p.Int("since").value_or(f.to_ms - days * 24 * 3600 * 1000);
+    if (f.from_ms > f.to_ms) throw rpc::RequestError(proto::code::kInvalidArgument, "since is after until");
+    f.source = p.Str("source");
+    f.project = p.Str("project");
+    f.limit = static_cast<int>(limit);
+    Read(conn_id, id_json, [f](Db& db, rpc::Writer& w) {
+      w.StartObject();
+      Key(w, "since");
+      w.Int64(f.from_ms);
+      Key(w, "until");
+      w.Int64(f.to_ms);
+      Key(w, "sessions");
+      w.StartArray();
+      for (const SessionRow& s : ListSessions(db, f)) rpc::WriteSession(w, s);
+      w.EndArray();
+      w.EndObject();
+    });
+    return true;
   }
+  if (method == "show") {
+    std::string id = p.Need("id");
+    Read(conn_id, id_json, [id](Db& db, rpc::Writer& w) {
+      auto e = GetEvent(db, id);
+      if (!e) throw rpc::RequestError(proto::code::kNotFound, "no event or entry " + id);
+      w.StartObject();
+      Key(w, "event");
+      rpc::WriteEvent(w, *e);
+      w.EndObject();
+    });
+    return true;
+  }
+  if (method == "sources") {
+    std::string id = p.Need("id");
+    Read(conn_id, id_json, [this, id](Db& db, rpc::Writer& w) {
+      auto s = EventSource(db, mirrors_, id);
+      if (!s) throw rpc::RequestError(proto::code::kNotFound, "no event or entry " + id);
+      w.StartObject();
+      Key(w, "id");
+      Str(w, id);
+      Key(w, "sources");
+      w.StartArray();
+      rpc::WriteSource(w, *s);
+      w.EndArray();
+      w.EndObject();
+    });
+    return true;
+  }
+  return false;
+}
+
+void Daemon::DoStatus(std::uint64_t conn_id, std::string id_json) {
   struct Root {
     std::string source, name, root;
     bool exists;

@@ -31,6 +31,7 @@
 #include "core/store/mirror.hpp"
 #include "core/util/clock.hpp"
 #include "daemon/indexer.hpp"
+#include "daemon/rpc_json.hpp"
 #include "daemon/uv.hpp"
 #include "daemon/workers.hpp"
 #include "proto/paths.hpp"
@@ -77,7 +78,13 @@ class Daemon {
                  const std::string& message);
   void CloseConnection(std::uint64_t conn_id);
 
-  // Requests.
+  // Requests.  Queries run on a reader thread; `answer` writes the result
+  // value, or throws rpc::RequestError.
+  void Read(std::uint64_t conn_id, std::string id_json,
+            std::function<void(Db&, rpc::Writer&)> answer);
+  /// timeline, show, sources; false for another method.
+  bool DispatchQuery(std::uint64_t conn_id, const std::string& id_json, const std::string& method,
+                     const rpc::Params& params);
   void DoStatus(std::uint64_t conn_id, std::string id_json);
   void DoSync(std::uint64_t conn_id, std::string id_json);
 

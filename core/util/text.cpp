@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 
 namespace origin {
 
@@ -280,6 +281,22 @@ bool JsonDepthWithin(std::string_view json, int max_depth) {
     }
   }
   return true;
+}
+
+std::string FormatIsoLocal(std::int64_t ms) {
+  std::int64_t secs = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
+  int msec = static_cast<int>(ms - secs * 1000);
+  std::time_t t = static_cast<std::time_t>(secs);
+  std::tm tm{};
+  ::localtime_r(&t, &tm);
+  int off = static_cast<int>(tm.tm_gmtoff / 60);
+  int aoff = (off < 0 ? -off : off) % (24 * 60);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03d%c%02d:%02d",
+                (tm.tm_year + 1900) % 10000, (tm.tm_mon + 1) % 100, tm.tm_mday % 100,
+                tm.tm_hour % 100, tm.tm_min % 100, tm.tm_sec % 100, msec % 1000,
+                off < 0 ? '-' : '+', aoff / 60, aoff % 60);
+  return buf;
 }
 
 std::string LastPathSegment(std::string_view path) {

@@ -33,6 +33,8 @@ std::string CjkBigrams(std::string_view text);
 std::optional<std::int64_t> ParseIsoMs(std::string_view s);
 /// 2025-11-23T04:53:42.362Z for `ms` (UTC).
 std::string FormatIsoUtc(std::int64_t ms);
+/// 2025-11-23T05:53:42.362+01:00: `ms` in the local time zone, with its offset.
+std::string FormatIsoLocal(std::int64_t ms);
 
 /// True when the brackets of the JSON text `json` nest at most `max_depth`
 /// deep (strings and escapes skipped).  Checked before parsing anything that

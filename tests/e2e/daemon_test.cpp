@@ -294,4 +294,53 @@ TEST_SUITE("e2e") {
     ::kill(pid, SIGTERM);
     CHECK(f.WaitFor([&] { return ::kill(pid, 0) != 0; }));
   }
+
+  TEST_CASE("e2e: origin timeline, show and sources, and their bad input") {
+    DaemonFixture f;
+    const std::string file = f.claude() + "/projects/-home-dev-app/s1.jsonl";
+    std::string l1 = ClaudeLine("u1", "first prompt");
+    WriteFile(file, l1 + ClaudeLine("u2", "second"));
+    f.Start({"--rescan-ms", "600000"});
+    RunResult r = f.Cli({"timeline", "--days", "100000", "--json"});
+    REQUIRE(r.status == 0);
+    auto d = Json(r.out);
+    REQUIRE(d["sessions"].Size() == 1);
+    CHECK(std::string(d["sessions"][0]["prompt"].GetString()) == "first prompt");
+    CHECK(std::string(d["sessions"][0]["last_time"].GetString()).rfind("2026-01-05T", 0) == 0);
+    r = f.Cli({"timeline", "claude-code:s1", "--json"});
+    REQUIRE(r.status == 0);
+    CHECK(Json(r.out)["events"].Size() == 2);
+    r = f.Cli({"timeline", "--since", "2026-01-01", "--until", "2026-01-10"}, {{"NO_COLOR", "1"}});
+    CHECK(r.status == 0);
+    CHECK(r.out.find("\"first prompt\"") != std::string::npos);
+    r = f.Cli({"show", "claude-code:u1"});
+    CHECK(r.status == 0);
+    CHECK(r.out.find("first prompt") != std::string::npos);
+    r = f.Cli({"sources", "claude-code:u1", "--json"});
+    REQUIRE(r.status == 0);
+    d = Json(r.out);
+    CHECK(std::string(d["sources"][0]["raw"].GetString()) + "\n" == l1);
+    CHECK(d["sources"][0]["line"].GetInt64() == 1);
+    CHECK(std::string(d["sources"][0]["file"].GetString()) == file);
+
+    // Unknown ids: a clear message and exit 4.
+    for (const char* cmd : {"show", "sources"}) {
+      r = f.Cli({cmd, "claude-code:nope"});
+      CHECK(r.status == 4);
+      CHECK(r.err.find("no event or entry claude-code:nope") != std::string::npos);
+    }
+    r = f.Cli({"timeline", "claude-code:nope"});
+    CHECK(r.status == 4);
+    CHECK(r.err.find("no session") != std::string::npos);
+    // Bad usage: exit 2, before or after reaching the daemon.
+    CHECK(f.Cli({"show"}).status == 2);
+    CHECK(f.Cli({"show", "a", "b"}).status == 2);
+    CHECK(f.Cli({"timeline", "--days", "0"}).status == 2);
+    CHECK(f.Cli({"timeline", "--since", "yesterday"}).status == 2);
+    r = f.Cli({"timeline", "--since", "2026-02-01", "--until", "2026-01-01"});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("since is after until") != std::string::npos);
+    CHECK(f.Cli({"show", "x", "--days", "3"}).status == 2);
+    f.Stop();
+  }
 }

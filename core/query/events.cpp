@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: MIT
+#include "core/query/events.hpp"
+
+#include "core/util/text.hpp"
+
+namespace origin {
+
+namespace {
+
+constexpr const char* kEventCols =
+    "seq, id, source, session, ts, project, cwd, git_branch, role, kind, text, tool_name, "
+    "call_id, agent, model, is_error, file_id, line";
+
+EventRow ReadEvent(const Stmt& st) {
+  EventRow e;
+  e.seq = st.Int(0);
+  e.id = std::string(st.Text(1));
+  e.source = std::string(st.Text(2));
+  e.session = st.OptText(3);
+  e.ts = st.Int(4);
+  e.project = st.OptText(5);
+  e.cwd = st.OptText(6);
+  e.git_branch = st.OptText(7);
+  e.role = std::string(st.Text(8));
+  e.kind = std::string(st.Text(9));
+  e.text = std::string(st.Text(10));
+  e.tool_name = st.OptText(11);
+  e.call_id = st.OptText(12);
+  e.agent = st.OptText(13);
+  e.model = st.OptText(14);
+  e.is_error = st.Int(15) != 0;
+  e.file_id = st.Int(16);
+  e.line = st.Int(17);
+  return e;
+}
+
+constexpr const char* kSessionCols =
+    "id, source, project, cwd, git_branch, coalesce(first_ts, 0), coalesce(last_ts, 0), "
+    "event_count, message_count, title, title_manual";
+
+SessionRow ReadSession(const Stmt& st) {
+  SessionRow s;
+  s.id = std::string(st.Text(0));
+  s.source = std::string(st.Text(1));
+  s.project = st.OptText(2);
+  s.cwd = st.OptText(3);
+  s.git_branch = st.OptText(4);
+  s.first_ts = st.Int(5);
+  s.last_ts = st.Int(6);
+  s.events = st.Int(7);
+  s.messages = st.Int(8);
+  s.title = st.OptText(9);
+  s.title_manual = st.Int(10) != 0;
+  return s;
+}
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+
+std::string_view TrimLeft(std::string_view s) {
+  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
+  return s;
+}
+
+// Skips one leading element <tag ...>...</tag> (or <tag .../>); returns false
+// when the text does not start with one.
+bool SkipElement(std::string_view& s) {
+  if (s.size() < 3 || s[0] != '<') return false;
+  std::size_t i = 1;
+  auto name_char = [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '-' || c == '_' || c == ':' || c == '.';
+  };
+  if (!((s[1] >= 'a' && s[1] <= 'z') || (s[1] >= 'A' && s[1] <= 'Z'))) return false;
+  while (i < s.size() && name_char(s[i])) ++i;
+  std::string tag(s.substr(1, i - 1));
+  std::size_t gt = s.find('>', i);
+  if (gt == std::string_view::npos) return false;
+  if (s[gt - 1] == '/') {  // <tag ... />
+    s.remove_prefix(gt + 1);
+    return true;
+  }
+  std::size_t close = s.find("</" + tag + ">", gt + 1);
+  if (close == std::string_view::npos) return false;
+  s.remove_prefix(close + tag.size() + 3);
+  return true;
+}
+
+}  // namespace
+
+std::optional<std::string> PromptName(std::string_view text) {
+  text = TrimLeft(text);
+  while (SkipElement(text)) text = TrimLeft(text);
+  std::string collapsed;
+  bool space = false;
+  for (char c : text) {
+    if (IsSpace(c)) {
+      space = !collapsed.empty();
+      continue;
+    }
+    if (space) collapsed.push_back(' ');
+    space = false;
+    collapsed.push_back(c);
+  }
+  if (collapsed.empty()) return std::nullopt;
+  // Only a bracketed notice, such as [Request interrupted by user].
+  if (collapsed.front() == '[' && collapsed.back() == ']' &&
+      collapsed.find(']') == collapsed.size() - 1)
+    return std::nullopt;
+  return std::string(TruncateChars(collapsed, 80));
+}
+
+std::optional<EventRow> GetEvent(Db& db, std::string_view id) {
+  auto& st = db.Prepare(std::string("SELECT ") + kEventCols + " FROM event WHERE id = ?");
+  st.Bind(1, id);
+  std::optional<EventRow> out;
+  if (st.Step()) out = ReadEvent(st);
+  st.Reset();
+  return out;
+}
+
+std::optional<SourceLine> EventSource(Db& db, MirrorStore& mirrors, std::string_view id) {
+  auto ev = GetEvent(db, id);
+  if (!ev) return std::nullopt;
+  SourceLine s;
+  {
+    auto& st = db.Prepare("SELECT path, mirror, generation FROM raw_file WHERE id = ?");
+    st.Bind(1, ev->file_id);
+    if (!st.Step()) throw std::runtime_error("event " + ev->id + " has no raw_file");
+    s.path = std::string(st.Text(0));
+    s.mirror = std::string(st.Text(1));
+    s.generation = st.Int(2);
+    st.Reset();
+  }
+  s.line = ev->line;
+  auto raw = mirrors.ReadLine(db, ev->file_id, ev->line);
+  if (!raw) throw MirrorBroken("the mirror " + s.mirror + " has no line " + std::to_string(s.line));
+  s.raw = std::move(*raw);
+  return s;
+}
+
+std::optional<std::string> FirstPrompt(Db& db, std::string_view session) {
+  // event_user_message: the user messages of one session, by time.
+  auto& st = db.Prepare(
+      "SELECT text FROM event INDEXED BY event_user_message "
+      "WHERE session = ? AND kind = 'message' AND role = 'user' ORDER BY ts, seq LIMIT 200");
+  st.Bind(1, session);
+  std::optional<std::string> out;
+  while (!out && st.Step()) out = PromptName(st.Text(0));
+  st.Reset();
+  return out;
+}
+
+std::vector<SessionRow> ListSessions(Db& db, const SessionFilter& f) {
+  std::string sql = std::string("SELECT ") + kSessionCols +
+                    " FROM session WHERE event_count > 0 AND last_ts >= ? AND first_ts <= ?";
+  if (f.source) sql += " AND source = ?";
+  if (f.project) sql += " AND project = ?";
+  sql += " ORDER BY last_ts DESC, id LIMIT ?";
+  auto& st = db.Prepare(sql);
+  int i = 1;
+  st.Bind(i++, f.from_ms);
+  st.Bind(i++, f.to_ms);
+  if (f.source) st.Bind(i++, *f.source);
+  if (f.project) st.Bind(i++, *f.project);
+  st.Bind(i, f.limit);
+  std::vector<SessionRow> out;
+  while (st.Step()) out.push_back(ReadSession(st));
+  st.Reset();
+  for (SessionRow& s : out)
+    if (!s.title) s.prompt = FirstPrompt(db, s.id);
+  return out;
+}
+
+std::optional<SessionRow> GetSession(Db& db, std::string_view id) {
+  auto& st = db.Prepare(std::string("SELECT ") + kSessionCols + " FROM session WHERE id = ?");
+  st.Bind(1, id);
+  std::optional<SessionRow> out;
+  if (st.Step()) out = ReadSession(st);
+  st.Reset();
+  if (out && !out->title) out->prompt = FirstPrompt(db, out->id);
+  return out;
+}
+
+std::vector<EventRow> SessionEvents(Db& db, std::string_view session, bool include_tools,
+                                    int limit, std::int64_t offset) {
+  std::string sql = std::string("SELECT ") + kEventCols +
+                    " FROM event WHERE session = ?" +
+                    (include_tools ? "" : " AND kind NOT IN ('tool_call', 'tool_result')") +
+                    " ORDER BY ts, seq LIMIT ? OFFSET ?";
+  auto& st = db.Prepare(sql);
+  st.Bind(1, session).Bind(2, limit).Bind(3, offset);
+  std::vector<EventRow> out;
+  while (st.Step()) out.push_back(ReadEvent(st));
+  st.Reset();
+  return out;
+}
+
+}  // namespace origin

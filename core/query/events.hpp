@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Core operations over events and sessions (spec: Search and timeline,
+// Session names; invariant 5: every interface calls these, none writes SQL
+// of its own): one event by id, the original log line behind it, sessions in
+// a time range with their title or provisional name, and a session's events
+// in order.
+//
+// Read-only; any thread with its own connection.  Forgetting (a later
+// issue) filters hidden events here, in one place.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/c/sqlite.hpp"
+#include "core/store/mirror.hpp"
+
+namespace origin {
+
+struct EventRow {
+  std::int64_t seq = 0;
+  std::string id, source;
+  std::optional<std::string> session;
+  std::int64_t ts = 0;
+  std::optional<std::string> project, cwd, git_branch;
+  std::string role, kind, text;
+  std::optional<std::string> tool_name, call_id, agent, model;
+  bool is_error = false;
+  std::int64_t file_id = 0;
+  std::int64_t line = 0;
+};
+
+/// The original log line behind an event (invariant 1).
+struct SourceLine {
+  std::string path;        // the agent's file, as last read
+  std::string mirror;      // the mirror under raw/
+  std::int64_t generation = 0;
+  std::int64_t line = 0;   // 1-based, in the mirror's content
+  std::string raw;         // the line's bytes, without its newline
+};
+
+struct SessionRow {
+  std::string id, source;
+  std::optional<std::string> project, cwd, git_branch;
+  std::int64_t first_ts = 0, last_ts = 0;
+  std::int64_t events = 0, messages = 0;
+  std::optional<std::string> title;
+  bool title_manual = false;
+  std::optional<std::string> prompt;  // the provisional name, when there is no title
+};
+
+/// nullopt when no event has this id.
+std::optional<EventRow> GetEvent(Db& db, std::string_view id);
+/// nullopt when no event has this id; throws MirrorBroken if its mirror lost the line.
+std::optional<SourceLine> EventSource(Db& db, MirrorStore& mirrors, std::string_view id);
+
+struct SessionFilter {
+  std::int64_t from_ms = 0, to_ms = INT64_MAX;  // sessions active in [from, to]
+  std::optional<std::string> source, project;
+  int limit = 50;
+};
+/// Sessions whose activity overlaps the range, latest activity first.
+std::vector<SessionRow> ListSessions(Db& db, const SessionFilter& f);
+std::optional<SessionRow> GetSession(Db& db, std::string_view id);
+/// A session's events in time order (then arrival); tool events only when asked.
+std::vector<EventRow> SessionEvents(Db& db, std::string_view session, bool include_tools,
+                                    int limit, std::int64_t offset = 0);
+
+/// The provisional name of a session from its first typed prompt (spec:
+/// Session names): leading XML-style elements skipped, empty messages and
+/// bracketed notices passed over, whitespace collapsed, cut to 80 characters.
+std::optional<std::string> FirstPrompt(Db& db, std::string_view session);
+/// The same rule on one message's text; nullopt when it is not a prompt.
+std::optional<std::string> PromptName(std::string_view text);
+
+}  // namespace origin

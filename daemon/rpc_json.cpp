@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: MIT
+#include "daemon/rpc_json.hpp"
+
+#include "core/util/text.hpp"
+#include "proto/protocol.hpp"
+
+namespace origin::rpc {
+
+namespace {
+void Str(Writer& w, std::string_view s) { w.String(s.data(), static_cast<rapidjson::SizeType>(s.size())); }
+void Opt(Writer& w, const char* key, const std::optional<std::string>& v) {
+  w.Key(key);
+  if (v)
+    Str(w, *v);
+  else
+    w.Null();
+}
+void Time(Writer& w, const char* ms_key, const char* iso_key, std::int64_t ms) {
+  w.Key(ms_key);
+  w.Int64(ms);
+  w.Key(iso_key);
+  Str(w, FormatIsoLocal(ms));
+}
+}  // namespace
+
+const rapidjson::Value* Params::Get(const char* key) const {
+  if (p_ == nullptr || !p_->IsObject()) return nullptr;
+  auto it = p_->FindMember(key);
+  if (it == p_->MemberEnd() || it->value.IsNull()) return nullptr;
+  return &it->value;
+}
+
+std::optional<std::string> Params::Str(const char* key) const {
+  const rapidjson::Value* v = Get(key);
+  if (v == nullptr) return std::nullopt;
+  if (!v->IsString())
+    throw RequestError(proto::code::kInvalidArgument, std::string(key) + " must be a string");
+  return std::string(v->GetString(), v->GetStringLength());
+}
+
+std::optional<std::int64_t> Params::Int(const char* key) const {
+  const rapidjson::Value* v = Get(key);
+  if (v == nullptr) return std::nullopt;
+  if (!v->IsInt64())
+    throw RequestError(proto::code::kInvalidArgument, std::string(key) + " must be an integer");
+  return v->GetInt64();
+}
+
+bool Params::Bool(const char* key) const {
+  const rapidjson::Value* v = Get(key);
+  if (v == nullptr) return false;
+  if (!v->IsBool())
+    throw RequestError(proto::code::kInvalidArgument, std::string(key) + " must be true or false");
+  return v->GetBool();
+}
+
+std::string Params::Need(const char* key) const {
+  auto v = Str(key);
+  if (!v || v->empty())
+    throw RequestError(proto::code::kInvalidArgument, std::string(key) + " is required");
+  return *v;
+}
+
+void WriteEvent(Writer& w, const EventRow& e) {
+  w.StartObject();
+  w.Key("id");
+  Str(w, e.id);
+  w.Key("source");
+  Str(w, e.source);
+  Opt(w, "session", e.session);
+  Time(w, "ts", "time", e.ts);
+  w.Key("kind");
+  Str(w, e.kind);
+  w.Key("role");
+  Str(w, e.role);
+  Opt(w, "project", e.project);
+  Opt(w, "cwd", e.cwd);
+  Opt(w, "git_branch", e.git_branch);
+  Opt(w, "tool", e.tool_name);
+  Opt(w, "call_id", e.call_id);
+  Opt(w, "agent", e.agent);
+  Opt(w, "model", e.model);
+  w.Key("is_error");
+  w.Bool(e.is_error);
+  w.Key("text");
+  Str(w, e.text);
+  w.EndObject();
+}
+
+void WriteSession(Writer& w, const SessionRow& s) {
+  w.StartObject();
+  w.Key("id");
+  Str(w, s.id);
+  w.Key("source");
+  Str(w, s.source);
+  Opt(w, "title", s.title);
+  w.Key("title_manual");
+  w.Bool(s.title_manual);
+  Opt(w, "prompt", s.prompt);
+  Opt(w, "project", s.project);
+  Opt(w, "cwd", s.cwd);
+  Opt(w, "git_branch", s.git_branch);
+  Time(w, "first_ts", "first_time", s.first_ts);
+  Time(w, "last_ts", "last_time", s.last_ts);
+  w.Key("events");
+  w.Int64(s.events);
+  w.Key("messages");
+  w.Int64(s.messages);
+  w.EndObject();
+}
+
+void WriteSource(Writer& w, const SourceLine& s) {
+  w.StartObject();
+  w.Key("file");
+  Str(w, s.path);
+  w.Key("mirror");
+  Str(w, s.mirror);
+  w.Key("generation");
+  w.Int64(s.generation);
+  w.Key("line");
+  w.Int64(s.line);
+  w.Key("raw");
+  Str(w, s.raw);
+  w.EndObject();
+}
+
+}  // namespace origin::rpc
