@@ -39,6 +39,7 @@ constexpr const char* kUsage =
     "  status                 what the store holds, per agent, and how big it is\n"
     "  sync                   ingest every agent's new log lines now\n"
     "  timeline [SESSION]     sessions of the last 7 days, or one session's events\n"
+    "  projects               the projects the sessions were in, latest first\n"
     "  show ID                an event with its full text\n"
     "  sources ID             the original log line behind an event\n"
     "\n"
@@ -281,6 +282,27 @@ int Timeline(Connection& c, const Args& a) {
   return 0;
 }
 
+int Projects(Connection& c, const Args& a) {
+  rapidjson::Document r = c.Call("projects");
+  if (a.json) {
+    PrintJson(r);
+    return 0;
+  }
+  Style st{UseColor(stdout)};
+  std::vector<std::vector<std::string>> rows = {{st.Dim("PROJECT"), st.Dim("SESSIONS"),
+                                                 st.Dim("EVENTS"), st.Dim("LAST ACTIVE"),
+                                                 st.Dim("SOURCES")}};
+  for (const auto& p : r["projects"].GetArray())
+    rows.push_back({Str(p, "project"), Thousands(Int(p, "sessions")), Thousands(Int(p, "events")),
+                    LocalTime(Int(p, "last_ts")), Str(p, "sources")});
+  if (rows.size() == 1) {
+    std::printf("No projects yet.\n");
+    return 0;
+  }
+  std::fputs(Table(rows, {false, true, true, false, false}).c_str(), stdout);
+  return 0;
+}
+
 int Show(Connection& c, const Args& a) {
   rapidjson::Document r = c.Call("show", "{\"id\":" + JsonString(a.positional[0]) + "}");
   if (a.json) {
@@ -363,7 +385,8 @@ int main(int argc, char** argv) {
       return proto::kExitUsage;
     }
     static const std::map<std::string, std::pair<std::size_t, std::size_t>> kArity = {
-        {"status", {0, 0}}, {"sync", {0, 0}}, {"timeline", {0, 1}}, {"show", {1, 1}}, {"sources", {1, 1}}};
+        {"status", {0, 0}}, {"sync", {0, 0}}, {"timeline", {0, 1}}, {"projects", {0, 0}},
+        {"show", {1, 1}}, {"sources", {1, 1}}};
     auto it = kArity.find(args.command);
     if (it == kArity.end()) throw UsageError("unknown command " + args.command + " (see origin --help)");
     if (args.positional.size() < it->second.first)
@@ -383,6 +406,7 @@ int main(int argc, char** argv) {
     if (args.command == "status") return Status(c, args.json);
     if (args.command == "sync") return Sync(c, args.json);
     if (args.command == "timeline") return Timeline(c, args);
+    if (args.command == "projects") return Projects(c, args);
     if (args.command == "show") return Show(c, args);
     return Sources(c, args);
   } catch (const ClientError& e) {

@@ -307,7 +307,8 @@ void Daemon::Dispatch(Connection& c, const std::string& line) {
   // Queries wait for the first sync of every source after a start, so that
   // they answer from the logs as they are, not from a store still filling.
   if (first_syncs_left_ > 0 &&
-      (method == "status" || method == "timeline" || method == "show" || method == "sources")) {
+      (method == "status" || method == "timeline" || method == "show" || method == "sources" ||
+       method == "projects")) {
     after_first_sync_.push_back([this, id = c.id, line] {
       auto it = conns_.find(id);
       if (it != conns_.end()) Dispatch(*it->second, line);
@@ -418,6 +419,32 @@ bool Daemon::DispatchQuery(std::uint64_t conn_id, const std::string& id_json,
       Key(w, "sessions");
       w.StartArray();
       for (const SessionRow& s : ListSessions(db, f)) rpc::WriteSession(w, s);
+      w.EndArray();
+      w.EndObject();
+    });
+    return true;
+  }
+  if (method == "projects") {
+    Read(conn_id, id_json, [](Db& db, rpc::Writer& w) {
+      w.StartObject();
+      Key(w, "projects");
+      w.StartArray();
+      for (const ProjectRow& row : ListProjects(db)) {
+        w.StartObject();
+        Key(w, "project");
+        Str(w, row.project);
+        Key(w, "sources");
+        Str(w, row.sources);
+        Key(w, "sessions");
+        w.Int64(row.sessions);
+        Key(w, "events");
+        w.Int64(row.events);
+        Key(w, "last_ts");
+        w.Int64(row.last_ts);
+        Key(w, "last_time");
+        Str(w, FormatIsoLocal(row.last_ts));
+        w.EndObject();
+      }
       w.EndArray();
       w.EndObject();
     });

@@ -181,6 +181,18 @@ std::optional<SessionRow> GetSession(Db& db, std::string_view id) {
   return out;
 }
 
+std::vector<ProjectRow> ListProjects(Db& db) {
+  auto& st = db.Prepare(
+      "SELECT project, group_concat(DISTINCT source), count(*), sum(event_count), max(last_ts) "
+      "FROM session WHERE project IS NOT NULL AND event_count > 0 "
+      "GROUP BY project ORDER BY max(last_ts) DESC, project");
+  std::vector<ProjectRow> out;
+  while (st.Step())
+    out.push_back({std::string(st.Text(0)), std::string(st.Text(1)), st.Int(2), st.Int(3), st.Int(4)});
+  st.Reset();
+  return out;
+}
+
 std::vector<EventRow> SessionEvents(Db& db, std::string_view session, bool include_tools,
                                     int limit, std::int64_t offset) {
   std::string sql = std::string("SELECT ") + kEventCols +

@@ -69,6 +69,15 @@ std::optional<SessionRow> GetSession(Db& db, std::string_view id);
 std::vector<EventRow> SessionEvents(Db& db, std::string_view session, bool include_tools,
                                     int limit, std::int64_t offset = 0);
 
+struct ProjectRow {
+  std::string project;
+  std::string sources;    // comma-separated, e.g. "claude-code,codex"
+  std::int64_t sessions = 0, events = 0;
+  std::int64_t last_ts = 0;
+};
+/// Every project with sessions, latest activity first.
+std::vector<ProjectRow> ListProjects(Db& db);
+
 /// The provisional name of a session from its first typed prompt (spec:
 /// Session names): leading XML-style elements skipped, empty messages and
 /// bracketed notices passed over, whitespace collapsed, cut to 80 characters.

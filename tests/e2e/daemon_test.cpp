@@ -313,6 +313,13 @@ TEST_SUITE("e2e") {
     r = f.Cli({"timeline", "--since", "2026-01-01", "--until", "2026-01-10"}, {{"NO_COLOR", "1"}});
     CHECK(r.status == 0);
     CHECK(r.out.find("\"first prompt\"") != std::string::npos);
+    r = f.Cli({"projects", "--json"});
+    REQUIRE(r.status == 0);
+    d = Json(r.out);
+    REQUIRE(d["projects"].Size() == 1);
+    CHECK(std::string(d["projects"][0]["project"].GetString()) == "app");
+    CHECK(d["projects"][0]["events"].GetInt64() == 2);
+    CHECK(f.Cli({"projects"}).out.find("app") != std::string::npos);
     r = f.Cli({"show", "claude-code:u1"});
     CHECK(r.status == 0);
     CHECK(r.out.find("first prompt") != std::string::npos);

@@ -82,6 +82,13 @@ TEST_SUITE("query") {
     proj.project = "nope";
     CHECK(ListSessions(*s.db, proj).empty());
 
+    auto projects = ListProjects(*s.db);
+    REQUIRE(projects.size() == 1);
+    CHECK(projects[0].project == "app");
+    CHECK(projects[0].sessions == 2);
+    CHECK(projects[0].events == 6);
+    CHECK(projects[0].sources == "claude-code");
+
     auto events = SessionEvents(*s.db, "claude-code:s1", false, 100);
     REQUIRE(events.size() == 4);  // the tool call is left out
     CHECK(events[0].id == "claude-code:m1");
