@@ -9,6 +9,7 @@
 #include "adapters/claude_code/claude_code.hpp"
 #include "adapters/codex/codex.hpp"
 #include "core/query/events.hpp"
+#include "core/store/status.hpp"
 #include "core/util/text.hpp"
 #include "tests/support/loggen.hpp"
 #include "tests/support/support.hpp"
@@ -127,5 +128,17 @@ TEST_SUITE("query") {
       CHECK(src->raw == NthLine(files[src->path], src->line));
     }
     CHECK_FALSE(EventSource(*s.db, *s.mirrors, "claude-code:none"));
+  }
+
+  TEST_CASE("query: a title for a session with no events yet counts no session in status") {
+    TestStore s;
+    adapters::CodexAdapter x(s.dir / "codex");
+    WriteFile(s.dir / "codex/session_index.jsonl",
+              R"({"id":"0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b","thread_name":"named early","updated_at":"2026-02-01T09:01:00Z"})" "\n");
+    s.ingester->Sync({&x}, {});
+    StoreStatus st = ReadStatus(*s.db, s.db_path(), s.clock.NowMs());
+    CHECK(st.sessions == 0);
+    CHECK(ListSessions(*s.db, {}).empty());
+    CHECK(GetSession(*s.db, "codex:0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b")->title == "named early");
   }
 }
