@@ -1,19 +1,18 @@
 // SPDX-License-Identifier: MIT
 #include "daemon/daemon.hpp"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
 
 #include "core/ingest/ingester.hpp"
-#include "core/store/schema.hpp"
-#include "core/store/event_index.hpp"
 #include "core/query/events.hpp"
+#include "core/store/event_index.hpp"
+#include "core/store/schema.hpp"
 #include "core/store/status.hpp"
 #include "core/util/text.hpp"
 #include "daemon/log.hpp"
@@ -124,8 +123,7 @@ void Daemon::Start() {
   ::unlink(sock.c_str());
   server_ = UvHandle<uv_pipe_t>::Make([&](uv_pipe_t* p) { return uv_pipe_init(loop_, p, 0); });
   server_.get()->data = this;
-  if (int rc = uv_pipe_bind(server_.get(), sock.c_str()); rc < 0)
-    throw UvError(rc, "bind " + sock);
+  if (int rc = uv_pipe_bind(server_.get(), sock.c_str()); rc < 0) throw UvError(rc, "bind " + sock);
   ::chmod(sock.c_str(), 0600);
   if (int rc = uv_listen(reinterpret_cast<uv_stream_t*>(server_.get()), 128, &Daemon::OnConnection);
       rc < 0)
@@ -185,7 +183,8 @@ void Daemon::OnConnection(uv_stream_t* server, int status) noexcept {
     auto c = std::make_unique<Connection>();
     c->id = self->next_conn_++;
     c->daemon = self;
-    c->pipe = UvHandle<uv_pipe_t>::Make([&](uv_pipe_t* p) { return uv_pipe_init(self->loop_, p, 0); });
+    c->pipe =
+        UvHandle<uv_pipe_t>::Make([&](uv_pipe_t* p) { return uv_pipe_init(self->loop_, p, 0); });
     if (uv_accept(server, reinterpret_cast<uv_stream_t*>(c->pipe.get())) != 0) return;
     c->pipe.get()->data = c.get();
     uv_read_start(
@@ -293,7 +292,8 @@ void Daemon::Dispatch(Connection& c, const std::string& line) {
   std::string id_json = "null";
   if (auto it = d.FindMember("id"); it != d.MemberEnd()) {
     if (!it->value.IsString() && !it->value.IsNumber() && !it->value.IsNull()) {
-      SendError(c.id, "null", proto::code::kInvalidArgument, "a request id is a string or a number");
+      SendError(c.id, "null", proto::code::kInvalidArgument,
+                "a request id is a string or a number");
       return;
     }
     id_json = proto::ToJson(it->value);
@@ -306,9 +306,8 @@ void Daemon::Dispatch(Connection& c, const std::string& line) {
   std::string method = m->value.GetString();
   // Queries wait for the first sync of every source after a start, so that
   // they answer from the logs as they are, not from a store still filling.
-  if (first_syncs_left_ > 0 &&
-      (method == "status" || method == "timeline" || method == "show" || method == "sources" ||
-       method == "projects")) {
+  if (first_syncs_left_ > 0 && (method == "status" || method == "timeline" || method == "show" ||
+                                method == "sources" || method == "projects")) {
     after_first_sync_.push_back([this, id = c.id, line] {
       auto it = conns_.find(id);
       if (it != conns_.end()) Dispatch(*it->second, line);
@@ -371,7 +370,8 @@ void Daemon::Read(std::uint64_t conn_id, std::string id_json,
       LOG_ERROR("request: %s", e.what());
       out = ErrorLine(id_json, proto::code::kInternal, e.what());
     }
-    poster_->Post([this, conn_id, out = std::move(out)]() mutable { Send(conn_id, std::move(out)); });
+    poster_->Post(
+        [this, conn_id, out = std::move(out)]() mutable { Send(conn_id, std::move(out)); });
   });
 }
 
@@ -385,7 +385,8 @@ bool Daemon::DispatchQuery(std::uint64_t conn_id, const std::string& id_json,
       throw rpc::RequestError(proto::code::kInvalidArgument, "limit must be between 1 and 5000");
     if (session) {
       std::int64_t offset = p.Int("offset").value_or(0);
-      if (offset < 0) throw rpc::RequestError(proto::code::kInvalidArgument, "offset must be 0 or more");
+      if (offset < 0)
+        throw rpc::RequestError(proto::code::kInvalidArgument, "offset must be 0 or more");
       Read(conn_id, id_json, [s = *session, tools, limit, offset](Db& db, rpc::Writer& w) {
         auto row = GetSession(db, s);
         if (!row) throw rpc::RequestError(proto::code::kNotFound, "no session " + s);
@@ -406,7 +407,8 @@ bool Daemon::DispatchQuery(std::uint64_t conn_id, const std::string& id_json,
     std::int64_t days = p.Int("days").value_or(7);
     if (days < 1) throw rpc::RequestError(proto::code::kInvalidArgument, "days must be 1 or more");
     f.from_ms = p.Int("since").value_or(f.to_ms - days * 24 * 3600 * 1000);
-    if (f.from_ms > f.to_ms) throw rpc::RequestError(proto::code::kInvalidArgument, "since is after until");
+    if (f.from_ms > f.to_ms)
+      throw rpc::RequestError(proto::code::kInvalidArgument, "since is after until");
     f.source = p.Str("source");
     f.project = p.Str("project");
     f.limit = static_cast<int>(limit);
@@ -495,118 +497,104 @@ void Daemon::DoStatus(std::uint64_t conn_id, std::string id_json) {
   proto::Paths paths = opts_.paths;
   std::int64_t started = started_ms_;
   std::string store = opts_.store_name;
-  readers_->Post([this, conn_id, id_json, roots, watched, paths, started, store](Db& db) {
-    std::string out;
-    try {
-      StoreStatus st = ReadStatus(db, paths.db, clock_.NowMs());
-      rapidjson::StringBuffer sb;
-      Writer w(sb);
-      w.StartObject();
-      Key(w, "id");
-      w.RawValue(id_json.c_str(), id_json.size(), rapidjson::kStringType);
-      Key(w, "result");
-      w.StartObject();
-      Key(w, "daemon");
-      w.StartObject();
-      Key(w, "version");
-      w.String(ORIGIN_VERSION);
-      Key(w, "pid");
-      w.Int64(::getpid());
-      Key(w, "started_at");
-      w.Int64(started);
-      Key(w, "home");
-      Str(w, paths.home);
-      Key(w, "socket");
-      Str(w, paths.socket);
-      Key(w, "store");
-      Str(w, store);
-      Key(w, "watched_dirs");
-      w.Int64(watched);
-      w.EndObject();
-      Key(w, "store");
-      w.StartObject();
-      Key(w, "db_bytes");
-      w.Int64(st.db_bytes);
-      Key(w, "mirror_disk_bytes");
-      w.Int64(st.mirror_disk_bytes);
-      Key(w, "mirror_content_bytes");
-      w.Int64(st.mirror_content_bytes);
-      Key(w, "compression_ratio");
-      w.Double(st.mirror_disk_bytes > 0
-                   ? static_cast<double>(st.mirror_content_bytes) / st.mirror_disk_bytes
-                   : 0.0);
-      Key(w, "sessions");
-      w.Int64(st.sessions);
-      Key(w, "events");
-      w.Int64(st.events);
-      Key(w, "max_seq");
-      w.Int64(st.max_seq);
-      Key(w, "search_indexed_upto");
-      w.Int64(IndexedUpto(db));
-      w.EndObject();
-      Key(w, "sources");
-      w.StartArray();
-      for (const Root& r : roots) {
-        SourceStatus ss;
-        for (const SourceStatus& s : st.sources)
-          if (s.source == r.source) ss = s;
-        w.StartObject();
-        Key(w, "source");
-        Str(w, r.source);
-        Key(w, "name");
-        Str(w, r.name);
-        Key(w, "root");
-        Str(w, r.root);
-        Key(w, "root_exists");
-        w.Bool(r.exists);
-        Key(w, "files");
-        w.Int64(ss.files);
-        Key(w, "sessions");
-        w.Int64(ss.sessions);
-        Key(w, "events");
-        w.Int64(ss.events);
-        Key(w, "parse_errors_7d");
-        w.Int64(ss.parse_errors_7d);
-        Key(w, "broken_mirrors");
-        w.Int64(ss.broken_mirrors);
-        Key(w, "last_ingest_at");
-        if (ss.last_ingest_ms)
-          w.Int64(*ss.last_ingest_ms);
-        else
-          w.Null();
-        Key(w, "agent_version");
-        if (ss.agent_version)
-          Str(w, *ss.agent_version);
-        else
-          w.Null();
-        Key(w, "last_error");
-        if (ss.last_error)
-          Str(w, *ss.last_error);
-        else
-          w.Null();
-        Key(w, "problems");
-        w.StartArray();
-        for (const auto& p : r.problems) {
-          w.StartObject();
-          Key(w, "path");
-          Str(w, p.path);
-          Key(w, "message");
-          Str(w, p.message);
-          w.EndObject();
-        }
-        w.EndArray();
-        w.EndObject();
-      }
-      w.EndArray();
-      w.EndObject();
-      w.EndObject();
-      out = sb.GetString();
-    } catch (const std::exception& e) {
-      LOG_ERROR("status: %s", e.what());
-      out = ErrorLine(id_json, proto::code::kInternal, e.what());
-    }
-    poster_->Post([this, conn_id, out = std::move(out)]() mutable { Send(conn_id, std::move(out)); });
-  });
+  Read(conn_id, std::move(id_json),
+       [this, roots, watched, paths, started, store](Db& db, rpc::Writer& w) {
+         StoreStatus st = ReadStatus(db, paths.db, clock_.NowMs());
+         w.StartObject();
+         Key(w, "daemon");
+         w.StartObject();
+         Key(w, "version");
+         w.String(ORIGIN_VERSION);
+         Key(w, "pid");
+         w.Int64(::getpid());
+         Key(w, "started_at");
+         w.Int64(started);
+         Key(w, "home");
+         Str(w, paths.home);
+         Key(w, "socket");
+         Str(w, paths.socket);
+         Key(w, "store");
+         Str(w, store);
+         Key(w, "watched_dirs");
+         w.Int64(watched);
+         w.EndObject();
+         Key(w, "store");
+         w.StartObject();
+         Key(w, "db_bytes");
+         w.Int64(st.db_bytes);
+         Key(w, "mirror_disk_bytes");
+         w.Int64(st.mirror_disk_bytes);
+         Key(w, "mirror_content_bytes");
+         w.Int64(st.mirror_content_bytes);
+         Key(w, "compression_ratio");
+         w.Double(st.mirror_disk_bytes > 0
+                      ? static_cast<double>(st.mirror_content_bytes) / st.mirror_disk_bytes
+                      : 0.0);
+         Key(w, "sessions");
+         w.Int64(st.sessions);
+         Key(w, "events");
+         w.Int64(st.events);
+         Key(w, "max_seq");
+         w.Int64(st.max_seq);
+         Key(w, "search_indexed_upto");
+         w.Int64(IndexedUpto(db));
+         w.EndObject();
+         Key(w, "sources");
+         w.StartArray();
+         for (const Root& r : roots) {
+           SourceStatus ss;
+           for (const SourceStatus& s : st.sources)
+             if (s.source == r.source) ss = s;
+           w.StartObject();
+           Key(w, "source");
+           Str(w, r.source);
+           Key(w, "name");
+           Str(w, r.name);
+           Key(w, "root");
+           Str(w, r.root);
+           Key(w, "root_exists");
+           w.Bool(r.exists);
+           Key(w, "files");
+           w.Int64(ss.files);
+           Key(w, "sessions");
+           w.Int64(ss.sessions);
+           Key(w, "events");
+           w.Int64(ss.events);
+           Key(w, "parse_errors_7d");
+           w.Int64(ss.parse_errors_7d);
+           Key(w, "broken_mirrors");
+           w.Int64(ss.broken_mirrors);
+           Key(w, "last_ingest_at");
+           if (ss.last_ingest_ms)
+             w.Int64(*ss.last_ingest_ms);
+           else
+             w.Null();
+           Key(w, "agent_version");
+           if (ss.agent_version)
+             Str(w, *ss.agent_version);
+           else
+             w.Null();
+           Key(w, "last_error");
+           if (ss.last_error)
+             Str(w, *ss.last_error);
+           else
+             w.Null();
+           Key(w, "problems");
+           w.StartArray();
+           for (const auto& p : r.problems) {
+             w.StartObject();
+             Key(w, "path");
+             Str(w, p.path);
+             Key(w, "message");
+             Str(w, p.message);
+             w.EndObject();
+           }
+           w.EndArray();
+           w.EndObject();
+         }
+         w.EndArray();
+         w.EndObject();
+       });
 }
 
 void Daemon::DoSync(std::uint64_t conn_id, std::string id_json) {
@@ -696,7 +684,8 @@ void Daemon::DoSync(std::uint64_t conn_id, std::string id_json) {
     } catch (const std::exception& e) {
       out = ErrorLine(id_json, proto::code::kInternal, std::string("sync failed: ") + e.what());
     }
-    poster_->Post([this, conn_id, out = std::move(out)]() mutable { Send(conn_id, std::move(out)); });
+    poster_->Post(
+        [this, conn_id, out = std::move(out)]() mutable { Send(conn_id, std::move(out)); });
   });
 }
 
