@@ -104,7 +104,9 @@ Connection::~Connection() {
 }
 
 Connection::Connection(Connection&& o) noexcept
-    : fd_(std::exchange(o.fd_, -1)), hello_(std::move(o.hello_)), buf_(std::move(o.buf_)),
+    : fd_(std::exchange(o.fd_, -1)),
+      hello_(std::move(o.hello_)),
+      buf_(std::move(o.buf_)),
       next_id_(o.next_id_) {}
 
 std::string Connection::ReadLine() {
@@ -222,10 +224,9 @@ rapidjson::Document Connection::Call(const std::string& method, const std::strin
     if (auto e = d.FindMember("error"); e != d.MemberEnd() && e->value.IsObject()) {
       auto c = e->value.FindMember("code");
       auto m = e->value.FindMember("message");
-      throw ClientError(c != e->value.MemberEnd() && c->value.IsString() ? c->value.GetString()
-                                                                          : "internal",
-                        m != e->value.MemberEnd() && m->value.IsString() ? m->value.GetString()
-                                                                          : "error");
+      throw ClientError(
+          c != e->value.MemberEnd() && c->value.IsString() ? c->value.GetString() : "internal",
+          m != e->value.MemberEnd() && m->value.IsString() ? m->value.GetString() : "error");
     }
     rapidjson::Document result;
     if (auto r = d.FindMember("result"); r != d.MemberEnd())

@@ -4,18 +4,17 @@
 // answer (tables on a terminal, JSON with --json) and exits with a
 // documented code (docs/cli.md).  It never opens the store itself.
 
-#include <unistd.h>
-
 #include <rapidjson/document.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstring>
-#include <string>
 #include <ctime>
 #include <map>
 #include <optional>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "client/connection.hpp"
@@ -81,9 +80,9 @@ int Status(Connection& c, bool json) {
   std::printf("%s %s · store %s · %s (daemon pid %lld)\n\n", s.Bold("Origin").c_str(),
               Str(d, "version").c_str(), Str(d, "store").c_str(), Str(d, "home").c_str(),
               static_cast<long long>(Int(d, "pid")));
-  std::vector<std::vector<std::string>> rows = {
-      {s.Dim("SOURCE"), s.Dim("FILES"), s.Dim("SESSIONS"), s.Dim("EVENTS"), s.Dim("ERRORS 7D"),
-       s.Dim("LAST INGEST"), s.Dim("VERSION")}};
+  std::vector<std::vector<std::string>> rows = {{s.Dim("SOURCE"), s.Dim("FILES"), s.Dim("SESSIONS"),
+                                                 s.Dim("EVENTS"), s.Dim("ERRORS 7D"),
+                                                 s.Dim("LAST INGEST"), s.Dim("VERSION")}};
   std::int64_t files_total = 0;
   std::vector<std::string> notes;
   for (const auto& src : r["sources"].GetArray()) {
@@ -95,8 +94,8 @@ int Status(Connection& c, bool json) {
       continue;
     }
     std::int64_t errs = Int(src, "parse_errors_7d");
-    std::string last = src["last_ingest_at"].IsInt64() ? LocalTime(src["last_ingest_at"].GetInt64())
-                                                       : "never";
+    std::string last =
+        src["last_ingest_at"].IsInt64() ? LocalTime(src["last_ingest_at"].GetInt64()) : "never";
     rows.push_back({name, Thousands(Int(src, "files")), Thousands(Int(src, "sessions")),
                     Thousands(Int(src, "events")),
                     errs > 0 ? s.Yellow(Thousands(errs)) : Thousands(errs), last,
@@ -121,7 +120,8 @@ int Status(Connection& c, bool json) {
     std::printf("\nNo agent logs found on this machine yet. Origin watches:\n");
     for (const auto& src : r["sources"].GetArray())
       std::printf("  %-12s %s\n", Str(src, "name").c_str(), Str(src, "root").c_str());
-    std::printf("Use an agent (or set CLAUDE_CONFIG_DIR / CODEX_HOME) and its sessions appear here.\n");
+    std::printf(
+        "Use an agent (or set CLAUDE_CONFIG_DIR / CODEX_HOME) and its sessions appear here.\n");
   }
   return 0;
 }
@@ -167,7 +167,8 @@ std::optional<std::int64_t> ParseLocalTime(const std::string& s) {
   if (static_cast<std::size_t>(n) != s.size()) {
     int m = 0;
     tm.tm_sec = 0;
-    if (std::sscanf(s.c_str() + n, "T%2d:%2d%n", &tm.tm_hour, &tm.tm_min, &m) != 2) return std::nullopt;
+    if (std::sscanf(s.c_str() + n, "T%2d:%2d%n", &tm.tm_hour, &tm.tm_min, &m) != 2)
+      return std::nullopt;
     n += m;
     if (static_cast<std::size_t>(n) != s.size()) {
       if (std::sscanf(s.c_str() + n, ":%2d%n", &tm.tm_sec, &m) != 1) return std::nullopt;
@@ -202,7 +203,8 @@ std::string TimelineParams(const Args& a) {
     if (k == "days" || k == "limit") {
       char* end = nullptr;
       long long n = std::strtoll(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n < 1) throw UsageError("--" + k + " takes a positive number");
+      if (v.empty() || *end != '\0' || n < 1)
+        throw UsageError("--" + k + " takes a positive number");
       add("\"" + k + "\":" + std::to_string(n));
     } else if (k == "since" || k == "until") {
       auto t = ParseLocalTime(v);
@@ -313,8 +315,8 @@ int Show(Connection& c, const Args& a) {
   const auto& e = r["event"];
   std::printf("%s  %s\n", st.Bold(Str(e, "id")).c_str(), st.Dim(Str(e, "time")).c_str());
   std::vector<std::vector<std::string>> rows;
-  for (const char* k : {"kind", "role", "session", "project", "cwd", "git_branch", "tool", "call_id",
-                        "agent", "model"})
+  for (const char* k : {"kind", "role", "session", "project", "cwd", "git_branch", "tool",
+                        "call_id", "agent", "model"})
     if (e.HasMember(k) && e[k].IsString()) rows.push_back({st.Dim(k), e[k].GetString()});
   if (e["is_error"].GetBool()) rows.push_back({st.Dim("error"), st.Red("yes")});
   std::fputs(Table(rows, {false, false}).c_str(), stdout);
@@ -341,8 +343,8 @@ int Sources(Connection& c, const Args& a) {
 
 Args Parse(int argc, char** argv) {
   Args a;
-  static const std::set<std::string> kValued = {"--days", "--since", "--until", "--source",
-                                                "--project", "--limit"};
+  static const std::set<std::string> kValued = {"--days",   "--since",   "--until",
+                                                "--source", "--project", "--limit"};
   for (int i = 1; i < argc; ++i) {
     std::string s = argv[i];
     if (s == "--json") {
@@ -385,16 +387,18 @@ int main(int argc, char** argv) {
       return proto::kExitUsage;
     }
     static const std::map<std::string, std::pair<std::size_t, std::size_t>> kArity = {
-        {"status", {0, 0}}, {"sync", {0, 0}}, {"timeline", {0, 1}}, {"projects", {0, 0}},
-        {"show", {1, 1}}, {"sources", {1, 1}}};
+        {"status", {0, 0}},   {"sync", {0, 0}}, {"timeline", {0, 1}},
+        {"projects", {0, 0}}, {"show", {1, 1}}, {"sources", {1, 1}}};
     auto it = kArity.find(args.command);
-    if (it == kArity.end()) throw UsageError("unknown command " + args.command + " (see origin --help)");
+    if (it == kArity.end())
+      throw UsageError("unknown command " + args.command + " (see origin --help)");
     if (args.positional.size() < it->second.first)
       throw UsageError(args.command + " needs an id (see origin --help)");
     if (args.positional.size() > it->second.second)
       throw UsageError("unexpected argument " + args.positional.back());
     if (args.command != "timeline" && (!args.opts.empty() || args.all))
-      throw UsageError("--days, --since, --until, --source, --project, --limit and --all are for timeline");
+      throw UsageError(
+          "--days, --since, --until, --source, --project, --limit and --all are for timeline");
     if (args.command == "timeline") TimelineParams(args);  // check the options before connecting
   } catch (const UsageError& e) {
     std::fprintf(stderr, "origin: %s\n", e.what());

@@ -26,8 +26,11 @@ std::string HumanBytes(std::int64_t n) {
   if (u == 0)
     std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(n));
   else
-    std::snprintf(buf, sizeof buf, v < 10 ? "%.2f %s" : v < 100 ? "%.1f %s" : "%.0f %s", v,
-                  kUnits[u]);
+    std::snprintf(buf, sizeof buf,
+                  v < 10    ? "%.2f %s"
+                  : v < 100 ? "%.1f %s"
+                            : "%.0f %s",
+                  v, kUnits[u]);
   return buf;
 }
 
@@ -81,7 +84,8 @@ std::size_t VisibleWidth(const std::string& s) {
 }
 }  // namespace
 
-std::string Table(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right) {
+std::string Table(const std::vector<std::vector<std::string>>& rows,
+                  const std::vector<bool>& right) {
   std::vector<std::size_t> width;
   for (const auto& r : rows)
     for (std::size_t i = 0; i < r.size(); ++i) {

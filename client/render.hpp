@@ -23,12 +23,13 @@ struct Style {
   std::string Green(const std::string& s) const { return color ? "\033[32m" + s + "\033[0m" : s; }
 };
 
-std::string HumanBytes(std::int64_t n);         // 12.3 MiB
-std::string Thousands(std::int64_t n);          // 12,345
-std::string LocalTime(std::int64_t ms);         // 2026-11-29 20:01 (local)
+std::string HumanBytes(std::int64_t n);  // 12.3 MiB
+std::string Thousands(std::int64_t n);   // 12,345
+std::string LocalTime(std::int64_t ms);  // 2026-11-29 20:01 (local)
 /// Columns padded to their widest cell; cells may hold colour escapes.
 /// `right` marks the columns aligned right (numbers).
-std::string Table(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right);
+std::string Table(const std::vector<std::vector<std::string>>& rows,
+                  const std::vector<bool>& right);
 
 /// A one-line progress bar redrawn in place on stderr.
 class ProgressBar {

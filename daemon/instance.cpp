@@ -27,8 +27,7 @@ void EnsureDir(const std::string& path, bool check_owner) {
       throw std::runtime_error(path + " belongs to uid " + std::to_string(st.st_uid) +
                                ", not to you (uid " + std::to_string(::geteuid()) + ")");
     if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
-      throw std::runtime_error(path + " can be written by others; fix it with: chmod go-w " +
-                               path);
+      throw std::runtime_error(path + " can be written by others; fix it with: chmod go-w " + path);
   }
   if (::access(path.c_str(), W_OK | X_OK) != 0)
     throw std::runtime_error("cannot write to " + path + ": " + std::strerror(errno));
@@ -65,11 +64,11 @@ void PrepareHome(const proto::Paths& paths) {
   ::unlink(probe.c_str());
 }
 
-std::optional<InstanceLock> InstanceLock::TryAcquire(const std::string& file,
-                                                     std::string* holder) {
+std::optional<InstanceLock> InstanceLock::TryAcquire(const std::string& file, std::string* holder) {
   UniqueFd fd = OpenFile(file, O_RDWR | O_CREAT, 0600);
   if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
-    if (errno != EWOULDBLOCK) throw std::system_error(errno, std::generic_category(), "lock " + file);
+    if (errno != EWOULDBLOCK)
+      throw std::system_error(errno, std::generic_category(), "lock " + file);
     char buf[256] = {};
     ssize_t n = ::pread(fd.get(), buf, sizeof buf - 1, 0);
     std::string content = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";

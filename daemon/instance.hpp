@@ -27,7 +27,8 @@ class InstanceLock {
   void WritePidAndVersion(const char* version);
 
  private:
-  explicit InstanceLock(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
+  explicit InstanceLock(UniqueFd fd, std::string path)
+      : fd_(std::move(fd)), path_(std::move(path)) {}
   UniqueFd fd_;
   std::string path_;
 };

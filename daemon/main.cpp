@@ -133,7 +133,8 @@ int Background(const origin::proto::Paths& paths, Args& args) {
     ssize_t n;
     while ((n = ::read(fds[0], buf, sizeof buf)) > 0) msg.append(buf, static_cast<std::size_t>(n));
     if (msg == "ok") return 0;
-    std::fprintf(stderr, "originsd: %s\n", msg.empty() ? "the daemon exited during start-up" : msg.c_str());
+    std::fprintf(stderr, "originsd: %s\n",
+                 msg.empty() ? "the daemon exited during start-up" : msg.c_str());
     return 1;
   }
   ::close(fds[0]);
@@ -220,14 +221,18 @@ int main(int argc, char** argv) try {
       if (d != nullptr) d->BeginShutdown();
     };
     origin::UvHandle<uv_signal_t> sigterm, sigint, sighup;
-    sigterm = origin::UvHandle<uv_signal_t>::Make([&](uv_signal_t* s) { return uv_signal_init(&loop, s); });
-    sigint = origin::UvHandle<uv_signal_t>::Make([&](uv_signal_t* s) { return uv_signal_init(&loop, s); });
-    sighup = origin::UvHandle<uv_signal_t>::Make([&](uv_signal_t* s) { return uv_signal_init(&loop, s); });
+    sigterm = origin::UvHandle<uv_signal_t>::Make(
+        [&](uv_signal_t* s) { return uv_signal_init(&loop, s); });
+    sigint = origin::UvHandle<uv_signal_t>::Make(
+        [&](uv_signal_t* s) { return uv_signal_init(&loop, s); });
+    sighup = origin::UvHandle<uv_signal_t>::Make(
+        [&](uv_signal_t* s) { return uv_signal_init(&loop, s); });
     sigterm.get()->data = &daemon;
     sigint.get()->data = &daemon;
     uv_signal_start(sigterm.get(), on_stop, SIGTERM);
     uv_signal_start(sigint.get(), on_stop, SIGINT);
-    uv_signal_start(sighup.get(), [](uv_signal_t*, int) { origin::log::Reopen(); }, SIGHUP);
+    uv_signal_start(
+        sighup.get(), [](uv_signal_t*, int) { origin::log::Reopen(); }, SIGHUP);
     // Signal handles must not keep the loop alive once everything else closed.
     uv_unref(reinterpret_cast<uv_handle_t*>(sigterm.get()));
     uv_unref(reinterpret_cast<uv_handle_t*>(sigint.get()));

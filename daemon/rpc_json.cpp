@@ -7,7 +7,9 @@
 namespace origin::rpc {
 
 namespace {
-void Str(Writer& w, std::string_view s) { w.String(s.data(), static_cast<rapidjson::SizeType>(s.size())); }
+void Str(Writer& w, std::string_view s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
 void Opt(Writer& w, const char* key, const std::optional<std::string>& v) {
   w.Key(key);
   if (v)

@@ -54,7 +54,8 @@ class UvHandle {
     if (h == nullptr) return;
     h->data = nullptr;  // late callbacks see no owner
     auto* base = reinterpret_cast<uv_handle_t*>(h);
-    if (!uv_is_closing(base)) uv_close(base, [](uv_handle_t* p) { delete reinterpret_cast<T*>(p); });
+    if (!uv_is_closing(base))
+      uv_close(base, [](uv_handle_t* p) { delete reinterpret_cast<T*>(p); });
   }
 
  private:

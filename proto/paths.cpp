@@ -46,9 +46,8 @@ Paths ResolvePaths(const std::string& home_override) {
     char name[40];
     std::snprintf(name, sizeof name, "origin-%016llx.sock", static_cast<unsigned long long>(h));
     const char* xdg = std::getenv("XDG_RUNTIME_DIR");
-    std::string dir = xdg != nullptr && *xdg != '\0'
-                          ? std::string(xdg)
-                          : "/tmp/origin-" + std::to_string(::geteuid());
+    std::string dir = xdg != nullptr && *xdg != '\0' ? std::string(xdg)
+                                                     : "/tmp/origin-" + std::to_string(::geteuid());
     p.socket = dir + "/" + name;
   }
   return p;

@@ -45,14 +45,14 @@ enum ExitCode : int {
 int ExitCodeFor(std::string_view error_code);
 
 struct ClientHello {
-  std::string client;   // origin | origin-mcp | origin-ui
+  std::string client;  // origin | origin-mcp | origin-ui
   std::string version;
   std::int64_t pid = 0;
   std::string cwd;
 };
 struct DaemonHello {
-  std::string daemon;   // the daemon's version
-  std::string store;    // the store's name
+  std::string daemon;  // the daemon's version
+  std::string store;   // the store's name
   std::string mode = "device";
   std::int64_t pid = 0;
 };

@@ -55,7 +55,8 @@ Discovery ClaudeCodeAdapter::Discover() const {
     std::string_view name = Basename(rel);
     if (name == "tool-results") return false;
     // <slug>/memory is the project's native memory, read later as a memory stream.
-    if (name == "memory" && rel.find('/') == rel.rfind('/') && rel.find('/') != std::string_view::npos)
+    if (name == "memory" && rel.find('/') == rel.rfind('/') &&
+        rel.find('/') != std::string_view::npos)
       return false;
     return true;
   };
@@ -85,7 +86,7 @@ ParsedLine ClaudeCodeAdapter::ParseLine(std::string_view line, ParseContext& ctx
 
   if (*type == "ai-title" || *type == "custom-title" || *type == "summary") {
     if (subagent_file) return out;
-    const char* field = *type == "ai-title" ? "aiTitle"
+    const char* field = *type == "ai-title"       ? "aiTitle"
                         : *type == "custom-title" ? "customTitle"
                                                   : "summary";
     if (auto t = NonEmpty(doc, field)) {
@@ -133,8 +134,8 @@ ParsedLine ClaudeCodeAdapter::ParseLine(std::string_view line, ParseContext& ctx
   const Json* message = Member(doc, "message");
   if (message == nullptr || !message->IsObject()) return out;
   if (is_assistant) base.model = NonEmpty(*message, "model");
-  const bool api_error = Bool(doc, "isApiErrorMessage") ||
-                         (is_assistant && base.model == std::string("<synthetic>"));
+  const bool api_error =
+      Bool(doc, "isApiErrorMessage") || (is_assistant && base.model == std::string("<synthetic>"));
   const bool meta = Bool(doc, "isMeta") || Bool(doc, "isCompactSummary") || api_error;
   const std::string role = is_user ? "user" : "assistant";
 

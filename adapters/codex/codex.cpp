@@ -2,7 +2,6 @@
 #include "adapters/codex/codex.hpp"
 
 #include <rapidjson/document.h>
-
 #include <sys/stat.h>
 
 #include <map>
@@ -25,9 +24,9 @@ std::string ThreadFromKey(std::string_view key) {
 }
 
 struct CodexState final : FileState {
-  std::string thread;                 // from the file name, else session_meta
+  std::string thread;  // from the file name, else session_meta
   std::optional<std::string> cwd, branch, model, version;
-  bool internal = false;              // a memory-consolidation sub-agent's rollout
+  bool internal = false;  // a memory-consolidation sub-agent's rollout
 
   std::string Save() const override {
     rapidjson::Document d(rapidjson::kObjectType);
@@ -234,8 +233,9 @@ ParsedLine CodexAdapter::ParseLine(std::string_view line, ParseContext& ctx) con
       ev.tool_name = NonEmpty(*payload, "name");
       ev.call_id = NonEmpty(*payload, "call_id");
       const Json* args = Member(*payload, ptype == "function_call" ? "arguments" : "input");
-      std::string text =
-          args == nullptr ? "" : args->IsString() ? std::string(args->GetString()) : Serialize(*args);
+      std::string text = args == nullptr    ? ""
+                         : args->IsString() ? std::string(args->GetString())
+                                            : Serialize(*args);
       ev.text = Truncate(text, kToolCallChars);
       ev.model = st->model;
     } else if (ptype == "local_shell_call" || ptype == "web_search_call") {

@@ -32,8 +32,7 @@ class CodexAdapter final : public SourceAdapter {
   std::string_view display_name() const override { return "Codex CLI"; }
   const std::string& root() const override { return root_; }
   Discovery Discover() const override;
-  std::unique_ptr<FileState> LoadState(std::string_view key,
-                                       std::string_view saved) const override;
+  std::unique_ptr<FileState> LoadState(std::string_view key, std::string_view saved) const override;
   ParsedLine ParseLine(std::string_view line, ParseContext& ctx) const override;
 
  private:

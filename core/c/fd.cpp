@@ -53,8 +53,8 @@ std::size_t PreadFull(int fd, void* buf, std::size_t n, off_t offset, const std:
 void PwriteFull(int fd, std::string_view data, off_t offset, const std::string& path) {
   std::size_t done = 0;
   while (done < data.size()) {
-    ssize_t r = ::pwrite(fd, data.data() + done, data.size() - done,
-                         offset + static_cast<off_t>(done));
+    ssize_t r =
+        ::pwrite(fd, data.data() + done, data.size() - done, offset + static_cast<off_t>(done));
     if (r < 0) {
       if (errno == EINTR) continue;
       ThrowErrno("write", path);

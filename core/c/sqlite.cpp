@@ -39,8 +39,7 @@ Stmt& Stmt::Bind(int i, double v) {
   return *this;
 }
 Stmt& Stmt::Bind(int i, std::string_view v) {
-  Check(sqlite3_bind_text64(stmt_, i, v.data(), v.size(), SQLITE_TRANSIENT, SQLITE_UTF8),
-        "bind");
+  Check(sqlite3_bind_text64(stmt_, i, v.data(), v.size(), SQLITE_TRANSIENT, SQLITE_UTF8), "bind");
   return *this;
 }
 Stmt& Stmt::BindStatic(int i, std::string_view v) {
@@ -69,12 +68,12 @@ std::string_view Stmt::Blob(int col) const {
 
 Db::Db(const std::string& path, Mode mode) : path_(path) {
   int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
-  flags |= mode == Mode::kReadOnly ? SQLITE_OPEN_READONLY
-                                   : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+  flags |=
+      mode == Mode::kReadOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
   int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
-    std::string msg = "open " + path + ": " +
-                      (db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc));
+    std::string msg =
+        "open " + path + ": " + (db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc));
     sqlite3_close_v2(db_);
     db_ = nullptr;
     throw SqliteError(rc, msg);
@@ -92,7 +91,8 @@ void Db::Exec(std::string_view sql) {
   char* err = nullptr;
   int rc = sqlite3_exec(db_, s.c_str(), nullptr, nullptr, &err);
   if (rc != SQLITE_OK) {
-    std::string msg = "exec " + s.substr(0, 80) + ": " + (err != nullptr ? err : sqlite3_errstr(rc));
+    std::string msg =
+        "exec " + s.substr(0, 80) + ": " + (err != nullptr ? err : sqlite3_errstr(rc));
     sqlite3_free(err);
     throw SqliteError(rc, msg);
   }

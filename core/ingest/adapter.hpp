@@ -44,11 +44,11 @@ struct Discovery {
 
 /// A normalized event, before the ingester adds the source, provenance and seq.
 struct ParsedEvent {
-  std::string native_id;     // <native-id>[#<block-index>]; the id is <source>:<native_id>
-  std::string session;       // native session id; empty for none
-  std::int64_t ts = 0;       // ms UTC
-  std::string role;          // user | assistant | system | tool
-  std::string kind;          // message | tool_call | tool_result | meta
+  std::string native_id;  // <native-id>[#<block-index>]; the id is <source>:<native_id>
+  std::string session;    // native session id; empty for none
+  std::int64_t ts = 0;    // ms UTC
+  std::string role;       // user | assistant | system | tool
+  std::string kind;       // message | tool_call | tool_result | meta
   std::string text;
   std::optional<std::string> cwd, git_branch, tool_name, call_id, agent, model;
   bool is_error = false;

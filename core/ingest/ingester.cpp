@@ -157,9 +157,9 @@ class ZstdContent final : public Content {
 
 // The complete lines to ingest in one transaction.
 struct Chunk {
-  std::string data;             // complete lines
+  std::string data;  // complete lines
   std::int64_t lines = 0;
-  bool at_eof = false;          // no further complete line was seen after it
+  bool at_eof = false;  // no further complete line was seen after it
 };
 
 Chunk ReadChunk(Content& content, std::int64_t start, std::size_t max_line) {
@@ -311,7 +311,7 @@ FileOutcome Ingester::IngestFile(const SourceAdapter& adapter, const SourceFile&
 }
 
 void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
-                     const std::function<void()>& between, FileOutcome& out) {
+                      const std::function<void()>& between, FileOutcome& out) {
   const std::string_view source = adapter.id();
   if (!SafeKey(f.key)) {
     out.error = f.abs_path + ": unsafe file name, not mirrored";
@@ -381,8 +381,7 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
       return;
     }
 
-    AppendResult appended =
-        mirrors_.Append(row->mirror, chunk.data, chunk.lines, /*seal=*/false);
+    AppendResult appended = mirrors_.Append(row->mirror, chunk.data, chunk.lines, /*seal=*/false);
     MirrorStore::RecordAppend(db_, appended);
 
     const std::int64_t parse_errors =
@@ -456,8 +455,8 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
     }
     if (parsed.agent_version) agent_version = parsed.agent_version;
     if (parsed.title && !parsed.title_session.empty())
-      titles.push_back({std::string(source) + ":" + parsed.title_session, *parsed.title,
-                        parsed.title_manual});
+      titles.push_back(
+          {std::string(source) + ":" + parsed.title_session, *parsed.title, parsed.title_manual});
     for (ParsedEvent& ev : parsed.events) {
       id.assign(source).append(":").append(ev.native_id);
       session_key.clear();
@@ -487,10 +486,10 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
   // events that were new are those after the last seq.
   const std::int64_t last_seq = db_.QueryInt("SELECT max(seq) FROM event");
   db_.Prepare(
-        "INSERT OR IGNORE INTO event(id, source, session, ts, project, cwd, git_branch, role, "
-        "kind, text, tool_name, call_id, is_error, agent, model, file_id, line) "
-        "SELECT id, source, session, ts, project, cwd, git_branch, role, kind, text, tool_name, "
-        "call_id, is_error, agent, model, file_id, line FROM temp.event_stage ORDER BY n")
+         "INSERT OR IGNORE INTO event(id, source, session, ts, project, cwd, git_branch, role, "
+         "kind, text, tool_name, call_id, is_error, agent, model, file_id, line) "
+         "SELECT id, source, session, ts, project, cwd, git_branch, role, kind, text, tool_name, "
+         "call_id, is_error, agent, model, file_id, line FROM temp.event_stage ORDER BY n")
       .Run();
   db_.Prepare("DELETE FROM temp.event_stage").Run();
   {
@@ -552,7 +551,10 @@ std::int64_t Ingester::SealIdle(std::string_view source, std::int64_t idle_ms) {
       mirrors_.AfterCommit(r);
       ++sealed;
     } catch (const MirrorBroken& e) {
-      db_.Prepare("UPDATE raw_file SET broken = ? WHERE id = ?").Bind(1, e.what()).Bind(2, id).Run();
+      db_.Prepare("UPDATE raw_file SET broken = ? WHERE id = ?")
+          .Bind(1, e.what())
+          .Bind(2, id)
+          .Run();
     }
   }
   return sealed;
@@ -580,9 +582,8 @@ SyncReport Ingester::Sync(const std::vector<const SourceAdapter*>& adapters,
     for (SourceFile& f : d.files) items.push_back({a, std::move(f), report.sources.size() - 1});
   }
   // Oldest first, so that arrival order follows time as far as it can.
-  std::stable_sort(items.begin(), items.end(), [](const Item& x, const Item& y) {
-    return x.file.mtime_ns < y.file.mtime_ns;
-  });
+  std::stable_sort(items.begin(), items.end(),
+                   [](const Item& x, const Item& y) { return x.file.mtime_ns < y.file.mtime_ns; });
   SyncProgress progress;
   progress.files_total = static_cast<std::int64_t>(items.size());
   for (const Item& it : items) progress.bytes_total += it.file.size;
@@ -609,8 +610,8 @@ SyncReport Ingester::Sync(const std::vector<const SourceAdapter*>& adapters,
     report.files_changed += s.files_changed;
     if (s.files_changed == 0 && s.errors.empty() && s.sealed == 0) continue;
     db_.Prepare(
-          "INSERT INTO sync_log(source, started_at, finished_at, reason, files, lines, bytes, "
-          "events, parse_errors, error) VALUES (?,?,?,?,?,?,?,?,?,?)")
+           "INSERT INTO sync_log(source, started_at, finished_at, reason, files, lines, bytes, "
+           "events, parse_errors, error) VALUES (?,?,?,?,?,?,?,?,?,?)")
         .Bind(1, s.source)
         .Bind(2, started)
         .Bind(3, clock_.NowMs())

@@ -41,13 +41,13 @@ inline constexpr std::int64_t kIdleSealMs = 3600 * 1000;
 
 /// What ingesting one file did.
 struct FileOutcome {
-  bool changed = false;          // something was read or recorded
+  bool changed = false;  // something was read or recorded
   std::int64_t lines = 0;
   std::int64_t bytes = 0;
-  std::int64_t events = 0;       // events added
+  std::int64_t events = 0;  // events added
   std::int64_t parse_errors = 0;
-  bool rewritten = false;        // a new generation was opened
-  std::string error;             // why the file could not be ingested
+  bool rewritten = false;  // a new generation was opened
+  std::string error;       // why the file could not be ingested
 };
 
 struct SourceSummary {
@@ -58,7 +58,7 @@ struct SourceSummary {
   std::int64_t bytes = 0;
   std::int64_t events = 0;
   std::int64_t parse_errors = 0;
-  std::int64_t sealed = 0;       // idle tails sealed
+  std::int64_t sealed = 0;  // idle tails sealed
   std::vector<std::string> errors;
   std::vector<DiscoveryProblem> problems;
   bool root_exists = false;

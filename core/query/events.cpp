@@ -54,7 +54,9 @@ SessionRow ReadSession(const Stmt& st) {
   return s;
 }
 
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
 
 std::string_view TrimLeft(std::string_view s) {
   while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
@@ -67,8 +69,8 @@ bool SkipElement(std::string_view& s) {
   if (s.size() < 3 || s[0] != '<') return false;
   std::size_t i = 1;
   auto name_char = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '-' || c == '_' || c == ':' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' ||
+           c == '_' || c == ':' || c == '.';
   };
   if (!((s[1] >= 'a' && s[1] <= 'z') || (s[1] >= 'A' && s[1] <= 'Z'))) return false;
   while (i < s.size() && name_char(s[i])) ++i;
@@ -188,15 +190,15 @@ std::vector<ProjectRow> ListProjects(Db& db) {
       "GROUP BY project ORDER BY max(last_ts) DESC, project");
   std::vector<ProjectRow> out;
   while (st.Step())
-    out.push_back({std::string(st.Text(0)), std::string(st.Text(1)), st.Int(2), st.Int(3), st.Int(4)});
+    out.push_back(
+        {std::string(st.Text(0)), std::string(st.Text(1)), st.Int(2), st.Int(3), st.Int(4)});
   st.Reset();
   return out;
 }
 
-std::vector<EventRow> SessionEvents(Db& db, std::string_view session, bool include_tools,
-                                    int limit, std::int64_t offset) {
-  std::string sql = std::string("SELECT ") + kEventCols +
-                    " FROM event WHERE session = ?" +
+std::vector<EventRow> SessionEvents(Db& db, std::string_view session, bool include_tools, int limit,
+                                    std::int64_t offset) {
+  std::string sql = std::string("SELECT ") + kEventCols + " FROM event WHERE session = ?" +
                     (include_tools ? "" : " AND kind NOT IN ('tool_call', 'tool_result')") +
                     " ORDER BY ts, seq LIMIT ? OFFSET ?";
   auto& st = db.Prepare(sql);

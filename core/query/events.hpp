@@ -35,11 +35,11 @@ struct EventRow {
 
 /// The original log line behind an event (invariant 1).
 struct SourceLine {
-  std::string path;        // the agent's file, as last read
-  std::string mirror;      // the mirror under raw/
+  std::string path;    // the agent's file, as last read
+  std::string mirror;  // the mirror under raw/
   std::int64_t generation = 0;
-  std::int64_t line = 0;   // 1-based, in the mirror's content
-  std::string raw;         // the line's bytes, without its newline
+  std::int64_t line = 0;  // 1-based, in the mirror's content
+  std::string raw;        // the line's bytes, without its newline
 };
 
 struct SessionRow {
@@ -66,12 +66,12 @@ struct SessionFilter {
 std::vector<SessionRow> ListSessions(Db& db, const SessionFilter& f);
 std::optional<SessionRow> GetSession(Db& db, std::string_view id);
 /// A session's events in time order (then arrival); tool events only when asked.
-std::vector<EventRow> SessionEvents(Db& db, std::string_view session, bool include_tools,
-                                    int limit, std::int64_t offset = 0);
+std::vector<EventRow> SessionEvents(Db& db, std::string_view session, bool include_tools, int limit,
+                                    std::int64_t offset = 0);
 
 struct ProjectRow {
   std::string project;
-  std::string sources;    // comma-separated, e.g. "claude-code,codex"
+  std::string sources;  // comma-separated, e.g. "claude-code,codex"
   std::int64_t sessions = 0, events = 0;
   std::int64_t last_ts = 0;
 };

@@ -63,8 +63,9 @@ void EventIndex::CheckStore() {
   std::string first;
   std::int64_t max_seq = 0;
   {
-    auto& st = store_->Prepare("SELECT (SELECT id FROM event ORDER BY seq LIMIT 1), "
-                               "(SELECT max(seq) FROM event)");
+    auto& st = store_->Prepare(
+        "SELECT (SELECT id FROM event ORDER BY seq LIMIT 1), "
+        "(SELECT max(seq) FROM event)");
     if (st.Step()) {
       first = std::string(st.Text(0));
       max_seq = st.Int(1);
@@ -90,7 +91,8 @@ std::int64_t EventIndex::CatchUp(std::size_t batch_bytes, const std::function<bo
     // One read transaction of the store per batch: a consistent snapshot.
     Transaction tx(*index_);
     auto& ins = index_->Prepare("INSERT INTO event_fts(rowid, text) VALUES (?, ?)");
-    auto& rd = store_->Prepare("SELECT seq, text, id FROM event WHERE seq > ? ORDER BY seq LIMIT 4096");
+    auto& rd =
+        store_->Prepare("SELECT seq, text, id FROM event WHERE seq > ? ORDER BY seq LIMIT 4096");
     std::size_t bytes = 0;
     std::int64_t n = 0, last = upto;
     std::string first_id;

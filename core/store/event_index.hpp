@@ -38,8 +38,7 @@ class EventIndex {
   /// Indexes the events committed after `upto`, about `batch_bytes` of text
   /// per transaction, until none is left or `stop()` returns true.  Returns
   /// how many events it indexed.
-  std::int64_t CatchUp(std::size_t batch_bytes = 4u << 20,
-                       const std::function<bool()>& stop = {});
+  std::int64_t CatchUp(std::size_t batch_bytes = 4u << 20, const std::function<bool()>& stop = {});
   /// Every event with seq <= Upto() is indexed.
   std::int64_t Upto();
 

@@ -83,8 +83,8 @@ AppendResult MirrorStore::Append(const MirrorState& state, std::string_view line
 
   r.after.bytes += static_cast<std::int64_t>(lines.size());
   r.after.lines += line_count;
-  if (!seal && tail_len + static_cast<std::int64_t>(lines.size()) <
-                   static_cast<std::int64_t>(kTailLimit)) {
+  if (!seal &&
+      tail_len + static_cast<std::int64_t>(lines.size()) < static_cast<std::int64_t>(kTailLimit)) {
     PwriteFull(tail.get(), lines, tail_len, tail_path);
     Fdatasync(tail.get(), tail_path);
     return r;
@@ -210,8 +210,7 @@ std::optional<std::string> NthLine(std::string_view data, std::int64_t n) {
 
 }  // namespace
 
-std::optional<std::string> MirrorStore::ReadLine(Db& db, std::int64_t file_id,
-                                                 std::int64_t line) {
+std::optional<std::string> MirrorStore::ReadLine(Db& db, std::int64_t file_id, std::int64_t line) {
   for (int attempt = 0; attempt < 3; ++attempt) {
     MirrorState m = Load(db, file_id);
     if (line < 1 || line > m.lines) return std::nullopt;

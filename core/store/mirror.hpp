@@ -27,9 +27,10 @@
 
 namespace origin {
 
-inline constexpr std::size_t kFrameTarget = 1 << 20;      // a frame ends at the first \n past 1 MiB
-inline constexpr std::size_t kFrameMinLast = 512 << 10;   // a last piece under this joins the one before
-inline constexpr std::size_t kTailLimit = 1 << 20;        // an append reaching this seals
+inline constexpr std::size_t kFrameTarget = 1 << 20;  // a frame ends at the first \n past 1 MiB
+inline constexpr std::size_t kFrameMinLast = 512
+                                             << 10;  // a last piece under this joins the one before
+inline constexpr std::size_t kTailLimit = 1 << 20;   // an append reaching this seals
 
 /// A mirror whose files are shorter than the database records.
 class MirrorBroken : public std::runtime_error {
@@ -49,7 +50,7 @@ struct MirrorState {
 };
 
 struct Frame {
-  std::int64_t first_line;       // 1-based
+  std::int64_t first_line;  // 1-based
   std::int64_t line_count;
   std::int64_t content_offset;
   std::int64_t content_length;
@@ -58,9 +59,9 @@ struct Frame {
 };
 
 struct AppendResult {
-  MirrorState after;             // the state to record
-  std::vector<Frame> frames;     // frames written to .zst, to record in raw_chunk
-  bool sealed = false;           // the tail must be emptied after the commit
+  MirrorState after;          // the state to record
+  std::vector<Frame> frames;  // frames written to .zst, to record in raw_chunk
+  bool sealed = false;        // the tail must be emptied after the commit
 };
 
 /// How content is cut into frames: the lengths of consecutive frames of

@@ -197,9 +197,9 @@ void Migrate(Db& db, const std::vector<Migration>& migrations, int target_versio
   db.Exec("PRAGMA busy_timeout = 300000");
   auto refuse_newer = [&](int v) {
     if (v > target_version)
-      throw std::runtime_error("store " + db.path() + " has format version " +
-                               std::to_string(v) + ", newer than this Origin (" +
-                               std::to_string(target_version) + "): upgrade Origin to open it");
+      throw std::runtime_error("store " + db.path() + " has format version " + std::to_string(v) +
+                               ", newer than this Origin (" + std::to_string(target_version) +
+                               "): upgrade Origin to open it");
   };
   int v = UserVersion(db);
   refuse_newer(v);

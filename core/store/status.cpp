@@ -40,7 +40,8 @@ StoreStatus ReadStatus(Db& db, const std::string& db_path, std::int64_t now_ms) 
     }
     {
       auto& st = db.Prepare(
-          "SELECT source, count(*), sum(event_count) FROM session WHERE event_count > 0 GROUP BY source");
+          "SELECT source, count(*), sum(event_count) FROM session WHERE event_count > 0 GROUP BY "
+          "source");
       while (st.Step()) {
         auto& r = get(st.Text(0));
         r.sessions = st.Int(1);

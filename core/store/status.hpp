@@ -15,24 +15,24 @@ namespace origin {
 
 struct SourceStatus {
   std::string source;
-  std::int64_t files = 0;            // mirrored files (latest generations)
+  std::int64_t files = 0;  // mirrored files (latest generations)
   std::int64_t sessions = 0;
   std::int64_t events = 0;
   std::int64_t parse_errors_7d = 0;
-  std::int64_t broken_mirrors = 0;   // mirrors that refuse appends
+  std::int64_t broken_mirrors = 0;  // mirrors that refuse appends
   std::optional<std::int64_t> last_ingest_ms;
   std::optional<std::string> agent_version;
   std::optional<std::string> last_error;  // the latest sync error, within 7 days
 };
 
 struct StoreStatus {
-  std::vector<SourceStatus> sources;  // those the store has data for
-  std::int64_t db_bytes = 0;          // origin.db and its -wal
-  std::int64_t mirror_disk_bytes = 0; // sealed frames plus open tails
+  std::vector<SourceStatus> sources;      // those the store has data for
+  std::int64_t db_bytes = 0;              // origin.db and its -wal
+  std::int64_t mirror_disk_bytes = 0;     // sealed frames plus open tails
   std::int64_t mirror_content_bytes = 0;  // the mirrors' content, uncompressed
   std::int64_t events = 0;
   std::int64_t sessions = 0;
-  std::int64_t max_seq = 0;           // the latest arrival
+  std::int64_t max_seq = 0;  // the latest arrival
 };
 
 /// `db_path` is origin.db (its size and the WAL's are stat'ed).

@@ -202,8 +202,8 @@ bool Digits(std::string_view s, std::size_t pos, std::size_t n, int& out) {
 
 std::optional<std::int64_t> ParseIsoMs(std::string_view s) {
   int y, mo, d, h, mi, sec;
-  if (!Digits(s, 0, 4, y) || s.size() < 19 || s[4] != '-' || !Digits(s, 5, 2, mo) ||
-      s[7] != '-' || !Digits(s, 8, 2, d) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
+  if (!Digits(s, 0, 4, y) || s.size() < 19 || s[4] != '-' || !Digits(s, 5, 2, mo) || s[7] != '-' ||
+      !Digits(s, 8, 2, d) || (s[10] != 'T' && s[10] != 't' && s[10] != ' ') ||
       !Digits(s, 11, 2, h) || s[13] != ':' || !Digits(s, 14, 2, mi) || s[16] != ':' ||
       !Digits(s, 17, 2, sec))
     return std::nullopt;
@@ -256,9 +256,9 @@ std::string FormatIsoUtc(std::int64_t ms) {
   const unsigned m = mp < 10 ? mp + 3 : mp - 9;
   y += m <= 2;
   char buf[40];
-  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02d:%02d:%02d.%03dZ",
-                static_cast<long long>(y), m, d, static_cast<int>(rem / 3600),
-                static_cast<int>(rem / 60 % 60), static_cast<int>(rem % 60), msec);
+  std::snprintf(buf, sizeof buf, "%04lld-%02u-%02uT%02d:%02d:%02d.%03dZ", static_cast<long long>(y),
+                m, d, static_cast<int>(rem / 3600), static_cast<int>(rem / 60 % 60),
+                static_cast<int>(rem % 60), msec);
   return buf;
 }
 

@@ -12,11 +12,10 @@
 //
 // Figures and how to read them: docs/performance.md.
 
+#include <rapidjson/document.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <rapidjson/document.h>
 
 #include <algorithm>
 #include <chrono>
@@ -83,16 +82,24 @@ std::string Table(const std::string& name) {
 int main(int argc, char** argv) {
   std::int64_t mb = 256;
   int runs = 3;
-  std::string dir, originsd = "build-release/daemon/originsd", origin_cli = "build-release/client/origin";
+  std::string dir, originsd = "build-release/daemon/originsd",
+                   origin_cli = "build-release/client/origin";
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string a = argv[i];
-    if (a == "--mb") mb = std::atoll(argv[i + 1]);
-    else if (a == "--runs") runs = std::atoi(argv[i + 1]);
-    else if (a == "--dir") dir = argv[i + 1];
-    else if (a == "--originsd") originsd = argv[i + 1];
-    else if (a == "--origin") origin_cli = argv[i + 1];
+    if (a == "--mb")
+      mb = std::atoll(argv[i + 1]);
+    else if (a == "--runs")
+      runs = std::atoi(argv[i + 1]);
+    else if (a == "--dir")
+      dir = argv[i + 1];
+    else if (a == "--originsd")
+      originsd = argv[i + 1];
+    else if (a == "--origin")
+      origin_cli = argv[i + 1];
     else {
-      std::fprintf(stderr, "usage: ingest_bench [--mb N] [--runs R] [--dir DIR] [--originsd P] [--origin P]\n");
+      std::fprintf(
+          stderr,
+          "usage: ingest_bench [--mb N] [--runs R] [--dir DIR] [--originsd P] [--origin P]\n");
       return 2;
     }
   }
@@ -117,7 +124,8 @@ int main(int argc, char** argv) {
   std::string list;
   for (auto& f : files) total += f.bytes, list += f.path + "\n";
   WriteFile(tmp / "filelist", list);
-  std::printf("corpus: %zu files, %.1f MiB (generated in %.1f s)\n", files.size(), total / 1048576.0, Now() - t);
+  std::printf("corpus: %zu files, %.1f MiB (generated in %.1f s)\n", files.size(),
+              total / 1048576.0, Now() - t);
   std::fflush(stdout);
 
   if (runs <= 0) return 0;  // --runs 0: only generate the corpus (with --dir)
@@ -134,8 +142,8 @@ int main(int argc, char** argv) {
 
     // A fresh import through the daemon.
     std::string home = tmp / ("home" + std::to_string(r));
-    std::string env = "ORIGIN_HOME=" + home + " CLAUDE_CONFIG_DIR=" + claude + " CODEX_HOME=" + codex +
-                      " ORIGIN_NO_AUTOSTART=1 ";
+    std::string env = "ORIGIN_HOME=" + home + " CLAUDE_CONFIG_DIR=" + claude +
+                      " CODEX_HOME=" + codex + " ORIGIN_NO_AUTOSTART=1 ";
     t = Now();
     pid_t pid = ::fork();
     if (pid == 0) {
@@ -143,8 +151,8 @@ int main(int argc, char** argv) {
       ::setenv("CLAUDE_CONFIG_DIR", claude.c_str(), 1);
       ::setenv("CODEX_HOME", codex.c_str(), 1);
       std::string log = tmp / ("originsd" + std::to_string(r) + ".log");
-      ::execl(originsd.c_str(), originsd.c_str(), "--foreground", "--log-file", log.c_str(), "--rescan-ms",
-              "3600000", static_cast<char*>(nullptr));
+      ::execl(originsd.c_str(), originsd.c_str(), "--foreground", "--log-file", log.c_str(),
+              "--rescan-ms", "3600000", static_cast<char*>(nullptr));
       ::_exit(127);
     }
     // origin sync waits behind the start-up sync, so it returns once all is in.
@@ -178,7 +186,8 @@ int main(int argc, char** argv) {
       };
       before = events_now();
       for (int i = 0; i < 20; ++i) {
-        AppendClaudeLines(file, 900000 + i * 6 + 4, 1, static_cast<std::uint32_t>(i));  // an assistant text line
+        AppendClaudeLines(file, 900000 + i * 6 + 4, 1,
+                          static_cast<std::uint32_t>(i));  // an assistant text line
         double t1 = Now();
         while (events_now() <= before) ::usleep(2000);
         latencies.push_back((Now() - t1) * 1000);
@@ -198,22 +207,26 @@ int main(int argc, char** argv) {
     run.mirror_content = d["store"]["mirror_content_bytes"].GetInt64();
     {
       auto db = OpenReadConnection(home + "/origin.db");
-      run.db_bytes = db->QueryInt("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size");
+      run.db_bytes =
+          db->QueryInt("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size");
       Stmt st(db->get(), "SELECT name, sum(pgsize) FROM dbstat GROUP BY name");
       while (st.Step()) run.tables[Table(std::string(st.Text(0)))] += st.Int(1);
       Db idx(home + "/index.db", Db::Mode::kReadOnly);
-      run.db_bytes += idx.QueryInt("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size");
+      run.db_bytes +=
+          idx.QueryInt("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size");
       Stmt si(idx.get(), "SELECT name, sum(pgsize) FROM dbstat GROUP BY name");
       while (si.Step()) run.tables[Table(std::string(si.Text(0)))] += si.Int(1);
     }
     results.push_back(run);
-    std::printf("run %d: zstd -3 -T1 %.2f s (%.0f MB/s, %.2fx) | originsd %.2f s (%.1f MB/s, %.0f events/s) "
-                "(writer %.2f s) | %.2fx zstd time | mirrors %.2fx | peak RSS %.0f MB | db %.0f B/event\n",
-                r + 1, run.zstd_s, total / 1e6 / run.zstd_s, total / run.zstd_bytes, run.ingest_s,
-                total / 1e6 / run.ingest_s, run.events / run.ingest_s, run.writer_s,
-                run.ingest_s / run.zstd_s,
-                static_cast<double>(run.mirror_content) / static_cast<double>(run.mirror_disk),
-                run.rss_kb / 1024.0, static_cast<double>(run.db_bytes) / static_cast<double>(run.events));
+    std::printf(
+        "run %d: zstd -3 -T1 %.2f s (%.0f MB/s, %.2fx) | originsd %.2f s (%.1f MB/s, %.0f "
+        "events/s) "
+        "(writer %.2f s) | %.2fx zstd time | mirrors %.2fx | peak RSS %.0f MB | db %.0f B/event\n",
+        r + 1, run.zstd_s, total / 1e6 / run.zstd_s, total / run.zstd_bytes, run.ingest_s,
+        total / 1e6 / run.ingest_s, run.events / run.ingest_s, run.writer_s,
+        run.ingest_s / run.zstd_s,
+        static_cast<double>(run.mirror_content) / static_cast<double>(run.mirror_disk),
+        run.rss_kb / 1024.0, static_cast<double>(run.db_bytes) / static_cast<double>(run.events));
     std::fflush(stdout);
   }
   std::vector<double> zs, is, ratio, rss;
@@ -226,19 +239,23 @@ int main(int argc, char** argv) {
   const Run& last = results.back();
   std::printf("\nmedian of %d runs, %.1f MiB of logs, %lld events:\n", runs, total / 1048576.0,
               static_cast<long long>(last.events));
-  std::printf("  zstd -3 -T1      %8.2f s  %7.1f MB/s  (%.2fx smaller)\n", Median(zs), total / 1e6 / Median(zs),
-              total / last.zstd_bytes);
-  std::printf("  originsd ingest  %8.2f s  %7.1f MB/s  %.0f events/s\n", Median(is), total / 1e6 / Median(is),
-              last.events / Median(is));
+  std::printf("  zstd -3 -T1      %8.2f s  %7.1f MB/s  (%.2fx smaller)\n", Median(zs),
+              total / 1e6 / Median(zs), total / last.zstd_bytes);
+  std::printf("  originsd ingest  %8.2f s  %7.1f MB/s  %.0f events/s\n", Median(is),
+              total / 1e6 / Median(is), last.events / Median(is));
   std::printf("  ingest / zstd    %8.2fx  (target <= 10x)\n", Median(ratio));
-  std::printf("  mirrors          %8.2fx smaller than the logs (target >= 4.5x; %.1f MiB on disk)\n",
-              static_cast<double>(last.mirror_content) / static_cast<double>(last.mirror_disk),
-              last.mirror_disk / 1048576.0);
+  std::printf(
+      "  mirrors          %8.2fx smaller than the logs (target >= 4.5x; %.1f MiB on disk)\n",
+      static_cast<double>(last.mirror_content) / static_cast<double>(last.mirror_disk),
+      last.mirror_disk / 1048576.0);
   std::sort(latencies.begin(), latencies.end());
-  std::printf("  freshness        %8.0f ms median, %.0f ms max: an appended line counted by origin status (target <= 1000 ms)\n",
-              Median(latencies), latencies.empty() ? 0 : latencies.back());
+  std::printf(
+      "  freshness        %8.0f ms median, %.0f ms max: an appended line counted by origin status "
+      "(target <= 1000 ms)\n",
+      Median(latencies), latencies.empty() ? 0 : latencies.back());
   std::printf("  peak RSS         %8.0f MB  (target <= 200 MB)\n", Median(rss));
-  std::printf("  database         %8.0f bytes per event (origin.db and index.db):\n", static_cast<double>(last.db_bytes) / last.events);
+  std::printf("  database         %8.0f bytes per event (origin.db and index.db):\n",
+              static_cast<double>(last.db_bytes) / last.events);
   std::vector<std::pair<std::int64_t, std::string>> by;
   for (auto& [k, v] : last.tables) by.push_back({v, k});
   std::sort(by.rbegin(), by.rend());

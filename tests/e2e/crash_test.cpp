@@ -5,12 +5,12 @@
 // file, and the events equal those of an uninterrupted ingest of the same
 // files (invariants 1 and 3).
 #include <doctest/doctest.h>
+#include <rapidjson/document.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <random>
-#include <rapidjson/document.h>
 #include <thread>
 
 #include "adapters/claude_code/claude_code.hpp"
@@ -28,10 +28,11 @@ namespace {
 
 // Everything an event is, with its provenance by file key and line.
 std::string DumpEvents(Db& db) {
-  Stmt st(db.get(),
-          "SELECT e.id, coalesce(e.session, ''), e.ts, e.kind, e.role, e.text, "
-          "coalesce(e.tool_name, ''), coalesce(e.call_id, ''), r.source, r.key, r.generation, e.line "
-          "FROM event e JOIN raw_file r ON r.id = e.file_id ORDER BY e.id");
+  Stmt st(
+      db.get(),
+      "SELECT e.id, coalesce(e.session, ''), e.ts, e.kind, e.role, e.text, "
+      "coalesce(e.tool_name, ''), coalesce(e.call_id, ''), r.source, r.key, r.generation, e.line "
+      "FROM event e JOIN raw_file r ON r.id = e.file_id ORDER BY e.id");
   std::string out;
   while (st.Step()) {
     for (int c = 0; c < 12; ++c) {
@@ -67,13 +68,15 @@ TEST_SUITE("crash") {
     DaemonFixture f;
     CorpusOptions opts;
     opts.total_bytes = 128 << 20;
-    if (const char* mb = std::getenv("ORIGIN_CRASH_TEST_MB")) opts.total_bytes = std::atoll(mb) << 20;
+    if (const char* mb = std::getenv("ORIGIN_CRASH_TEST_MB"))
+      opts.total_bytes = std::atoll(mb) << 20;
     opts.seed = 42;
     opts.mean_session_bytes = 1 << 20;
     std::vector<CorpusFile> files = GenerateCorpus(f.claude(), f.codex(), opts);
     std::vector<std::string> growing;
     for (const auto& c : files)
-      if (c.path.find("/projects/") != std::string::npos && growing.size() < 3) growing.push_back(c.path);
+      if (c.path.find("/projects/") != std::string::npos && growing.size() < 3)
+        growing.push_back(c.path);
     REQUIRE(growing.size() == 3);
 
     std::mt19937 rng(1234);
@@ -102,13 +105,15 @@ TEST_SUITE("crash") {
     REQUIRE(r.status == 0);
     events_seen_between = f.Events();
     // The search index catches up on its own thread.
-    CHECK(f.WaitFor([&] {
-      RunResult st = f.Cli({"status", "--json"});
-      rapidjson::Document d;
-      d.Parse(st.out.c_str());
-      return !d.HasParseError() &&
-             d["store"]["search_indexed_upto"].GetInt64() == d["store"]["max_seq"].GetInt64();
-    }, 60));
+    CHECK(f.WaitFor(
+        [&] {
+          RunResult st = f.Cli({"status", "--json"});
+          rapidjson::Document d;
+          d.Parse(st.out.c_str());
+          return !d.HasParseError() &&
+                 d["store"]["search_indexed_upto"].GetInt64() == d["store"]["max_seq"].GetInt64();
+        },
+        60));
     f.Stop();
     // The kills landed during the ingest, not after it.
     int during = 0;
@@ -124,7 +129,8 @@ TEST_SUITE("crash") {
     ref.ingester->Sync({&claude, &codex}, {});
 
     auto db = OpenReadConnection(f.home() + "/origin.db");
-    CHECK(db->QueryInt("SELECT count(*) FROM event") == ref.db->QueryInt("SELECT count(*) FROM event"));
+    CHECK(db->QueryInt("SELECT count(*) FROM event") ==
+          ref.db->QueryInt("SELECT count(*) FROM event"));
     CHECK(Sha256Hex(DumpEvents(*db)) == Sha256Hex(DumpEvents(*ref.db)));
     CHECK(DumpSessions(*db) == DumpSessions(*ref.db));
     // No file was taken for rewritten: one generation each.
@@ -145,8 +151,10 @@ TEST_SUITE("crash") {
 
     // Every event is in event_fts once, and a trigram query finds what a scan finds.
     AttachIndex(*db, f.home() + "/index.db");
-    CHECK(db->QueryInt("SELECT count(*) FROM idx.event_fts") == db->QueryInt("SELECT count(*) FROM event"));
-    CHECK(db->QueryInt("SELECT sum(rowid) FROM idx.event_fts") == db->QueryInt("SELECT sum(seq) FROM event"));
+    CHECK(db->QueryInt("SELECT count(*) FROM idx.event_fts") ==
+          db->QueryInt("SELECT count(*) FROM event"));
+    CHECK(db->QueryInt("SELECT sum(rowid) FROM idx.event_fts") ==
+          db->QueryInt("SELECT sum(seq) FROM event"));
     CHECK(db->QueryInt("SELECT count(*) FROM event WHERE text LIKE '%catalog%' AND seq NOT IN "
                        "(SELECT rowid FROM idx.event_fts WHERE event_fts MATCH "
                        "'\"cat\" AND \"ata\" AND \"tal\" AND \"alo\" AND \"log\"')") == 0);

@@ -4,13 +4,12 @@
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <rapidjson/document.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#include <rapidjson/document.h>
 
 #include <chrono>
 #include <cstdlib>
@@ -65,8 +64,8 @@ int UnixSocket(const std::string& path, bool bind) {
   return fd;
 }
 
-RunResult Run(const std::vector<std::string>& argv_in, const std::map<std::string, std::string>& env,
-              uid_t uid) {
+RunResult Run(const std::vector<std::string>& argv_in,
+              const std::map<std::string, std::string>& env, uid_t uid) {
   int out_pipe[2], err_pipe[2];
   REQUIRE(::pipe2(out_pipe, O_CLOEXEC) == 0);
   REQUIRE(::pipe2(err_pipe, O_CLOEXEC) == 0);

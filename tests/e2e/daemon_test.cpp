@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // End to end: a real originsd and the real origin CLI on a temporary home.
 #include <doctest/doctest.h>
+#include <rapidjson/document.h>
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -10,7 +11,6 @@
 #include <cstring>
 #include <filesystem>
 #include <thread>
-#include <rapidjson/document.h>
 
 #include "tests/e2e/daemon_fixture.hpp"
 
@@ -19,7 +19,8 @@ using namespace origin::test;
 
 namespace {
 
-std::string ClaudeLine(const std::string& uuid, const std::string& text, const std::string& session = "s1") {
+std::string ClaudeLine(const std::string& uuid, const std::string& text,
+                       const std::string& session = "s1") {
   return R"({"type":"user","uuid":")" + uuid + R"(","sessionId":")" + session +
          R"(","timestamp":"2026-01-05T10:00:00.000Z","cwd":"/home/dev/app","version":"2.1.12","message":{"role":"user","content":")" +
          text + "\"}}\n";
@@ -54,8 +55,12 @@ TEST_SUITE("e2e") {
       f.Stop();
       std::filesystem::remove_all(f.codex());
       f.Start({"--rescan-ms", "100"});
-      WriteFile(f.codex() + "/sessions/2026/02/01/rollout-2026-02-01T09-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl",
-                R"({"timestamp":"2026-02-01T09:00:00.020Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}})" "\n");
+      WriteFile(
+          f.codex() +
+              "/sessions/2026/02/01/"
+              "rollout-2026-02-01T09-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl",
+          R"({"timestamp":"2026-02-01T09:00:00.020Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}})"
+          "\n");
       CHECK(f.WaitFor([&] { return f.Events("codex") == 1; }));
     }
     auto st = Json(f.Cli({"status", "--json"}).out);
@@ -68,7 +73,8 @@ TEST_SUITE("e2e") {
   TEST_CASE("e2e: origin sync ingests now and reports; status prints a table") {
     DaemonFixture f;
     f.Start({"--rescan-ms", "600000"});
-    WriteFile(f.claude() + "/projects/p/s1.jsonl", ClaudeLine("u1", "a") + "not json\n" + ClaudeLine("u2", "b"));
+    WriteFile(f.claude() + "/projects/p/s1.jsonl",
+              ClaudeLine("u1", "a") + "not json\n" + ClaudeLine("u2", "b"));
     RunResult r = f.Cli({"sync", "--json"});
     REQUIRE(r.status == 0);
     auto d = Json(r.out);
@@ -250,7 +256,8 @@ TEST_SUITE("e2e") {
     const auto& claude = st["sources"][0];
     CHECK(claude["events"].GetInt64() == 1);
     REQUIRE(claude["problems"].Size() == 1);
-    CHECK(std::string(claude["problems"][0]["path"].GetString()).find("secret") != std::string::npos);
+    CHECK(std::string(claude["problems"][0]["path"].GetString()).find("secret") !=
+          std::string::npos);
     RunResult r = f.Cli({"status"}, {{"NO_COLOR", "1"}});
     CHECK(r.out.find("secret") != std::string::npos);
     f.Stop();
@@ -275,7 +282,8 @@ TEST_SUITE("e2e") {
         return line;
       };
       seen += read_line() + "\n";
-      std::string hello = "{\"proto\":1,\"daemon\":\"0.0.1\",\"store\":\"old\",\"mode\":\"device\",\"pid\":1}\n";
+      std::string hello =
+          "{\"proto\":1,\"daemon\":\"0.0.1\",\"store\":\"old\",\"mode\":\"device\",\"pid\":1}\n";
       (void)!::write(c, hello.data(), hello.size());
       seen += read_line() + "\n";
       std::string ok = "{\"id\":1,\"result\":{\"stopping\":true}}\n";

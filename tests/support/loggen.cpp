@@ -25,9 +25,9 @@ const char* const kWords[] = {
     "review",  "error",    "handler",  "retry",   "timeout", "schema",  "migrate", "version",
     "release", "docs",     "we",       "should",  "use",     "a",       "map",     "instead",
     "of",      "vector",   "here",     "and",     "then",    "check",   "results", "again"};
-const char* const kChinese[] = {"部署到生产环境", "这个函数返回空值", "请检查日志",
+const char* const kChinese[] = {"部署到生产环境", "这个函数返回空值",     "请检查日志",
                                 "数据库迁移失败", "我们需要重构这个模块", "缓存命中率很低",
-                                "测试通过了", "构建失败的原因是"};
+                                "测试通过了",     "构建失败的原因是"};
 const char* const kTools[] = {"Bash", "Read", "Edit", "Grep", "Write", "Glob"};
 
 struct Gen {
@@ -65,8 +65,8 @@ struct Gen {
   std::string Uuid() {
     char buf[40];
     auto r = [&] { return static_cast<unsigned>(rng()); };
-    std::snprintf(buf, sizeof buf, "%08x-%04x-4%03x-8%03x-%08x%04x", r(), r() & 0xffff,
-                  r() & 0xfff, r() & 0xfff, r(), r() & 0xffff);
+    std::snprintf(buf, sizeof buf, "%08x-%04x-4%03x-8%03x-%08x%04x", r(), r() & 0xffff, r() & 0xfff,
+                  r() & 0xfff, r(), r() & 0xffff);
     return buf;
   }
 };
@@ -90,17 +90,20 @@ std::string ClaudeLine(Gen& g, const std::string& session, const std::string& cw
   switch (i % 6) {
     case 0:
       return "{\"type\":\"user\",\"uuid\":\"" + uuid + "\"," + env +
-             ",\"message\":{\"role\":\"user\",\"content\":\"" + g.Sentence(8 + static_cast<int>(g.U(40))) + "\"}}";
+             ",\"message\":{\"role\":\"user\",\"content\":\"" +
+             g.Sentence(8 + static_cast<int>(g.U(40))) + "\"}}";
     case 1:
       return "{\"type\":\"assistant\",\"uuid\":\"" + uuid + "\"," + env +
-             ",\"requestId\":\"req\",\"message\":{\"id\":\"msg\",\"type\":\"message\",\"role\":\"assistant\","
+             ",\"requestId\":\"req\",\"message\":{\"id\":\"msg\",\"type\":\"message\",\"role\":"
+             "\"assistant\","
              "\"model\":\"claude-sonnet-4-5\",\"content\":[{\"type\":\"thinking\",\"thinking\":\"" +
              g.Sentence(30) + "\",\"signature\":\"" + g.Base64(200) +
              "\"}],\"usage\":{\"input_tokens\":12,\"output_tokens\":40}}}";
     case 2:
       last_tool = "toolu_" + uuid;
       return "{\"type\":\"assistant\",\"uuid\":\"" + uuid + "\"," + env +
-             ",\"requestId\":\"req\",\"message\":{\"id\":\"msg\",\"type\":\"message\",\"role\":\"assistant\","
+             ",\"requestId\":\"req\",\"message\":{\"id\":\"msg\",\"type\":\"message\",\"role\":"
+             "\"assistant\","
              "\"model\":\"claude-sonnet-4-5\",\"content\":[{\"type\":\"tool_use\",\"id\":\"" +
              last_tool + "\",\"name\":\"" + kTools[g.U(6)] + "\",\"input\":{\"command\":\"" +
              g.Sentence(6) + "\"}}],\"usage\":{\"input_tokens\":12}}}";
@@ -112,26 +115,32 @@ std::string ClaudeLine(Gen& g, const std::string& session, const std::string& cw
       if (g.U(100) < 10) {
         // A Read of a screenshot: the image in the result and again in toolUseResult.
         std::string b64 = g.Base64(30000 + g.U(60000));
-        content = "[{\"type\":\"image\",\"source\":{\"type\":\"base64\",\"media_type\":\"image/png\",\"data\":\"" +
-                  b64 + "\"}}]";
-        structured = "{\"type\":\"image\",\"file\":{\"base64\":\"" + b64 + "\",\"type\":\"image/png\"}}";
+        content =
+            "[{\"type\":\"image\",\"source\":{\"type\":\"base64\",\"media_type\":\"image/"
+            "png\",\"data\":\"" +
+            b64 + "\"}}]";
+        structured =
+            "{\"type\":\"image\",\"file\":{\"base64\":\"" + b64 + "\",\"type\":\"image/png\"}}";
       } else {
         std::string code = g.Code(2000 + g.U(23000));
         content = "\"" + code + "\"";
         structured = "{\"stdout\":\"" + code + "\",\"stderr\":\"\",\"interrupted\":false}";
       }
       return "{\"type\":\"user\",\"uuid\":\"" + uuid + "\"," + env +
-             ",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"" +
+             ",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_"
+             "id\":\"" +
              last_tool + "\",\"content\":" + content + "}]},\"toolUseResult\":" + structured + "}";
     }
     case 4:
       return "{\"type\":\"assistant\",\"uuid\":\"" + uuid + "\"," + env +
-             ",\"requestId\":\"req\",\"message\":{\"id\":\"msg\",\"type\":\"message\",\"role\":\"assistant\","
+             ",\"requestId\":\"req\",\"message\":{\"id\":\"msg\",\"type\":\"message\",\"role\":"
+             "\"assistant\","
              "\"model\":\"claude-sonnet-4-5\",\"content\":[{\"type\":\"text\",\"text\":\"" +
              g.Sentence(20 + static_cast<int>(g.U(150))) + "\"}],\"usage\":{\"input_tokens\":12}}}";
     default:
       return "{\"type\":\"progress\",\"uuid\":\"" + uuid + "\"," + env +
-             ",\"data\":{\"type\":\"hook_progress\"},\"toolUseID\":\"x\",\"parentToolUseID\":\"x\"}";
+             ",\"data\":{\"type\":\"hook_progress\"},\"toolUseID\":\"x\",\"parentToolUseID\":"
+             "\"x\"}";
   }
 }
 
@@ -139,34 +148,45 @@ std::string CodexLine(Gen& g, const std::string& thread, const std::string& cwd,
                       std::int64_t ts) {
   std::string head = "{\"timestamp\":\"" + Ts(ts) + "\",";
   if (i == 0)
-    return head + "\"type\":\"session_meta\",\"payload\":{\"id\":\"" + thread + "\",\"cwd\":\"" + cwd +
+    return head + "\"type\":\"session_meta\",\"payload\":{\"id\":\"" + thread + "\",\"cwd\":\"" +
+           cwd +
            "\",\"originator\":\"codex_cli_rs\",\"cli_version\":\"0.121.0\",\"source\":\"cli\"}}";
   switch (i % 7) {
     case 1:
       return head + "\"type\":\"turn_context\",\"payload\":{\"turn_id\":\"t\",\"cwd\":\"" + cwd +
              "\",\"model\":\"gpt-5-codex\"}}";
     case 2:
-      return head + "\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"" +
+      return head +
+             "\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"user\","
+             "\"content\":[{\"type\":\"input_text\",\"text\":\"" +
              g.Sentence(10 + static_cast<int>(g.U(40))) + "\"}]}}";
     case 3:
-      return head + "\"type\":\"response_item\",\"payload\":{\"type\":\"reasoning\",\"summary\":[{\"type\":\"summary_text\",\"text\":\"" +
+      return head +
+             "\"type\":\"response_item\",\"payload\":{\"type\":\"reasoning\",\"summary\":[{"
+             "\"type\":\"summary_text\",\"text\":\"" +
              g.Sentence(20) + "\"}],\"encrypted_content\":\"" + g.Base64(600) + "\"}}";
     case 4:
-      return head + "\"type\":\"response_item\",\"payload\":{\"type\":\"function_call\",\"name\":\"shell\",\"arguments\":\"{\\\"command\\\":\\\"" +
+      return head +
+             "\"type\":\"response_item\",\"payload\":{\"type\":\"function_call\",\"name\":"
+             "\"shell\",\"arguments\":\"{\\\"command\\\":\\\"" +
              g.Sentence(5) + "\\\"}\",\"call_id\":\"call_" + std::to_string(i) + "\"}}";
     case 5:
-      return head + "\"type\":\"response_item\",\"payload\":{\"type\":\"function_call_output\",\"call_id\":\"call_" +
+      return head +
+             "\"type\":\"response_item\",\"payload\":{\"type\":\"function_call_output\",\"call_"
+             "id\":\"call_" +
              std::to_string(i - 1) + "\",\"output\":\"" + g.Code(1000 + g.U(20000)) + "\"}}";
     default:
-      return head + "\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"assistant\",\"content\":[{\"type\":\"output_text\",\"text\":\"" +
+      return head +
+             "\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"assistant\","
+             "\"content\":[{\"type\":\"output_text\",\"text\":\"" +
              g.Sentence(20 + static_cast<int>(g.U(100))) + "\"}]}}";
   }
 }
 
 }  // namespace
 
-std::vector<CorpusFile> GenerateCorpus(const std::string& claude_root, const std::string& codex_root,
-                                       const CorpusOptions& opts) {
+std::vector<CorpusFile> GenerateCorpus(const std::string& claude_root,
+                                       const std::string& codex_root, const CorpusOptions& opts) {
   Gen g(opts.seed);
   std::vector<CorpusFile> out;
   std::int64_t done = 0;
@@ -174,14 +194,16 @@ std::vector<CorpusFile> GenerateCorpus(const std::string& claude_root, const std
   int n = 0;
   while (done < opts.total_bytes) {
     bool codex = g.U(1000) < static_cast<std::uint32_t>(opts.codex_share * 1000);
-    std::int64_t target = opts.mean_session_bytes / 4 + g.U(static_cast<std::uint32_t>(opts.mean_session_bytes * 3 / 2));
+    std::int64_t target = opts.mean_session_bytes / 4 +
+                          g.U(static_cast<std::uint32_t>(opts.mean_session_bytes * 3 / 2));
     target = std::min(target, opts.total_bytes - done + 1000);
     std::string project = std::string(kWords[g.U(20)]) + "-" + std::to_string(g.U(5));
     std::string cwd = "/home/dev/" + project;
     std::string id = g.Uuid();
     std::string path;
     if (codex) {
-      path = codex_root + "/sessions/2026/01/" + std::to_string(10 + n % 20) + "/rollout-2026-01-10T10-00-00-" + id + ".jsonl";
+      path = codex_root + "/sessions/2026/01/" + std::to_string(10 + n % 20) +
+             "/rollout-2026-01-10T10-00-00-" + id + ".jsonl";
     } else {
       path = claude_root + "/projects/-home-dev-" + project + "/" + id + ".jsonl";
     }
@@ -193,14 +215,16 @@ std::vector<CorpusFile> GenerateCorpus(const std::string& claude_root, const std
     std::string last_tool = "toolu_0";
     for (int i = 0; written + static_cast<std::int64_t>(buf.size()) < target; ++i) {
       ts += 500 + g.U(20000);
-      buf += (codex ? CodexLine(g, id, cwd, i, ts) : ClaudeLine(g, id, cwd, i, ts, last_tool)) + "\n";
+      buf +=
+          (codex ? CodexLine(g, id, cwd, i, ts) : ClaudeLine(g, id, cwd, i, ts, last_tool)) + "\n";
       Emit(fd, path, buf, written);
     }
     PwriteFull(fd.get(), buf, written, path);
     written += static_cast<std::int64_t>(buf.size());
     fd.Reset();
     // The newest sessions are still being written: modified just now.
-    if (done + written >= opts.total_bytes * 95 / 100) ts = static_cast<std::int64_t>(::time(nullptr)) * 1000;
+    if (done + written >= opts.total_bytes * 95 / 100)
+      ts = static_cast<std::int64_t>(::time(nullptr)) * 1000;
     timespec times[2];
     times[0].tv_sec = times[1].tv_sec = static_cast<time_t>(ts / 1000);
     times[0].tv_nsec = times[1].tv_nsec = 0;

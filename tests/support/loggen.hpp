@@ -15,19 +15,19 @@ namespace origin::test {
 struct CorpusOptions {
   std::int64_t total_bytes = 64 << 20;  // about this many bytes of logs in all
   std::uint32_t seed = 1;
-  double codex_share = 0.3;             // of the bytes, in Codex rollouts
+  double codex_share = 0.3;  // of the bytes, in Codex rollouts
   std::int64_t mean_session_bytes = 2 << 20;
 };
 
 struct CorpusFile {
-  std::string path;        // absolute
+  std::string path;  // absolute
   std::int64_t bytes = 0;
 };
 
 /// Writes sessions under claude_root/projects/... and codex_root/sessions/...
 /// Files get modification times spread over the past weeks, oldest first.
-std::vector<CorpusFile> GenerateCorpus(const std::string& claude_root, const std::string& codex_root,
-                                       const CorpusOptions& opts);
+std::vector<CorpusFile> GenerateCorpus(const std::string& claude_root,
+                                       const std::string& codex_root, const CorpusOptions& opts);
 
 /// Appends `n` more Claude Code lines to an existing session file (a file
 /// still growing), numbered from `first`.

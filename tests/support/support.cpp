@@ -62,7 +62,8 @@ void SetMtime(const std::string& path, std::int64_t mtime_ns) {
   ts[0].tv_sec = mtime_ns / 1000000000;
   ts[0].tv_nsec = mtime_ns % 1000000000;
   ts[1] = ts[0];
-  if (::utimensat(AT_FDCWD, path.c_str(), ts, 0) != 0) throw std::runtime_error("utimensat " + path);
+  if (::utimensat(AT_FDCWD, path.c_str(), ts, 0) != 0)
+    throw std::runtime_error("utimensat " + path);
 }
 
 int Sh(const std::string& cmd) { return std::system(cmd.c_str()); }

@@ -79,7 +79,8 @@ std::string EventsOf(Db& db, std::int64_t file_id, std::int64_t lines, std::int6
     w.EndObject();
     out += std::string(sb.GetString()) + "\n";
   }
-  out += "{\"lines\":" + std::to_string(lines) + ",\"parse_errors\":" + std::to_string(errors) + "}\n";
+  out +=
+      "{\"lines\":" + std::to_string(lines) + ",\"parse_errors\":" + std::to_string(errors) + "}\n";
   return out;
 }
 
@@ -90,12 +91,12 @@ std::string Sessions(Db& db) {
           "coalesce(agent_version, ''), coalesce(model, '') FROM session ORDER BY id");
   std::string out;
   while (st.Step()) {
-    out += std::string(st.Text(0)) + " title=\"" + std::string(st.Text(1)) + "\" manual=" +
-           std::to_string(st.Int(2)) + " events=" + std::to_string(st.Int(3)) +
+    out += std::string(st.Text(0)) + " title=\"" + std::string(st.Text(1)) +
+           "\" manual=" + std::to_string(st.Int(2)) + " events=" + std::to_string(st.Int(3)) +
            " messages=" + std::to_string(st.Int(4)) + " project=" + std::string(st.Text(5)) +
            " first=" + (st.Int(6) ? FormatIsoUtc(st.Int(6)) : "-") +
-           " last=" + (st.Int(7) ? FormatIsoUtc(st.Int(7)) : "-") + " version=" +
-           std::string(st.Text(8)) + " model=" + std::string(st.Text(9)) + "\n";
+           " last=" + (st.Int(7) ? FormatIsoUtc(st.Int(7)) : "-") +
+           " version=" + std::string(st.Text(8)) + " model=" + std::string(st.Text(9)) + "\n";
   }
   return out;
 }
@@ -123,7 +124,7 @@ void CheckAgent(const std::string& agent, SourceAdapter& adapter, const std::str
   Ingester ing(*s.db, *s.mirrors, s.clock);
   SyncReport r = ing.Sync({&adapter}, {});
   CHECK(r.sources.at(0).errors.empty());
-  CHECK(HashTree(copy) == before);  // the agent's files are left as they were
+  CHECK(HashTree(copy) == before);              // the agent's files are left as they were
   CHECK(ing.Sync({&adapter}, {}).events == 0);  // and a second sync adds nothing
 
   Stmt st(s.db->get(), "SELECT id, path, lines_ingested, parse_errors FROM raw_file ORDER BY key");
@@ -136,7 +137,8 @@ void CheckAgent(const std::string& agent, SourceAdapter& adapter, const std::str
           (path.substr(path.size() - 4) == ".zst"
                ? DecompressFrame(ReadAll(path), ReadAll(kFixtures + agent + "/" + rel).size())
                : ReadAll(path)));
-    Compare(kFixtures + agent + "/" + rel + ".expected", EventsOf(*s.db, st.Int(0), st.Int(2), st.Int(3)));
+    Compare(kFixtures + agent + "/" + rel + ".expected",
+            EventsOf(*s.db, st.Int(0), st.Int(2), st.Int(3)));
     ++files;
   }
   CHECK(files > 0);

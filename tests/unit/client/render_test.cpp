@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
+#include "client/render.hpp"
+
 #include <doctest/doctest.h>
 #include <stdlib.h>
 
 #include <cstdio>
-
-#include "client/render.hpp"
 
 using namespace origin::client;
 

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // event_fts in index.db: caught up by CatchUp, exact about what it holds
 // (upto), and built again when it does not describe its store.
+#include "core/store/event_index.hpp"
+
 #include <doctest/doctest.h>
 
-#include "core/store/event_index.hpp"
 #include "core/store/schema.hpp"
 #include "tests/support/support.hpp"
 
@@ -14,12 +15,14 @@ namespace {
 
 void AddEvents(Db& db, int from, int to, const std::string& word) {
   if (db.QueryInt("SELECT count(*) FROM raw_file") == 0)
-    db.Exec("INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
-            "VALUES (1, 't', 'k', 1, '/x', 't/k', 0)");
+    db.Exec(
+        "INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
+        "VALUES (1, 't', 'k', 1, '/x', 't/k', 0)");
   Transaction tx(db);
   for (int i = from; i < to; ++i)
-    db.Prepare("INSERT INTO event(id, source, ts, role, kind, text, file_id, line) "
-               "VALUES (?, 't', ?, 'user', 'tool_result', ?, 1, ?)")
+    db.Prepare(
+          "INSERT INTO event(id, source, ts, role, kind, text, file_id, line) "
+          "VALUES (?, 't', ?, 'user', 'tool_result', ?, 1, ?)")
         .Bind(1, "t:" + std::to_string(i))
         .Bind(2, i)
         .Bind(3, word + " number " + std::to_string(i))
@@ -87,6 +90,7 @@ TEST_SUITE("event_index") {
     CHECK(IndexedUpto(*reader) == 0);
     index.CatchUp();
     CHECK(IndexedUpto(*reader) == 5);
-    CHECK(reader->QueryInt("SELECT count(*) FROM idx.event_fts WHERE event_fts MATCH '\"ell\"' ") == 5);
+    CHECK(reader->QueryInt("SELECT count(*) FROM idx.event_fts WHERE event_fts MATCH '\"ell\"' ") ==
+          5);
   }
 }

@@ -17,10 +17,12 @@ using namespace origin::test;
 
 namespace {
 
-std::string UserLine(const std::string& uuid, const std::string& text, const std::string& ts = "2026-01-05T10:00:00.000Z",
+std::string UserLine(const std::string& uuid, const std::string& text,
+                     const std::string& ts = "2026-01-05T10:00:00.000Z",
                      const std::string& session = "s1") {
   return R"({"type":"user","uuid":")" + uuid + R"(","sessionId":")" + session +
-         R"(","timestamp":")" + ts + R"(","cwd":"/home/dev/app","gitBranch":"main","version":"2.1.12","message":{"role":"user","content":")" +
+         R"(","timestamp":")" + ts +
+         R"(","cwd":"/home/dev/app","gitBranch":"main","version":"2.1.12","message":{"role":"user","content":")" +
          text + "\"}}\n";
 }
 
@@ -62,7 +64,8 @@ TEST_SUITE("ingest") {
 
   TEST_CASE("ingest: a line that is not JSON is counted and the others go on") {
     Claude c;
-    WriteFile(c.file, UserLine("u1", "a") + "this is not json\n" + "{\"truncated\": \n" + UserLine("u2", "b"));
+    WriteFile(c.file, UserLine("u1", "a") + "this is not json\n" + "{\"truncated\": \n" +
+                          UserLine("u2", "b"));
     auto r = c.Sync();
     CHECK(r.events == 2);
     CHECK(r.sources[0].parse_errors == 2);
@@ -73,9 +76,11 @@ TEST_SUITE("ingest") {
 
   TEST_CASE("ingest: a line nested a million deep is a parse error, not a crash") {
     Claude c;
-    std::string deep_input = R"({"type":"assistant","uuid":"d1","sessionId":"s1","timestamp":"2026-01-05T10:00:00.000Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"X","input":)" +
-                             std::string(5000, '[') + std::string(5000, ']') + "}]}}\n";
-    WriteFile(c.file, UserLine("u1", "a") + std::string(1000000, '[') + "\n" + deep_input + UserLine("u2", "b"));
+    std::string deep_input =
+        R"({"type":"assistant","uuid":"d1","sessionId":"s1","timestamp":"2026-01-05T10:00:00.000Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"X","input":)" +
+        std::string(5000, '[') + std::string(5000, ']') + "}]}}\n";
+    WriteFile(c.file, UserLine("u1", "a") + std::string(1000000, '[') + "\n" + deep_input +
+                          UserLine("u2", "b"));
     auto r = c.Sync();
     CHECK(r.events == 2);
     CHECK(r.sources[0].parse_errors == 2);
@@ -140,17 +145,20 @@ TEST_SUITE("ingest") {
     CHECK(c.Generations() == 2);
     CHECK(r.events == 1);
     CHECK(c.Events() == 3);
-    CHECK(c.s.db->QueryInt("SELECT count(*) FROM raw_file WHERE generation = 2 AND mirror LIKE '%~g2'") == 1);
+    CHECK(c.s.db->QueryInt(
+              "SELECT count(*) FROM raw_file WHERE generation = 2 AND mirror LIKE '%~g2'") == 1);
   }
 
   TEST_CASE("ingest: a single 50 MiB line takes a transaction of its own") {
     Claude c;
-    std::string big = R"({"type":"user","uuid":"big","sessionId":"s1","timestamp":"2026-01-05T10:00:01.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":")" +
-                      std::string(50u << 20, 'x') + "\"}]}}\n";
+    std::string big =
+        R"({"type":"user","uuid":"big","sessionId":"s1","timestamp":"2026-01-05T10:00:01.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":")" +
+        std::string(50u << 20, 'x') + "\"}]}}\n";
     WriteFile(c.file, UserLine("u1", "before") + big + UserLine("u2", "after"));
     auto r = c.Sync();
     CHECK(r.events == 3);
-    CHECK(c.s.db->QueryInt("SELECT length(text) FROM event WHERE id = 'claude-code:big#0'") == 4000);
+    CHECK(c.s.db->QueryInt("SELECT length(text) FROM event WHERE id = 'claude-code:big#0'") ==
+          4000);
     CHECK(c.s.db->QueryInt("SELECT lines_ingested FROM raw_file") == 3);
     CHECK(c.s.mirrors->ReadLine(*c.s.db, 1, 2)->size() == big.size() - 1);
     CHECK(c.Content(1) == ReadAll(c.file));
@@ -159,7 +167,8 @@ TEST_SUITE("ingest") {
   TEST_CASE("ingest: a line longer than the limit stops its file there, reported, memory bounded") {
     Claude c;
     c.s.ingester->set_max_line(4u << 20);
-    WriteFile(c.file, UserLine("u1", "before") + std::string(6u << 20, 'x') + "\n" + UserLine("u2", "after"));
+    WriteFile(c.file, UserLine("u1", "before") + std::string(6u << 20, 'x') + "\n" +
+                          UserLine("u2", "after"));
     auto r = c.Sync();
     CHECK(r.events == 1);
     REQUIRE(r.sources[0].errors.size() == 1);
@@ -217,7 +226,8 @@ TEST_SUITE("ingest") {
   TEST_CASE("ingest: a directory that cannot be read is reported and the rest goes on") {
     Claude c("/tmp");  // reachable by the ordinary user the check runs as
     WriteFile(c.file, UserLine("u1", "x"));
-    WriteFile(c.root + "/projects/-secret/s2.jsonl", UserLine("u2", "y", "2026-01-05T10:00:00.000Z", "s2"));
+    WriteFile(c.root + "/projects/-secret/s2.jsonl",
+              UserLine("u2", "y", "2026-01-05T10:00:00.000Z", "s2"));
     ::chmod((c.root + "/projects/-secret").c_str(), 0);
     if (::geteuid() == 0) {
       // Root reads every directory: check as an ordinary user, in a child.
@@ -248,8 +258,10 @@ TEST_SUITE("ingest") {
   TEST_CASE("ingest: titles: the latest wins, but a generated one never replaces the user's") {
     Claude c;
     WriteFile(c.file, UserLine("u1", "x") +
-                          R"({"type":"summary","summary":"Old summary","leafUuid":"u1"})" "\n"
-                          R"({"type":"ai-title","aiTitle":"Generated","sessionId":"s1"})" "\n");
+                          R"({"type":"summary","summary":"Old summary","leafUuid":"u1"})"
+                          "\n"
+                          R"({"type":"ai-title","aiTitle":"Generated","sessionId":"s1"})"
+                          "\n");
     c.Sync();
     auto title = [&] {
       Stmt st(c.s.db->get(), "SELECT title, title_manual FROM session WHERE id = 'claude-code:s1'");
@@ -257,13 +269,16 @@ TEST_SUITE("ingest") {
       return std::string(st.Text(0)) + "|" + std::to_string(st.Int(1));
     };
     CHECK(title() == "Generated|0");
-    AppendFile(c.file, R"({"type":"custom-title","customTitle":"mine","sessionId":"s1"})" "\n");
+    AppendFile(c.file, R"({"type":"custom-title","customTitle":"mine","sessionId":"s1"})"
+                       "\n");
     c.Sync();
     CHECK(title() == "mine|1");
-    AppendFile(c.file, R"({"type":"ai-title","aiTitle":"Generated again","sessionId":"s1"})" "\n");
+    AppendFile(c.file, R"({"type":"ai-title","aiTitle":"Generated again","sessionId":"s1"})"
+                       "\n");
     c.Sync();
     CHECK(title() == "mine|1");
-    AppendFile(c.file, R"({"type":"custom-title","customTitle":"renamed","sessionId":"s1"})" "\n");
+    AppendFile(c.file, R"({"type":"custom-title","customTitle":"renamed","sessionId":"s1"})"
+                       "\n");
     c.Sync();
     CHECK(title() == "renamed|1");
   }
@@ -313,7 +328,8 @@ TEST_SUITE("ingest") {
     WriteFile(c.file, data);
     int transactions = 0;
     c.s.ingester->IngestFile(c.adapter, c.adapter.Discover().files.at(0), [&] { ++transactions; });
-    CHECK(transactions == static_cast<int>((data.size() + kMaxTransactionBytes - 1) / kMaxTransactionBytes));
+    CHECK(transactions ==
+          static_cast<int>((data.size() + kMaxTransactionBytes - 1) / kMaxTransactionBytes));
     CHECK(c.Events() == 6000);
   }
 
@@ -344,15 +360,20 @@ TEST_SUITE("ingest") {
     CHECK(c.Content(1) == ReadAll(c.file));
   }
 
-  TEST_CASE("ingest: a Codex rollout moving between .jsonl and .jsonl.zst is neither doubled nor re-read") {
+  TEST_CASE(
+      "ingest: a Codex rollout moving between .jsonl and .jsonl.zst is neither doubled nor "
+      "re-read") {
     TestStore s;
     std::string root = s.dir / "codex";
     adapters::CodexAdapter adapter(root);
-    const std::string name = "rollout-2026-02-01T09-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl";
+    const std::string name =
+        "rollout-2026-02-01T09-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b.jsonl";
     const std::string plain = root + "/sessions/2026/02/01/" + name;
     std::string lines =
-        R"({"timestamp":"2026-02-01T09:00:00.000Z","type":"session_meta","payload":{"id":"0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b","cwd":"/home/dev/app","cli_version":"0.128.0"}})" "\n"
-        R"({"timestamp":"2026-02-01T09:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"first"}]}})" "\n";
+        R"({"timestamp":"2026-02-01T09:00:00.000Z","type":"session_meta","payload":{"id":"0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b","cwd":"/home/dev/app","cli_version":"0.128.0"}})"
+        "\n"
+        R"({"timestamp":"2026-02-01T09:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"first"}]}})"
+        "\n";
     WriteFile(plain, lines);
     CHECK(s.ingester->Sync({&adapter}, {}).events == 1);
     // Codex compresses the idle rollout and removes the plain file.
@@ -365,7 +386,8 @@ TEST_SUITE("ingest") {
     CHECK(s.db->QueryInt("SELECT path LIKE '%.zst' FROM raw_file") == 1);
     // On resume it decompresses back and appends.
     std::string more =
-        R"({"timestamp":"2026-02-01T10:00:00.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"second"}]}})" "\n";
+        R"({"timestamp":"2026-02-01T10:00:00.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"second"}]}})"
+        "\n";
     WriteFile(plain, lines + more);
     ::unlink((plain + ".zst").c_str());
     r = s.ingester->Sync({&adapter}, {});
@@ -389,9 +411,12 @@ TEST_SUITE("ingest") {
     adapters::CodexAdapter adapter(root);
     std::string lines;
     for (int i = 0; i < 5000; ++i)
-      lines += R"({"timestamp":"2026-02-01T09:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"message )" +
-               std::to_string(i) + " " + std::string(300, 'q') + "\"}]}}\n";
-    WriteFile(root + "/archived_sessions/rollout-2026-01-01T00-00-00-11111111-2222-3333-4444-555555555555.jsonl.zst",
+      lines +=
+          R"({"timestamp":"2026-02-01T09:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"message )" +
+          std::to_string(i) + " " + std::string(300, 'q') + "\"}]}}\n";
+    WriteFile(root +
+                  "/archived_sessions/"
+                  "rollout-2026-01-01T00-00-00-11111111-2222-3333-4444-555555555555.jsonl.zst",
               CompressFrame(lines, 3));
     auto r = s.ingester->Sync({&adapter}, {});
     CHECK(r.events == 5000);

@@ -33,8 +33,9 @@ std::int64_t CountNl(std::string_view s) {
 }
 
 std::int64_t NewFile(Db& db, const std::string& mirror) {
-  db.Prepare("INSERT INTO raw_file(source, key, generation, path, mirror, created_at) "
-             "VALUES ('t', ?, 1, '/x', ?, 0)")
+  db.Prepare(
+        "INSERT INTO raw_file(source, key, generation, path, mirror, created_at) "
+        "VALUES ('t', ?, 1, '/x', ?, 0)")
       .Bind(1, mirror)
       .Bind(2, mirror)
       .Run();
@@ -42,7 +43,8 @@ std::int64_t NewFile(Db& db, const std::string& mirror) {
 }
 
 // Appends in one transaction and records it, as ingestion does.
-AppendResult AppendCommitted(TestStore& s, std::int64_t id, std::string_view data, bool seal = false) {
+AppendResult AppendCommitted(TestStore& s, std::int64_t id, std::string_view data,
+                             bool seal = false) {
   Transaction tx(*s.db);
   MirrorState m = MirrorStore::Load(*s.db, id);
   AppendResult r = s.mirrors->Append(m, data, CountNl(data), seal);
@@ -125,7 +127,8 @@ TEST_SUITE("mirror") {
     std::int64_t id = NewFile(*s.db, "t/b.jsonl");
     std::string data = Lines(3000, 1000, 9);
     AppendCommitted(s, id, data, /*seal=*/true);
-    REQUIRE(s.db->QueryInt("SELECT count(*) FROM raw_chunk WHERE file_id = " + std::to_string(id)) == 3);
+    REQUIRE(s.db->QueryInt("SELECT count(*) FROM raw_chunk WHERE file_id = " +
+                           std::to_string(id)) == 3);
     // Corrupt the first frame on disk: lines of the second still read.
     std::string zst = s.raw_dir() + "/t/b.jsonl.zst";
     UniqueFd fd = OpenFile(zst, O_RDWR);
@@ -179,7 +182,8 @@ TEST_SUITE("mirror") {
       AppendCommitted(s, id, big);
       CHECK(s.mirrors->ReadContent(*s.db, id) == first + big);
       MirrorState m = MirrorStore::Load(*s.db, id);
-      CHECK(FileSize(OpenFile(s.raw_dir() + "/t/d.jsonl.zst", O_RDONLY).get(), "zst") == m.zst_bytes);
+      CHECK(FileSize(OpenFile(s.raw_dir() + "/t/d.jsonl.zst", O_RDONLY).get(), "zst") ==
+            m.zst_bytes);
     }
     SUBCASE("a crash after the commit but before the tail is emptied neither loses nor doubles") {
       std::string big = Lines(1200, 1000, 4);

@@ -28,8 +28,8 @@ std::string NthLine(const std::string& content, std::int64_t n) {
 std::string User(const std::string& uuid, const std::string& text, const std::string& ts,
                  const std::string& session = "s1") {
   return R"({"type":"user","uuid":")" + uuid + R"(","sessionId":")" + session +
-         R"(","timestamp":")" + ts + R"(","cwd":"/home/dev/app","message":{"role":"user","content":)" +
-         text + "}}\n";
+         R"(","timestamp":")" + ts +
+         R"(","cwd":"/home/dev/app","message":{"role":"user","content":)" + text + "}}\n";
 }
 
 }  // namespace
@@ -37,10 +37,13 @@ std::string User(const std::string& uuid, const std::string& text, const std::st
 TEST_SUITE("query") {
   TEST_CASE("query: a session's provisional name is its first typed prompt") {
     CHECK(PromptName("  Fix   the\n test ") == "Fix the test");
-    CHECK(PromptName("<command-name>/model</command-name>\n<command-message>model</command-message>\n"
-                     "<command-args></command-args>") == std::nullopt);
-    CHECK(PromptName("<local-command-caveat>Caveat</local-command-caveat>Deploy it") == "Deploy it");
-    CHECK(PromptName("<environment_context>\n<cwd>/x</cwd>\n</environment_context>\nWhy?") == "Why?");
+    CHECK(
+        PromptName("<command-name>/model</command-name>\n<command-message>model</command-message>\n"
+                   "<command-args></command-args>") == std::nullopt);
+    CHECK(PromptName("<local-command-caveat>Caveat</local-command-caveat>Deploy it") ==
+          "Deploy it");
+    CHECK(PromptName("<environment_context>\n<cwd>/x</cwd>\n</environment_context>\nWhy?") ==
+          "Why?");
     CHECK(PromptName("[Request interrupted by user]") == std::nullopt);
     CHECK(PromptName("[Request interrupted by user for tool use]") == std::nullopt);
     CHECK(PromptName("[draft] fix the parser") == "[draft] fix the parser");
@@ -50,17 +53,21 @@ TEST_SUITE("query") {
     CHECK(PromptName("部署" + std::string(100, 'x')) == "部署" + std::string(78, 'x'));
   }
 
-  TEST_CASE("query: timeline lists sessions by activity, with their names, and a session's events") {
+  TEST_CASE(
+      "query: timeline lists sessions by activity, with their names, and a session's events") {
     TestStore s;
     adapters::ClaudeCodeAdapter a(s.dir / "claude");
-    WriteFile(s.dir / "claude/projects/p/s1.jsonl",
-              User("m1", "\"[Request interrupted by user]\"", "2026-01-05T10:00:00.000Z") +
-                  User("m2", "\"<command-name>/clear</command-name>\"", "2026-01-05T10:00:01.000Z") +
-                  User("m3", "\"  Make the   build green \"", "2026-01-05T10:00:02.000Z") +
-                  R"({"type":"assistant","uuid":"a1","sessionId":"s1","timestamp":"2026-01-05T10:00:03.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"make"}}]}})" "\n");
+    WriteFile(
+        s.dir / "claude/projects/p/s1.jsonl",
+        User("m1", "\"[Request interrupted by user]\"", "2026-01-05T10:00:00.000Z") +
+            User("m2", "\"<command-name>/clear</command-name>\"", "2026-01-05T10:00:01.000Z") +
+            User("m3", "\"  Make the   build green \"", "2026-01-05T10:00:02.000Z") +
+            R"({"type":"assistant","uuid":"a1","sessionId":"s1","timestamp":"2026-01-05T10:00:03.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"},{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"make"}}]}})"
+            "\n");
     WriteFile(s.dir / "claude/projects/q/s2.jsonl",
               User("n1", "\"second session\"", "2026-01-07T09:00:00.000Z", "s2") +
-                  R"({"type":"custom-title","customTitle":"named","sessionId":"s2"})" "\n");
+                  R"({"type":"custom-title","customTitle":"named","sessionId":"s2"})"
+                  "\n");
     s.ingester->Sync({&a}, {});
 
     SessionFilter all;
@@ -102,7 +109,9 @@ TEST_SUITE("query") {
     CHECK(GetEvent(*s.db, "claude-code:a1#1")->tool_name == "Bash");
   }
 
-  TEST_CASE("query: for random events, sources returns the original line of the agent's file (invariant 1)") {
+  TEST_CASE(
+      "query: for random events, sources returns the original line of the agent's file (invariant "
+      "1)") {
     TestStore s;
     CorpusOptions o;
     o.total_bytes = 12 << 20;  // several frames per file, and open tails
@@ -133,8 +142,10 @@ TEST_SUITE("query") {
   TEST_CASE("query: a title for a session with no events yet counts no session in status") {
     TestStore s;
     adapters::CodexAdapter x(s.dir / "codex");
-    WriteFile(s.dir / "codex/session_index.jsonl",
-              R"({"id":"0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b","thread_name":"named early","updated_at":"2026-02-01T09:01:00Z"})" "\n");
+    WriteFile(
+        s.dir / "codex/session_index.jsonl",
+        R"({"id":"0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b","thread_name":"named early","updated_at":"2026-02-01T09:01:00Z"})"
+        "\n");
     s.ingester->Sync({&x}, {});
     StoreStatus st = ReadStatus(*s.db, s.db_path(), s.clock.NowMs());
     CHECK(st.sessions == 0);

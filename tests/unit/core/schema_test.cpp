@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Migrations through PRAGMA user_version (spec: Migrations).
+#include "core/store/schema.hpp"
+
 #include <doctest/doctest.h>
 
 #include "core/c/fd.hpp"
-#include "core/store/schema.hpp"
 #include "tests/support/support.hpp"
 
 using namespace origin;
@@ -28,7 +29,8 @@ TEST_SUITE("schema") {
     CHECK(db->QueryInt("PRAGMA journal_size_limit") == 64 * 1024 * 1024);
   }
 
-  TEST_CASE("schema: a version 1 store built from its fixture upgrades to the schema of a new store") {
+  TEST_CASE(
+      "schema: a version 1 store built from its fixture upgrades to the schema of a new store") {
     ScopedTempDir d;
     {
       Db old(d / "old.db", Db::Mode::kReadWrite);
@@ -94,18 +96,25 @@ TEST_SUITE("schema") {
         "VALUES (1, 't', 'k', 1, '/x', 't/k', 0);"
         "INSERT INTO event(id, source, ts, role, kind, text, file_id, line) "
         "VALUES ('t:1', 't', 5, 'user', 'message', 'hello world', 1, 1)");
-    CHECK_THROWS_WITH(s.db->Exec("UPDATE event SET text = 'changed'"), doctest::Contains("append-only"));
+    CHECK_THROWS_WITH(s.db->Exec("UPDATE event SET text = 'changed'"),
+                      doctest::Contains("append-only"));
     CHECK_THROWS_WITH(s.db->Exec("DELETE FROM event"), doctest::Contains("append-only"));
   }
 
   TEST_CASE("schema: triggers keep message_fts, event_cjk and event_block as events arrive") {
     TestStore s;
-    s.db->Exec("INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
-               "VALUES (1, 't', 'k', 1, '/x', 't/k', 0)");
+    s.db->Exec(
+        "INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
+        "VALUES (1, 't', 'k', 1, '/x', 't/k', 0)");
     auto ins = [&](std::int64_t seq, const char* kind, std::int64_t ts, const char* text) {
-      s.db->Prepare("INSERT INTO event(seq, id, source, ts, role, kind, text, file_id, line) "
-                    "VALUES (?, ?, 't', ?, 'user', ?, ?, 1, 1)")
-          .Bind(1, seq).Bind(2, "t:" + std::to_string(seq)).Bind(3, ts).Bind(4, kind).Bind(5, text)
+      s.db->Prepare(
+              "INSERT INTO event(seq, id, source, ts, role, kind, text, file_id, line) "
+              "VALUES (?, ?, 't', ?, 'user', ?, ?, 1, 1)")
+          .Bind(1, seq)
+          .Bind(2, "t:" + std::to_string(seq))
+          .Bind(3, ts)
+          .Bind(4, kind)
+          .Bind(5, text)
           .Run();
     };
     ins(1, "message", 100, "deploy the catalog service");
@@ -113,7 +122,8 @@ TEST_SUITE("schema") {
     ins(3, "message", 200, "部署到生产");
     ins(4096, "message", 150, "later block");
     ins(4097, "message", 120, "same block");
-    CHECK(s.db->QueryInt("SELECT count(*) FROM message_fts WHERE message_fts MATCH '\"atalo\"'") == 1);
+    CHECK(s.db->QueryInt("SELECT count(*) FROM message_fts WHERE message_fts MATCH '\"atalo\"'") ==
+          1);
     CHECK(s.db->QueryInt("SELECT rowid FROM event_cjk WHERE event_cjk MATCH '\"署到\"'") == 3);
     CHECK(s.db->QueryInt("SELECT rowid FROM event_cjk WHERE event_cjk MATCH '产'") == 3);
     CHECK(s.db->QueryInt("SELECT count(*) FROM event_cjk WHERE event_cjk MATCH '部*'") == 1);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-#include <doctest/doctest.h>
-
 #include "core/util/text.hpp"
+
+#include <doctest/doctest.h>
 
 using namespace origin;
 
@@ -9,7 +9,10 @@ TEST_SUITE("text") {
   TEST_CASE("text: invalid UTF-8 is replaced, valid text kept byte for byte") {
     CHECK(SanitizeUtf8("plain ascii") == "plain ascii");
     CHECK(SanitizeUtf8("部署 ok") == "部署 ok");
-    CHECK(SanitizeUtf8("a\xff" "b") == "a\xEF\xBF\xBD" "b");
+    CHECK(SanitizeUtf8("a\xff"
+                       "b") ==
+          "a\xEF\xBF\xBD"
+          "b");
     CHECK(SanitizeUtf8("a\xE4\xB8") == "a\xEF\xBF\xBD\xEF\xBF\xBD");  // truncated sequence
     CHECK(SanitizeUtf8(std::string("a\0b", 3)) == "ab");
     CHECK(SanitizeUtf8("\xED\xA0\x80") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate

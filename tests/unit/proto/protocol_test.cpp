@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
+#include "proto/protocol.hpp"
+
 #include <doctest/doctest.h>
 
 #include <cstdlib>
 
 #include "proto/paths.hpp"
-#include "proto/protocol.hpp"
 
 using namespace origin::proto;
 
