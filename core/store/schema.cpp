@@ -151,6 +151,60 @@ CREATE TABLE setting (
 
 const char* const kIdempotentSql = R"sql(
 CREATE INDEX IF NOT EXISTS raw_file_source ON raw_file(source);
+
+-- Entries (core/entries): versions never change (invariant 3); a correction
+-- is a new version that supersedes the one before.
+CREATE TABLE IF NOT EXISTS entry (
+  seq        INTEGER PRIMARY KEY,   -- arrival order, the key of entry_fts
+  id         TEXT NOT NULL UNIQUE,  -- ent_ + 24 hex
+  kind       TEXT NOT NULL CHECK (kind IN ('memory', 'knowledge', 'cognition')),
+  text       TEXT NOT NULL,
+  confidence REAL NOT NULL CHECK (confidence >= 0 AND confidence <= 1),
+  author     TEXT NOT NULL,         -- <agent>@<device>, user@<device>
+  project    TEXT,
+  supersedes TEXT,                  -- the version this one corrects
+  root       TEXT NOT NULL,         -- the chain's first version
+  valid_from INTEGER,               -- ms UTC
+  valid_to   INTEGER,
+  created_at INTEGER NOT NULL,      -- ms UTC; after the version it supersedes
+  origin     TEXT NOT NULL          -- the store that wrote it
+);
+CREATE INDEX IF NOT EXISTS entry_root ON entry(root, created_at);
+CREATE INDEX IF NOT EXISTS entry_supersedes ON entry(supersedes) WHERE supersedes IS NOT NULL;
+CREATE INDEX IF NOT EXISTS entry_created ON entry(created_at);
+CREATE TABLE IF NOT EXISTS entry_source (
+  entry_id TEXT NOT NULL,           -- entry.id
+  event_id TEXT NOT NULL,           -- event.id (invariant 1)
+  quote    TEXT,                    -- the words cited, when given
+  PRIMARY KEY (entry_id, event_id)
+);
+CREATE INDEX IF NOT EXISTS entry_source_event ON entry_source(event_id);
+CREATE VIRTUAL TABLE IF NOT EXISTS entry_fts USING fts5(
+  text, content = 'entry', content_rowid = 'seq', tokenize = 'trigram', detail = 'full');
+CREATE TABLE IF NOT EXISTS change_log (
+  seq    INTEGER PRIMARY KEY,       -- replication cursors point here
+  kind   TEXT NOT NULL,             -- entry | tombstone
+  id     TEXT NOT NULL,
+  origin TEXT NOT NULL,
+  at     INTEGER NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS entry_insert AFTER INSERT ON entry
+BEGIN
+  INSERT INTO entry_fts(rowid, text) VALUES (new.seq, new.text);
+  INSERT INTO change_log(kind, id, origin, at) VALUES ('entry', new.id, new.origin, new.created_at);
+END;
+CREATE TRIGGER IF NOT EXISTS entry_no_update BEFORE UPDATE ON entry
+BEGIN SELECT RAISE(ABORT, 'entries change by supersession, never in place (invariant 3)'); END;
+CREATE TRIGGER IF NOT EXISTS entry_no_delete BEFORE DELETE ON entry
+BEGIN SELECT RAISE(ABORT, 'entries change by supersession, never in place (invariant 3)'); END;
+CREATE TRIGGER IF NOT EXISTS entry_source_no_update BEFORE UPDATE ON entry_source
+BEGIN SELECT RAISE(ABORT, 'entry sources are append-only (invariant 3)'); END;
+CREATE TRIGGER IF NOT EXISTS entry_source_no_delete BEFORE DELETE ON entry_source
+BEGIN SELECT RAISE(ABORT, 'entry sources are append-only (invariant 3)'); END;
+CREATE TRIGGER IF NOT EXISTS change_log_no_update BEFORE UPDATE ON change_log
+BEGIN SELECT RAISE(ABORT, 'change_log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS change_log_no_delete BEFORE DELETE ON change_log
+BEGIN SELECT RAISE(ABORT, 'change_log is append-only'); END;
 )sql";
 
 const std::vector<Migration>& Migrations() {

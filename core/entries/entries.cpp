@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: MIT
+#include "core/entries/entries.hpp"
+
+#include <openssl/rand.h>
+#include <unistd.h>
+
+#include <cmath>
+
+#include "core/util/hash.hpp"
+#include "core/util/op_error.hpp"
+#include "core/util/text.hpp"
+
+namespace origin {
+
+namespace {
+
+using Code = OpError::Code;
+
+[[noreturn]] void Invalid(const std::string& msg) { throw OpError(Code::kInvalidArgument, msg); }
+
+std::string NewEntryId() {
+  unsigned char b[12];
+  if (RAND_bytes(b, sizeof b) != 1) throw std::runtime_error("no random bytes for an entry id");
+  return "ent_" + Hex({reinterpret_cast<const char*>(b), sizeof b});
+}
+
+// Simple case folding for matching quotes: ASCII, Latin-1, Greek, Cyrillic.
+char32_t Fold(char32_t c) {
+  if (c >= 'A' && c <= 'Z') return c + 32;
+  if ((c >= 0xC0 && c <= 0xDE && c != 0xD7) || (c >= 0x391 && c <= 0x3A9) ||
+      (c >= 0x410 && c <= 0x42F))
+    return c + 32;
+  if (c >= 0x400 && c <= 0x40F) return c + 80;
+  return c;
+}
+
+// The text without whitespace, case folded.
+std::u32string Normalize(std::string_view s) {
+  std::u32string out;
+  std::size_t i = 0;
+  while (i < s.size()) {
+    char32_t c = DecodeUtf8(s, i);
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == 0xA0 ||
+        c == 0x3000)
+      continue;
+    out.push_back(Fold(c));
+  }
+  return out;
+}
+
+void EnsureStoreName(Db& db, const std::string& name) {
+  // A store keeps the name it had when it first wrote an entry.
+  db.Prepare("INSERT OR IGNORE INTO setting(key, value) VALUES ('store.name', ?)").Bind(1, name).Run();
+}
+
+std::string StoreName(Db& db) {
+  auto& st = db.Prepare("SELECT value FROM setting WHERE key = 'store.name'");
+  std::string v = st.Step() ? std::string(st.Text(0)) : "";
+  st.Reset();
+  return v;
+}
+
+void CheckFields(const std::string& kind, const std::string& text, double confidence,
+                 const std::optional<std::int64_t>& from, const std::optional<std::int64_t>& to) {
+  if (kind != "memory" && kind != "knowledge" && kind != "cognition")
+    Invalid("kind must be memory, knowledge or cognition, not '" + kind + "'");
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) Invalid("an entry needs a text");
+  if (!(confidence >= 0 && confidence <= 1) || std::isnan(confidence))
+    Invalid("confidence must be between 0 and 1");
+  if (from && to && *from > *to) Invalid("valid_from is after valid_to");
+}
+
+// Resolves and checks sources: each cites an existing event, whose text
+// holds the quote if one is given.
+std::vector<EntrySource> CheckSources(Db& db, const std::vector<EntrySource>& in) {
+  std::vector<EntrySource> out;
+  for (const EntrySource& s : in) {
+    if (!s.event_id) {
+      if (s.quote) Invalid("cite the event id of the quote \"" + *s.quote + "\" (quotes alone are matched once search is in)");
+      Invalid("a source needs an event id");
+    }
+    auto& st = db.Prepare("SELECT text FROM event WHERE id = ?");
+    st.Bind(1, *s.event_id);
+    if (!st.Step()) {
+      st.Reset();
+      throw OpError(Code::kNotFound, "no event " + *s.event_id);
+    }
+    std::string text(st.Text(0));
+    st.Reset();
+    if (s.quote) {
+      if (Normalize(*s.quote).empty()) Invalid("an empty quote");
+      if (!QuoteOccurs(text, *s.quote))
+        Invalid("the quote \"" + *s.quote + "\" does not occur in " + *s.event_id);
+    }
+    bool dup = false;
+    for (const EntrySource& o : out) dup = dup || o.event_id == s.event_id;
+    if (!dup) out.push_back(s);
+  }
+  return out;
+}
+
+void Insert(Db& db, const std::string& id, const std::string& kind, const std::string& text,
+            double confidence, const std::string& author, const std::optional<std::string>& project,
+            const std::optional<std::string>& supersedes, const std::string& root,
+            const std::optional<std::int64_t>& from, const std::optional<std::int64_t>& to,
+            std::int64_t created_at, const std::string& origin,
+            const std::vector<EntrySource>& sources) {
+  auto& ins = db.Prepare(
+      "INSERT INTO entry(id, kind, text, confidence, author, project, supersedes, root, "
+      "valid_from, valid_to, created_at, origin) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
+  ins.Bind(1, id).Bind(2, kind).Bind(3, text).Bind(4, confidence).Bind(5, author).Bind(6, project);
+  ins.Bind(7, supersedes).Bind(8, root);
+  if (from)
+    ins.Bind(9, *from);
+  else
+    ins.Bind(9, nullptr);
+  if (to)
+    ins.Bind(10, *to);
+  else
+    ins.Bind(10, nullptr);
+  ins.Bind(11, created_at).Bind(12, origin).Run();
+  auto& src = db.Prepare("INSERT INTO entry_source(entry_id, event_id, quote) VALUES (?,?,?)");
+  for (const EntrySource& s : sources) {
+    src.Reset();
+    src.Bind(1, id).Bind(2, *s.event_id).Bind(3, s.quote).Run();
+  }
+}
+
+constexpr const char* kEntryCols =
+    "id, kind, text, confidence, author, project, supersedes, root, valid_from, valid_to, "
+    "created_at, origin";
+
+EntryRow ReadRow(const Stmt& st) {
+  EntryRow e;
+  e.id = std::string(st.Text(0));
+  e.kind = std::string(st.Text(1));
+  e.text = std::string(st.Text(2));
+  e.confidence = st.Double(3);
+  e.author = std::string(st.Text(4));
+  e.project = st.OptText(5);
+  e.supersedes = st.OptText(6);
+  e.root = std::string(st.Text(7));
+  if (!st.IsNull(8)) e.valid_from = st.Int(8);
+  if (!st.IsNull(9)) e.valid_to = st.Int(9);
+  e.created_at = st.Int(10);
+  e.origin = std::string(st.Text(11));
+  return e;
+}
+
+// The current version of a chain: the greatest (created_at, id).
+std::string CurrentOf(Db& db, const std::string& root) {
+  auto& st = db.Prepare("SELECT id FROM entry WHERE root = ? ORDER BY created_at DESC, id DESC LIMIT 1");
+  st.Bind(1, root);
+  std::string id = st.Step() ? std::string(st.Text(0)) : "";
+  st.Reset();
+  return id;
+}
+
+void Derive(Db& db, EntryRow& e, std::int64_t now_ms) {
+  auto& src = db.Prepare("SELECT event_id, quote FROM entry_source WHERE entry_id = ? ORDER BY rowid");
+  src.Bind(1, e.id);
+  while (src.Step()) e.sources.push_back({std::string(src.Text(0)), src.OptText(1)});
+  src.Reset();
+  std::string current = CurrentOf(db, e.root);
+  e.status = current == e.id ? "active" : "superseded";
+  if (current != e.id) {
+    e.superseded_by = current;
+    auto& by = db.Prepare("SELECT 1 FROM entry WHERE supersedes = ? LIMIT 1");
+    by.Bind(1, e.id);
+    e.concurrent = !by.Step();
+    by.Reset();
+  }
+  e.ended = e.valid_to && *e.valid_to <= now_ms;
+}
+
+}  // namespace
+
+bool QuoteOccurs(std::string_view text, std::string_view quote) {
+  std::u32string q = Normalize(quote);
+  return !q.empty() && Normalize(text).find(q) != std::u32string::npos;
+}
+
+std::string Remember(Db& db, const Clock& clock, const std::string& store_name,
+                     const RememberInput& in) {
+  CheckFields(in.kind, in.text, in.confidence, in.valid_from, in.valid_to);
+  if (in.author.empty()) Invalid("an entry needs an author");
+  if (in.sources.empty()) Invalid("an entry needs at least one source (invariant 1)");
+  Transaction tx(db);
+  std::vector<EntrySource> sources = CheckSources(db, in.sources);
+  EnsureStoreName(db, store_name);
+  std::string id = NewEntryId();
+  Insert(db, id, in.kind, SanitizeUtf8(in.text), in.confidence, in.author, in.project, std::nullopt,
+         id, in.valid_from, in.valid_to, clock.NowMs(), StoreName(db), sources);
+  tx.Commit();
+  return id;
+}
+
+std::string Correct(Db& db, const Clock& clock, const std::string& store_name,
+                    const std::string& id, const CorrectInput& in) {
+  if (in.author.empty()) Invalid("a correction needs an author");
+  Transaction tx(db);
+  auto& st = db.Prepare(std::string("SELECT ") + kEntryCols + " FROM entry WHERE id = ?");
+  st.Bind(1, id);
+  if (!st.Step()) {
+    st.Reset();
+    throw OpError(Code::kNotFound, "no entry " + id);
+  }
+  EntryRow old = ReadRow(st);
+  st.Reset();
+  std::string current = CurrentOf(db, old.root);
+  if (current != id)
+    throw OpError(Code::kConflict, id + " is not the current version of its entry: correct " + current);
+  EntryRow next = old;
+  if (in.kind) next.kind = *in.kind;
+  if (in.text) next.text = SanitizeUtf8(*in.text);
+  if (in.confidence) next.confidence = *in.confidence;
+  if (in.project) next.project = in.project->empty() ? std::nullopt : in.project;
+  if (in.valid_from) next.valid_from = in.valid_from;
+  if (in.valid_to) next.valid_to = in.valid_to;
+  CheckFields(next.kind, next.text, next.confidence, next.valid_from, next.valid_to);
+  // Sources carry over; new ones are added.
+  std::vector<EntrySource> sources;
+  {
+    auto& src = db.Prepare("SELECT event_id, quote FROM entry_source WHERE entry_id = ? ORDER BY rowid");
+    src.Bind(1, id);
+    while (src.Step()) sources.push_back({std::string(src.Text(0)), src.OptText(1)});
+    src.Reset();
+  }
+  for (const EntrySource& s : CheckSources(db, in.add_sources)) {
+    bool dup = false;
+    for (const EntrySource& o : sources) dup = dup || o.event_id == s.event_id;
+    if (!dup) sources.push_back(s);
+  }
+  EnsureStoreName(db, store_name);
+  std::string new_id = NewEntryId();
+  // Always dated after what it corrects, even with a clock that is behind.
+  std::int64_t created = std::max(clock.NowMs(), old.created_at + 1);
+  Insert(db, new_id, next.kind, next.text, next.confidence, in.author, next.project, id, old.root,
+         next.valid_from, next.valid_to, created, StoreName(db), sources);
+  tx.Commit();
+  return new_id;
+}
+
+std::optional<EntryRow> GetEntry(Db& db, const std::string& id, std::int64_t now_ms) {
+  auto& st = db.Prepare(std::string("SELECT ") + kEntryCols + " FROM entry WHERE id = ?");
+  st.Bind(1, id);
+  std::optional<EntryRow> out;
+  if (st.Step()) out = ReadRow(st);
+  st.Reset();
+  if (out) Derive(db, *out, now_ms);
+  return out;
+}
+
+std::vector<EntryRow> EntryHistory(Db& db, const std::string& root, std::int64_t now_ms) {
+  auto& st = db.Prepare(std::string("SELECT ") + kEntryCols +
+                        " FROM entry WHERE root = ? ORDER BY created_at, id");
+  st.Bind(1, root);
+  std::vector<EntryRow> out;
+  while (st.Step()) out.push_back(ReadRow(st));
+  st.Reset();
+  for (EntryRow& e : out) Derive(db, e, now_ms);
+  return out;
+}
+
+std::vector<EntryRow> ListEntries(Db& db, const EntryFilter& f, std::int64_t now_ms) {
+  std::string sql = std::string("SELECT ") + kEntryCols + " FROM entry e WHERE 1";
+  if (!f.history) {
+    // The current version of its chain, and not ended.
+    sql += " AND NOT EXISTS (SELECT 1 FROM entry o WHERE o.root = e.root AND "
+           "(o.created_at > e.created_at OR (o.created_at = e.created_at AND o.id > e.id)))"
+           " AND (e.valid_to IS NULL OR e.valid_to > ?)";
+  }
+  if (f.kind) sql += " AND e.kind = ?";
+  if (f.project) sql += " AND e.project = ?";
+  sql += " ORDER BY e.created_at DESC, e.id DESC LIMIT ?";
+  auto& st = db.Prepare(sql);
+  int i = 1;
+  if (!f.history) st.Bind(i++, now_ms);
+  if (f.kind) st.Bind(i++, *f.kind);
+  if (f.project) st.Bind(i++, *f.project);
+  st.Bind(i, f.limit);
+  std::vector<EntryRow> out;
+  while (st.Step()) out.push_back(ReadRow(st));
+  st.Reset();
+  for (EntryRow& e : out) Derive(db, e, now_ms);
+  return out;
+}
+
+}  // namespace origin

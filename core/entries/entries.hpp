@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Entries (spec: Entries): durable memory / knowledge / cognition
+// statements with their sources, written by remember, changed only by
+// correct, which inserts a new version that supersedes the current one
+// (invariant 3).  All versions of an entry share its root and form its
+// chain; the current version is the one with the greatest (created_at, id),
+// which resolves forks from concurrent corrections the same way on every
+// store.  Every entry cites at least one event (invariant 1).
+//
+// Status is derived when read, never stored: active (the current version)
+// or superseded (with superseded_by; `concurrent` when nothing corrects it,
+// having lost to a concurrent correction); `ended` once valid_to has passed.
+// Forgetting (a later step) adds "forgotten" and hides; the filter will go
+// where events and entries are read, here.
+//
+// Not yet: a source given by a quote alone (Origin finds the event through
+// search, which comes next); such a source is refused with a message that
+// says to cite the event id.
+//
+// Writes run on the writer's connection, each in one BEGIN IMMEDIATE
+// transaction; reads on any connection.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/c/sqlite.hpp"
+#include "core/util/clock.hpp"
+
+namespace origin {
+
+struct EntrySource {
+  std::optional<std::string> event_id;
+  std::optional<std::string> quote;
+};
+
+struct RememberInput {
+  std::string kind;          // memory | knowledge | cognition
+  std::string text;
+  double confidence = -1;    // [0, 1]; required
+  std::string author;        // <agent>@<device>, user@<device> for people
+  std::optional<std::string> project;
+  std::optional<std::int64_t> valid_from, valid_to;  // ms UTC
+  std::vector<EntrySource> sources;
+};
+
+/// What a correction changes; what it leaves unset carries over.
+struct CorrectInput {
+  std::optional<std::string> kind, text, project;
+  std::optional<double> confidence;
+  std::optional<std::int64_t> valid_from, valid_to;
+  std::string author;
+  std::vector<EntrySource> add_sources;
+};
+
+struct EntryRow {
+  std::string id, kind, text;
+  double confidence = 0;
+  std::string author;
+  std::optional<std::string> project, supersedes;
+  std::string root;
+  std::optional<std::int64_t> valid_from, valid_to;
+  std::int64_t created_at = 0;
+  std::string origin;
+  std::vector<EntrySource> sources;   // each with its event id, and the quote if one was given
+  // Derived:
+  std::string status;                  // active | superseded
+  std::optional<std::string> superseded_by;
+  bool concurrent = false;             // superseded without being corrected
+  bool ended = false;                  // valid_to has passed
+};
+
+/// Writes a new entry; returns its id.  Throws OpError for invalid input or
+/// an unknown event.  `store_name` is fixed in the store by the first write.
+std::string Remember(Db& db, const Clock& clock, const std::string& store_name,
+                     const RememberInput& in);
+/// Supersedes the current version `id`; returns the new version's id.
+/// OpError kConflict when `id` is not the current version.
+std::string Correct(Db& db, const Clock& clock, const std::string& store_name,
+                    const std::string& id, const CorrectInput& in);
+
+std::optional<EntryRow> GetEntry(Db& db, const std::string& id, std::int64_t now_ms);
+/// Every version of the chain, forks included, oldest first.
+std::vector<EntryRow> EntryHistory(Db& db, const std::string& root, std::int64_t now_ms);
+
+struct EntryFilter {
+  bool history = false;  // every version, ended ones included
+  std::optional<std::string> kind, project;
+  int limit = 100;
+};
+/// Entries newest first: current versions whose validity has not ended,
+/// unless history is asked for.
+std::vector<EntryRow> ListEntries(Db& db, const EntryFilter& f, std::int64_t now_ms);
+
+/// Quote matching: `quote` occurs in `text`, whitespace and case ignored.
+bool QuoteOccurs(std::string_view text, std::string_view quote);
+
+}  // namespace origin

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+// Entries (spec: Entries): remember, correct, chains and forks, validity,
+// sources (invariant 1), never changed in place (invariant 3).
+#include <doctest/doctest.h>
+
+#include "core/entries/entries.hpp"
+#include "core/util/op_error.hpp"
+#include "tests/support/support.hpp"
+
+using namespace origin;
+using namespace origin::test;
+
+namespace {
+
+struct Fixture {
+  TestStore s;
+  Fixture() {
+    s.db->Exec(
+        "INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
+        "VALUES (1, 't', 'k', 1, '/x', 't/k', 0);"
+        "INSERT INTO event(id, source, session, ts, role, kind, text, file_id, line) VALUES "
+        "('t:1', 't', 't:s', 100, 'user', 'message', 'We drop schema versioning\n  until the FIRST release', 1, 1),"
+        "('t:2', 't', 't:s', 200, 'assistant', 'message', 'Project A depends on library B', 1, 2)");
+  }
+  RememberInput Input(const std::string& text = "Prefers small commits") {
+    RememberInput in;
+    in.kind = "cognition";
+    in.text = text;
+    in.confidence = 0.9;
+    in.author = "user@box";
+    in.sources = {{std::string("t:1"), std::nullopt}};
+    return in;
+  }
+  OpError::Code ErrorOf(const std::function<void()>& fn) {
+    try {
+      fn();
+    } catch (const OpError& e) {
+      return e.code();
+    }
+    FAIL("no OpError");
+    return OpError::Code::kConflict;
+  }
+};
+
+}  // namespace
+
+TEST_SUITE("entries") {
+  TEST_CASE("entries: remember writes a version that cites its sources (invariant 1)") {
+    Fixture f;
+    auto in = f.Input();
+    in.sources.push_back({std::string("t:2"), std::string("depends   ON library")});
+    in.project = "origin";
+    std::string id = Remember(*f.s.db, f.s.clock, "box", in);
+    CHECK(id.rfind("ent_", 0) == 0);
+    CHECK(id.size() == 28);
+    auto e = GetEntry(*f.s.db, id, f.s.clock.NowMs());
+    REQUIRE(e);
+    CHECK(e->root == id);
+    CHECK(e->status == "active");
+    CHECK(e->origin == "box");
+    CHECK(e->created_at == f.s.clock.NowMs());
+    REQUIRE(e->sources.size() == 2);
+    CHECK(e->sources[1].quote == "depends   ON library");
+    CHECK(f.s.db->QueryInt("SELECT count(*) FROM change_log WHERE kind = 'entry'") == 1);
+    CHECK(f.s.db->QueryInt("SELECT count(*) FROM entry_fts WHERE entry_fts MATCH '\"small comm\"'") == 1);
+  }
+
+  TEST_CASE("entries: bad input is refused with the reason") {
+    Fixture f;
+    using C = OpError::Code;
+    auto with = [&](auto change) {
+      auto in = f.Input();
+      change(in);
+      return f.ErrorOf([&] { Remember(*f.s.db, f.s.clock, "box", in); });
+    };
+    CHECK(with([](RememberInput& in) { in.kind = "fact"; }) == C::kInvalidArgument);
+    CHECK(with([](RememberInput& in) { in.text = "  "; }) == C::kInvalidArgument);
+    CHECK(with([](RememberInput& in) { in.confidence = 1.5; }) == C::kInvalidArgument);
+    CHECK(with([](RememberInput& in) { in.confidence = -1; }) == C::kInvalidArgument);
+    CHECK(with([](RememberInput& in) { in.sources.clear(); }) == C::kInvalidArgument);
+    CHECK(with([](RememberInput& in) { in.sources = {{std::string("t:9"), std::nullopt}}; }) == C::kNotFound);
+    CHECK(with([](RememberInput& in) { in.sources = {{std::string("t:1"), std::string("not there")}}; }) ==
+          C::kInvalidArgument);
+    CHECK(with([](RememberInput& in) { in.sources = {{std::nullopt, std::string("schema")}}; }) ==
+          C::kInvalidArgument);
+    CHECK(with([](RememberInput& in) { in.valid_from = 10, in.valid_to = 5; }) == C::kInvalidArgument);
+    CHECK(f.s.db->QueryInt("SELECT count(*) FROM entry") == 0);
+  }
+
+  TEST_CASE("entries: quotes match whatever their whitespace and case") {
+    CHECK(QuoteOccurs("We drop schema versioning\n  until the FIRST release", "versioning until the first"));
+    CHECK(QuoteOccurs("Ärger mit ÜBER", "ärger mitüber"));
+    CHECK(QuoteOccurs("部署 到生产", "部署到"));
+    CHECK_FALSE(QuoteOccurs("abc", "abd"));
+    CHECK_FALSE(QuoteOccurs("abc", "  "));
+  }
+
+  TEST_CASE("entries: a correction supersedes the current version and is dated after it") {
+    Fixture f;
+    std::string v1 = Remember(*f.s.db, f.s.clock, "box", f.Input());
+    f.s.clock.Tick(-60000);  // the clock went back
+    CorrectInput c;
+    c.text = "Prefers small, reviewed commits";
+    c.author = "user@box";
+    c.add_sources = {{std::string("t:2"), std::nullopt}};
+    std::string v2 = Correct(*f.s.db, f.s.clock, "box", v1, c);
+    auto e2 = GetEntry(*f.s.db, v2, f.s.clock.NowMs());
+    auto e1 = GetEntry(*f.s.db, v1, f.s.clock.NowMs());
+    CHECK(e2->created_at > e1->created_at);
+    CHECK(e2->supersedes == v1);
+    CHECK(e2->root == v1);
+    CHECK(e2->kind == "cognition");  // carried over
+    CHECK(e2->sources.size() == 2);  // carried over, one added
+    CHECK(e2->status == "active");
+    CHECK(e1->status == "superseded");
+    CHECK(e1->superseded_by == v2);
+    CHECK_FALSE(e1->concurrent);
+    // Only the current version can be corrected.
+    CHECK(f.ErrorOf([&] { Correct(*f.s.db, f.s.clock, "box", v1, c); }) == OpError::Code::kConflict);
+    CHECK(f.ErrorOf([&] { Correct(*f.s.db, f.s.clock, "box", "ent_nope", c); }) == OpError::Code::kNotFound);
+    // Versions never change in place (invariant 3).
+    CHECK_THROWS_WITH(f.s.db->Exec("UPDATE entry SET text = 'x'"), doctest::Contains("invariant 3"));
+    CHECK_THROWS_WITH(f.s.db->Exec("DELETE FROM entry"), doctest::Contains("invariant 3"));
+    CHECK_THROWS(f.s.db->Exec("DELETE FROM entry_source"));
+    CHECK_THROWS(f.s.db->Exec("DELETE FROM change_log"));
+  }
+
+  TEST_CASE("entries: a fork from concurrent corrections resolves to the greatest (created_at, id)") {
+    Fixture f;
+    std::string v1 = Remember(*f.s.db, f.s.clock, "box", f.Input());
+    f.s.clock.Tick(1000);
+    CorrectInput c;
+    c.text = "here";
+    c.author = "user@box";
+    std::string mine = Correct(*f.s.db, f.s.clock, "box", v1, c);
+    // Another store corrected v1 too, a little later: it arrives here.
+    std::int64_t later = GetEntry(*f.s.db, mine, 0)->created_at + 5;
+    f.s.db->Prepare("INSERT INTO entry(id, kind, text, confidence, author, supersedes, root, created_at, origin) "
+                    "VALUES ('ent_ffffffffffffffffffffffff', 'cognition', 'there', 0.5, 'user@laptop', ?, ?, ?, 'laptop')")
+        .Bind(1, v1).Bind(2, v1).Bind(3, later).Run();
+    auto hist = EntryHistory(*f.s.db, v1, f.s.clock.NowMs());
+    REQUIRE(hist.size() == 3);
+    CHECK(hist[0].id == v1);  // oldest first
+    CHECK(hist[2].id == "ent_ffffffffffffffffffffffff");
+    CHECK(hist[2].status == "active");
+    CHECK(hist[1].id == mine);
+    CHECK(hist[1].status == "superseded");
+    CHECK(hist[1].concurrent);  // lost to a concurrent correction
+    CHECK_FALSE(hist[0].concurrent);
+    CHECK(f.ErrorOf([&] { Correct(*f.s.db, f.s.clock, "box", mine, c); }) == OpError::Code::kConflict);
+    auto list = ListEntries(*f.s.db, {}, f.s.clock.NowMs());
+    REQUIRE(list.size() == 1);
+    CHECK(list[0].text == "there");
+  }
+
+  TEST_CASE("entries: listings leave out ended and superseded entries unless history is asked") {
+    Fixture f;
+    auto in = f.Input("was true");
+    in.valid_to = f.s.clock.NowMs() + 1000;
+    std::string ending = Remember(*f.s.db, f.s.clock, "box", in);
+    f.s.clock.Tick(10);
+    auto k = f.Input("knowledge stays");
+    k.kind = "knowledge";
+    k.project = "p";
+    std::string stays = Remember(*f.s.db, f.s.clock, "box", k);
+    CHECK(ListEntries(*f.s.db, {}, f.s.clock.NowMs()).size() == 2);
+    f.s.clock.Tick(2000);
+    auto now = ListEntries(*f.s.db, {}, f.s.clock.NowMs());
+    REQUIRE(now.size() == 1);
+    CHECK(now[0].id == stays);
+    EntryFilter h;
+    h.history = true;
+    auto all = ListEntries(*f.s.db, h, f.s.clock.NowMs());
+    REQUIRE(all.size() == 2);
+    CHECK(all[1].id == ending);
+    CHECK(all[1].ended);
+    CHECK(GetEntry(*f.s.db, ending, f.s.clock.NowMs())->ended);  // get still shows it
+    EntryFilter kind;
+    kind.kind = "cognition";
+    kind.history = true;
+    CHECK(ListEntries(*f.s.db, kind, f.s.clock.NowMs()).size() == 1);
+    EntryFilter proj;
+    proj.project = "p";
+    CHECK(ListEntries(*f.s.db, proj, f.s.clock.NowMs()).size() == 1);
+  }
+
+  TEST_CASE("entries: the store keeps the name it had when it first wrote an entry") {
+    Fixture f;
+    Remember(*f.s.db, f.s.clock, "first-name", f.Input());
+    std::string id = Remember(*f.s.db, f.s.clock, "renamed", f.Input());
+    CHECK(GetEntry(*f.s.db, id, 0)->origin == "first-name");
+  }
+}
