@@ -39,8 +39,13 @@ constexpr const char* kUsage =
     "  sync                   ingest every agent's new log lines now\n"
     "  timeline [SESSION]     sessions of the last 7 days, or one session's events\n"
     "  projects               the projects the sessions were in, latest first\n"
-    "  show ID                an event with its full text\n"
-    "  sources ID             the original log line behind an event\n"
+    "  entries                the current entries, newest first (--history: every version)\n"
+    "  remember TEXT          write an entry: --kind memory|knowledge|cognition --confidence 0..1\n"
+    "                         --cite EVENT_ID [--quote WORDS] (one or more) [--project P]\n"
+    "                         [--valid-from DATE] [--valid-to DATE]\n"
+    "  correct ID [TEXT]      supersede an entry's current version (same options; sources carry over)\n"
+    "  show ID                an event with its full text, or an entry with its history\n"
+    "  sources ID             the original log lines behind an event or an entry\n"
     "\n"
     "options:\n"
     "  --json     print the daemon's answer as JSON, for scripts\n"
@@ -154,8 +159,10 @@ int Sync(Connection& c, bool json) {
 struct Args {
   std::string command;
   std::vector<std::string> positional;
-  bool json = false, all = false;
-  std::map<std::string, std::string> opts;  // --days, --since, ...
+  bool json = false, all = false, history = false;
+  std::map<std::string, std::string> opts;  // --days, --since, --kind, ...
+  // --cite ID [--quote WORDS]: event ids with their quotes (a quote alone has no id).
+  std::vector<std::pair<std::optional<std::string>, std::optional<std::string>>> cites;
 };
 
 // A local date or time (YYYY-MM-DD[THH:MM[:SS]]) in ms since the epoch.
@@ -305,6 +312,8 @@ int Projects(Connection& c, const Args& a) {
   return 0;
 }
 
+std::string EntryLine(const rapidjson::Value& e, const Style& st);
+
 int Show(Connection& c, const Args& a) {
   rapidjson::Document r = c.Call("show", "{\"id\":" + JsonString(a.positional[0]) + "}");
   if (a.json) {
@@ -312,6 +321,18 @@ int Show(Connection& c, const Args& a) {
     return 0;
   }
   Style st{UseColor(stdout)};
+  if (r.HasMember("entry")) {
+    std::printf("%s", EntryLine(r["entry"], st).c_str());
+    std::printf("\n%s\n", st.Dim("sources").c_str());
+    for (const auto& src : r["entry"]["sources"].GetArray())
+      std::printf("  %s%s\n", Str(src, "event_id").c_str(),
+                  src["quote"].IsString() ? ("  \"" + Str(src, "quote") + "\"").c_str() : "");
+    if (r["history"].Size() > 1) {
+      std::printf("\n%s\n", st.Dim("history, oldest first").c_str());
+      for (const auto& v : r["history"].GetArray()) std::printf("%s", EntryLine(v, st).c_str());
+    }
+    return 0;
+  }
   const auto& e = r["event"];
   std::printf("%s  %s\n", st.Bold(Str(e, "id")).c_str(), st.Dim(Str(e, "time")).c_str());
   std::vector<std::vector<std::string>> rows;
@@ -343,17 +364,31 @@ int Sources(Connection& c, const Args& a) {
 
 Args Parse(int argc, char** argv) {
   Args a;
-  static const std::set<std::string> kValued = {"--days",   "--since",   "--until",
-                                                "--source", "--project", "--limit"};
+  static const std::set<std::string> kValued = {
+      "--days",  "--since", "--until",      "--source",     "--project",
+      "--limit", "--kind",  "--confidence", "--valid-from", "--valid-to"};
   for (int i = 1; i < argc; ++i) {
     std::string s = argv[i];
+    auto value = [&] {
+      if (i + 1 >= argc) throw UsageError(s + " needs a value");
+      return std::string(argv[++i]);
+    };
     if (s == "--json") {
       a.json = true;
     } else if (s == "--all") {
       a.all = true;
+    } else if (s == "--history") {
+      a.history = true;
+    } else if (s == "--cite") {
+      a.cites.push_back({value(), std::nullopt});
+    } else if (s == "--quote") {
+      std::string q = value();
+      if (!a.cites.empty() && a.cites.back().first && !a.cites.back().second)
+        a.cites.back().second = q;
+      else
+        a.cites.push_back({std::nullopt, q});
     } else if (kValued.count(s) != 0) {
-      if (i + 1 >= argc) throw UsageError(s + " needs a value");
-      a.opts[s.substr(2)] = argv[++i];
+      a.opts[s.substr(2)] = value();
     } else if (!s.empty() && s[0] == '-') {
       throw UsageError("unknown option " + s);
     } else if (a.command.empty()) {
@@ -363,6 +398,105 @@ Args Parse(int argc, char** argv) {
     }
   }
   return a;
+}
+
+std::string PositiveNumber(const std::string& key, const std::string& v) {
+  char* end = nullptr;
+  long long n = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || n < 1) throw UsageError("--" + key + " takes a positive number");
+  return std::to_string(n);
+}
+
+// remember / correct params from the options.
+std::string EntryParams(const Args& a, bool correct) {
+  std::string p = "{";
+  auto add = [&](const std::string& kv) { p += (p.size() > 1 ? "," : "") + kv; };
+  std::size_t text_at = correct ? 1 : 0;
+  if (correct) add("\"id\":" + JsonString(a.positional.at(0)));
+  if (a.positional.size() > text_at) add("\"text\":" + JsonString(a.positional[text_at]));
+  for (const auto& [k, v] : a.opts) {
+    if (k == "kind" || k == "project") {
+      add("\"" + k + "\":" + JsonString(v));
+    } else if (k == "confidence") {
+      char* end = nullptr;
+      double c = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0') throw UsageError("--confidence takes a number from 0 to 1");
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.17g", c);
+      add(std::string("\"confidence\":") + buf);
+    } else if (k == "valid-from" || k == "valid-to") {
+      auto t = ParseLocalTime(v);
+      if (!t) throw UsageError("--" + k + " takes a date: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]");
+      add(std::string(k == "valid-from" ? "\"valid_from\":" : "\"valid_to\":") +
+          std::to_string(*t));
+    } else {
+      throw UsageError("--" + k + " is not an option of " + a.command);
+    }
+  }
+  if (!a.cites.empty()) {
+    std::string list = "[";
+    for (const auto& [id, quote] : a.cites) {
+      if (list.size() > 1) list += ",";
+      list += "{";
+      if (id) list += "\"event_id\":" + JsonString(*id);
+      if (quote) list += std::string(id ? "," : "") + "\"quote\":" + JsonString(*quote);
+      list += "}";
+    }
+    add("\"sources\":" + list + "]");
+  }
+  return p + "}";
+}
+
+std::string EntriesParams(const Args& a) {
+  std::string p = "{";
+  auto add = [&](const std::string& kv) { p += (p.size() > 1 ? "," : "") + kv; };
+  if (a.history) add("\"history\":true");
+  for (const auto& [k, v] : a.opts) {
+    if (k == "kind" || k == "project")
+      add("\"" + k + "\":" + JsonString(v));
+    else if (k == "limit")
+      add("\"limit\":" + PositiveNumber(k, v));
+    else
+      throw UsageError("--" + k + " is not an option of entries");
+  }
+  return p + "}";
+}
+
+std::string EntryLine(const rapidjson::Value& e, const Style& st) {
+  char pct[16];
+  std::snprintf(pct, sizeof pct, "%.0f%%", e["confidence"].GetDouble() * 100);
+  std::string tags = Str(e, "kind") + " " + pct;
+  if (e["project"].IsString()) tags += " · " + Str(e, "project");
+  if (Str(e, "status") != "active") tags += " · " + Str(e, "status");
+  if (e["concurrent"].GetBool()) tags += " (lost to a concurrent correction)";
+  if (e["ended"].GetBool()) tags += " · ended";
+  return st.Bold(Str(e, "id")) + "  " +
+         st.Dim(tags + " · " + LocalTime(Int(e, "created_at")) + " · " + Str(e, "author")) +
+         "\n  " + Str(e, "text") + "\n";
+}
+
+int EntryWrite(Connection& c, const Args& a, bool correct) {
+  rapidjson::Document r = c.Call(correct ? "correct" : "remember", EntryParams(a, correct));
+  if (a.json) {
+    PrintJson(r);
+    return 0;
+  }
+  Style st{UseColor(stdout)};
+  std::printf("%s %s", correct ? "corrected:" : "remembered:", EntryLine(r["entry"], st).c_str());
+  return 0;
+}
+
+int Entries(Connection& c, const Args& a) {
+  rapidjson::Document r = c.Call("entries", EntriesParams(a));
+  if (a.json) {
+    PrintJson(r);
+    return 0;
+  }
+  Style st{UseColor(stdout)};
+  if (r["entries"].Empty())
+    std::printf("No entries%s.\n", a.history ? "" : " (--history shows ended and superseded ones)");
+  for (const auto& e : r["entries"].GetArray()) std::printf("%s", EntryLine(e, st).c_str());
+  return 0;
 }
 
 }  // namespace
@@ -387,19 +521,36 @@ int main(int argc, char** argv) {
       return proto::kExitUsage;
     }
     static const std::map<std::string, std::pair<std::size_t, std::size_t>> kArity = {
-        {"status", {0, 0}},   {"sync", {0, 0}}, {"timeline", {0, 1}},
-        {"projects", {0, 0}}, {"show", {1, 1}}, {"sources", {1, 1}}};
+        {"status", {0, 0}},  {"sync", {0, 0}},     {"timeline", {0, 1}}, {"projects", {0, 0}},
+        {"show", {1, 1}},    {"sources", {1, 1}},  {"entries", {0, 0}},  {"remember", {1, 1}},
+        {"correct", {1, 2}}};
     auto it = kArity.find(args.command);
     if (it == kArity.end())
       throw UsageError("unknown command " + args.command + " (see origin --help)");
     if (args.positional.size() < it->second.first)
-      throw UsageError(args.command + " needs an id (see origin --help)");
+      throw UsageError(args.command +
+                       (args.command == "remember" ? " needs the entry's text" : " needs an id") +
+                       " (see origin --help)");
     if (args.positional.size() > it->second.second)
       throw UsageError("unexpected argument " + args.positional.back());
-    if (args.command != "timeline" && (!args.opts.empty() || args.all))
-      throw UsageError(
-          "--days, --since, --until, --source, --project, --limit and --all are for timeline");
-    if (args.command == "timeline") TimelineParams(args);  // check the options before connecting
+    // Check the options before connecting.
+    const bool writes = args.command == "remember" || args.command == "correct";
+    if (args.all && args.command != "timeline") throw UsageError("--all is for timeline");
+    if (args.history && args.command != "entries") throw UsageError("--history is for entries");
+    if (!args.cites.empty() && !writes)
+      throw UsageError("--cite and --quote are for remember and correct");
+    if (args.command == "timeline") {
+      for (const auto& [k, v] : args.opts)
+        if (k == "kind" || k == "confidence" || k == "valid-from" || k == "valid-to")
+          throw UsageError("--" + k + " is not an option of timeline");
+      TimelineParams(args);
+    } else if (writes) {
+      EntryParams(args, args.command == "correct");
+    } else if (args.command == "entries") {
+      EntriesParams(args);
+    } else if (!args.opts.empty()) {
+      throw UsageError("--" + args.opts.begin()->first + " is not an option of " + args.command);
+    }
   } catch (const UsageError& e) {
     std::fprintf(stderr, "origin: %s\n", e.what());
     return proto::kExitUsage;
@@ -411,6 +562,9 @@ int main(int argc, char** argv) {
     if (args.command == "sync") return Sync(c, args.json);
     if (args.command == "timeline") return Timeline(c, args);
     if (args.command == "projects") return Projects(c, args);
+    if (args.command == "entries") return Entries(c, args);
+    if (args.command == "remember") return EntryWrite(c, args, false);
+    if (args.command == "correct") return EntryWrite(c, args, true);
     if (args.command == "show") return Show(c, args);
     return Sources(c, args);
   } catch (const ClientError& e) {

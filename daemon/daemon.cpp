@@ -10,7 +10,9 @@
 #include <chrono>
 
 #include "core/ingest/ingester.hpp"
+#include "core/entries/entries.hpp"
 #include "core/query/events.hpp"
+#include "core/util/op_error.hpp"
 #include "core/store/event_index.hpp"
 #include "core/store/schema.hpp"
 #include "core/store/status.hpp"
@@ -54,6 +56,20 @@ std::string ErrorLine(const std::string& id_json, const char* code, const std::s
 struct Snapshot {
   std::int64_t files, lines, bytes, events;
 };
+
+const char* CodeOf(const OpError& e) {
+  switch (e.code()) {
+    case OpError::Code::kInvalidArgument:
+      return proto::code::kInvalidArgument;
+    case OpError::Code::kNotFound:
+      return proto::code::kNotFound;
+    case OpError::Code::kForgotten:
+      return proto::code::kForgotten;
+    case OpError::Code::kConflict:
+      return proto::code::kConflict;
+  }
+  return proto::code::kInternal;
+}
 
 std::int64_t MonotonicMs() {
   using namespace std::chrono;
@@ -306,8 +322,9 @@ void Daemon::Dispatch(Connection& c, const std::string& line) {
   std::string method = m->value.GetString();
   // Queries wait for the first sync of every source after a start, so that
   // they answer from the logs as they are, not from a store still filling.
-  if (first_syncs_left_ > 0 && (method == "status" || method == "timeline" || method == "show" ||
-                                method == "sources" || method == "projects")) {
+  static const std::set<std::string> kAfterFirstSync = {
+      "status", "timeline", "projects", "show", "sources", "entries", "remember", "correct"};
+  if (first_syncs_left_ > 0 && kAfterFirstSync.count(method) != 0) {
     after_first_sync_.push_back([this, id = c.id, line] {
       auto it = conns_.find(id);
       if (it != conns_.end()) Dispatch(*it->second, line);
@@ -352,7 +369,18 @@ void Daemon::Dispatch(Connection& c, const std::string& line) {
 
 void Daemon::Read(std::uint64_t conn_id, std::string id_json,
                   std::function<void(Db&, rpc::Writer&)> answer) {
-  readers_->Post([this, conn_id, id_json = std::move(id_json), answer = std::move(answer)](Db& db) {
+  Answer(conn_id, std::move(id_json), std::move(answer), /*write=*/false);
+}
+
+void Daemon::Write(std::uint64_t conn_id, std::string id_json,
+                   std::function<void(Db&, rpc::Writer&)> answer) {
+  Answer(conn_id, std::move(id_json), std::move(answer), /*write=*/true);
+}
+
+void Daemon::Answer(std::uint64_t conn_id, std::string id_json,
+                    std::function<void(Db&, rpc::Writer&)> answer, bool write) {
+  DbWorkers::Job job = [this, conn_id, id_json = std::move(id_json),
+                        answer = std::move(answer)](Db& db) {
     std::string out;
     try {
       rapidjson::StringBuffer sb;
@@ -366,13 +394,19 @@ void Daemon::Read(std::uint64_t conn_id, std::string id_json,
       out = sb.GetString();
     } catch (const rpc::RequestError& e) {
       out = ErrorLine(id_json, e.code(), e.what());
+    } catch (const OpError& e) {
+      out = ErrorLine(id_json, CodeOf(e), e.what());
     } catch (const std::exception& e) {
       LOG_ERROR("request: %s", e.what());
       out = ErrorLine(id_json, proto::code::kInternal, e.what());
     }
     poster_->Post(
         [this, conn_id, out = std::move(out)]() mutable { Send(conn_id, std::move(out)); });
-  });
+  };
+  if (write)
+    writer_->Post(std::move(job), /*urgent=*/true);
+  else
+    readers_->Post(std::move(job));
 }
 
 bool Daemon::DispatchQuery(std::uint64_t conn_id, const std::string& id_json,
@@ -452,14 +486,93 @@ bool Daemon::DispatchQuery(std::uint64_t conn_id, const std::string& id_json,
     });
     return true;
   }
+  if (method == "remember" || method == "correct") {
+    auto it = conns_.find(conn_id);
+    std::string client = it != conns_.end() ? it->second->client : "origin";
+    // People write through the CLI: user@<device>; agents as <client>@<device>.
+    std::string author = (client == "origin" ? std::string("user") : client) + "@" + opts_.store_name;
+    auto valid_from = p.Int("valid_from"), valid_to = p.Int("valid_to");
+    if (method == "remember") {
+      RememberInput in;
+      in.kind = p.Str("kind").value_or("");
+      in.text = p.Need("text");
+      in.confidence = p.Num("confidence").value_or(-1);
+      in.project = p.Str("project");
+      in.valid_from = valid_from;
+      in.valid_to = valid_to;
+      in.author = author;
+      in.sources = p.Sources("sources");
+      Write(conn_id, id_json, [this, in](Db& db, rpc::Writer& w) {
+        std::string id = Remember(db, clock_, opts_.store_name, in);
+        w.StartObject();
+        Key(w, "entry");
+        rpc::WriteEntry(w, *GetEntry(db, id, clock_.NowMs()));
+        w.EndObject();
+      });
+      return true;
+    }
+    std::string id = p.Need("id");
+    CorrectInput in;
+    in.text = p.Str("text");
+    in.kind = p.Str("kind");
+    in.confidence = p.Num("confidence");
+    in.project = p.Str("project");
+    in.valid_from = valid_from;
+    in.valid_to = valid_to;
+    in.author = author;
+    in.add_sources = p.Sources("sources");
+    Write(conn_id, id_json, [this, id, in](Db& db, rpc::Writer& w) {
+      std::string next = Correct(db, clock_, opts_.store_name, id, in);
+      w.StartObject();
+      Key(w, "entry");
+      rpc::WriteEntry(w, *GetEntry(db, next, clock_.NowMs()));
+      w.EndObject();
+    });
+    return true;
+  }
+  if (method == "entries") {
+    EntryFilter f;
+    f.history = p.Bool("history");
+    f.kind = p.Str("kind");
+    f.project = p.Str("project");
+    std::int64_t limit = p.Int("limit").value_or(100);
+    if (limit < 1 || limit > 5000)
+      throw rpc::RequestError(proto::code::kInvalidArgument, "limit must be between 1 and 5000");
+    f.limit = static_cast<int>(limit);
+    Read(conn_id, id_json, [this, f](Db& db, rpc::Writer& w) {
+      w.StartObject();
+      Key(w, "entries");
+      w.StartArray();
+      for (const EntryRow& e : ListEntries(db, f, clock_.NowMs())) rpc::WriteEntry(w, e);
+      w.EndArray();
+      w.EndObject();
+    });
+    return true;
+  }
   if (method == "show") {
     std::string id = p.Need("id");
-    Read(conn_id, id_json, [id](Db& db, rpc::Writer& w) {
-      auto e = GetEvent(db, id);
-      if (!e) throw rpc::RequestError(proto::code::kNotFound, "no event or entry " + id);
+    Read(conn_id, id_json, [this, id](Db& db, rpc::Writer& w) {
       w.StartObject();
-      Key(w, "event");
-      rpc::WriteEvent(w, *e);
+      if (id.rfind("ent_", 0) == 0) {
+        auto e = GetEntry(db, id, clock_.NowMs());
+        if (!e) throw rpc::RequestError(proto::code::kNotFound, "no event or entry " + id);
+        Key(w, "entry");
+        rpc::WriteEntry(w, *e);
+        Key(w, "history");
+        w.StartArray();
+        for (const EntryRow& v : EntryHistory(db, e->root, clock_.NowMs())) rpc::WriteEntry(w, v);
+        w.EndArray();
+        Key(w, "cited");
+        w.StartArray();
+        for (const EntrySource& src : e->sources)
+          if (auto ev = GetEvent(db, *src.event_id)) rpc::WriteEvent(w, *ev);
+        w.EndArray();
+      } else {
+        auto e = GetEvent(db, id);
+        if (!e) throw rpc::RequestError(proto::code::kNotFound, "no event or entry " + id);
+        Key(w, "event");
+        rpc::WriteEvent(w, *e);
+      }
       w.EndObject();
     });
     return true;
@@ -467,14 +580,25 @@ bool Daemon::DispatchQuery(std::uint64_t conn_id, const std::string& id_json,
   if (method == "sources") {
     std::string id = p.Need("id");
     Read(conn_id, id_json, [this, id](Db& db, rpc::Writer& w) {
-      auto s = EventSource(db, mirrors_, id);
-      if (!s) throw rpc::RequestError(proto::code::kNotFound, "no event or entry " + id);
+      // An entry's sources are the lines of the events it cites (invariant 1).
+      std::vector<std::string> events;
+      if (id.rfind("ent_", 0) == 0) {
+        auto e = GetEntry(db, id, clock_.NowMs());
+        if (!e) throw rpc::RequestError(proto::code::kNotFound, "no event or entry " + id);
+        for (const EntrySource& src : e->sources) events.push_back(*src.event_id);
+      } else {
+        events.push_back(id);
+      }
       w.StartObject();
       Key(w, "id");
       Str(w, id);
       Key(w, "sources");
       w.StartArray();
-      rpc::WriteSource(w, *s);
+      for (const std::string& ev : events) {
+        auto line = EventSource(db, mirrors_, ev);
+        if (!line) throw rpc::RequestError(proto::code::kNotFound, "no event or entry " + ev);
+        rpc::WriteSource(w, *line);
+      }
       w.EndArray();
       w.EndObject();
     });

@@ -82,7 +82,14 @@ class Daemon {
   // value, or throws rpc::RequestError.
   void Read(std::uint64_t conn_id, std::string id_json,
             std::function<void(Db&, rpc::Writer&)> answer);
-  /// timeline, show, sources; false for another method.
+  /// The same on the writer thread, as an urgent job: it runs between the
+  /// transactions of an import, never behind all of it.
+  void Write(std::uint64_t conn_id, std::string id_json,
+             std::function<void(Db&, rpc::Writer&)> answer);
+  void Answer(std::uint64_t conn_id, std::string id_json,
+              std::function<void(Db&, rpc::Writer&)> answer, bool write);
+  /// timeline, projects, show, sources, entries, remember, correct; false
+  /// for another method.
   bool DispatchQuery(std::uint64_t conn_id, const std::string& id_json, const std::string& method,
                      const rpc::Params& params);
   void DoStatus(std::uint64_t conn_id, std::string id_json);

@@ -56,6 +56,33 @@ bool Params::Bool(const char* key) const {
   return v->GetBool();
 }
 
+std::optional<double> Params::Num(const char* key) const {
+  const rapidjson::Value* v = Get(key);
+  if (v == nullptr) return std::nullopt;
+  if (!v->IsNumber())
+    throw RequestError(proto::code::kInvalidArgument, std::string(key) + " must be a number");
+  return v->GetDouble();
+}
+
+std::vector<EntrySource> Params::Sources(const char* key) const {
+  std::vector<EntrySource> out;
+  const rapidjson::Value* v = Get(key);
+  if (v == nullptr) return out;
+  if (!v->IsArray())
+    throw RequestError(proto::code::kInvalidArgument, std::string(key) + " must be a list");
+  for (const auto& item : v->GetArray()) {
+    Params one(&item);
+    if (!item.IsObject())
+      throw RequestError(proto::code::kInvalidArgument,
+                         std::string(key) + " holds objects {event_id, quote}");
+    EntrySource src{one.Str("event_id"), one.Str("quote")};
+    if (!src.event_id && !src.quote)
+      throw RequestError(proto::code::kInvalidArgument, "a source needs an event_id or a quote");
+    out.push_back(std::move(src));
+  }
+  return out;
+}
+
 std::string Params::Need(const char* key) const {
   auto v = Str(key);
   if (!v || v->empty())
@@ -123,6 +150,56 @@ void WriteSource(Writer& w, const SourceLine& s) {
   w.Int64(s.line);
   w.Key("raw");
   Str(w, s.raw);
+  w.EndObject();
+}
+
+void WriteEntry(Writer& w, const EntryRow& e) {
+  w.StartObject();
+  w.Key("id");
+  Str(w, e.id);
+  w.Key("kind");
+  Str(w, e.kind);
+  w.Key("text");
+  Str(w, e.text);
+  w.Key("confidence");
+  w.Double(e.confidence);
+  w.Key("author");
+  Str(w, e.author);
+  Opt(w, "project", e.project);
+  w.Key("status");
+  Str(w, e.status);
+  Opt(w, "superseded_by", e.superseded_by);
+  w.Key("concurrent");
+  w.Bool(e.concurrent);
+  Opt(w, "supersedes", e.supersedes);
+  w.Key("root");
+  Str(w, e.root);
+  w.Key("imported");
+  w.Bool(false);
+  w.Key("ended");
+  w.Bool(e.ended);
+  w.Key("valid_from");
+  if (e.valid_from)
+    Str(w, FormatIsoLocal(*e.valid_from));
+  else
+    w.Null();
+  w.Key("valid_to");
+  if (e.valid_to)
+    Str(w, FormatIsoLocal(*e.valid_to));
+  else
+    w.Null();
+  Time(w, "created_at", "created", e.created_at);
+  w.Key("origin");
+  Str(w, e.origin);
+  w.Key("sources");
+  w.StartArray();
+  for (const EntrySource& s : e.sources) {
+    w.StartObject();
+    Opt(w, "event_id", s.event_id);
+    Opt(w, "quote", s.quote);
+    w.EndObject();
+  }
+  w.EndArray();
   w.EndObject();
 }
 

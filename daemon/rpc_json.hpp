@@ -14,6 +14,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/entries/entries.hpp"
 #include "core/query/events.hpp"
 
 namespace origin::rpc {
@@ -38,8 +39,11 @@ class Params {
   std::optional<std::string> Str(const char* key) const;
   std::optional<std::int64_t> Int(const char* key) const;
   bool Bool(const char* key) const;
+  std::optional<double> Num(const char* key) const;
   /// A required string: invalid_argument when missing or empty.
   std::string Need(const char* key) const;
+  /// [{event_id?, quote?}], each with at least one of them.
+  std::vector<EntrySource> Sources(const char* key) const;
 
  private:
   const rapidjson::Value* Get(const char* key) const;
@@ -49,5 +53,6 @@ class Params {
 void WriteEvent(Writer& w, const EventRow& e);
 void WriteSession(Writer& w, const SessionRow& s);
 void WriteSource(Writer& w, const SourceLine& s);
+void WriteEntry(Writer& w, const EntryRow& e);
 
 }  // namespace origin::rpc

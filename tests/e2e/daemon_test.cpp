@@ -358,4 +358,54 @@ TEST_SUITE("e2e") {
     CHECK(f.Cli({"show", "x", "--days", "3"}).status == 2);
     f.Stop();
   }
+
+  TEST_CASE("e2e: origin remember, correct, entries, show and sources of an entry, and their bad input") {
+    DaemonFixture f;
+    std::string l1 = ClaudeLine("u1", "We chose SQLite for the store");
+    WriteFile(f.claude() + "/projects/-home-dev-app/s1.jsonl", l1);
+    f.Start({"--rescan-ms", "600000"});
+    RunResult r = f.Cli({"remember", "The store is SQLite", "--kind", "knowledge", "--confidence",
+                         "0.8", "--cite", "claude-code:u1", "--quote", "chose   sqlite", "--json"});
+    REQUIRE(r.status == 0);
+    auto d = Json(r.out);
+    std::string id = d["entry"]["id"].GetString();
+    CHECK(std::string(d["entry"]["author"].GetString()) == "user@testbox");
+    CHECK(std::string(d["entry"]["origin"].GetString()) == "testbox");
+    CHECK(d["entry"]["imported"].GetBool() == false);
+    r = f.Cli({"correct", id, "The store is SQLite in WAL mode", "--confidence", "0.95", "--json"});
+    REQUIRE(r.status == 0);
+    std::string v2 = Json(r.out)["entry"]["id"].GetString();
+    d = Json(f.Cli({"entries", "--json"}).out);
+    REQUIRE(d["entries"].Size() == 1);
+    CHECK(std::string(d["entries"][0]["id"].GetString()) == v2);
+    CHECK(Json(f.Cli({"entries", "--history", "--json"}).out)["entries"].Size() == 2);
+    d = Json(f.Cli({"show", v2, "--json"}).out);
+    CHECK(d["history"].Size() == 2);
+    CHECK(std::string(d["history"][0]["status"].GetString()) == "superseded");
+    d = Json(f.Cli({"sources", v2, "--json"}).out);
+    REQUIRE(d["sources"].Size() == 1);
+    CHECK(std::string(d["sources"][0]["raw"].GetString()) + "\n" == l1);  // invariant 1
+    CHECK(f.Cli({"entries"}, {{"NO_COLOR", "1"}}).out.find("WAL mode") != std::string::npos);
+
+    // Bad input: a clear message and a non-zero exit, and nothing written.
+    auto fails = [&](std::vector<std::string> args, int code, const char* msg) {
+      RunResult b = f.Cli(args);
+      CHECK_MESSAGE(b.status == code, args[0] << " " << b.err);
+      CHECK_MESSAGE(b.err.find(msg) != std::string::npos, b.err);
+    };
+    fails({"remember", "x", "--kind", "fact", "--confidence", "1", "--cite", "claude-code:u1"}, 2, "kind must be");
+    fails({"remember", "x", "--kind", "memory", "--confidence", "2", "--cite", "claude-code:u1"}, 2, "confidence");
+    fails({"remember", "x", "--kind", "memory", "--confidence", "high", "--cite", "claude-code:u1"}, 2, "--confidence takes");
+    fails({"remember", "x", "--kind", "memory", "--confidence", "1"}, 2, "at least one source");
+    fails({"remember", "x", "--kind", "memory", "--confidence", "1", "--cite", "claude-code:nope"}, 4, "no event");
+    fails({"remember", "x", "--kind", "memory", "--confidence", "1", "--cite", "claude-code:u1", "--quote", "not in it"}, 2, "does not occur");
+    fails({"remember"}, 2, "needs the entry's text");
+    fails({"correct", id, "again"}, 1, "not the current version");
+    fails({"correct", "ent_000000000000000000000000", "x"}, 4, "no entry");
+    fails({"show", "ent_000000000000000000000000"}, 4, "no event or entry");
+    fails({"entries", "--cite", "x"}, 2, "--cite and --quote are for");
+    fails({"timeline", "--history"}, 2, "--history is for entries");
+    CHECK(Json(f.Cli({"entries", "--history", "--json"}).out)["entries"].Size() == 2);
+    f.Stop();
+  }
 }
