@@ -73,12 +73,15 @@ std::int64_t Int(const rapidjson::Value& o, const char* k) {
 
 void PrintJson(const rapidjson::Value& v) { std::printf("%s\n", proto::ToJson(v).c_str()); }
 
+// With --json, prints the daemon's answer as it came, and says it did.
+bool PrintedJson(const rapidjson::Value& r, bool json) {
+  if (json) PrintJson(r);
+  return json;
+}
+
 int Status(Connection& c, bool json) {
   rapidjson::Document r = c.Call("status");
-  if (json) {
-    PrintJson(r);
-    return 0;
-  }
+  if (PrintedJson(r, json)) return 0;
   Style s{UseColor(stdout)};
   const auto& d = r["daemon"];
   const auto& st = r["store"];
@@ -140,10 +143,7 @@ int Sync(Connection& c, bool json) {
                Thousands(Int(p, "files_done")) + "/" + Thousands(Int(p, "files_total")) + " files");
   });
   bar.Finish();
-  if (json) {
-    PrintJson(r);
-    return 0;
-  }
+  if (PrintedJson(r, json)) return 0;
   std::int64_t errors = 0;
   for (const auto& s : r["sources"].GetArray()) errors += Int(s, "parse_errors");
   std::printf("synced: %s new events from %s lines (%s) in %s changed files%s\n",
@@ -253,10 +253,7 @@ std::string SessionName(const rapidjson::Value& s, const Style& st) {
 
 int Timeline(Connection& c, const Args& a) {
   rapidjson::Document r = c.Call("timeline", TimelineParams(a));
-  if (a.json) {
-    PrintJson(r);
-    return 0;
-  }
+  if (PrintedJson(r, a.json)) return 0;
   Style st{UseColor(stdout)};
   if (r.HasMember("session")) {
     const auto& s = r["session"];
@@ -293,10 +290,7 @@ int Timeline(Connection& c, const Args& a) {
 
 int Projects(Connection& c, const Args& a) {
   rapidjson::Document r = c.Call("projects");
-  if (a.json) {
-    PrintJson(r);
-    return 0;
-  }
+  if (PrintedJson(r, a.json)) return 0;
   Style st{UseColor(stdout)};
   std::vector<std::vector<std::string>> rows = {{st.Dim("PROJECT"), st.Dim("SESSIONS"),
                                                  st.Dim("EVENTS"), st.Dim("LAST ACTIVE"),
@@ -316,10 +310,7 @@ std::string EntryLine(const rapidjson::Value& e, const Style& st);
 
 int Show(Connection& c, const Args& a) {
   rapidjson::Document r = c.Call("show", "{\"id\":" + JsonString(a.positional[0]) + "}");
-  if (a.json) {
-    PrintJson(r);
-    return 0;
-  }
+  if (PrintedJson(r, a.json)) return 0;
   Style st{UseColor(stdout)};
   if (r.HasMember("entry")) {
     std::printf("%s", EntryLine(r["entry"], st).c_str());
@@ -347,10 +338,7 @@ int Show(Connection& c, const Args& a) {
 
 int Sources(Connection& c, const Args& a) {
   rapidjson::Document r = c.Call("sources", "{\"id\":" + JsonString(a.positional[0]) + "}");
-  if (a.json) {
-    PrintJson(r);
-    return 0;
-  }
+  if (PrintedJson(r, a.json)) return 0;
   Style st{UseColor(stdout)};
   for (const auto& s : r["sources"].GetArray()) {
     std::printf("%s:%lld  %s\n", Str(s, "file").c_str(), static_cast<long long>(Int(s, "line")),
@@ -477,10 +465,7 @@ std::string EntryLine(const rapidjson::Value& e, const Style& st) {
 
 int EntryWrite(Connection& c, const Args& a, bool correct) {
   rapidjson::Document r = c.Call(correct ? "correct" : "remember", EntryParams(a, correct));
-  if (a.json) {
-    PrintJson(r);
-    return 0;
-  }
+  if (PrintedJson(r, a.json)) return 0;
   Style st{UseColor(stdout)};
   std::printf("%s %s", correct ? "corrected:" : "remembered:", EntryLine(r["entry"], st).c_str());
   return 0;
@@ -488,10 +473,7 @@ int EntryWrite(Connection& c, const Args& a, bool correct) {
 
 int Entries(Connection& c, const Args& a) {
   rapidjson::Document r = c.Call("entries", EntriesParams(a));
-  if (a.json) {
-    PrintJson(r);
-    return 0;
-  }
+  if (PrintedJson(r, a.json)) return 0;
   Style st{UseColor(stdout)};
   if (r["entries"].Empty())
     std::printf("No entries%s.\n", a.history ? "" : " (--history shows ended and superseded ones)");
