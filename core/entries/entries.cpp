@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "core/query/terms.hpp"
 #include "core/util/hash.hpp"
 #include "core/util/op_error.hpp"
 #include "core/util/text.hpp"
@@ -126,9 +127,17 @@ void Insert(Db& db, const std::string& id, const std::string& kind, const std::s
   }
 }
 
-constexpr const char* kEntryCols =
-    "id, kind, text, confidence, author, project, supersedes, root, valid_from, valid_to, "
-    "created_at, origin";
+// The columns ReadRow reads, each after `prefix` (a table alias).
+std::string EntryCols(const char* prefix) {
+  std::string out;
+  for (std::string_view c : {"id", "kind", "text", "confidence", "author", "project", "supersedes",
+                             "root", "valid_from", "valid_to", "created_at", "origin"}) {
+    if (!out.empty()) out += ", ";
+    out += prefix;
+    out += c;
+  }
+  return out;
+}
 
 EntryRow ReadRow(const Stmt& st) {
   EntryRow e;
@@ -199,7 +208,7 @@ std::string Correct(Db& db, const Clock& clock, const std::string& store_name,
                     const std::string& id, const CorrectInput& in) {
   if (in.author.empty()) Invalid("a correction needs an author");
   Transaction tx(db);
-  auto& st = db.Prepare(std::string("SELECT ") + kEntryCols + " FROM entry WHERE id = ?");
+  auto& st = db.Prepare("SELECT " + EntryCols("") + " FROM entry WHERE id = ?");
   st.Bind(1, id);
   if (!st.Step()) {
     st.Reset();
@@ -242,7 +251,7 @@ std::string Correct(Db& db, const Clock& clock, const std::string& store_name,
 }
 
 std::optional<EntryRow> GetEntry(Db& db, const std::string& id, std::int64_t now_ms) {
-  auto& st = db.Prepare(std::string("SELECT ") + kEntryCols + " FROM entry WHERE id = ?");
+  auto& st = db.Prepare("SELECT " + EntryCols("") + " FROM entry WHERE id = ?");
   st.Bind(1, id);
   std::optional<EntryRow> out;
   if (st.Step()) out = ReadRow(st);
@@ -252,8 +261,7 @@ std::optional<EntryRow> GetEntry(Db& db, const std::string& id, std::int64_t now
 }
 
 std::vector<EntryRow> EntryHistory(Db& db, const std::string& root, std::int64_t now_ms) {
-  auto& st = db.Prepare(std::string("SELECT ") + kEntryCols +
-                        " FROM entry WHERE root = ? ORDER BY created_at, id");
+  auto& st = db.Prepare("SELECT " + EntryCols("") + " FROM entry WHERE root = ? ORDER BY created_at, id");
   st.Bind(1, root);
   std::vector<EntryRow> out;
   while (st.Step()) out.push_back(ReadRow(st));
@@ -262,8 +270,12 @@ std::vector<EntryRow> EntryHistory(Db& db, const std::string& root, std::int64_t
   return out;
 }
 
-std::vector<EntryRow> ListEntries(Db& db, const EntryFilter& f, std::int64_t now_ms) {
-  std::string sql = std::string("SELECT ") + kEntryCols + " FROM entry e WHERE 1";
+namespace {
+
+// The conditions of a listing on `e` (entry): current and unended unless
+// history is asked for, and the filter's kind and project.  Binds from `i`.
+std::string VisibleWhere(const EntryFilter& f) {
+  std::string sql;
   if (!f.history) {
     // The current version of its chain, and not ended.
     sql += " AND NOT EXISTS (SELECT 1 FROM entry o WHERE o.root = e.root AND "
@@ -272,17 +284,65 @@ std::vector<EntryRow> ListEntries(Db& db, const EntryFilter& f, std::int64_t now
   }
   if (f.kind) sql += " AND e.kind = ?";
   if (f.project) sql += " AND e.project = ?";
-  sql += " ORDER BY e.created_at DESC, e.id DESC LIMIT ?";
-  auto& st = db.Prepare(sql);
-  int i = 1;
+  return sql;
+}
+
+int BindVisible(Stmt& st, int i, const EntryFilter& f, std::int64_t now_ms) {
   if (!f.history) st.Bind(i++, now_ms);
   if (f.kind) st.Bind(i++, *f.kind);
   if (f.project) st.Bind(i++, *f.project);
-  st.Bind(i, f.limit);
+  return i;
+}
+
+
+}  // namespace
+
+std::vector<EntryRow> ListEntries(Db& db, const EntryFilter& f, std::int64_t now_ms) {
+  auto& st = db.Prepare("SELECT " + EntryCols("e.") + " FROM entry e WHERE 1" + VisibleWhere(f) +
+                        " ORDER BY e.created_at DESC, e.seq DESC LIMIT ?");
+  st.Bind(BindVisible(st, 1, f, now_ms), f.limit);
   std::vector<EntryRow> out;
   while (st.Step()) out.push_back(ReadRow(st));
   st.Reset();
   for (EntryRow& e : out) Derive(db, e, now_ms);
+  return out;
+}
+
+std::vector<EntryHit> SearchEntries(Db& db, std::string_view query, const EntryFilter& f,
+                                    std::int64_t now_ms) {
+  std::vector<Term> terms = ParseTerms(query);
+  std::vector<EntryHit> out;
+  if (terms.empty()) {
+    for (EntryRow& e : ListEntries(db, f, now_ms)) out.push_back({std::move(e), ""});
+    for (EntryHit& h : out) h.snippet = Snippet(h.entry.text, {});
+    return out;
+  }
+  std::string match = TrigramMatch(terms);
+  std::string sql;
+  if (!match.empty()) {
+    // Ranked by BM25 (lower is better in FTS5), ties newest first.
+    sql = "SELECT " + EntryCols("e.") +
+          " FROM entry_fts JOIN entry e ON e.seq = entry_fts.rowid WHERE entry_fts MATCH ?" +
+          VisibleWhere(f) + " ORDER BY bm25(entry_fts), e.created_at DESC, e.seq DESC";
+  } else {
+    // Only short terms: entries are few, their text is read, newest first.
+    sql = "SELECT " + EntryCols("e.") + " FROM entry e WHERE 1" + VisibleWhere(f) +
+          " ORDER BY e.created_at DESC, e.seq DESC";
+  }
+  auto& st = db.Prepare(sql);
+  int i = 1;
+  if (!match.empty()) st.Bind(i++, match);
+  BindVisible(st, i, f, now_ms);
+  while (static_cast<int>(out.size()) < f.limit && st.Step()) {
+    EntryRow e = ReadRow(st);
+    if (!MatchesAll(e.text, terms)) continue;
+    out.push_back({std::move(e), ""});
+  }
+  st.Reset();
+  for (EntryHit& h : out) {
+    Derive(db, h.entry, now_ms);
+    h.snippet = Snippet(h.entry.text, terms);
+  }
   return out;
 }
 

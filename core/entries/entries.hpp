@@ -94,6 +94,18 @@ struct EntryFilter {
 /// unless history is asked for.
 std::vector<EntryRow> ListEntries(Db& db, const EntryFilter& f, std::int64_t now_ms);
 
+struct EntryHit {
+  EntryRow entry;
+  std::string snippet;  // up to 200 characters around the first match, matches in brackets
+};
+/// Entries whose text holds every term of `query` (spec: Search and timeline,
+/// entries): terms of three or more characters through entry_fts, ranked by
+/// BM25 (ties newest first), shorter ones by checking the text; without a
+/// term of three or more characters, newest first.  The filter's visibility
+/// rules are those of ListEntries.  An empty query lists entries.
+std::vector<EntryHit> SearchEntries(Db& db, std::string_view query, const EntryFilter& f,
+                                    std::int64_t now_ms);
+
 /// Quote matching: `quote` occurs in `text`, whitespace and case ignored.
 bool QuoteOccurs(std::string_view text, std::string_view quote);
 

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Search terms (spec: Search and timeline, Terms): a query is split on
+// whitespace, and every term must occur in the text, ignoring case, as a
+// substring.  How a term can be found depends on its length in characters:
+// three or more through a trigram index, one or two CJK letters through the
+// CJK bigram index, other short terms only by reading the text.  This module
+// parses terms, matches them against a text, builds the FTS5 queries that
+// find candidates, and cuts snippets; the searches themselves use it.
+//
+// Case: FTS5's trigram tokenizer folds case over all of Unicode; the text
+// checks here fold ASCII, Latin-1, Greek and Cyrillic (FoldCase), which
+// covers the short terms that only a text check can find (AI, C#, 5号).
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace origin {
+
+struct Term {
+  enum class Kind { kTrigram, kCjkShort, kShort };
+  std::string text;        // as typed
+  std::u32string folded;   // case folded, for text checks
+  std::size_t chars = 0;
+  Kind kind = Kind::kShort;
+};
+
+/// The terms of a query, in order, duplicates dropped.
+std::vector<Term> ParseTerms(std::string_view query);
+/// Whether every term occurs in `text`.
+bool MatchesAll(std::string_view text, const std::vector<Term>& terms);
+/// Case folding used by the text checks.
+std::u32string FoldCase(std::string_view text);
+/// An FTS5 MATCH expression requiring every term of three or more
+/// characters as a phrase (its trigrams in order: a substring); empty when
+/// there is none.
+std::string TrigramMatch(const std::vector<Term>& terms);
+/// At most `max_chars` characters of `text` around the first match, with
+/// every match in brackets; "…" marks a cut.
+std::string Snippet(std::string_view text, const std::vector<Term>& terms,
+                    std::size_t max_chars = 200);
+
+}  // namespace origin
