@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Event search (spec: Search and timeline).  Every term of the query must
+// occur in an event's text, ignoring case, as a substring.  Candidates come
+// from an index chosen by the terms:
+//   - a term of three or more characters: message_fts (messages; each such
+//     term a phrase, ranked by BM25) or, with tool events, event_fts in
+//     index.db (the AND of every trigram of every term, BM25 over trigrams),
+//     plus the events the index has not reached yet (seq > upto), read
+//     directly;
+//   - else one or two CJK letters: event_cjk (a pair is a token, one letter
+//     a prefix);
+//   - else only other short terms (AI, C#): the text of at most the newest
+//     25,000 events in scope (kScanLimit).
+// Every candidate's text is then checked against every term, so results are
+// exact whatever the index.  Order: with a term of three or more characters
+// and not `recent`, BM25 over the newest 2,000 matches (kRankWindow), ties
+// newest first; otherwise newest first by timestamp, later arrival first.
+//
+// This first version reads every candidate and sorts; the spec's reading of
+// event_block chains newest first, which stops early, is still to come.
+// Read-only; the connection must have index.db attached as `idx`
+// (AttachIndex), or tool-event searches scan instead.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/c/sqlite.hpp"
+#include "core/query/events.hpp"
+
+namespace origin {
+
+inline constexpr int kScanLimit = 25000;
+inline constexpr int kRankWindow = 2000;
+
+struct EventQuery {
+  std::string query;
+  bool include_tools = false;  // every event, not only messages
+  bool recent = false;         // newest first instead of by relevance
+  std::optional<std::string> source, project;
+  std::optional<std::int64_t> from_ms, to_ms;
+  int limit = 20;
+};
+
+struct EventHit {
+  EventRow event;
+  std::string snippet;
+  std::optional<double> score;  // BM25 (lower is better), when ranked
+};
+
+std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q);
+
+}  // namespace origin
