@@ -37,6 +37,8 @@ constexpr const char* kUsage =
     "commands:\n"
     "  status                 what the store holds, per agent, and how big it is\n"
     "  sync                   ingest every agent's new log lines now\n"
+    "  search WORDS...        entries and events holding every word (--scope entries|events,\n"
+    "                         --all: tool events too, --recent: newest first, --history)\n"
     "  timeline [SESSION]     sessions of the last 7 days, or one session's events\n"
     "  projects               the projects the sessions were in, latest first\n"
     "  entries                the current entries, newest first (--history: every version)\n"
@@ -159,7 +161,7 @@ int Sync(Connection& c, bool json) {
 struct Args {
   std::string command;
   std::vector<std::string> positional;
-  bool json = false, all = false, history = false;
+  bool json = false, all = false, history = false, recent = false;
   std::map<std::string, std::string> opts;  // --days, --since, --kind, ...
   // --cite ID [--quote WORDS]: event ids with their quotes (a quote alone has no id).
   std::vector<std::pair<std::optional<std::string>, std::optional<std::string>>> cites;
@@ -353,7 +355,7 @@ int Sources(Connection& c, const Args& a) {
 Args Parse(int argc, char** argv) {
   Args a;
   static const std::set<std::string> kValued = {
-      "--days",  "--since", "--until",      "--source",     "--project",
+      "--days",  "--since", "--until",      "--source",     "--project", "--scope",
       "--limit", "--kind",  "--confidence", "--valid-from", "--valid-to"};
   for (int i = 1; i < argc; ++i) {
     std::string s = argv[i];
@@ -367,6 +369,8 @@ Args Parse(int argc, char** argv) {
       a.all = true;
     } else if (s == "--history") {
       a.history = true;
+    } else if (s == "--recent") {
+      a.recent = true;
     } else if (s == "--cite") {
       a.cites.push_back({value(), std::nullopt});
     } else if (s == "--quote") {
@@ -471,6 +475,57 @@ int EntryWrite(Connection& c, const Args& a, bool correct) {
   return 0;
 }
 
+std::string SearchParams(const Args& a) {
+  std::string query;
+  for (const auto& w : a.positional) query += (query.empty() ? "" : " ") + w;
+  std::string p = "{\"query\":" + JsonString(query);
+  auto add = [&](const std::string& kv) { p += "," + kv; };
+  if (a.all) add("\"include_tools\":true");
+  if (a.recent) add("\"recent\":true");
+  if (a.history) add("\"history\":true");
+  for (const auto& [k, v] : a.opts) {
+    if (k == "scope" || k == "kind" || k == "source" || k == "project") {
+      add("\"" + k + "\":" + JsonString(v));
+    } else if (k == "limit") {
+      add("\"limit\":" + PositiveNumber(k, v));
+    } else if (k == "since" || k == "until") {
+      auto t = ParseLocalTime(v);
+      if (!t) throw UsageError("--" + k + " takes a date: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]");
+      add("\"" + k + "\":" + std::to_string(*t));
+    } else {
+      throw UsageError("--" + k + " is not an option of search");
+    }
+  }
+  return p + "}";
+}
+
+int Search(Connection& c, const Args& a) {
+  rapidjson::Document r = c.Call("search", SearchParams(a));
+  if (PrintedJson(r, a.json)) return 0;
+  Style st{UseColor(stdout)};
+  const auto& entries = r["entries"];
+  const auto& events = r["events"];
+  if (entries.Empty() && events.Empty()) {
+    std::printf("Nothing found.\n");
+    return 0;
+  }
+  if (!entries.Empty()) std::printf("%s\n", st.Bold("Entries").c_str());
+  for (const auto& e : entries.GetArray()) {
+    std::string line = EntryLine(e, st);
+    std::printf("%s", line.substr(0, line.find('\n') + 1).c_str());
+    std::printf("  %s\n", Str(e, "snippet").c_str());
+  }
+  if (!events.Empty()) std::printf("%s%s\n", entries.Empty() ? "" : "\n", st.Bold("Events").c_str());
+  for (const auto& e : events.GetArray()) {
+    std::string what = Str(e, "role") + " " + Str(e, "kind");
+    if (e["tool"].IsString()) what += " " + Str(e, "tool");
+    std::printf("%s  %s  %s\n  %s\n", st.Bold(Str(e, "id")).c_str(),
+                st.Dim(LocalTime(Int(e, "ts")) + " · " + Str(e, "project", "-") + " · " + what).c_str(),
+                st.Dim(Str(e, "session", "")).c_str(), Str(e, "snippet").c_str());
+  }
+  return 0;
+}
+
 int Entries(Connection& c, const Args& a) {
   rapidjson::Document r = c.Call("entries", EntriesParams(a));
   if (PrintedJson(r, a.json)) return 0;
@@ -505,7 +560,7 @@ int main(int argc, char** argv) {
     static const std::map<std::string, std::pair<std::size_t, std::size_t>> kArity = {
         {"status", {0, 0}},  {"sync", {0, 0}},     {"timeline", {0, 1}}, {"projects", {0, 0}},
         {"show", {1, 1}},    {"sources", {1, 1}},  {"entries", {0, 0}},  {"remember", {1, 1}},
-        {"correct", {1, 2}}};
+        {"correct", {1, 2}}, {"search", {0, 100}}};
     auto it = kArity.find(args.command);
     if (it == kArity.end())
       throw UsageError("unknown command " + args.command + " (see origin --help)");
@@ -517,19 +572,25 @@ int main(int argc, char** argv) {
       throw UsageError("unexpected argument " + args.positional.back());
     // Check the options before connecting.
     const bool writes = args.command == "remember" || args.command == "correct";
-    if (args.all && args.command != "timeline") throw UsageError("--all is for timeline");
-    if (args.history && args.command != "entries") throw UsageError("--history is for entries");
+    const bool search = args.command == "search";
+    if (args.all && args.command != "timeline" && !search)
+      throw UsageError("--all is for timeline and search");
+    if (args.history && args.command != "entries" && !search)
+      throw UsageError("--history is for entries and search");
+    if (args.recent && !search) throw UsageError("--recent is for search");
     if (!args.cites.empty() && !writes)
       throw UsageError("--cite and --quote are for remember and correct");
     if (args.command == "timeline") {
       for (const auto& [k, v] : args.opts)
-        if (k == "kind" || k == "confidence" || k == "valid-from" || k == "valid-to")
+        if (k == "kind" || k == "confidence" || k == "valid-from" || k == "valid-to" || k == "scope")
           throw UsageError("--" + k + " is not an option of timeline");
       TimelineParams(args);
     } else if (writes) {
       EntryParams(args, args.command == "correct");
     } else if (args.command == "entries") {
       EntriesParams(args);
+    } else if (search) {
+      SearchParams(args);
     } else if (!args.opts.empty()) {
       throw UsageError("--" + args.opts.begin()->first + " is not an option of " + args.command);
     }
@@ -545,6 +606,7 @@ int main(int argc, char** argv) {
     if (args.command == "timeline") return Timeline(c, args);
     if (args.command == "projects") return Projects(c, args);
     if (args.command == "entries") return Entries(c, args);
+    if (args.command == "search") return Search(c, args);
     if (args.command == "remember") return EntryWrite(c, args, false);
     if (args.command == "correct") return EntryWrite(c, args, true);
     if (args.command == "show") return Show(c, args);

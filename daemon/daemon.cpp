@@ -12,6 +12,8 @@
 #include "core/ingest/ingester.hpp"
 #include "core/entries/entries.hpp"
 #include "core/query/events.hpp"
+#include "core/query/search.hpp"
+#include "core/query/terms.hpp"
 #include "core/util/op_error.hpp"
 #include "core/store/event_index.hpp"
 #include "core/store/schema.hpp"
@@ -323,7 +325,8 @@ void Daemon::Dispatch(Connection& c, const std::string& line) {
   // Queries wait for the first sync of every source after a start, so that
   // they answer from the logs as they are, not from a store still filling.
   static const std::set<std::string> kAfterFirstSync = {
-      "status", "timeline", "projects", "show", "sources", "entries", "remember", "correct"};
+      "status",  "timeline", "projects", "show",   "sources",
+      "entries", "search",   "remember", "correct"};
   if (first_syncs_left_ > 0 && kAfterFirstSync.count(method) != 0) {
     after_first_sync_.push_back([this, id = c.id, line] {
       auto it = conns_.find(id);
@@ -526,6 +529,63 @@ bool Daemon::DispatchQuery(std::uint64_t conn_id, const std::string& id_json,
       w.StartObject();
       Key(w, "entry");
       rpc::WriteEntry(w, *GetEntry(db, next, clock_.NowMs()));
+      w.EndObject();
+    });
+    return true;
+  }
+  if (method == "search") {
+    std::string query = p.Str("query").value_or("");
+    std::string scope = p.Str("scope").value_or("both");
+    if (scope != "both" && scope != "entries" && scope != "events")
+      throw rpc::RequestError(proto::code::kInvalidArgument, "scope is both, entries or events");
+    std::int64_t limit = p.Int("limit").value_or(20);
+    if (limit < 1 || limit > 1000)
+      throw rpc::RequestError(proto::code::kInvalidArgument, "limit must be between 1 and 1000");
+    EntryFilter ef;
+    ef.history = p.Bool("history");
+    ef.kind = p.Str("kind");
+    ef.project = p.Str("project");
+    ef.limit = static_cast<int>(limit);
+    if (ef.kind && *ef.kind != "memory" && *ef.kind != "knowledge" && *ef.kind != "cognition")
+      throw rpc::RequestError(proto::code::kInvalidArgument, "kind is memory, knowledge or cognition");
+    EventQuery eq;
+    eq.query = query;
+    eq.include_tools = p.Bool("include_tools");
+    eq.recent = p.Bool("recent");
+    eq.source = p.Str("source");
+    eq.project = ef.project;
+    eq.from_ms = p.Int("since");
+    eq.to_ms = p.Int("until");
+    eq.limit = static_cast<int>(limit);
+    if (eq.from_ms && eq.to_ms && *eq.from_ms > *eq.to_ms)
+      throw rpc::RequestError(proto::code::kInvalidArgument, "since is after until");
+    // Events are searched with terms only; without any, the answer lists entries.
+    const bool entries = scope != "events", events = scope != "entries" && !ParseTerms(query).empty();
+    Read(conn_id, id_json, [this, ef, eq, entries, events](Db& db, rpc::Writer& w) {
+      w.StartObject();
+      Key(w, "entries");
+      w.StartArray();
+      if (entries)
+        for (const EntryHit& h : SearchEntries(db, eq.query, ef, clock_.NowMs()))
+          rpc::WriteEntry(w, h.entry, [&](rpc::Writer& x) {
+            Key(x, "snippet");
+            Str(x, h.snippet);
+          });
+      w.EndArray();
+      Key(w, "events");
+      w.StartArray();
+      if (events)
+        for (const EventHit& h : SearchEvents(db, eq))
+          rpc::WriteEvent(w, h.event, [&](rpc::Writer& x) {
+            Key(x, "snippet");
+            Str(x, h.snippet);
+            Key(x, "score");
+            if (h.score)
+              x.Double(*h.score);
+            else
+              x.Null();
+          });
+      w.EndArray();
       w.EndObject();
     });
     return true;

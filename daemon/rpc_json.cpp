@@ -90,7 +90,7 @@ std::string Params::Need(const char* key) const {
   return *v;
 }
 
-void WriteEvent(Writer& w, const EventRow& e) {
+void WriteEvent(Writer& w, const EventRow& e, const std::function<void(Writer&)>& extra) {
   w.StartObject();
   w.Key("id");
   Str(w, e.id);
@@ -113,6 +113,7 @@ void WriteEvent(Writer& w, const EventRow& e) {
   w.Bool(e.is_error);
   w.Key("text");
   Str(w, e.text);
+  if (extra) extra(w);
   w.EndObject();
 }
 
@@ -153,7 +154,7 @@ void WriteSource(Writer& w, const SourceLine& s) {
   w.EndObject();
 }
 
-void WriteEntry(Writer& w, const EntryRow& e) {
+void WriteEntry(Writer& w, const EntryRow& e, const std::function<void(Writer&)>& extra) {
   w.StartObject();
   w.Key("id");
   Str(w, e.id);
@@ -200,6 +201,7 @@ void WriteEntry(Writer& w, const EntryRow& e) {
     w.EndObject();
   }
   w.EndArray();
+  if (extra) extra(w);
   w.EndObject();
 }
 

@@ -10,6 +10,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -50,9 +51,10 @@ class Params {
   const rapidjson::Value* p_;
 };
 
-void WriteEvent(Writer& w, const EventRow& e);
+/// `extra` may add members before the object closes (a hit's snippet).
+void WriteEvent(Writer& w, const EventRow& e, const std::function<void(Writer&)>& extra = {});
 void WriteSession(Writer& w, const SessionRow& s);
 void WriteSource(Writer& w, const SourceLine& s);
-void WriteEntry(Writer& w, const EntryRow& e);
+void WriteEntry(Writer& w, const EntryRow& e, const std::function<void(Writer&)>& extra = {});
 
 }  // namespace origin::rpc

@@ -404,8 +404,47 @@ TEST_SUITE("e2e") {
     fails({"correct", "ent_000000000000000000000000", "x"}, 4, "no entry");
     fails({"show", "ent_000000000000000000000000"}, 4, "no event or entry");
     fails({"entries", "--cite", "x"}, 2, "--cite and --quote are for");
-    fails({"timeline", "--history"}, 2, "--history is for entries");
+    fails({"timeline", "--history"}, 2, "--history is for entries and search");
     CHECK(Json(f.Cli({"entries", "--history", "--json"}).out)["entries"].Size() == 2);
+    f.Stop();
+  }
+
+  TEST_CASE("e2e: origin search finds entries and events, and refuses bad input") {
+    DaemonFixture f;
+    WriteFile(f.claude() + "/projects/-home-dev-app/s1.jsonl",
+              ClaudeLine("u1", "Deploy the catalog service to 生产环境") + ClaudeLine("u2", "AI review of C# code"));
+    f.Start({"--rescan-ms", "600000"});
+    REQUIRE(f.Cli({"remember", "The catalog is deployed by CI", "--kind", "knowledge", "--confidence",
+                   "0.7", "--cite", "claude-code:u1"}).status == 0);
+    RunResult r = f.Cli({"search", "CATALOG", "--json"});
+    REQUIRE(r.status == 0);
+    auto d = Json(r.out);
+    REQUIRE(d["entries"].Size() == 1);
+    REQUIRE(d["events"].Size() == 1);
+    CHECK(std::string(d["events"][0]["id"].GetString()) == "claude-code:u1");
+    CHECK(std::string(d["events"][0]["snippet"].GetString()).find("[catalog]") != std::string::npos);
+    CHECK(std::string(d["entries"][0]["snippet"].GetString()).find("[catalog]") != std::string::npos);
+    d = Json(f.Cli({"search", "ai", "c#", "--scope", "events", "--json"}).out);
+    REQUIRE(d["events"].Size() == 1);
+    CHECK(d["entries"].Size() == 0);
+    CHECK(std::string(d["events"][0]["id"].GetString()) == "claude-code:u2");
+    d = Json(f.Cli({"search", "生产", "--recent", "--json"}).out);
+    CHECK(d["events"].Size() == 1);
+    r = f.Cli({"search", "catalog"}, {{"NO_COLOR", "1"}});
+    CHECK(r.out.find("Entries") != std::string::npos);
+    CHECK(r.out.find("Events") != std::string::npos);
+    CHECK(f.Cli({"search", "nothing-like-this"}).out.find("Nothing found") != std::string::npos);
+    auto fails = [&](std::vector<std::string> args, const char* msg) {
+      RunResult b = f.Cli(args);
+      CHECK_MESSAGE(b.status == 2, b.err);
+      CHECK_MESSAGE(b.err.find(msg) != std::string::npos, b.err);
+    };
+    fails({"search", "x", "--scope", "all"}, "scope is both, entries or events");
+    fails({"search", "x", "--kind", "fact"}, "kind is memory");
+    fails({"search", "x", "--limit", "0"}, "--limit takes");
+    fails({"search", "x", "--since", "2026-02-01", "--until", "2026-01-01"}, "since is after until");
+    fails({"search", "x", "--confidence", "1"}, "not an option of search");
+    fails({"timeline", "--recent"}, "--recent is for search");
     f.Stop();
   }
 }
