@@ -412,6 +412,44 @@ void Daemon::Answer(std::uint64_t conn_id, std::string id_json,
     readers_->Post(std::move(job));
 }
 
+void Daemon::WriteWithSources(
+    std::uint64_t conn_id, const std::string& id_json, std::vector<EntrySource> sources,
+    std::function<std::string(Db&, std::vector<EntrySource>)> write) {
+  auto then = [this, conn_id, id_json, write](std::vector<EntrySource> resolved) {
+    Write(conn_id, id_json, [this, write, resolved](Db& db, rpc::Writer& w) {
+      std::string id = write(db, resolved);
+      w.StartObject();
+      Key(w, "entry");
+      rpc::WriteEntry(w, *GetEntry(db, id, clock_.NowMs()));
+      w.EndObject();
+    });
+  };
+  bool quotes_only = false;
+  for (const EntrySource& src : sources) quotes_only = quotes_only || !src.event_id;
+  if (!quotes_only) {
+    then(std::move(sources));
+    return;
+  }
+  // A quote without an event id is found by searching, on a reader (which
+  // has index.db); the write follows on the writer.
+  readers_->Post([this, conn_id, id_json, sources = std::move(sources), then](Db& db) mutable {
+    std::string error;
+    try {
+      ResolveQuotes(db, sources);
+    } catch (const OpError& e) {
+      error = ErrorLine(id_json, CodeOf(e), e.what());
+    } catch (const std::exception& e) {
+      error = ErrorLine(id_json, proto::code::kInternal, e.what());
+    }
+    poster_->Post([this, conn_id, error, sources = std::move(sources), then]() mutable {
+      if (!error.empty())
+        Send(conn_id, error);
+      else
+        then(std::move(sources));
+    });
+  });
+}
+
 bool Daemon::DispatchQuery(std::uint64_t conn_id, const std::string& id_json,
                            const std::string& method, const rpc::Params& p) {
   if (method == "timeline") {
@@ -505,13 +543,11 @@ bool Daemon::DispatchQuery(std::uint64_t conn_id, const std::string& id_json,
       in.valid_to = valid_to;
       in.author = author;
       in.sources = p.Sources("sources");
-      Write(conn_id, id_json, [this, in](Db& db, rpc::Writer& w) {
-        std::string id = Remember(db, clock_, opts_.store_name, in);
-        w.StartObject();
-        Key(w, "entry");
-        rpc::WriteEntry(w, *GetEntry(db, id, clock_.NowMs()));
-        w.EndObject();
-      });
+      WriteWithSources(conn_id, id_json, in.sources,
+                       [this, in](Db& db, std::vector<EntrySource> sources) mutable {
+                         in.sources = std::move(sources);
+                         return Remember(db, clock_, opts_.store_name, in);
+                       });
       return true;
     }
     std::string id = p.Need("id");
@@ -524,13 +560,11 @@ bool Daemon::DispatchQuery(std::uint64_t conn_id, const std::string& id_json,
     in.valid_to = valid_to;
     in.author = author;
     in.add_sources = p.Sources("sources");
-    Write(conn_id, id_json, [this, id, in](Db& db, rpc::Writer& w) {
-      std::string next = Correct(db, clock_, opts_.store_name, id, in);
-      w.StartObject();
-      Key(w, "entry");
-      rpc::WriteEntry(w, *GetEntry(db, next, clock_.NowMs()));
-      w.EndObject();
-    });
+    WriteWithSources(conn_id, id_json, in.add_sources,
+                     [this, id, in](Db& db, std::vector<EntrySource> sources) mutable {
+                       in.add_sources = std::move(sources);
+                       return Correct(db, clock_, opts_.store_name, id, in);
+                     });
     return true;
   }
   if (method == "search") {

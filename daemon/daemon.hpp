@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "core/ingest/adapter.hpp"
+#include "core/entries/entries.hpp"
 #include "core/ingest/ingester.hpp"
 #include "core/store/mirror.hpp"
 #include "core/util/clock.hpp"
@@ -86,6 +87,11 @@ class Daemon {
   /// transactions of an import, never behind all of it.
   void Write(std::uint64_t conn_id, std::string id_json,
              std::function<void(Db&, rpc::Writer&)> answer);
+  /// remember and correct: resolves quotes without an event id on a reader
+  /// first, then runs `write` on the writer and answers with the entry.
+  void WriteWithSources(std::uint64_t conn_id, const std::string& id_json,
+                        std::vector<EntrySource> sources,
+                        std::function<std::string(Db&, std::vector<EntrySource>)> write);
   void Answer(std::uint64_t conn_id, std::string id_json,
               std::function<void(Db&, rpc::Writer&)> answer, bool write);
   /// timeline, projects, show, sources, entries, remember, correct; false

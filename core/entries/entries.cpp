@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "core/query/search.hpp"
 #include "core/query/terms.hpp"
 #include "core/util/hash.hpp"
 #include "core/util/op_error.hpp"
@@ -77,7 +78,7 @@ std::vector<EntrySource> CheckSources(Db& db, const std::vector<EntrySource>& in
   std::vector<EntrySource> out;
   for (const EntrySource& s : in) {
     if (!s.event_id) {
-      if (s.quote) Invalid("cite the event id of the quote \"" + *s.quote + "\" (quotes alone are matched once search is in)");
+      if (s.quote) Invalid("the quote \"" + *s.quote + "\" was not resolved to an event");
       Invalid("a source needs an event id");
     }
     auto& st = db.Prepare("SELECT text FROM event WHERE id = ?");
@@ -183,6 +184,30 @@ void Derive(Db& db, EntryRow& e, std::int64_t now_ms) {
 }
 
 }  // namespace
+
+void ResolveQuotes(Db& db, std::vector<EntrySource>& sources) {
+  for (EntrySource& s : sources) {
+    if (s.event_id || !s.quote) continue;
+    if (Normalize(*s.quote).empty()) Invalid("an empty quote");
+    for (const char* kind : {"message", "tool_result"}) {
+      EventQuery q;
+      q.query = *s.quote;
+      q.kind = kind;
+      q.recent = true;  // most recent by timestamp
+      q.limit = kScanLimit;
+      for (const EventHit& h : SearchEvents(db, q)) {
+        if (QuoteOccurs(h.event.text, *s.quote)) {
+          s.event_id = h.event.id;
+          break;
+        }
+      }
+      if (s.event_id) break;
+    }
+    if (!s.event_id)
+      throw OpError(Code::kNotFound, "no message or tool result holds the quote \"" + *s.quote +
+                                         "\"; cite the event id instead");
+  }
+}
 
 bool QuoteOccurs(std::string_view text, std::string_view quote) {
   std::u32string q = Normalize(quote);

@@ -14,9 +14,9 @@
 // Forgetting (a later step) adds "forgotten" and hides; the filter will go
 // where events and entries are read, here.
 //
-// Not yet: a source given by a quote alone (Origin finds the event through
-// search, which comes next); such a source is refused with a message that
-// says to cite the event id.
+// A source given by a quote alone is resolved to its event first, by
+// ResolveQuotes on a reader (it searches); Remember and Correct refuse one
+// that arrives unresolved.
 //
 // Writes run on the writer's connection, each in one BEGIN IMMEDIATE
 // transaction; reads on any connection.
@@ -105,6 +105,15 @@ struct EntryHit {
 /// rules are those of ListEntries.  An empty query lists entries.
 std::vector<EntryHit> SearchEntries(Db& db, std::string_view query, const EntryFilter& f,
                                     std::int64_t now_ms);
+
+/// Gives every source that has a quote but no event id the event it quotes
+/// (spec: Entries): the most recent message event containing it, else the
+/// most recent tool result; tool calls never.  The quote's words are looked
+/// up as a search does, and at most the newest kScanLimit events of each kind
+/// holding all of them are checked.  OpError kNotFound when none holds it.
+/// Run it on a connection with index.db attached; Remember and Correct then
+/// take the sources with their ids.
+void ResolveQuotes(Db& db, std::vector<EntrySource>& sources);
 
 /// Quote matching: `quote` occurs in `text`, whitespace and case ignored.
 bool QuoteOccurs(std::string_view text, std::string_view quote);

@@ -20,7 +20,10 @@ struct Candidate {
 // The scope and filters, on `e`.
 std::string Where(const EventQuery& q) {
   std::string w;
-  if (!q.include_tools) w += " AND e.kind = 'message'";
+  if (q.kind)
+    w += " AND e.kind = ?";
+  else if (!q.include_tools)
+    w += " AND e.kind = 'message'";
   if (q.source) w += " AND e.source = ?";
   if (q.project) w += " AND e.project = ?";
   if (q.from_ms) w += " AND e.ts >= ?";
@@ -29,6 +32,7 @@ std::string Where(const EventQuery& q) {
 }
 
 int BindWhere(Stmt& st, int i, const EventQuery& q) {
+  if (q.kind) st.Bind(i++, *q.kind);
   if (q.source) st.Bind(i++, *q.source);
   if (q.project) st.Bind(i++, *q.project);
   if (q.from_ms) st.Bind(i++, *q.from_ms);
@@ -103,7 +107,8 @@ std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
   const bool has_long = !TrigramMatch(terms).empty();
   std::vector<Candidate> cands;
   bool ranked = false;
-  if (has_long && !q.include_tools) {
+  const bool messages_only = q.kind ? *q.kind == "message" : !q.include_tools;
+  if (has_long && messages_only) {
     std::string match = TrigramMatch(terms);
     Collect(db,
             "SELECT e.seq, e.ts, e.text, bm25(message_fts) FROM message_fts "
@@ -121,9 +126,12 @@ std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
             q, terms, cands, -1, IndexedUpto(db));
     ranked = true;
   } else if (has_long) {
-    // No index attached: read every event in scope.
-    Collect(db, "SELECT e.seq, e.ts, e.text, 0.0 FROM event e WHERE 1" + where, nullptr, q,
-            terms, cands);
+    // No index attached (the writer's connection): the newest kScanLimit
+    // events in scope are read.
+    Collect(db,
+            "SELECT e.seq, e.ts, e.text, 0.0 FROM event e WHERE 1" + where +
+                " ORDER BY e.ts DESC, e.seq DESC LIMIT ?",
+            nullptr, q, terms, cands, kScanLimit);
   } else if (std::string cjk = CjkMatch(terms); !cjk.empty()) {
     Collect(db,
             "SELECT e.seq, e.ts, e.text, 0.0 FROM event_cjk c JOIN event e ON e.seq = c.rowid "

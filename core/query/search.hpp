@@ -38,6 +38,7 @@ inline constexpr int kRankWindow = 2000;
 struct EventQuery {
   std::string query;
   bool include_tools = false;  // every event, not only messages
+  std::optional<std::string> kind;  // only events of this kind (overrides include_tools)
   bool recent = false;         // newest first instead of by relevance
   std::optional<std::string> source, project;
   std::optional<std::int64_t> from_ms, to_ms;

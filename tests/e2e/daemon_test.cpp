@@ -379,6 +379,14 @@ TEST_SUITE("e2e") {
     REQUIRE(d["entries"].Size() == 1);
     CHECK(std::string(d["entries"][0]["id"].GetString()) == v2);
     CHECK(Json(f.Cli({"entries", "--history", "--json"}).out)["entries"].Size() == 2);
+    // A quote alone cites the message that holds it.
+    r = f.Cli({"remember", "SQLite again", "--kind", "memory", "--confidence", "0.5", "--quote",
+               "CHOSE sqlite", "--json"});
+    REQUIRE(r.status == 0);
+    CHECK(std::string(Json(r.out)["entry"]["sources"][0]["event_id"].GetString()) == "claude-code:u1");
+    r = f.Cli({"remember", "x", "--kind", "memory", "--confidence", "0.5", "--quote", "never said that"});
+    CHECK(r.status == 4);
+    CHECK(r.err.find("no message or tool result holds the quote") != std::string::npos);
     d = Json(f.Cli({"show", v2, "--json"}).out);
     CHECK(d["history"].Size() == 2);
     CHECK(std::string(d["history"][0]["status"].GetString()) == "superseded");
@@ -405,7 +413,7 @@ TEST_SUITE("e2e") {
     fails({"show", "ent_000000000000000000000000"}, 4, "no event or entry");
     fails({"entries", "--cite", "x"}, 2, "--cite and --quote are for");
     fails({"timeline", "--history"}, 2, "--history is for entries and search");
-    CHECK(Json(f.Cli({"entries", "--history", "--json"}).out)["entries"].Size() == 2);
+    CHECK(Json(f.Cli({"entries", "--history", "--json"}).out)["entries"].Size() == 3);
     f.Stop();
   }
 

@@ -190,4 +190,34 @@ TEST_SUITE("entries") {
     std::string id = Remember(*f.s.db, f.s.clock, "renamed", f.Input());
     CHECK(GetEntry(*f.s.db, id, 0)->origin == "first-name");
   }
+
+  TEST_CASE("entries: a quote alone cites the most recent message holding it, else a tool result") {
+    TestStore s;
+    s.db->Exec(
+        "INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
+        "VALUES (1, 't', 'k', 1, '/x', 't/k', 0);"
+        "INSERT INTO event(id, source, ts, role, kind, text, file_id, line) VALUES "
+        "('t:new-call', 't', 900, 'assistant', 'tool_call', 'remember: we use WAL mode', 1, 1),"
+        "('t:late', 't', 500, 'user', 'message', 'so: We  use\nWAL mode, fine', 1, 2),"
+        "('t:early', 't', 100, 'user', 'message', 'we use wal mode', 1, 3),"
+        "('t:arrived-last', 't', 300, 'user', 'message', 'WE USE WAL MODE', 1, 4),"
+        "('t:result', 't', 800, 'tool', 'tool_result', 'output: zstd level 3', 1, 5)");
+    std::vector<EntrySource> src = {{std::nullopt, std::string("we use wal mode")},
+                                    {std::nullopt, std::string("ZSTD level")},
+                                    {std::string("t:early"), std::nullopt}};
+    ResolveQuotes(*s.db, src);
+    CHECK(src[0].event_id == "t:late");    // most recent by timestamp; never the tool call
+    CHECK(src[1].event_id == "t:result");  // no message holds it: a tool result
+    CHECK(src[2].event_id == "t:early");   // an id given stays
+    std::vector<EntrySource> none = {{std::nullopt, std::string("never said")}};
+    CHECK_THROWS_AS(ResolveQuotes(*s.db, none), OpError);
+    RememberInput in;
+    in.kind = "knowledge";
+    in.text = "WAL";
+    in.confidence = 1;
+    in.author = "user@t";
+    in.sources = src;
+    std::string id = Remember(*s.db, s.clock, "t", in);
+    CHECK(GetEntry(*s.db, id, 0)->sources.size() == 3);  // t:late, t:result, t:early
+  }
 }
