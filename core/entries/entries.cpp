@@ -26,27 +26,13 @@ std::string NewEntryId() {
   return "ent_" + Hex({reinterpret_cast<const char*>(b), sizeof b});
 }
 
-// Simple case folding for matching quotes: ASCII, Latin-1, Greek, Cyrillic.
-char32_t Fold(char32_t c) {
-  if (c >= 'A' && c <= 'Z') return c + 32;
-  if ((c >= 0xC0 && c <= 0xDE && c != 0xD7) || (c >= 0x391 && c <= 0x3A9) ||
-      (c >= 0x410 && c <= 0x42F))
-    return c + 32;
-  if (c >= 0x400 && c <= 0x40F) return c + 80;
-  return c;
-}
-
-// The text without whitespace, case folded.
+// The text without whitespace, case folded as search folds it.
 std::u32string Normalize(std::string_view s) {
-  std::u32string out;
-  std::size_t i = 0;
-  while (i < s.size()) {
-    char32_t c = DecodeUtf8(s, i);
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == 0xA0 ||
-        c == 0x3000)
-      continue;
-    out.push_back(Fold(c));
-  }
+  std::u32string out = FoldCase(s);
+  std::erase_if(out, [](char32_t c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v' || c == 0xA0 ||
+           c == 0x3000;
+  });
   return out;
 }
 
