@@ -82,18 +82,71 @@ bool HasIndex(Db& db) {
   }
 }
 
-// Runs `sql` (seq, ts, text, score) and keeps the rows whose text holds every term.
-void Collect(Db& db, const std::string& sql, const std::string* match, const EventQuery& q,
-             const std::vector<Term>& terms, std::vector<Candidate>& out, int cap = -1,
-             std::optional<std::int64_t> after = std::nullopt) {
+// Keeps the `need` newest candidates by (ts, seq) of a stream read newest
+// arrival first, and says when no unread candidate can still enter: every
+// unread one has a seq below the last read, so its timestamp is at most the
+// latest up to that seq's block (event_block.max_ts_upto), and among equal
+// timestamps the later arrival, read earlier, ranks first.
+class NewestK {
+ public:
+  NewestK(Db& db, std::size_t need) : db_(db), need_(need) {}
+  /// False once the stream can stop before `seq`.
+  bool Wants(std::int64_t seq) {
+    if (kept_.size() < need_) return true;
+    std::int64_t block = seq >> 12;
+    if (block != block_) {
+      block_ = block;
+      auto& st = db_.Prepare("SELECT max_ts_upto FROM event_block WHERE block = ?");
+      st.Bind(1, block);
+      bound_ = st.Step() ? st.Int(0) : INT64_MAX;
+      st.Reset();
+    }
+    return kept_.front().ts < bound_;
+  }
+  void Offer(const Candidate& c) {
+    if (kept_.size() < need_) {
+      kept_.push_back(c);
+      std::push_heap(kept_.begin(), kept_.end(), Newer);
+    } else if (Newer(c, kept_.front())) {
+      std::pop_heap(kept_.begin(), kept_.end(), Newer);
+      kept_.back() = c;
+      std::push_heap(kept_.begin(), kept_.end(), Newer);
+    }
+  }
+  /// The kept candidates, newest first.
+  std::vector<Candidate> Take() {
+    std::sort(kept_.begin(), kept_.end(), Newer);
+    return std::move(kept_);
+  }
+  // A heap whose front is the oldest kept: "greater" is newer.
+  static bool Newer(const Candidate& a, const Candidate& b) {
+    return a.ts != b.ts ? a.ts > b.ts : a.seq > b.seq;
+  }
+
+ private:
+  Db& db_;
+  std::size_t need_;
+  std::vector<Candidate> kept_;
+  std::int64_t block_ = -1, bound_ = INT64_MAX;
+};
+
+// Runs `sql`, which yields (seq, ts, text, score) newest arrival first, and
+// offers the rows whose text holds every term (all rows when `check` is
+// false), until no further row can enter.
+void Stream(Db& db, const std::string& sql, const std::string* match,
+            std::optional<std::int64_t> after, const EventQuery& q, const std::vector<Term>& terms,
+            bool check, NewestK& k) {
   auto& st = db.Prepare(sql);
   int i = 1;
   if (match != nullptr) st.Bind(i++, *match);
   if (after) st.Bind(i++, *after);
-  i = BindWhere(st, i, q);
-  if (cap > 0) st.Bind(i, cap);
-  while (st.Step())
-    if (MatchesAll(st.Text(2), terms)) out.push_back({st.Int(0), st.Int(1), st.Double(3)});
+  BindWhere(st, i, q);
+  while (st.Step()) {
+    std::int64_t seq = st.Int(0);
+    if (!k.Wants(seq)) break;
+    if (check && !MatchesAll(st.Text(2), terms)) continue;
+    k.Offer({seq, st.Int(1), st.Double(3)});
+  }
   st.Reset();
 }
 
@@ -105,50 +158,57 @@ std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
   if (terms.empty() || q.limit <= 0) return out;
   const std::string where = Where(q);
   const bool has_long = !TrigramMatch(terms).empty();
-  std::vector<Candidate> cands;
-  bool ranked = false;
+  const bool ranked = has_long && !q.recent;
+  // By relevance: the newest kRankWindow matches are ranked; else the newest `limit`.
+  NewestK k(db, ranked ? static_cast<std::size_t>(kRankWindow) : static_cast<std::size_t>(q.limit));
   const bool messages_only = q.kind ? *q.kind == "message" : !q.include_tools;
+  std::vector<Candidate> cands;
   if (has_long && messages_only) {
     std::string match = TrigramMatch(terms);
-    Collect(db,
-            "SELECT e.seq, e.ts, e.text, bm25(message_fts) FROM message_fts "
-            "JOIN event e ON e.seq = message_fts.rowid WHERE message_fts MATCH ?" + where,
-            &match, q, terms, cands);
-    ranked = true;
+    Stream(db,
+           "SELECT e.seq, e.ts, e.text, bm25(message_fts) FROM message_fts "
+           "JOIN event e ON e.seq = message_fts.rowid WHERE message_fts MATCH ?" + where +
+               " ORDER BY message_fts.rowid DESC",
+           &match, std::nullopt, q, terms, true, k);
+    cands = k.Take();
   } else if (has_long && HasIndex(db)) {
+    // Newest arrivals first: those the index has not reached (score 0: ranked
+    // last), read directly, then the index's.
+    std::int64_t upto = IndexedUpto(db);
+    Stream(db,
+           "SELECT e.seq, e.ts, e.text, 0.0 FROM event e WHERE e.seq > ?" + where +
+               " ORDER BY e.seq DESC",
+           nullptr, upto, q, terms, true, k);
     std::string match = TrigramsAnd(terms);
-    Collect(db,
-            "SELECT e.seq, e.ts, e.text, bm25(event_fts) FROM idx.event_fts f "
-            "JOIN event e ON e.seq = f.rowid WHERE f.event_fts MATCH ?" + where,
-            &match, q, terms, cands);
-    // What the index has not reached yet is read directly (score 0: ranked last).
-    Collect(db, "SELECT e.seq, e.ts, e.text, 0.0 FROM event e WHERE e.seq > ?" + where, nullptr,
-            q, terms, cands, -1, IndexedUpto(db));
-    ranked = true;
-  } else if (has_long) {
-    // No index attached (the writer's connection): the newest kScanLimit
-    // events in scope are read.
-    Collect(db,
-            "SELECT e.seq, e.ts, e.text, 0.0 FROM event e WHERE 1" + where +
-                " ORDER BY e.ts DESC, e.seq DESC LIMIT ?",
-            nullptr, q, terms, cands, kScanLimit);
-  } else if (std::string cjk = CjkMatch(terms); !cjk.empty()) {
-    Collect(db,
-            "SELECT e.seq, e.ts, e.text, 0.0 FROM event_cjk c JOIN event e ON e.seq = c.rowid "
-            "WHERE event_cjk MATCH ?" + where,
-            &cjk, q, terms, cands);
+    Stream(db,
+           "SELECT e.seq, e.ts, e.text, bm25(event_fts) FROM idx.event_fts f "
+           "JOIN event e ON e.seq = f.rowid WHERE f.event_fts MATCH ?" + where +
+               " ORDER BY f.rowid DESC",
+           &match, std::nullopt, q, terms, true, k);
+    cands = k.Take();
+  } else if (std::string cjk = CjkMatch(terms); !has_long && !cjk.empty()) {
+    Stream(db,
+           "SELECT e.seq, e.ts, e.text, 0.0 FROM event_cjk c JOIN event e ON e.seq = c.rowid "
+           "WHERE event_cjk MATCH ?" + where + " ORDER BY c.rowid DESC",
+           &cjk, std::nullopt, q, terms, true, k);
+    cands = k.Take();
   } else {
-    // Only terms no index can find: the newest kScanLimit events in scope.
-    Collect(db,
-            "SELECT e.seq, e.ts, e.text, 0.0 FROM event e WHERE 1" + where +
-                " ORDER BY e.ts DESC, e.seq DESC LIMIT ?",
-            nullptr, q, terms, cands, kScanLimit);
+    // Terms no index can find (or no index.db on this connection, the
+    // writer's): the newest kScanLimit events in scope, then their text.
+    NewestK scan(db, kScanLimit);
+    Stream(db, "SELECT e.seq, e.ts, '', 0.0 FROM event e WHERE 1" + where + " ORDER BY e.seq DESC",
+           nullptr, std::nullopt, q, terms, false, scan);
+    auto& text = db.Prepare("SELECT text FROM event WHERE seq = ?");
+    for (const Candidate& c : scan.Take()) {
+      text.Reset();
+      text.Bind(1, c.seq);
+      if (text.Step() && MatchesAll(text.Text(0), terms)) cands.push_back(c);
+    }
+    text.Reset();
+    if (!ranked && cands.size() > static_cast<std::size_t>(q.limit))
+      cands.resize(static_cast<std::size_t>(q.limit));
   }
-  auto newest_first = [](const Candidate& a, const Candidate& b) {
-    return a.ts != b.ts ? a.ts > b.ts : a.seq > b.seq;
-  };
-  std::sort(cands.begin(), cands.end(), newest_first);
-  const bool by_relevance = ranked && !q.recent;
+  const bool by_relevance = ranked;
   if (by_relevance) {
     if (cands.size() > static_cast<std::size_t>(kRankWindow)) cands.resize(kRankWindow);
     std::stable_sort(cands.begin(), cands.end(),

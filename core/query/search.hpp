@@ -17,8 +17,9 @@
 // and not `recent`, BM25 over the newest 2,000 matches (kRankWindow), ties
 // newest first; otherwise newest first by timestamp, later arrival first.
 //
-// This first version reads every candidate and sorts; the spec's reading of
-// event_block chains newest first, which stops early, is still to come.
+// Candidates are read newest arrival first and reading stops once no unread
+// one can be newer than those kept (event_block's max_ts_upto bounds them);
+// the spec's chains of blocks, for data arriving late, are still to come.
 // Read-only; the connection must have index.db attached as `idx`
 // (AttachIndex), or tool-event searches scan instead.
 

@@ -27,7 +27,9 @@ const std::vector<std::string> kWords = {
 struct Corpus {
   TestStore s;
   std::vector<std::string> kinds = {"message", "message", "message", "tool_call", "tool_result", "meta"};
-  explicit Corpus(int n, std::uint32_t seed, int indexed) {
+  /// `ordered`: arrival mostly follows time, as on a device (a few events
+  /// arrive late); otherwise timestamps are random.
+  explicit Corpus(int n, std::uint32_t seed, int indexed, bool ordered = false) {
     s.db->Exec("INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
                "VALUES (1, 't', 'k', 1, '/x', 't/k', 0)");
     std::mt19937 rng(seed);
@@ -38,6 +40,7 @@ struct Corpus {
       for (int k = 0; k < len; ++k) text += (k ? " " : "") + kWords[rng() % kWords.size()];
       // Arrival is not time order: timestamps jump around.
       std::int64_t ts = 1700000000000 + static_cast<std::int64_t>(rng() % 100000) * 1000;
+      if (ordered) ts = 1700000000000 + i * 60000 - (rng() % 20 == 0 ? (rng() % 50) * 3600000 : 0);
       s.db->Prepare("INSERT INTO event(id, source, session, ts, project, role, kind, text, file_id, line) "
                     "VALUES (?, ?, 's', ?, ?, 'user', ?, ?, 1, ?)")
           .Bind(1, "t:" + std::to_string(i))
@@ -133,6 +136,40 @@ TEST_SUITE("search") {
       q.limit = 3;
       CHECK(SearchEvents(*c.s.db, q).size() == 3);
     }
+  }
+
+  TEST_CASE("search: the newest few, read newest arrival first, stop early and stay exact") {
+    // Blocks of 4,096 arrivals: enough events for several, arriving mostly in time order.
+    Corpus c(20000, 9, 20000, /*ordered=*/true);
+    for (const char* text : {"catalog", "deploy parser", "AI", "部署", "库", "x", "ok c#"}) {
+      for (bool tools : {false, true}) {
+        for (int limit : {1, 7, 50}) {
+          EventQuery q;
+          q.query = text;
+          q.include_tools = tools;
+          q.recent = true;
+          q.limit = limit;
+          auto ref = Reference(*c.s.db, q);
+          if (ref.size() > static_cast<std::size_t>(limit)) ref.resize(static_cast<std::size_t>(limit));
+          std::vector<std::int64_t> got;
+          for (const auto& h : SearchEvents(*c.s.db, q)) got.push_back(h.event.seq);
+          INFO("query '" << text << "' tools " << tools << " limit " << limit);
+          CHECK(got == ref);
+        }
+      }
+    }
+    // By relevance, the window is the newest kRankWindow matches.
+    EventQuery q;
+    q.query = "catalog";
+    q.limit = 5000;
+    auto ref = Reference(*c.s.db, q);
+    REQUIRE(ref.size() > static_cast<std::size_t>(kRankWindow));
+    ref.resize(kRankWindow);
+    std::vector<std::int64_t> got;
+    for (const auto& h : SearchEvents(*c.s.db, q)) got.push_back(h.event.seq);
+    std::sort(ref.begin(), ref.end());
+    std::sort(got.begin(), got.end());
+    CHECK(got == ref);
   }
 
   TEST_CASE("search: hits carry a snippet with the matches in brackets") {
