@@ -4,7 +4,7 @@
 # only those that are missing, so a second run is quick and offline.
 set -eu
 pkgs="meson ninja-build pkg-config g++ libsqlite3-dev libzstd-dev zstd rapidjson-dev \
-libuv1-dev node-llhttp libssl-dev libcurl4-openssl-dev doctest-dev procps"
+libuv1-dev node-llhttp libssl-dev libcurl4-openssl-dev doctest-dev"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
