@@ -62,6 +62,12 @@ std::vector<Term> ParseTerms(std::string_view query) {
     t.folded = FoldCase(t.text);
     t.chars = t.folded.size();
     bool all_cjk = std::all_of(t.folded.begin(), t.folded.end(), IsCjkLetter);
+    // Fold maps only ASCII A-Z within ASCII, and Latin-1, Greek and Cyrillic
+    // letters within their blocks: a term with none of the latter is found in
+    // the bytes (CJK, symbols, ASCII with its case folded).
+    t.bytewise = std::none_of(t.folded.begin(), t.folded.end(), [](char32_t f) {
+      return (f >= 0xC0 && f <= 0xFF) || (f >= 0x370 && f <= 0x4FF);
+    });
     t.kind = t.chars >= 3 ? Term::Kind::kTrigram
              : all_cjk    ? Term::Kind::kCjkShort
                           : Term::Kind::kShort;
@@ -73,9 +79,24 @@ std::vector<Term> ParseTerms(std::string_view query) {
 }
 
 bool MatchesAll(std::string_view text, const std::vector<Term>& terms) {
-  std::u32string folded = FoldCase(text);
-  for (const Term& t : terms)
+  // A bytewise term is found in the bytes with ASCII case folded, without
+  // decoding the text; other terms compare folded code points.
+  std::u32string folded;
+  bool decoded = false;
+  for (const Term& t : terms) {
+    if (t.bytewise) {
+      auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
+      auto it = std::search(text.begin(), text.end(), t.text.begin(), t.text.end(),
+                            [&](char a, char b) { return lower(a) == lower(b); });
+      if (it == text.end() && !t.text.empty()) return false;
+      continue;
+    }
+    if (!decoded) {
+      folded = FoldCase(text);
+      decoded = true;
+    }
     if (folded.find(t.folded) == std::u32string::npos) return false;
+  }
   return true;
 }
 

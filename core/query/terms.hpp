@@ -24,6 +24,7 @@ struct Term {
   std::u32string folded;   // case folded, for text checks
   std::size_t chars = 0;
   Kind kind = Kind::kShort;
+  bool bytewise = false;   // matched byte by byte, ASCII case folded (no letter folding touches it)
 };
 
 /// The terms of a query, in order, duplicates dropped.

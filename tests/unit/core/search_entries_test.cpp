@@ -23,6 +23,11 @@ TEST_SUITE("search") {
     CHECK(t[3].kind == Term::Kind::kCjkShort);
     CHECK(t[4].kind == Term::Kind::kShort);
     CHECK(t[5].kind == Term::Kind::kShort);  // 5号: not only CJK letters
+    CHECK(t[0].bytewise);
+    CHECK(t[2].bytewise);
+    CHECK_FALSE(ParseTerms("Über")[0].bytewise);
+    CHECK(MatchesAll("ÜBER alles", ParseTerms("über")));
+    CHECK(MatchesAll("部署 ok", ParseTerms("部署 OK")));
     CHECK(MatchesAll("the CATALOG of AI tools: 部署 to 库, C# and 5号", t));
     CHECK_FALSE(MatchesAll("the catalog of tools", t));
     CHECK(TrigramMatch(ParseTerms("log \"quoted\" AI")) == "\"log\" AND \"\"\"quoted\"\"\"");
