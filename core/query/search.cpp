@@ -103,6 +103,10 @@ class NewestK {
     }
     return kept_.front().ts < bound_;
   }
+  /// Whether `c` would be kept (so its text is worth reading).
+  bool CouldEnter(const Candidate& c) const {
+    return kept_.size() < need_ || Newer(c, kept_.front());
+  }
   void Offer(const Candidate& c) {
     if (kept_.size() < need_) {
       kept_.push_back(c);
@@ -144,8 +148,11 @@ void Stream(Db& db, const std::string& sql, const std::string* match,
   while (st.Step()) {
     std::int64_t seq = st.Int(0);
     if (!k.Wants(seq)) break;
+    Candidate c{seq, st.Int(1), 0};
+    if (!k.CouldEnter(c)) continue;  // older than all kept: its text is not read
     if (check && !MatchesAll(st.Text(2), terms)) continue;
-    k.Offer({seq, st.Int(1), st.Double(3)});
+    c.score = st.Double(3);
+    k.Offer(c);
   }
   st.Reset();
 }
@@ -198,15 +205,16 @@ std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
     NewestK scan(db, kScanLimit);
     Stream(db, "SELECT e.seq, e.ts, '', 0.0 FROM event e WHERE 1" + where + " ORDER BY e.seq DESC",
            nullptr, std::nullopt, q, terms, false, scan);
+    // Newest first, so the first matches found are the ones needed.
+    const std::size_t need = ranked ? kRankWindow : static_cast<std::size_t>(q.limit);
     auto& text = db.Prepare("SELECT text FROM event WHERE seq = ?");
     for (const Candidate& c : scan.Take()) {
+      if (cands.size() == need) break;
       text.Reset();
       text.Bind(1, c.seq);
       if (text.Step() && MatchesAll(text.Text(0), terms)) cands.push_back(c);
     }
     text.Reset();
-    if (!ranked && cands.size() > static_cast<std::size_t>(q.limit))
-      cands.resize(static_cast<std::size_t>(q.limit));
   }
   const bool by_relevance = ranked;
   if (by_relevance) {
