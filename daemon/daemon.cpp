@@ -821,8 +821,7 @@ void Daemon::DoSync(std::uint64_t conn_id, std::string id_json) {
   const Snapshot before{totals_.files, totals_.lines, totals_.bytes, totals_.events};
   writer_->Post([this, conn_id, id_json, all, before](Db& db) {
     Ingester ing(db, mirrors_, clock_);
-    SyncOptions so;
-    so.reason = "request";
+    SyncOptions so = WriterSync(db, "request");
     std::int64_t last_progress = 0;
     so.progress = [&](const SyncProgress& p) {
       std::int64_t now = MonotonicMs();
@@ -835,18 +834,11 @@ void Daemon::DoSync(std::uint64_t conn_id, std::string id_json) {
                          ",\"bytes_total\":" + std::to_string(p.bytes_total) + "}}";
       poster_->Post([this, conn_id, line]() mutable { Send(conn_id, std::move(line)); });
     };
-    so.between = [&] {
-      indexer_->Notify();
-      writer_->RunUrgent(db);
-      if (writer_->stopping()) throw SyncCancelled{};
-    };
     so.discovered = [&](const SourceAdapter& a, const Discovery& d) {
       for (std::size_t i = 0; i < adapters_.size(); ++i) {
         if (adapters_[i].get() != &a) continue;
         poster_->Post([this, i, dirs = d.dirs, problems = d.problems, exists = d.root_exists] {
-          problems_[i] = problems;
-          root_exists_[i] = exists;
-          UpdateWatches(i, dirs);
+          ApplyDiscovery(i, dirs, problems, exists);
         });
       }
     };
@@ -942,13 +934,7 @@ void Daemon::RunSync(std::size_t source, const char* reason) {
   std::string why = reason;
   writer_->Post([this, source, adapter, why](Db& db) {
     Ingester ing(db, mirrors_, clock_);
-    SyncOptions so;
-    so.reason = why;
-    so.between = [&] {
-      indexer_->Notify();
-      writer_->RunUrgent(db);
-      if (writer_->stopping()) throw SyncCancelled{};
-    };
+    SyncOptions so = WriterSync(db, why);
     std::vector<std::string> dirs;
     std::vector<DiscoveryProblem> problems;
     bool exists = false;
@@ -974,9 +960,7 @@ void Daemon::RunSync(std::size_t source, const char* reason) {
       LOG_ERROR("%s: sync failed: %s", std::string(adapter->id()).c_str(), e.what());
     }
     poster_->Post([this, source, dirs = std::move(dirs), problems = std::move(problems), exists] {
-      problems_[source] = problems;
-      root_exists_[source] = exists;
-      UpdateWatches(source, dirs);
+      ApplyDiscovery(source, dirs, problems, exists);
       SourceSync& ss = *syncs_[source];
       if (!ss.synced_once) {
         ss.synced_once = true;
@@ -992,6 +976,26 @@ void Daemon::RunSync(std::size_t source, const char* reason) {
       }
     });
   });
+}
+
+SyncOptions Daemon::WriterSync(Db& db, const std::string& reason) {
+  SyncOptions so;
+  so.reason = reason;
+  // After each transaction: the indexer catches up, waiting writes go
+  // through, and a shutdown ends the sync.
+  so.between = [this, &db] {
+    indexer_->Notify();
+    writer_->RunUrgent(db);
+    if (writer_->stopping()) throw SyncCancelled{};
+  };
+  return so;
+}
+
+void Daemon::ApplyDiscovery(std::size_t source, const std::vector<std::string>& dirs,
+                            const std::vector<DiscoveryProblem>& problems, bool exists) {
+  problems_[source] = problems;
+  root_exists_[source] = exists;
+  UpdateWatches(source, dirs);
 }
 
 void Daemon::CountSync(const SyncReport& r) {

@@ -104,6 +104,11 @@ class Daemon {
   // Ingestion scheduling and watching.
   void ScheduleSync(std::size_t source, int delay_ms);
   void RunSync(std::size_t source, const char* reason);
+  /// Options of a sync on the writer thread (`db` is the writer's).
+  SyncOptions WriterSync(Db& db, const std::string& reason);
+  /// What a discovery found, on the loop thread: status problems and watches.
+  void ApplyDiscovery(std::size_t source, const std::vector<std::string>& dirs,
+                      const std::vector<DiscoveryProblem>& problems, bool exists);
   void CountSync(const SyncReport& r);  // writer thread
   void UpdateWatches(std::size_t source, const std::vector<std::string>& dirs);
   static void OnFsEvent(uv_fs_event_t* h, const char* filename, int events, int status) noexcept;
