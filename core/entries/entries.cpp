@@ -58,6 +58,13 @@ void CheckFields(const std::string& kind, const std::string& text, double confid
   if (from && to && *from > *to) Invalid("valid_from is after valid_to");
 }
 
+// Adds `s` unless the list already cites its event.
+void AddSource(std::vector<EntrySource>& list, const EntrySource& s) {
+  for (const EntrySource& o : list)
+    if (o.event_id == s.event_id) return;
+  list.push_back(s);
+}
+
 // Resolves and checks sources: each cites an existing event, whose text
 // holds the quote if one is given.
 std::vector<EntrySource> CheckSources(Db& db, const std::vector<EntrySource>& in) {
@@ -80,9 +87,7 @@ std::vector<EntrySource> CheckSources(Db& db, const std::vector<EntrySource>& in
       if (!QuoteOccurs(text, *s.quote))
         Invalid("the quote \"" + *s.quote + "\" does not occur in " + *s.event_id);
     }
-    bool dup = false;
-    for (const EntrySource& o : out) dup = dup || o.event_id == s.event_id;
-    if (!dup) out.push_back(s);
+    AddSource(out, s);
   }
   return out;
 }
@@ -246,11 +251,7 @@ std::string Correct(Db& db, const Clock& clock, const std::string& store_name,
     while (src.Step()) sources.push_back({std::string(src.Text(0)), src.OptText(1)});
     src.Reset();
   }
-  for (const EntrySource& s : CheckSources(db, in.add_sources)) {
-    bool dup = false;
-    for (const EntrySource& o : sources) dup = dup || o.event_id == s.event_id;
-    if (!dup) sources.push_back(s);
-  }
+  for (const EntrySource& s : CheckSources(db, in.add_sources)) AddSource(sources, s);
   EnsureStoreName(db, store_name);
   std::string new_id = NewEntryId();
   // Always dated after what it corrects, even with a clock that is behind.

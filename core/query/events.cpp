@@ -120,6 +120,15 @@ std::optional<EventRow> GetEvent(Db& db, std::string_view id) {
   return out;
 }
 
+std::optional<EventRow> GetEventBySeq(Db& db, std::int64_t seq) {
+  auto& st = db.Prepare(std::string("SELECT ") + kEventCols + " FROM event WHERE seq = ?");
+  st.Bind(1, seq);
+  std::optional<EventRow> out;
+  if (st.Step()) out = ReadEvent(st);
+  st.Reset();
+  return out;
+}
+
 std::optional<SourceLine> EventSource(Db& db, MirrorStore& mirrors, std::string_view id) {
   auto ev = GetEvent(db, id);
   if (!ev) return std::nullopt;

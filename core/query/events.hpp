@@ -54,6 +54,8 @@ struct SessionRow {
 
 /// nullopt when no event has this id.
 std::optional<EventRow> GetEvent(Db& db, std::string_view id);
+/// The same by arrival (seq).
+std::optional<EventRow> GetEventBySeq(Db& db, std::int64_t seq);
 /// nullopt when no event has this id; throws MirrorBroken if its mirror lost the line.
 std::optional<SourceLine> EventSource(Db& db, MirrorStore& mirrors, std::string_view id);
 

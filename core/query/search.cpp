@@ -224,13 +224,8 @@ std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
   }
   if (cands.size() > static_cast<std::size_t>(q.limit)) cands.resize(static_cast<std::size_t>(q.limit));
   for (const Candidate& c : cands) {
-    auto& st = db.Prepare("SELECT id FROM event WHERE seq = ?");
-    st.Bind(1, c.seq);
-    st.Step();
-    std::string id(st.Text(0));
-    st.Reset();
     EventHit h;
-    h.event = *GetEvent(db, id);
+    h.event = *GetEventBySeq(db, c.seq);
     h.snippet = Snippet(h.event.text, terms);
     if (by_relevance) h.score = c.score;
     out.push_back(std::move(h));
