@@ -45,7 +45,8 @@ constexpr const char* kUsage =
     "  remember TEXT          write an entry: --kind memory|knowledge|cognition --confidence 0..1\n"
     "                         --cite EVENT_ID [--quote WORDS] (one or more) [--project P]\n"
     "                         [--valid-from DATE] [--valid-to DATE]\n"
-    "  correct ID [TEXT]      supersede an entry's current version (same options; sources carry over)\n"
+    "  correct ID [TEXT]      supersede an entry's current version (same options; sources carry "
+    "over)\n"
     "  show ID                an event with its full text, or an entry with its history\n"
     "  sources ID             the original log lines behind an event or an entry\n"
     "\n"
@@ -203,6 +204,20 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+std::string PositiveNumber(const std::string& key, const std::string& v) {
+  char* end = nullptr;
+  long long n = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || n < 1) throw UsageError("--" + key + " takes a positive number");
+  return std::to_string(n);
+}
+
+// A DATE option in ms since the epoch, as the daemon takes it.
+std::string DateParam(const std::string& key, const std::string& v) {
+  auto t = ParseLocalTime(v);
+  if (!t) throw UsageError("--" + key + " takes a date: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]");
+  return std::to_string(*t);
+}
+
 std::string TimelineParams(const Args& a) {
   std::string p = "{";
   auto add = [&](const std::string& kv) { p += (p.size() > 1 ? "," : "") + kv; };
@@ -210,15 +225,9 @@ std::string TimelineParams(const Args& a) {
   if (a.all) add("\"include_tools\":true");
   for (const auto& [k, v] : a.opts) {
     if (k == "days" || k == "limit") {
-      char* end = nullptr;
-      long long n = std::strtoll(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n < 1)
-        throw UsageError("--" + k + " takes a positive number");
-      add("\"" + k + "\":" + std::to_string(n));
+      add("\"" + k + "\":" + PositiveNumber(k, v));
     } else if (k == "since" || k == "until") {
-      auto t = ParseLocalTime(v);
-      if (!t) throw UsageError("--" + k + " takes a date: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]");
-      add("\"" + k + "\":" + std::to_string(*t));
+      add("\"" + k + "\":" + DateParam(k, v));
     } else {
       add("\"" + k + "\":" + JsonString(v));
     }
@@ -392,13 +401,6 @@ Args Parse(int argc, char** argv) {
   return a;
 }
 
-std::string PositiveNumber(const std::string& key, const std::string& v) {
-  char* end = nullptr;
-  long long n = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || n < 1) throw UsageError("--" + key + " takes a positive number");
-  return std::to_string(n);
-}
-
 // remember / correct params from the options.
 std::string EntryParams(const Args& a, bool correct) {
   std::string p = "{";
@@ -417,10 +419,7 @@ std::string EntryParams(const Args& a, bool correct) {
       std::snprintf(buf, sizeof buf, "%.17g", c);
       add(std::string("\"confidence\":") + buf);
     } else if (k == "valid-from" || k == "valid-to") {
-      auto t = ParseLocalTime(v);
-      if (!t) throw UsageError("--" + k + " takes a date: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]");
-      add(std::string(k == "valid-from" ? "\"valid_from\":" : "\"valid_to\":") +
-          std::to_string(*t));
+      add(std::string(k == "valid-from" ? "\"valid_from\":" : "\"valid_to\":") + DateParam(k, v));
     } else {
       throw UsageError("--" + k + " is not an option of " + a.command);
     }
@@ -489,9 +488,7 @@ std::string SearchParams(const Args& a) {
     } else if (k == "limit") {
       add("\"limit\":" + PositiveNumber(k, v));
     } else if (k == "since" || k == "until") {
-      auto t = ParseLocalTime(v);
-      if (!t) throw UsageError("--" + k + " takes a date: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]");
-      add("\"" + k + "\":" + std::to_string(*t));
+      add("\"" + k + "\":" + DateParam(k, v));
     } else {
       throw UsageError("--" + k + " is not an option of search");
     }
@@ -515,13 +512,15 @@ int Search(Connection& c, const Args& a) {
     std::printf("%s", line.substr(0, line.find('\n') + 1).c_str());
     std::printf("  %s\n", Str(e, "snippet").c_str());
   }
-  if (!events.Empty()) std::printf("%s%s\n", entries.Empty() ? "" : "\n", st.Bold("Events").c_str());
+  if (!events.Empty())
+    std::printf("%s%s\n", entries.Empty() ? "" : "\n", st.Bold("Events").c_str());
   for (const auto& e : events.GetArray()) {
     std::string what = Str(e, "role") + " " + Str(e, "kind");
     if (e["tool"].IsString()) what += " " + Str(e, "tool");
-    std::printf("%s  %s  %s\n  %s\n", st.Bold(Str(e, "id")).c_str(),
-                st.Dim(LocalTime(Int(e, "ts")) + " · " + Str(e, "project", "-") + " · " + what).c_str(),
-                st.Dim(Str(e, "session", "")).c_str(), Str(e, "snippet").c_str());
+    std::printf(
+        "%s  %s  %s\n  %s\n", st.Bold(Str(e, "id")).c_str(),
+        st.Dim(LocalTime(Int(e, "ts")) + " · " + Str(e, "project", "-") + " · " + what).c_str(),
+        st.Dim(Str(e, "session", "")).c_str(), Str(e, "snippet").c_str());
   }
   return 0;
 }
@@ -558,8 +557,8 @@ int main(int argc, char** argv) {
       return proto::kExitUsage;
     }
     static const std::map<std::string, std::pair<std::size_t, std::size_t>> kArity = {
-        {"status", {0, 0}},  {"sync", {0, 0}},     {"timeline", {0, 1}}, {"projects", {0, 0}},
-        {"show", {1, 1}},    {"sources", {1, 1}},  {"entries", {0, 0}},  {"remember", {1, 1}},
+        {"status", {0, 0}},  {"sync", {0, 0}},    {"timeline", {0, 1}}, {"projects", {0, 0}},
+        {"show", {1, 1}},    {"sources", {1, 1}}, {"entries", {0, 0}},  {"remember", {1, 1}},
         {"correct", {1, 2}}, {"search", {0, 100}}};
     auto it = kArity.find(args.command);
     if (it == kArity.end())
@@ -582,7 +581,8 @@ int main(int argc, char** argv) {
       throw UsageError("--cite and --quote are for remember and correct");
     if (args.command == "timeline") {
       for (const auto& [k, v] : args.opts)
-        if (k == "kind" || k == "confidence" || k == "valid-from" || k == "valid-to" || k == "scope")
+        if (k == "kind" || k == "confidence" || k == "valid-from" || k == "valid-to" ||
+            k == "scope")
           throw UsageError("--" + k + " is not an option of timeline");
       TimelineParams(args);
     } else if (writes) {

@@ -9,15 +9,15 @@
 
 #include <chrono>
 
-#include "core/ingest/ingester.hpp"
 #include "core/entries/entries.hpp"
+#include "core/ingest/ingester.hpp"
 #include "core/query/events.hpp"
 #include "core/query/search.hpp"
 #include "core/query/terms.hpp"
-#include "core/util/op_error.hpp"
 #include "core/store/event_index.hpp"
 #include "core/store/schema.hpp"
 #include "core/store/status.hpp"
+#include "core/util/op_error.hpp"
 #include "core/util/text.hpp"
 #include "daemon/log.hpp"
 #include "origin_config.h"
@@ -324,9 +324,9 @@ void Daemon::Dispatch(Connection& c, const std::string& line) {
   std::string method = m->value.GetString();
   // Queries wait for the first sync of every source after a start, so that
   // they answer from the logs as they are, not from a store still filling.
-  static const std::set<std::string> kAfterFirstSync = {
-      "status",  "timeline", "projects", "show",   "sources",
-      "entries", "search",   "remember", "correct"};
+  static const std::set<std::string> kAfterFirstSync = {"status", "timeline", "projects",
+                                                        "show",   "sources",  "entries",
+                                                        "search", "remember", "correct"};
   if (first_syncs_left_ > 0 && kAfterFirstSync.count(method) != 0) {
     after_first_sync_.push_back([this, id = c.id, line] {
       auto it = conns_.find(id);
@@ -412,9 +412,9 @@ void Daemon::Answer(std::uint64_t conn_id, std::string id_json,
     readers_->Post(std::move(job));
 }
 
-void Daemon::WriteWithSources(
-    std::uint64_t conn_id, const std::string& id_json, std::vector<EntrySource> sources,
-    std::function<std::string(Db&, std::vector<EntrySource>)> write) {
+void Daemon::WriteWithSources(std::uint64_t conn_id, const std::string& id_json,
+                              std::vector<EntrySource> sources,
+                              std::function<std::string(Db&, std::vector<EntrySource>)> write) {
   auto then = [this, conn_id, id_json, write](std::vector<EntrySource> resolved) {
     Write(conn_id, id_json, [this, write, resolved](Db& db, rpc::Writer& w) {
       std::string id = write(db, resolved);
@@ -531,7 +531,8 @@ bool Daemon::DispatchQuery(std::uint64_t conn_id, const std::string& id_json,
     auto it = conns_.find(conn_id);
     std::string client = it != conns_.end() ? it->second->client : "origin";
     // People write through the CLI: user@<device>; agents as <client>@<device>.
-    std::string author = (client == "origin" ? std::string("user") : client) + "@" + opts_.store_name;
+    std::string author =
+        (client == "origin" ? std::string("user") : client) + "@" + opts_.store_name;
     auto valid_from = p.Int("valid_from"), valid_to = p.Int("valid_to");
     if (method == "remember") {
       RememberInput in;
@@ -581,7 +582,8 @@ bool Daemon::DispatchQuery(std::uint64_t conn_id, const std::string& id_json,
     ef.project = p.Str("project");
     ef.limit = static_cast<int>(limit);
     if (ef.kind && *ef.kind != "memory" && *ef.kind != "knowledge" && *ef.kind != "cognition")
-      throw rpc::RequestError(proto::code::kInvalidArgument, "kind is memory, knowledge or cognition");
+      throw rpc::RequestError(proto::code::kInvalidArgument,
+                              "kind is memory, knowledge or cognition");
     EventQuery eq;
     eq.query = query;
     eq.include_tools = p.Bool("include_tools");
@@ -594,7 +596,8 @@ bool Daemon::DispatchQuery(std::uint64_t conn_id, const std::string& id_json,
     if (eq.from_ms && eq.to_ms && *eq.from_ms > *eq.to_ms)
       throw rpc::RequestError(proto::code::kInvalidArgument, "since is after until");
     // Events are searched with terms only; without any, the answer lists entries.
-    const bool entries = scope != "events", events = scope != "entries" && !ParseTerms(query).empty();
+    const bool entries = scope != "events",
+               events = scope != "entries" && !ParseTerms(query).empty();
     Read(conn_id, id_json, [this, ef, eq, entries, events](Db& db, rpc::Writer& w) {
       w.StartObject();
       Key(w, "entries");

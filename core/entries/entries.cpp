@@ -38,7 +38,9 @@ std::u32string Normalize(std::string_view s) {
 
 void EnsureStoreName(Db& db, const std::string& name) {
   // A store keeps the name it had when it first wrote an entry.
-  db.Prepare("INSERT OR IGNORE INTO setting(key, value) VALUES ('store.name', ?)").Bind(1, name).Run();
+  db.Prepare("INSERT OR IGNORE INTO setting(key, value) VALUES ('store.name', ?)")
+      .Bind(1, name)
+      .Run();
 }
 
 std::string StoreName(Db& db) {
@@ -150,7 +152,8 @@ EntryRow ReadRow(const Stmt& st) {
 
 // The current version of a chain: the greatest (created_at, id).
 std::string CurrentOf(Db& db, const std::string& root) {
-  auto& st = db.Prepare("SELECT id FROM entry WHERE root = ? ORDER BY created_at DESC, id DESC LIMIT 1");
+  auto& st =
+      db.Prepare("SELECT id FROM entry WHERE root = ? ORDER BY created_at DESC, id DESC LIMIT 1");
   st.Bind(1, root);
   std::string id = st.Step() ? std::string(st.Text(0)) : "";
   st.Reset();
@@ -158,7 +161,8 @@ std::string CurrentOf(Db& db, const std::string& root) {
 }
 
 void Derive(Db& db, EntryRow& e, std::int64_t now_ms) {
-  auto& src = db.Prepare("SELECT event_id, quote FROM entry_source WHERE entry_id = ? ORDER BY rowid");
+  auto& src =
+      db.Prepare("SELECT event_id, quote FROM entry_source WHERE entry_id = ? ORDER BY rowid");
   src.Bind(1, e.id);
   while (src.Step()) e.sources.push_back({std::string(src.Text(0)), src.OptText(1)});
   src.Reset();
@@ -234,7 +238,8 @@ std::string Correct(Db& db, const Clock& clock, const std::string& store_name,
   st.Reset();
   std::string current = CurrentOf(db, old.root);
   if (current != id)
-    throw OpError(Code::kConflict, id + " is not the current version of its entry: correct " + current);
+    throw OpError(Code::kConflict,
+                  id + " is not the current version of its entry: correct " + current);
   EntryRow next = old;
   if (in.kind) next.kind = *in.kind;
   if (in.text) next.text = SanitizeUtf8(*in.text);
@@ -246,7 +251,8 @@ std::string Correct(Db& db, const Clock& clock, const std::string& store_name,
   // Sources carry over; new ones are added.
   std::vector<EntrySource> sources;
   {
-    auto& src = db.Prepare("SELECT event_id, quote FROM entry_source WHERE entry_id = ? ORDER BY rowid");
+    auto& src =
+        db.Prepare("SELECT event_id, quote FROM entry_source WHERE entry_id = ? ORDER BY rowid");
     src.Bind(1, id);
     while (src.Step()) sources.push_back({std::string(src.Text(0)), src.OptText(1)});
     src.Reset();
@@ -273,7 +279,8 @@ std::optional<EntryRow> GetEntry(Db& db, const std::string& id, std::int64_t now
 }
 
 std::vector<EntryRow> EntryHistory(Db& db, const std::string& root, std::int64_t now_ms) {
-  auto& st = db.Prepare("SELECT " + EntryCols("") + " FROM entry WHERE root = ? ORDER BY created_at, id");
+  auto& st =
+      db.Prepare("SELECT " + EntryCols("") + " FROM entry WHERE root = ? ORDER BY created_at, id");
   st.Bind(1, root);
   std::vector<EntryRow> out;
   while (st.Step()) out.push_back(ReadRow(st));
@@ -290,9 +297,10 @@ std::string VisibleWhere(const EntryFilter& f) {
   std::string sql;
   if (!f.history) {
     // The current version of its chain, and not ended.
-    sql += " AND NOT EXISTS (SELECT 1 FROM entry o WHERE o.root = e.root AND "
-           "(o.created_at > e.created_at OR (o.created_at = e.created_at AND o.id > e.id)))"
-           " AND (e.valid_to IS NULL OR e.valid_to > ?)";
+    sql +=
+        " AND NOT EXISTS (SELECT 1 FROM entry o WHERE o.root = e.root AND "
+        "(o.created_at > e.created_at OR (o.created_at = e.created_at AND o.id > e.id)))"
+        " AND (e.valid_to IS NULL OR e.valid_to > ?)";
   }
   if (f.kind) sql += " AND e.kind = ?";
   if (f.project) sql += " AND e.project = ?";
@@ -305,7 +313,6 @@ int BindVisible(Stmt& st, int i, const EntryFilter& f, std::int64_t now_ms) {
   if (f.project) st.Bind(i++, *f.project);
   return i;
 }
-
 
 }  // namespace
 

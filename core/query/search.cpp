@@ -174,8 +174,8 @@ std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
     std::string match = TrigramMatch(terms);
     Stream(db,
            "SELECT e.seq, e.ts, e.text, bm25(message_fts) FROM message_fts "
-           "JOIN event e ON e.seq = message_fts.rowid WHERE message_fts MATCH ?" + where +
-               " ORDER BY message_fts.rowid DESC",
+           "JOIN event e ON e.seq = message_fts.rowid WHERE message_fts MATCH ?" +
+               where + " ORDER BY message_fts.rowid DESC",
            &match, std::nullopt, q, terms, true, k);
     cands = k.Take();
   } else if (has_long && HasIndex(db)) {
@@ -189,14 +189,15 @@ std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
     std::string match = TrigramsAnd(terms);
     Stream(db,
            "SELECT e.seq, e.ts, e.text, bm25(event_fts) FROM idx.event_fts f "
-           "JOIN event e ON e.seq = f.rowid WHERE f.event_fts MATCH ?" + where +
-               " ORDER BY f.rowid DESC",
+           "JOIN event e ON e.seq = f.rowid WHERE f.event_fts MATCH ?" +
+               where + " ORDER BY f.rowid DESC",
            &match, std::nullopt, q, terms, true, k);
     cands = k.Take();
   } else if (std::string cjk = CjkMatch(terms); !has_long && !cjk.empty()) {
     Stream(db,
            "SELECT e.seq, e.ts, e.text, 0.0 FROM event_cjk c JOIN event e ON e.seq = c.rowid "
-           "WHERE event_cjk MATCH ?" + where + " ORDER BY c.rowid DESC",
+           "WHERE event_cjk MATCH ?" +
+               where + " ORDER BY c.rowid DESC",
            &cjk, std::nullopt, q, terms, true, k);
     cands = k.Take();
   } else {
@@ -222,7 +223,8 @@ std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
     std::stable_sort(cands.begin(), cands.end(),
                      [](const Candidate& a, const Candidate& b) { return a.score < b.score; });
   }
-  if (cands.size() > static_cast<std::size_t>(q.limit)) cands.resize(static_cast<std::size_t>(q.limit));
+  if (cands.size() > static_cast<std::size_t>(q.limit))
+    cands.resize(static_cast<std::size_t>(q.limit));
   for (const Candidate& c : cands) {
     EventHit h;
     h.event = *GetEventBySeq(db, c.seq);

@@ -72,7 +72,8 @@ std::vector<Term> ParseTerms(std::string_view query) {
              : all_cjk    ? Term::Kind::kCjkShort
                           : Term::Kind::kShort;
     i = end;
-    bool dup = std::any_of(out.begin(), out.end(), [&](const Term& o) { return o.folded == t.folded; });
+    bool dup =
+        std::any_of(out.begin(), out.end(), [&](const Term& o) { return o.folded == t.folded; });
     if (!dup) out.push_back(std::move(t));
   }
   return out;
