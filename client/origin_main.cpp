@@ -49,6 +49,10 @@ constexpr const char* kUsage =
     "over)\n"
     "  show ID                an event with its full text, or an entry with its history\n"
     "  sources ID             the original log lines behind an event or an entry\n"
+    "  forget ID --reason R   hide an entry (its whole history) or an event, and what cites\n"
+    "                         it; shows what it will hide, and hides it with --yes\n"
+    "  restore TMB --reason R undo a forget; shows what will come back, restores with --yes\n"
+    "  forgotten              every forget and restore, newest first\n"
     "\n"
     "options:\n"
     "  --json     print the daemon's answer as JSON, for scripts\n"
@@ -162,7 +166,7 @@ int Sync(Connection& c, bool json) {
 struct Args {
   std::string command;
   std::vector<std::string> positional;
-  bool json = false, all = false, history = false, recent = false;
+  bool json = false, all = false, history = false, recent = false, yes = false;
   std::map<std::string, std::string> opts;  // --days, --since, --kind, ...
   // --cite ID [--quote WORDS]: event ids with their quotes (a quote alone has no id).
   std::vector<std::pair<std::optional<std::string>, std::optional<std::string>>> cites;
@@ -364,8 +368,8 @@ int Sources(Connection& c, const Args& a) {
 Args Parse(int argc, char** argv) {
   Args a;
   static const std::set<std::string> kValued = {
-      "--days",  "--since", "--until",      "--source",     "--project", "--scope",
-      "--limit", "--kind",  "--confidence", "--valid-from", "--valid-to"};
+      "--days",  "--since", "--until",      "--source",     "--project",  "--scope",
+      "--limit", "--kind",  "--confidence", "--valid-from", "--valid-to", "--reason"};
   for (int i = 1; i < argc; ++i) {
     std::string s = argv[i];
     auto value = [&] {
@@ -380,6 +384,8 @@ Args Parse(int argc, char** argv) {
       a.history = true;
     } else if (s == "--recent") {
       a.recent = true;
+    } else if (s == "--yes") {
+      a.yes = true;
     } else if (s == "--cite") {
       a.cites.push_back({value(), std::nullopt});
     } else if (s == "--quote") {
@@ -535,6 +541,102 @@ int Entries(Connection& c, const Args& a) {
   return 0;
 }
 
+// forget / restore params; the reason is required.
+std::string TombstoneParams(const Args& a) {
+  auto it = a.opts.find("reason");
+  if (it == a.opts.end() || it->second.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw UsageError(a.command + " needs --reason, saying why (it is kept with the record)");
+  for (const auto& [k, v] : a.opts)
+    if (k != "reason") throw UsageError("--" + k + " is not an option of " + a.command);
+  return std::string("{\"") + (a.command == "forget" ? "target" : "id") +
+         "\":" + JsonString(a.positional.at(0)) + ",\"reason\":" + JsonString(it->second) +
+         ",\"dry_run\":" + (a.yes ? "false" : "true") + "}";
+}
+
+// "3 entries (1 chain) and 2 events in 1 session"
+std::string Counts(const rapidjson::Value& r) {
+  auto n = [&](const char* key, const char* one, const char* many) {
+    std::int64_t v = Int(r, key);
+    return Thousands(v) + " " + (v == 1 ? one : many);
+  };
+  std::string s = n("entries_count", "entry version", "entry versions");
+  if (Int(r, "chains_count") > 0) s += " (" + n("chains_count", "entry", "entries") + ")";
+  s += " and " + n("events_count", "event", "events");
+  if (Int(r, "sessions_count") > 0) s += " in " + n("sessions_count", "session", "sessions");
+  return s;
+}
+
+int TombstoneWrite(Connection& c, const Args& a) {
+  const bool forget = a.command == "forget";
+  rapidjson::Document r = c.Call(a.command, TombstoneParams(a));
+  if (PrintedJson(r, a.json)) return 0;
+  Style st{UseColor(stdout)};
+  const std::string target = Str(r, "target");
+  const bool nothing = Int(r, "entries_count") == 0 && Int(r, "events_count") == 0;
+  if (forget && nothing) {
+    std::printf("Nothing new to hide: %s is already hidden%s. No forget was recorded.\n",
+                target.c_str(),
+                r["hidden_by"].IsString() ? (" by " + Str(r, "hidden_by")).c_str() : "");
+    return 0;
+  }
+  if (!a.yes) {
+    std::printf("%s %s will %s %s:\n", forget ? "Forgetting" : "Restoring", target.c_str(),
+                forget ? "hide" : "bring back", Counts(r).c_str());
+    auto list = [&](const char* key, const char* label) {
+      std::int64_t shown = 0;
+      for (const auto& id : r[key].GetArray()) {
+        if (shown++ == 20) break;
+        std::printf("  %s %s\n", st.Dim(label).c_str(), id.GetString());
+      }
+      if (Int(r, (std::string(key) + "_count").c_str()) > 20)
+        std::printf("  %s\n", st.Dim("...").c_str());
+    };
+    list("chains", "entry  ");
+    list("events", "event  ");
+    list("sessions", "session");
+    std::printf("Nothing has changed yet: run it again with --yes to %s.\n",
+                forget ? "forget" : "restore");
+    return 0;
+  }
+  if (forget)
+    std::printf("Forgot %s (%s): hid %s.\nUndo with: origin restore %s --reason ...\n",
+                target.c_str(), st.Bold(Str(r, "tombstone")).c_str(), Counts(r).c_str(),
+                Str(r, "tombstone").c_str());
+  else
+    std::printf("Restored %s (%s): brought back %s.\n", target.c_str(),
+                st.Bold(Str(r, "tombstone")).c_str(), Counts(r).c_str());
+  return 0;
+}
+
+int Forgotten(Connection& c, const Args& a) {
+  std::string p = "{}";
+  if (auto it = a.opts.find("limit"); it != a.opts.end())
+    p = "{\"limit\":" + PositiveNumber("limit", it->second) + "}";
+  rapidjson::Document r = c.Call("forgotten", p);
+  if (PrintedJson(r, a.json)) return 0;
+  Style st{UseColor(stdout)};
+  if (r["tombstones"].Empty()) {
+    std::printf("Nothing was forgotten.\n");
+    return 0;
+  }
+  for (const auto& t : r["tombstones"].GetArray()) {
+    const bool forget = Str(t, "kind") == "forget";
+    std::string state;
+    if (forget)
+      state = t["in_effect"].GetBool() ? st.Red("in effect")
+                                       : st.Dim("restored by " + Str(t, "restored_by"));
+    std::string what = forget
+                           ? "forget " + Str(t, "target") + " · " + Thousands(Int(t, "entries")) +
+                                 " entry versions, " + Thousands(Int(t, "events")) + " events"
+                           : "restore of " + Str(t, "target");
+    std::printf("%s  %s  %s\n  %s\n", st.Bold(Str(t, "id")).c_str(), what.c_str(), state.c_str(),
+                st.Dim(LocalTime(Int(t, "created_at")) + " · " + Str(t, "author", "?") + " · " +
+                       Str(t, "origin") + " · reason: " + Str(t, "reason"))
+                    .c_str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -557,9 +659,10 @@ int main(int argc, char** argv) {
       return proto::kExitUsage;
     }
     static const std::map<std::string, std::pair<std::size_t, std::size_t>> kArity = {
-        {"status", {0, 0}},  {"sync", {0, 0}},    {"timeline", {0, 1}}, {"projects", {0, 0}},
-        {"show", {1, 1}},    {"sources", {1, 1}}, {"entries", {0, 0}},  {"remember", {1, 1}},
-        {"correct", {1, 2}}, {"search", {0, 100}}};
+        {"status", {0, 0}},   {"sync", {0, 0}},     {"timeline", {0, 1}}, {"projects", {0, 0}},
+        {"show", {1, 1}},     {"sources", {1, 1}},  {"entries", {0, 0}},  {"remember", {1, 1}},
+        {"correct", {1, 2}},  {"search", {0, 100}}, {"forget", {1, 1}},   {"restore", {1, 1}},
+        {"forgotten", {0, 0}}};
     auto it = kArity.find(args.command);
     if (it == kArity.end())
       throw UsageError("unknown command " + args.command + " (see origin --help)");
@@ -577,6 +680,8 @@ int main(int argc, char** argv) {
     if (args.history && args.command != "entries" && !search)
       throw UsageError("--history is for entries and search");
     if (args.recent && !search) throw UsageError("--recent is for search");
+    const bool tombstone = args.command == "forget" || args.command == "restore";
+    if (args.yes && !tombstone) throw UsageError("--yes is for forget and restore");
     if (!args.cites.empty() && !writes)
       throw UsageError("--cite and --quote are for remember and correct");
     if (args.command == "timeline") {
@@ -591,6 +696,11 @@ int main(int argc, char** argv) {
       EntriesParams(args);
     } else if (search) {
       SearchParams(args);
+    } else if (tombstone) {
+      TombstoneParams(args);
+    } else if (args.command == "forgotten") {
+      for (const auto& [k, v] : args.opts)
+        if (k != "limit") throw UsageError("--" + k + " is not an option of forgotten");
     } else if (!args.opts.empty()) {
       throw UsageError("--" + args.opts.begin()->first + " is not an option of " + args.command);
     }
@@ -610,6 +720,8 @@ int main(int argc, char** argv) {
     if (args.command == "remember") return EntryWrite(c, args, false);
     if (args.command == "correct") return EntryWrite(c, args, true);
     if (args.command == "show") return Show(c, args);
+    if (args.command == "forget" || args.command == "restore") return TombstoneWrite(c, args);
+    if (args.command == "forgotten") return Forgotten(c, args);
     return Sources(c, args);
   } catch (const ClientError& e) {
     std::fprintf(stderr, "origin: %s\n", e.what());

@@ -324,9 +324,9 @@ void Daemon::Dispatch(Connection& c, const std::string& line) {
   std::string method = m->value.GetString();
   // Queries wait for the first sync of every source after a start, so that
   // they answer from the logs as they are, not from a store still filling.
-  static const std::set<std::string> kAfterFirstSync = {"status", "timeline", "projects",
-                                                        "show",   "sources",  "entries",
-                                                        "search", "remember", "correct"};
+  static const std::set<std::string> kAfterFirstSync = {
+      "status", "timeline", "projects", "show",   "sources", "entries",
+      "search", "remember", "correct",  "forget", "restore", "forgotten"};
   if (first_syncs_left_ > 0 && kAfterFirstSync.count(method) != 0) {
     after_first_sync_.push_back([this, id = c.id, line] {
       auto it = conns_.find(id);
@@ -410,6 +410,12 @@ void Daemon::Answer(std::uint64_t conn_id, std::string id_json,
     writer_->Post(std::move(job), /*urgent=*/true);
   else
     readers_->Post(std::move(job));
+}
+
+std::string Daemon::AuthorOf(std::uint64_t conn_id) const {
+  auto it = conns_.find(conn_id);
+  std::string client = it != conns_.end() ? it->second->client : "origin";
+  return (client == "origin" ? std::string("user") : client) + "@" + opts_.store_name;
 }
 
 void Daemon::WriteWithSources(std::uint64_t conn_id, const std::string& id_json,
@@ -528,11 +534,7 @@ bool Daemon::DispatchQuery(std::uint64_t conn_id, const std::string& id_json,
     return true;
   }
   if (method == "remember" || method == "correct") {
-    auto it = conns_.find(conn_id);
-    std::string client = it != conns_.end() ? it->second->client : "origin";
-    // People write through the CLI: user@<device>; agents as <client>@<device>.
-    std::string author =
-        (client == "origin" ? std::string("user") : client) + "@" + opts_.store_name;
+    std::string author = AuthorOf(conn_id);
     auto valid_from = p.Int("valid_from"), valid_to = p.Int("valid_to");
     if (method == "remember") {
       RememberInput in;
@@ -566,6 +568,36 @@ bool Daemon::DispatchQuery(std::uint64_t conn_id, const std::string& id_json,
                        in.add_sources = std::move(sources);
                        return Correct(db, clock_, opts_.store_name, id, in);
                      });
+    return true;
+  }
+  if (method == "forget" || method == "restore") {
+    TombstoneInput in;
+    in.author = AuthorOf(conn_id);
+    in.channel = in.author.rfind("user@", 0) == 0 ? "cli" : "mcp";
+    in.target = p.Need(method == "forget" ? "target" : "id");
+    in.reason = p.Str("reason").value_or("");
+    in.dry_run = p.Bool("dry_run");
+    const bool forget = method == "forget";
+    Write(conn_id, id_json, [this, in, forget](Db& db, rpc::Writer& w) {
+      ForgetOutcome o = forget ? Forget(db, clock_, opts_.store_name, in)
+                               : Restore(db, clock_, opts_.store_name, in);
+      rpc::WriteOutcome(w, o, in.dry_run);
+    });
+    return true;
+  }
+  if (method == "forgotten") {
+    std::int64_t limit = p.Int("limit").value_or(100);
+    if (limit < 1 || limit > 5000)
+      throw rpc::RequestError(proto::code::kInvalidArgument, "limit must be between 1 and 5000");
+    Read(conn_id, id_json, [limit](Db& db, rpc::Writer& w) {
+      w.StartObject();
+      Key(w, "tombstones");
+      w.StartArray();
+      for (const TombstoneRow& t : ListTombstones(db, static_cast<int>(limit)))
+        rpc::WriteTombstone(w, t);
+      w.EndArray();
+      w.EndObject();
+    });
     return true;
   }
   if (method == "search") {

@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "core/ingest/adapter.hpp"
 #include "core/entries/entries.hpp"
+#include "core/ingest/adapter.hpp"
 #include "core/ingest/ingester.hpp"
 #include "core/store/mirror.hpp"
 #include "core/util/clock.hpp"
@@ -87,6 +87,9 @@ class Daemon {
   /// transactions of an import, never behind all of it.
   void Write(std::uint64_t conn_id, std::string id_json,
              std::function<void(Db&, rpc::Writer&)> answer);
+  /// Who writes through this connection: user@<device> for the CLI (people),
+  /// <client>@<device> for an agent.
+  std::string AuthorOf(std::uint64_t conn_id) const;
   /// remember and correct: resolves quotes without an event id on a reader
   /// first, then runs `write` on the writer and answers with the entry.
   void WriteWithSources(std::uint64_t conn_id, const std::string& id_json,

@@ -205,4 +205,57 @@ void WriteEntry(Writer& w, const EntryRow& e, const std::function<void(Writer&)>
   w.EndObject();
 }
 
+void WriteOutcome(Writer& w, const ForgetOutcome& o, bool dry_run) {
+  auto ids = [&](const char* key, const std::vector<std::string>& v) {
+    w.Key(key);
+    w.StartArray();
+    for (std::size_t i = 0; i < v.size() && i < 1000; ++i) Str(w, v[i]);
+    w.EndArray();
+    w.Key((std::string(key) + "_count").c_str());
+    w.Int64(static_cast<std::int64_t>(v.size()));
+  };
+  w.StartObject();
+  w.Key("kind");
+  Str(w, o.kind);
+  w.Key("target");
+  Str(w, o.target);
+  w.Key("dry_run");
+  w.Bool(dry_run);
+  w.Key("recorded");
+  w.Bool(o.tombstone.has_value());
+  Opt(w, "tombstone", o.tombstone);
+  Opt(w, "hidden_by", o.hidden_by);
+  ids("chains", o.chains);
+  ids("entries", o.entries);
+  ids("events", o.events);
+  ids("sessions", o.sessions);
+  w.EndObject();
+}
+
+void WriteTombstone(Writer& w, const TombstoneRow& t) {
+  w.StartObject();
+  w.Key("id");
+  Str(w, t.id);
+  w.Key("kind");
+  Str(w, t.kind);
+  w.Key("target");
+  Str(w, t.target);
+  w.Key("reason");
+  Str(w, t.reason);
+  Time(w, "created_at", "created", t.created_at);
+  w.Key("origin");
+  Str(w, t.origin);
+  Opt(w, "author", t.author);
+  if (t.kind == "forget") {
+    w.Key("in_effect");
+    w.Bool(t.in_effect);
+    Opt(w, "restored_by", t.restored_by);
+    w.Key("entries");
+    w.Int64(t.entries);
+    w.Key("events");
+    w.Int64(t.events);
+  }
+  w.EndObject();
+}
+
 }  // namespace origin::rpc

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "core/entries/entries.hpp"
+#include "core/forget/forget.hpp"
 #include "core/query/events.hpp"
 
 namespace origin::rpc {
@@ -56,5 +57,9 @@ void WriteEvent(Writer& w, const EventRow& e, const std::function<void(Writer&)>
 void WriteSession(Writer& w, const SessionRow& s);
 void WriteSource(Writer& w, const SourceLine& s);
 void WriteEntry(Writer& w, const EntryRow& e, const std::function<void(Writer&)>& extra = {});
+/// What a forget hides or a restore brings back: ids and counts (lists of
+/// ids cut at 1,000; the counts are whole).
+void WriteOutcome(Writer& w, const ForgetOutcome& o, bool dry_run);
+void WriteTombstone(Writer& w, const TombstoneRow& t);
 
 }  // namespace origin::rpc

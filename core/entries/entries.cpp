@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "core/entries/entries.hpp"
 
-#include <openssl/rand.h>
 #include <unistd.h>
 
 #include <cmath>
 
+#include "core/forget/visible.hpp"
 #include "core/query/search.hpp"
 #include "core/query/terms.hpp"
 #include "core/util/hash.hpp"
@@ -20,11 +20,7 @@ using Code = OpError::Code;
 
 [[noreturn]] void Invalid(const std::string& msg) { throw OpError(Code::kInvalidArgument, msg); }
 
-std::string NewEntryId() {
-  unsigned char b[12];
-  if (RAND_bytes(b, sizeof b) != 1) throw std::runtime_error("no random bytes for an entry id");
-  return "ent_" + Hex({reinterpret_cast<const char*>(b), sizeof b});
-}
+std::string NewEntryId() { return RandomId("ent_"); }
 
 // The text without whitespace, case folded as search folds it.
 std::u32string Normalize(std::string_view s) {
@@ -34,20 +30,6 @@ std::u32string Normalize(std::string_view s) {
            c == 0x3000;
   });
   return out;
-}
-
-void EnsureStoreName(Db& db, const std::string& name) {
-  // A store keeps the name it had when it first wrote an entry.
-  db.Prepare("INSERT OR IGNORE INTO setting(key, value) VALUES ('store.name', ?)")
-      .Bind(1, name)
-      .Run();
-}
-
-std::string StoreName(Db& db) {
-  auto& st = db.Prepare("SELECT value FROM setting WHERE key = 'store.name'");
-  std::string v = st.Step() ? std::string(st.Text(0)) : "";
-  st.Reset();
-  return v;
 }
 
 void CheckFields(const std::string& kind, const std::string& text, double confidence,
@@ -84,6 +66,8 @@ std::vector<EntrySource> CheckSources(Db& db, const std::vector<EntrySource>& in
     }
     std::string text(st.Text(0));
     st.Reset();
+    if (EventHidden(db, *s.event_id))
+      throw OpError(Code::kForgotten, "event " + *s.event_id + " is forgotten and cannot be cited");
     if (s.quote) {
       if (Normalize(*s.quote).empty()) Invalid("an empty quote");
       if (!QuoteOccurs(text, *s.quote))
@@ -150,23 +134,14 @@ EntryRow ReadRow(const Stmt& st) {
   return e;
 }
 
-// The current version of a chain: the greatest (created_at, id).
-std::string CurrentOf(Db& db, const std::string& root) {
-  auto& st =
-      db.Prepare("SELECT id FROM entry WHERE root = ? ORDER BY created_at DESC, id DESC LIMIT 1");
-  st.Bind(1, root);
-  std::string id = st.Step() ? std::string(st.Text(0)) : "";
-  st.Reset();
-  return id;
-}
-
 void Derive(Db& db, EntryRow& e, std::int64_t now_ms) {
-  auto& src =
-      db.Prepare("SELECT event_id, quote FROM entry_source WHERE entry_id = ? ORDER BY rowid");
+  auto& src = db.Prepare(
+      "SELECT event_id, quote FROM entry_source WHERE entry_id = ? AND event_id NOT IN "
+      "(SELECT event_id FROM excluded_event) ORDER BY rowid");
   src.Bind(1, e.id);
   while (src.Step()) e.sources.push_back({std::string(src.Text(0)), src.OptText(1)});
   src.Reset();
-  std::string current = CurrentOf(db, e.root);
+  std::string current = CurrentVersion(db, e.root);
   e.status = current == e.id ? "active" : "superseded";
   if (current != e.id) {
     e.superseded_by = current;
@@ -204,6 +179,26 @@ void ResolveQuotes(Db& db, std::vector<EntrySource>& sources) {
   }
 }
 
+std::string FixStoreName(Db& db, const std::string& name) {
+  // A store keeps the name it had when it first wrote an entry or a tombstone.
+  db.Prepare("INSERT OR IGNORE INTO setting(key, value) VALUES ('store.name', ?)")
+      .Bind(1, name)
+      .Run();
+  auto& st = db.Prepare("SELECT value FROM setting WHERE key = 'store.name'");
+  std::string v = st.Step() ? std::string(st.Text(0)) : name;
+  st.Reset();
+  return v;
+}
+
+std::string CurrentVersion(Db& db, const std::string& root) {
+  auto& st =
+      db.Prepare("SELECT id FROM entry WHERE root = ? ORDER BY created_at DESC, id DESC LIMIT 1");
+  st.Bind(1, root);
+  std::string id = st.Step() ? std::string(st.Text(0)) : "";
+  st.Reset();
+  return id;
+}
+
 bool QuoteOccurs(std::string_view text, std::string_view quote) {
   std::u32string q = Normalize(quote);
   return !q.empty() && Normalize(text).find(q) != std::u32string::npos;
@@ -216,10 +211,10 @@ std::string Remember(Db& db, const Clock& clock, const std::string& store_name,
   if (in.sources.empty()) Invalid("an entry needs at least one source (invariant 1)");
   Transaction tx(db);
   std::vector<EntrySource> sources = CheckSources(db, in.sources);
-  EnsureStoreName(db, store_name);
+  std::string origin = FixStoreName(db, store_name);
   std::string id = NewEntryId();
   Insert(db, id, in.kind, SanitizeUtf8(in.text), in.confidence, in.author, in.project, std::nullopt,
-         id, in.valid_from, in.valid_to, clock.NowMs(), StoreName(db), sources);
+         id, in.valid_from, in.valid_to, clock.NowMs(), origin, sources);
   tx.Commit();
   return id;
 }
@@ -236,7 +231,8 @@ std::string Correct(Db& db, const Clock& clock, const std::string& store_name,
   }
   EntryRow old = ReadRow(st);
   st.Reset();
-  std::string current = CurrentOf(db, old.root);
+  if (EntryHidden(db, id)) throw OpError(Code::kForgotten, "entry " + id + " is forgotten");
+  std::string current = CurrentVersion(db, old.root);
   if (current != id)
     throw OpError(Code::kConflict,
                   id + " is not the current version of its entry: correct " + current);
@@ -258,12 +254,12 @@ std::string Correct(Db& db, const Clock& clock, const std::string& store_name,
     src.Reset();
   }
   for (const EntrySource& s : CheckSources(db, in.add_sources)) AddSource(sources, s);
-  EnsureStoreName(db, store_name);
+  std::string origin = FixStoreName(db, store_name);
   std::string new_id = NewEntryId();
   // Always dated after what it corrects, even with a clock that is behind.
   std::int64_t created = std::max(clock.NowMs(), old.created_at + 1);
   Insert(db, new_id, next.kind, next.text, next.confidence, in.author, next.project, id, old.root,
-         next.valid_from, next.valid_to, created, StoreName(db), sources);
+         next.valid_from, next.valid_to, created, origin, sources);
   tx.Commit();
   return new_id;
 }
@@ -274,11 +270,13 @@ std::optional<EntryRow> GetEntry(Db& db, const std::string& id, std::int64_t now
   std::optional<EntryRow> out;
   if (st.Step()) out = ReadRow(st);
   st.Reset();
+  if (out && EntryHidden(db, id)) throw OpError(Code::kForgotten, "entry " + id + " is forgotten");
   if (out) Derive(db, *out, now_ms);
   return out;
 }
 
 std::vector<EntryRow> EntryHistory(Db& db, const std::string& root, std::int64_t now_ms) {
+  if (EntryHidden(db, root)) throw OpError(Code::kForgotten, "entry " + root + " is forgotten");
   auto& st =
       db.Prepare("SELECT " + EntryCols("") + " FROM entry WHERE root = ? ORDER BY created_at, id");
   st.Bind(1, root);
@@ -294,7 +292,7 @@ namespace {
 // The conditions of a listing on `e` (entry): current and unended unless
 // history is asked for, and the filter's kind and project.  Binds from `i`.
 std::string VisibleWhere(const EntryFilter& f) {
-  std::string sql;
+  std::string sql = " AND " + VisibleEntrySql("e.id");  // invariant 2
   if (!f.history) {
     // The current version of its chain, and not ended.
     sql +=

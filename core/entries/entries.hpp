@@ -11,8 +11,10 @@
 // Status is derived when read, never stored: active (the current version)
 // or superseded (with superseded_by; `concurrent` when nothing corrects it,
 // having lost to a concurrent correction); `ended` once valid_to has passed.
-// Forgetting (a later step) adds "forgotten" and hides; the filter will go
-// where events and entries are read, here.
+// Hidden versions (invariant 2, core/forget) are left out of every list;
+// asking for one by id, or correcting one, throws OpError kForgotten, and a
+// hidden event cannot be cited.  A visible entry lists only its visible
+// sources.
 //
 // A source given by a quote alone is resolved to its event first, by
 // ResolveQuotes on a reader (it searches); Remember and Correct refuse one
@@ -37,10 +39,10 @@ struct EntrySource {
 };
 
 struct RememberInput {
-  std::string kind;          // memory | knowledge | cognition
+  std::string kind;  // memory | knowledge | cognition
   std::string text;
-  double confidence = -1;    // [0, 1]; required
-  std::string author;        // <agent>@<device>, user@<device> for people
+  double confidence = -1;  // [0, 1]; required
+  std::string author;      // <agent>@<device>, user@<device> for people
   std::optional<std::string> project;
   std::optional<std::int64_t> valid_from, valid_to;  // ms UTC
   std::vector<EntrySource> sources;
@@ -64,12 +66,12 @@ struct EntryRow {
   std::optional<std::int64_t> valid_from, valid_to;
   std::int64_t created_at = 0;
   std::string origin;
-  std::vector<EntrySource> sources;   // each with its event id, and the quote if one was given
+  std::vector<EntrySource> sources;  // each with its event id, and the quote if one was given
   // Derived:
-  std::string status;                  // active | superseded
+  std::string status;  // active | superseded
   std::optional<std::string> superseded_by;
-  bool concurrent = false;             // superseded without being corrected
-  bool ended = false;                  // valid_to has passed
+  bool concurrent = false;  // superseded without being corrected
+  bool ended = false;       // valid_to has passed
 };
 
 /// Writes a new entry; returns its id.  Throws OpError for invalid input or
@@ -114,6 +116,14 @@ std::vector<EntryHit> SearchEntries(Db& db, std::string_view query, const EntryF
 /// Run it on a connection with index.db attached; Remember and Correct then
 /// take the sources with their ids.
 void ResolveQuotes(Db& db, std::vector<EntrySource>& sources);
+
+/// The name this store's entries and tombstones record as their origin: the
+/// one it had when it first wrote one, else `name`, which it then keeps
+/// (spec: Store names).  In the caller's write transaction.
+std::string FixStoreName(Db& db, const std::string& name);
+/// The current version of the chain whose first version is `root`: the
+/// greatest (created_at, id); "" for an unknown root.
+std::string CurrentVersion(Db& db, const std::string& root);
 
 /// Quote matching: `quote` occurs in `text`, whitespace and case ignored.
 bool QuoteOccurs(std::string_view text, std::string_view quote);

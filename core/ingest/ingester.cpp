@@ -13,6 +13,7 @@
 
 #include "core/c/fd.hpp"
 #include "core/c/zstd.hpp"
+#include "core/forget/visible.hpp"
 #include "core/util/hash.hpp"
 #include "core/util/text.hpp"
 
@@ -627,16 +628,21 @@ SyncReport Ingester::Sync(const std::vector<const SourceAdapter*>& adapters,
   return report;
 }
 
-void RebuildSessions(Db& db) {
-  Transaction tx(db);
-  db.Exec(R"sql(
-    INSERT INTO session(id, source, first_ts, last_ts, event_count, message_count)
-      SELECT session, source, min(ts), max(ts), count(*), sum(kind = 'message')
-      FROM event WHERE session IS NOT NULL GROUP BY session
-    ON CONFLICT(id) DO UPDATE SET first_ts = excluded.first_ts, last_ts = excluded.last_ts,
-      event_count = excluded.event_count, message_count = excluded.message_count
-  )sql");
-  tx.Commit();
+void RecomputeSessions(Db& db, const std::vector<std::string>* ids) {
+  const std::string one =
+      "UPDATE session SET (first_ts, last_ts, event_count, message_count) = ("
+      "SELECT min(ts), max(ts), count(*), coalesce(sum(kind = 'message'), 0) FROM event "
+      "WHERE session = session.id AND " +
+      VisibleEventSql("seq") + ")";
+  if (ids == nullptr) {
+    db.Exec(one);
+    return;
+  }
+  auto& st = db.Prepare(one + " WHERE id = ?");
+  for (const std::string& id : *ids) {
+    st.Reset();
+    st.Bind(1, id).Run();
+  }
 }
 
 }  // namespace origin

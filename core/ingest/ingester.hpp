@@ -121,8 +121,10 @@ class Ingester {
 /// Creates the connection's temporary staging table for event batches.
 void StageEvents(Db& db);
 
-/// Recomputes every session's aggregates from its events (the incremental
-/// ones kept by ingestion must equal these).  Titles are kept.
-void RebuildSessions(Db& db);
+/// Recomputes the aggregates of the sessions `ids` (every session when
+/// null) from their visible events (invariant 2); the incremental ones kept
+/// by ingestion must equal these.  A session left without a visible event
+/// counts none.  Titles are kept.  In the caller's transaction.
+void RecomputeSessions(Db& db, const std::vector<std::string>* ids = nullptr);
 
 }  // namespace origin

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "core/query/events.hpp"
 
+#include "core/forget/visible.hpp"
+#include "core/util/op_error.hpp"
 #include "core/util/text.hpp"
 
 namespace origin {
@@ -111,22 +113,31 @@ std::optional<std::string> PromptName(std::string_view text) {
   return std::string(TruncateChars(collapsed, 80));
 }
 
-std::optional<EventRow> GetEvent(Db& db, std::string_view id) {
-  auto& st = db.Prepare(std::string("SELECT ") + kEventCols + " FROM event WHERE id = ?");
-  st.Bind(1, id);
+namespace {
+
+// One event by `where` (one parameter); OpError kForgotten when it is hidden
+// (invariant 2).
+std::optional<EventRow> OneEvent(Db& db, const char* where, auto key) {
+  auto& st = db.Prepare(std::string("SELECT ") + kEventCols +
+                        ", seq IN (SELECT seq FROM excluded_event) FROM event WHERE " + where);
+  st.Bind(1, key);
   std::optional<EventRow> out;
-  if (st.Step()) out = ReadEvent(st);
+  bool hidden = false;
+  if (st.Step()) {
+    out = ReadEvent(st);
+    hidden = st.Int(18) != 0;
+  }
   st.Reset();
+  if (hidden) throw OpError(OpError::Code::kForgotten, "event " + out->id + " is forgotten");
   return out;
 }
 
+}  // namespace
+
+std::optional<EventRow> GetEvent(Db& db, std::string_view id) { return OneEvent(db, "id = ?", id); }
+
 std::optional<EventRow> GetEventBySeq(Db& db, std::int64_t seq) {
-  auto& st = db.Prepare(std::string("SELECT ") + kEventCols + " FROM event WHERE seq = ?");
-  st.Bind(1, seq);
-  std::optional<EventRow> out;
-  if (st.Step()) out = ReadEvent(st);
-  st.Reset();
-  return out;
+  return OneEvent(db, "seq = ?", seq);
 }
 
 std::optional<SourceLine> EventSource(Db& db, MirrorStore& mirrors, std::string_view id) {
@@ -153,7 +164,8 @@ std::optional<std::string> FirstPrompt(Db& db, std::string_view session) {
   // event_user_message: the user messages of one session, by time.
   auto& st = db.Prepare(
       "SELECT text FROM event INDEXED BY event_user_message "
-      "WHERE session = ? AND kind = 'message' AND role = 'user' ORDER BY ts, seq LIMIT 200");
+      "WHERE session = ? AND kind = 'message' AND role = 'user' AND " +
+      VisibleEventSql("seq") + " ORDER BY ts, seq LIMIT 200");
   st.Bind(1, session);
   std::optional<std::string> out;
   while (!out && st.Step()) out = PromptName(st.Text(0));
@@ -188,6 +200,14 @@ std::optional<SessionRow> GetSession(Db& db, std::string_view id) {
   std::optional<SessionRow> out;
   if (st.Step()) out = ReadSession(st);
   st.Reset();
+  if (out && out->events == 0) {
+    // A session whose every event is hidden is forgotten as a whole.
+    auto& any = db.Prepare("SELECT 1 FROM event WHERE session = ? LIMIT 1");
+    any.Bind(1, id);
+    bool has = any.Step();
+    any.Reset();
+    if (has) throw OpError(OpError::Code::kForgotten, "session " + out->id + " is forgotten");
+  }
   if (out && !out->title) out->prompt = FirstPrompt(db, out->id);
   return out;
 }
@@ -207,7 +227,8 @@ std::vector<ProjectRow> ListProjects(Db& db) {
 
 std::vector<EventRow> SessionEvents(Db& db, std::string_view session, bool include_tools, int limit,
                                     std::int64_t offset) {
-  std::string sql = std::string("SELECT ") + kEventCols + " FROM event WHERE session = ?" +
+  std::string sql = std::string("SELECT ") + kEventCols + " FROM event WHERE session = ? AND " +
+                    VisibleEventSql("seq") +
                     (include_tools ? "" : " AND kind NOT IN ('tool_call', 'tool_result')") +
                     " ORDER BY ts, seq LIMIT ? OFFSET ?";
   auto& st = db.Prepare(sql);

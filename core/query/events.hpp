@@ -6,8 +6,9 @@
 // a time range with their title or provisional name, and a session's events
 // in order.
 //
-// Read-only; any thread with its own connection.  Forgetting (a later
-// issue) filters hidden events here, in one place.
+// Read-only; any thread with its own connection.  Hidden events (invariant
+// 2) are left out of every list, and asking for one by id throws OpError
+// kForgotten.
 
 #include <cstdint>
 #include <optional>
@@ -52,7 +53,7 @@ struct SessionRow {
   std::optional<std::string> prompt;  // the provisional name, when there is no title
 };
 
-/// nullopt when no event has this id.
+/// nullopt when no event has this id; OpError kForgotten when it is hidden.
 std::optional<EventRow> GetEvent(Db& db, std::string_view id);
 /// The same by arrival (seq).
 std::optional<EventRow> GetEventBySeq(Db& db, std::int64_t seq);
@@ -66,6 +67,7 @@ struct SessionFilter {
 };
 /// Sessions whose activity overlaps the range, latest activity first.
 std::vector<SessionRow> ListSessions(Db& db, const SessionFilter& f);
+/// OpError kForgotten when every event of the session is hidden.
 std::optional<SessionRow> GetSession(Db& db, std::string_view id);
 /// A session's events in time order (then arrival); tool events only when asked.
 std::vector<EventRow> SessionEvents(Db& db, std::string_view session, bool include_tools, int limit,

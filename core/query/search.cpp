@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/forget/visible.hpp"
 #include "core/query/terms.hpp"
 #include "core/store/event_index.hpp"
 #include "core/util/text.hpp"
@@ -19,7 +20,7 @@ struct Candidate {
 
 // The scope and filters, on `e`.
 std::string Where(const EventQuery& q) {
-  std::string w;
+  std::string w = " AND " + VisibleEventSql("e.seq");  // invariant 2
   if (q.kind)
     w += " AND e.kind = ?";
   else if (!q.include_tools)

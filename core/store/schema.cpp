@@ -201,6 +201,67 @@ CREATE TRIGGER IF NOT EXISTS entry_source_no_update BEFORE UPDATE ON entry_sourc
 BEGIN SELECT RAISE(ABORT, 'entry sources are append-only (invariant 3)'); END;
 CREATE TRIGGER IF NOT EXISTS entry_source_no_delete BEFORE DELETE ON entry_source
 BEGIN SELECT RAISE(ABORT, 'entry sources are append-only (invariant 3)'); END;
+-- Forgetting (core/forget, spec: Forgetting; invariant 2).  Tombstones are
+-- forgets and restores; a forget is in effect while no restore targets it.
+CREATE TABLE IF NOT EXISTS tombstone (
+  seq        INTEGER PRIMARY KEY,
+  id         TEXT NOT NULL UNIQUE,  -- tmb_ + 24 hex, the same on every store
+  kind       TEXT NOT NULL CHECK (kind IN ('forget', 'restore')),
+  target     TEXT NOT NULL,         -- forget: an entry or event id; restore: a forget's id
+  reason     TEXT NOT NULL,
+  created_at INTEGER NOT NULL,      -- ms UTC
+  origin     TEXT NOT NULL          -- the store that made it
+);
+CREATE INDEX IF NOT EXISTS tombstone_target ON tombstone(target);
+CREATE TABLE IF NOT EXISTS tombstone_meta (
+  id     TEXT PRIMARY KEY,          -- tombstone.id
+  author TEXT NOT NULL              -- <agent>@<device>, user@<device>
+) WITHOUT ROWID;
+-- What each forget covers here, several forgets per item.
+CREATE TABLE IF NOT EXISTS tombstone_effect (
+  tombstone TEXT NOT NULL,          -- a forget's id
+  item      TEXT NOT NULL,          -- an entry version's or an event's id
+  item_kind TEXT NOT NULL CHECK (item_kind IN ('entry', 'event')),
+  how       TEXT NOT NULL CHECK (how IN ('direct', 'listed', 'reported', 'cascade')),
+  PRIMARY KEY (tombstone, item, how)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS tombstone_effect_item ON tombstone_effect(item);
+-- What is hidden now, each item with one forget in effect that covers it.
+-- Every read filters on these.
+CREATE TABLE IF NOT EXISTS forgotten_entry (
+  entry_id  TEXT PRIMARY KEY,
+  tombstone TEXT NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS excluded_event (
+  seq       INTEGER PRIMARY KEY,    -- event.seq, what queries filter on
+  event_id  TEXT NOT NULL UNIQUE,
+  tombstone TEXT NOT NULL
+);
+-- Administrative actions: ids and counts only, never text or reasons.
+CREATE TABLE IF NOT EXISTS audit_log (
+  seq     INTEGER PRIMARY KEY,
+  at      INTEGER NOT NULL,
+  actor   TEXT NOT NULL,
+  channel TEXT NOT NULL,
+  action  TEXT NOT NULL,
+  details TEXT NOT NULL             -- JSON of ids and counts
+);
+CREATE TRIGGER IF NOT EXISTS tombstone_insert AFTER INSERT ON tombstone
+BEGIN
+  INSERT INTO change_log(kind, id, origin, at) VALUES ('tombstone', new.id, new.origin, new.created_at);
+END;
+CREATE TRIGGER IF NOT EXISTS tombstone_no_update BEFORE UPDATE ON tombstone
+BEGIN SELECT RAISE(ABORT, 'tombstones are never changed (invariant 2)'); END;
+CREATE TRIGGER IF NOT EXISTS tombstone_no_delete BEFORE DELETE ON tombstone
+BEGIN SELECT RAISE(ABORT, 'tombstones are never deleted (invariant 2)'); END;
+CREATE TRIGGER IF NOT EXISTS tombstone_meta_no_update BEFORE UPDATE ON tombstone_meta
+BEGIN SELECT RAISE(ABORT, 'tombstones are never changed (invariant 2)'); END;
+CREATE TRIGGER IF NOT EXISTS tombstone_meta_no_delete BEFORE DELETE ON tombstone_meta
+BEGIN SELECT RAISE(ABORT, 'tombstones are never deleted (invariant 2)'); END;
+CREATE TRIGGER IF NOT EXISTS audit_log_no_update BEFORE UPDATE ON audit_log
+BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS audit_log_no_delete BEFORE DELETE ON audit_log
+BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS change_log_no_update BEFORE UPDATE ON change_log
 BEGIN SELECT RAISE(ABORT, 'change_log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS change_log_no_delete BEFORE DELETE ON change_log

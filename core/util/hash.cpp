@@ -2,6 +2,7 @@
 #include "core/util/hash.hpp"
 
 #include <openssl/evp.h>
+#include <openssl/rand.h>
 
 #include <stdexcept>
 
@@ -24,6 +25,12 @@ std::string Hex(std::string_view bytes) {
     out.push_back(kDigits[c & 15]);
   }
   return out;
+}
+
+std::string RandomId(std::string_view prefix) {
+  unsigned char b[12];
+  if (RAND_bytes(b, sizeof b) != 1) throw std::runtime_error("no random bytes for an id");
+  return std::string(prefix) + Hex({reinterpret_cast<const char*>(b), sizeof b});
 }
 
 }  // namespace origin

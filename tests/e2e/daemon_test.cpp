@@ -455,4 +455,85 @@ TEST_SUITE("e2e") {
     fails({"timeline", "--recent"}, "--recent is for search");
     f.Stop();
   }
+
+  TEST_CASE("e2e: origin forget and restore show what they will do, act only with --yes, and forgotten lists them (invariant 2)") {
+    DaemonFixture f;
+    std::string file = f.claude() + "/projects/-home-dev-app/s1.jsonl";
+    WriteFile(file, ClaudeLine("u1", "my password is hunter2") + ClaudeLine("u2", "deploy the hunter service"));
+    f.Start({"--rescan-ms", "600000"});
+    REQUIRE(f.Cli({"remember", "The password is hunter2", "--kind", "knowledge", "--confidence", "1",
+                   "--cite", "claude-code:u1"}).status == 0);
+    auto hits = [&](const char* word) {
+      auto d = Json(f.Cli({"search", word, "--json"}).out);
+      return d["entries"].Size() + d["events"].Size();
+    };
+    REQUIRE(hits("hunter2") == 2);
+    // Without --yes: the plan, and nothing changes.
+    RunResult r = f.Cli({"forget", "claude-code:u1", "--reason", "a secret"}, {{"NO_COLOR", "1"}});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("will hide 1 entry version (1 entry) and 1 event in 1 session") != std::string::npos);
+    CHECK(r.out.find("--yes") != std::string::npos);
+    CHECK(hits("hunter2") == 2);
+    r = f.Cli({"forget", "claude-code:u1", "--reason", "a secret", "--yes", "--json"});
+    REQUIRE(r.status == 0);
+    auto d = Json(r.out);
+    std::string tmb = d["tombstone"].GetString();
+    CHECK(tmb.rfind("tmb_", 0) == 0);
+    CHECK(hits("hunter2") == 0);
+    CHECK(hits("hunter") == 1);  // u2 stays
+    // A forgotten id is a clear error, everywhere.
+    for (std::vector<std::string> args : {std::vector<std::string>{"show", "claude-code:u1"},
+                                          {"sources", "claude-code:u1"}}) {
+      r = f.Cli(args);
+      CHECK(r.status == 4);
+      CHECK(r.err.find("forgotten") != std::string::npos);
+    }
+    r = f.Cli({"remember", "x", "--kind", "memory", "--confidence", "1", "--cite", "claude-code:u1"});
+    CHECK(r.status == 4);
+    CHECK(r.err.find("cannot be cited") != std::string::npos);
+    d = Json(f.Cli({"timeline", "--json", "--days", "100000"}).out);
+    REQUIRE(d["sessions"].Size() == 1);
+    CHECK(d["sessions"][0]["events"].GetInt64() == 1);  // session counts over visible events
+    // Re-syncing a rewritten file brings nothing back.
+    WriteFile(file, " " + ClaudeLine("u1", "my password is hunter2") + ClaudeLine("u2", "deploy the hunter service"));
+    REQUIRE(f.Cli({"sync"}).status == 0);
+    CHECK(hits("hunter2") == 0);
+    r = f.Cli({"forget", "claude-code:u1", "--reason", "again", "--yes"});
+    CHECK(r.status == 0);
+    CHECK(r.out.find("Nothing new to hide") != std::string::npos);
+    r = f.Cli({"forgotten"}, {{"NO_COLOR", "1"}});
+    CHECK(r.out.find(tmb) != std::string::npos);
+    CHECK(r.out.find("in effect") != std::string::npos);
+    CHECK(r.out.find("reason: a secret") != std::string::npos);
+    // Restore: the plan first, then with --yes.
+    r = f.Cli({"restore", tmb, "--reason", "not a secret after all"}, {{"NO_COLOR", "1"}});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("will bring back 1 entry version (1 entry) and 1 event") != std::string::npos);
+    CHECK(hits("hunter2") == 0);
+    r = f.Cli({"restore", tmb, "--reason", "not a secret after all", "--yes"});
+    REQUIRE(r.status == 0);
+    CHECK(hits("hunter2") == 2);
+    d = Json(f.Cli({"forgotten", "--json"}).out);
+    REQUIRE(d["tombstones"].Size() == 2);
+    CHECK(std::string(d["tombstones"][0]["kind"].GetString()) == "restore");
+    CHECK(std::string(d["tombstones"][1]["author"].GetString()) == "user@testbox");
+    CHECK(d["tombstones"][1]["in_effect"].GetBool() == false);
+    // Bad input.
+    auto fails = [&](std::vector<std::string> args, int code, const char* msg) {
+      RunResult b = f.Cli(args);
+      CHECK_MESSAGE(b.status == code, args[0] << " " << b.err);
+      CHECK_MESSAGE(b.err.find(msg) != std::string::npos, b.err);
+    };
+    fails({"forget", "claude-code:u2"}, 2, "needs --reason");
+    fails({"forget", "claude-code:u2", "--reason", "   ", "--yes"}, 2, "needs --reason");
+    fails({"forget", "claude-code:nope", "--reason", "r"}, 4, "no event or entry");
+    fails({"forget", tmb, "--reason", "r"}, 2, "is a tombstone");
+    fails({"restore", tmb, "--reason", "r", "--yes"}, 1, "already restored");
+    fails({"restore", "tmb_000000000000000000000000", "--reason", "r"}, 4, "no forget");
+    fails({"restore", tmb}, 2, "needs --reason");
+    fails({"search", "x", "--yes"}, 2, "--yes is for forget and restore");
+    fails({"forget"}, 2, "needs an id");
+    fails({"forgotten", "--reason", "x"}, 2, "not an option of forgotten");
+    f.Stop();
+  }
 }

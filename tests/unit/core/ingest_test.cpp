@@ -305,7 +305,7 @@ TEST_SUITE("ingest") {
       return out;
     };
     std::string incremental = dump();
-    RebuildSessions(*c.s.db);
+    RecomputeSessions(*c.s.db);
     CHECK(dump() == incremental);
     CHECK(c.s.db->QueryInt("SELECT sum(event_count) FROM session") == 150);
   }

@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: MIT
+#include "core/forget/forget.hpp"
+
+#include <set>
+
+#include "core/entries/entries.hpp"
+#include "core/forget/visible.hpp"
+#include "core/ingest/ingester.hpp"
+#include "core/util/hash.hpp"
+#include "core/util/op_error.hpp"
+
+namespace origin {
+
+using Code = OpError::Code;
+
+bool EventHidden(Db& db, std::string_view event_id) {
+  auto& st = db.Prepare("SELECT 1 FROM excluded_event WHERE event_id = ?");
+  st.Bind(1, event_id);
+  bool hidden = st.Step();
+  st.Reset();
+  return hidden;
+}
+
+bool EntryHidden(Db& db, std::string_view entry_id) {
+  auto& st = db.Prepare("SELECT 1 FROM forgotten_entry WHERE entry_id = ?");
+  st.Bind(1, entry_id);
+  bool hidden = st.Step();
+  st.Reset();
+  return hidden;
+}
+
+namespace {
+
+using Ids = std::set<std::string>;
+
+// A forget is in effect while no restore targets it.
+constexpr const char* kInEffect =
+    "t.kind = 'forget' AND NOT EXISTS (SELECT 1 FROM tombstone r WHERE r.kind = 'restore' AND "
+    "r.target = t.id)";
+
+Ids Column(Db& db, const std::string& sql, const std::string& arg) {
+  auto& st = db.Prepare(sql);
+  st.Bind(1, arg);
+  Ids out;
+  while (st.Step()) out.insert(std::string(st.Text(0)));
+  st.Reset();
+  return out;
+}
+
+Ids Versions(Db& db, const std::string& root) {
+  return Column(db, "SELECT id FROM entry WHERE root = ?", root);
+}
+Ids CitedByChain(Db& db, const std::string& root) {
+  return Column(db,
+                "SELECT DISTINCT s.event_id FROM entry e JOIN entry_source s ON s.entry_id = e.id "
+                "WHERE e.root = ?",
+                root);
+}
+Ids ChainsCiting(Db& db, const std::string& event_id) {
+  return Column(db,
+                "SELECT DISTINCT e.root FROM entry_source s JOIN entry e ON e.id = s.entry_id "
+                "WHERE s.event_id = ?",
+                event_id);
+}
+
+// A forget in effect covering `item` by the rules from its target (or as a
+// hub listed it); "" when none.
+std::string DirectCover(Db& db, const std::string& item) {
+  auto& st = db.Prepare(std::string("SELECT te.tombstone FROM tombstone_effect te "
+                                    "JOIN tombstone t ON t.id = te.tombstone WHERE te.item = ? "
+                                    "AND te.how IN ('direct', 'listed') AND ") +
+                        kInEffect + " ORDER BY t.seq LIMIT 1");
+  st.Bind(1, item);
+  std::string out = st.Step() ? std::string(st.Text(0)) : "";
+  st.Reset();
+  return out;
+}
+
+void AddEffect(Db& db, const std::string& tombstone, const std::string& item, const char* kind,
+               const char* how) {
+  db.Prepare(
+        "INSERT OR IGNORE INTO tombstone_effect(tombstone, item, item_kind, how) VALUES (?,?,?,?)")
+      .Bind(1, tombstone)
+      .Bind(2, item)
+      .Bind(3, kind)
+      .Bind(4, how)
+      .Run();
+}
+
+// Decides again whether each of `events`, then each chain of `roots`, is
+// hidden, and records what changed in `out` (newly hidden for a forget,
+// back for a restore).
+class Decider {
+ public:
+  Decider(Db& db, const std::string& store) : db_(db), store_(store) {}
+
+  void Events(const Ids& events, Ids& changed, Ids& sessions) {
+    for (const std::string& id : events) {
+      auto& ev = db_.Prepare("SELECT seq, session FROM event WHERE id = ?");
+      ev.Bind(1, id);
+      if (!ev.Step()) {  // not here (yet): nothing to hide
+        ev.Reset();
+        continue;
+      }
+      std::int64_t seq = ev.Int(0);
+      std::optional<std::string> session = ev.OptText(1);
+      ev.Reset();
+      bool was = EventHidden(db_, id);
+      std::string by = DirectCover(db_, id);
+      if (!by.empty()) {
+        db_.Prepare(
+               "INSERT INTO excluded_event(seq, event_id, tombstone) VALUES (?,?,?) "
+               "ON CONFLICT(seq) DO UPDATE SET tombstone = excluded.tombstone")
+            .Bind(1, seq)
+            .Bind(2, id)
+            .Bind(3, by)
+            .Run();
+      } else if (was) {
+        db_.Prepare("DELETE FROM excluded_event WHERE seq = ?").Bind(1, seq).Run();
+      }
+      if (was != !by.empty()) {
+        changed.insert(id);
+        if (session) sessions.insert(*session);
+      }
+    }
+  }
+
+  void Chains(const Ids& roots, Ids& changed_entries, Ids& changed_chains) {
+    for (const std::string& root : roots) {
+      Ids versions = Versions(db_, root);
+      if (versions.empty()) continue;
+      bool was = EntryHidden(db_, root);
+      std::string by;
+      for (const std::string& v : versions)
+        if (by = DirectCover(db_, v); !by.empty()) break;
+      if (by.empty()) by = Rule3(root, versions);
+      if (!by.empty()) {
+        for (const std::string& v : versions)
+          db_.Prepare(
+                 "INSERT INTO forgotten_entry(entry_id, tombstone) VALUES (?,?) "
+                 "ON CONFLICT(entry_id) DO UPDATE SET tombstone = excluded.tombstone")
+              .Bind(1, v)
+              .Bind(2, by)
+              .Run();
+      } else if (was) {
+        for (const std::string& v : versions) {
+          db_.Prepare("DELETE FROM forgotten_entry WHERE entry_id = ?").Bind(1, v).Run();
+          // Back: the versions this store wrote are logged again, so that a
+          // device sends its hub those it held back while they were hidden.
+          db_.Prepare(
+                 "INSERT INTO change_log(kind, id, origin, at) SELECT 'entry', id, origin, "
+                 "created_at FROM entry WHERE id = ? AND origin = ?")
+              .Bind(1, v)
+              .Bind(2, store_)
+              .Run();
+        }
+      }
+      if (was != !by.empty()) {
+        changed_chains.insert(root);
+        changed_entries.insert(versions.begin(), versions.end());
+      }
+    }
+  }
+
+ private:
+  // Rule 3: when the current version has no visible source left, the chain
+  // is covered (cascade) by every forget in effect that covers one of its
+  // sources; returns one of them, or "".
+  std::string Rule3(const std::string& root, const Ids& versions) {
+    Ids sources = Column(db_, "SELECT event_id FROM entry_source WHERE entry_id = ?",
+                         CurrentVersion(db_, root));
+    Ids by;
+    for (const std::string& s : sources) {
+      if (!EventHidden(db_, s)) return "";
+      auto& st = db_.Prepare(std::string("SELECT DISTINCT te.tombstone FROM tombstone_effect te "
+                                         "JOIN tombstone t ON t.id = te.tombstone "
+                                         "WHERE te.item = ? AND te.how IN ('direct', 'listed') "
+                                         "AND ") +
+                             kInEffect);
+      st.Bind(1, s);
+      while (st.Step()) by.insert(std::string(st.Text(0)));
+      st.Reset();
+    }
+    if (by.empty()) return "";
+    for (const std::string& f : by)
+      for (const std::string& v : versions) AddEffect(db_, f, v, "entry", "cascade");
+    return *by.begin();
+  }
+
+  Db& db_;
+  const std::string& store_;
+};
+
+std::string CheckReason(const TombstoneInput& in) {
+  if (in.reason.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw OpError(Code::kInvalidArgument, "a reason is required");
+  if (in.author.empty()) throw OpError(Code::kInvalidArgument, "a tombstone needs an author");
+  return in.reason;
+}
+
+void Record(Db& db, const std::string& id, const char* kind, const std::string& target,
+            const std::string& reason, std::int64_t at, const std::string& origin,
+            const std::string& author) {
+  db.Prepare(
+        "INSERT INTO tombstone(id, kind, target, reason, created_at, origin) VALUES (?,?,?,?,?,?)")
+      .Bind(1, id)
+      .Bind(2, kind)
+      .Bind(3, target)
+      .Bind(4, reason)
+      .Bind(5, at)
+      .Bind(6, origin)
+      .Run();
+  db.Prepare("INSERT INTO tombstone_meta(id, author) VALUES (?,?)")
+      .Bind(1, id)
+      .Bind(2, author)
+      .Run();
+}
+
+void Audit(Db& db, std::int64_t at, const TombstoneInput& in, const ForgetOutcome& o) {
+  // Ids and counts only: never a reason or a text.
+  std::string details = "{\"tombstone\":\"" + *o.tombstone + "\",\"target\":\"" + o.target +
+                        "\",\"entries\":" + std::to_string(o.entries.size()) +
+                        ",\"events\":" + std::to_string(o.events.size()) + "}";
+  db.Prepare("INSERT INTO audit_log(at, actor, channel, action, details) VALUES (?,?,?,?,?)")
+      .Bind(1, at)
+      .Bind(2, in.author)
+      .Bind(3, in.channel)
+      .Bind(4, o.kind)
+      .Bind(5, details)
+      .Run();
+}
+
+// Decides `events` and then the chains of `roots` and those citing a
+// changed event; fills the outcome's lists.
+void Decide(Db& db, const std::string& origin, const Ids& events, Ids roots, ForgetOutcome& o) {
+  Decider d(db, origin);
+  Ids changed_events, sessions, changed_entries, changed_chains;
+  d.Events(events, changed_events, sessions);
+  for (const std::string& ev : events) roots.merge(ChainsCiting(db, ev));
+  d.Chains(roots, changed_entries, changed_chains);
+  o.events.assign(changed_events.begin(), changed_events.end());
+  o.sessions.assign(sessions.begin(), sessions.end());
+  o.entries.assign(changed_entries.begin(), changed_entries.end());
+  o.chains.assign(changed_chains.begin(), changed_chains.end());
+  if (!sessions.empty()) {
+    std::vector<std::string> ids(sessions.begin(), sessions.end());
+    RecomputeSessions(db, &ids);
+  }
+}
+
+}  // namespace
+
+ForgetOutcome Forget(Db& db, const Clock& clock, const std::string& store_name,
+                     const TombstoneInput& in) {
+  std::string reason = CheckReason(in);
+  if (in.target.rfind("tmb_", 0) == 0)
+    throw OpError(Code::kInvalidArgument,
+                  in.target +
+                      " is a tombstone: to undo a forget, restore it; a restore cannot be "
+                      "forgotten");
+  Transaction tx(db);
+  ForgetOutcome o;
+  o.kind = "forget";
+  o.target = in.target;
+  // Rules 1 and 2, from the target.
+  Ids events, roots;
+  auto root_of = [&](const std::string& id) {
+    auto& st = db.Prepare("SELECT root FROM entry WHERE id = ?");
+    st.Bind(1, id);
+    std::string r = st.Step() ? std::string(st.Text(0)) : "";
+    st.Reset();
+    return r;
+  };
+  if (std::string root = root_of(in.target); !root.empty()) {
+    roots.insert(root);
+    if (EntryHidden(db, in.target)) {
+      auto& st = db.Prepare("SELECT tombstone FROM forgotten_entry WHERE entry_id = ?");
+      st.Bind(1, in.target);
+      if (st.Step()) o.hidden_by = std::string(st.Text(0));
+      st.Reset();
+    }
+  } else {
+    auto& st = db.Prepare("SELECT 1 FROM event WHERE id = ?");
+    st.Bind(1, in.target);
+    bool found = st.Step();
+    st.Reset();
+    if (!found) throw OpError(Code::kNotFound, "no event or entry " + in.target);
+    events.insert(in.target);
+    roots = ChainsCiting(db, in.target);
+    auto& by = db.Prepare("SELECT tombstone FROM excluded_event WHERE event_id = ?");
+    by.Bind(1, in.target);
+    if (by.Step()) o.hidden_by = std::string(by.Text(0));
+    by.Reset();
+  }
+  for (const std::string& r : roots) events.merge(CitedByChain(db, r));
+  std::string origin = FixStoreName(db, store_name);
+  std::string id = RandomId("tmb_");
+  const std::int64_t now = clock.NowMs();
+  Record(db, id, "forget", in.target, reason, now, origin, in.author);
+  for (const std::string& ev : events) AddEffect(db, id, ev, "event", "direct");
+  for (const std::string& r : roots)
+    for (const std::string& v : Versions(db, r)) AddEffect(db, id, v, "entry", "direct");
+  Decide(db, origin, events, roots, o);
+  if (o.events.empty() && o.entries.empty()) return o;  // hides nothing new: not recorded
+  if (in.dry_run) return o;                             // rolled back
+  o.tombstone = id;
+  o.hidden_by.reset();
+  Audit(db, now, in, o);
+  tx.Commit();
+  return o;
+}
+
+ForgetOutcome Restore(Db& db, const Clock& clock, const std::string& store_name,
+                      const TombstoneInput& in) {
+  std::string reason = CheckReason(in);
+  Transaction tx(db);
+  ForgetOutcome o;
+  o.kind = "restore";
+  o.target = in.target;
+  {
+    auto& st = db.Prepare("SELECT kind FROM tombstone WHERE id = ?");
+    st.Bind(1, in.target);
+    if (!st.Step()) {
+      st.Reset();
+      throw OpError(Code::kNotFound, "no forget " + in.target);
+    }
+    std::string kind(st.Text(0));
+    st.Reset();
+    if (kind != "forget")
+      throw OpError(Code::kInvalidArgument,
+                    in.target + " is a restore: only a forget can be restored");
+    auto& r = db.Prepare("SELECT id FROM tombstone WHERE kind = 'restore' AND target = ?");
+    r.Bind(1, in.target);
+    if (r.Step()) {
+      std::string by(r.Text(0));
+      r.Reset();
+      throw OpError(Code::kConflict, in.target + " was already restored by " + by +
+                                         "; to hide its target again, forget it again");
+    }
+    r.Reset();
+  }
+  std::string origin = FixStoreName(db, store_name);
+  std::string id = RandomId("tmb_");
+  const std::int64_t now = clock.NowMs();
+  Record(db, id, "restore", in.target, reason, now, origin, in.author);
+  // Everything the forget covered is decided again.
+  Ids events = Column(db,
+                      "SELECT item FROM tombstone_effect WHERE tombstone = ? AND "
+                      "item_kind = 'event'",
+                      in.target);
+  Ids roots = Column(db,
+                     "SELECT DISTINCT e.root FROM tombstone_effect te JOIN entry e ON e.id = "
+                     "te.item WHERE te.tombstone = ? AND te.item_kind = 'entry'",
+                     in.target);
+  Decide(db, origin, events, roots, o);
+  if (in.dry_run) return o;
+  o.tombstone = id;
+  Audit(db, now, in, o);
+  tx.Commit();
+  return o;
+}
+
+std::vector<TombstoneRow> ListTombstones(Db& db, int limit) {
+  auto& st = db.Prepare(
+      "SELECT t.id, t.kind, t.target, t.reason, t.created_at, t.origin, m.author, "
+      "(SELECT r.id FROM tombstone r WHERE r.kind = 'restore' AND r.target = t.id), "
+      "(SELECT count(*) FROM tombstone_effect te WHERE te.tombstone = t.id AND "
+      "te.item_kind = 'entry'), "
+      "(SELECT count(*) FROM tombstone_effect te WHERE te.tombstone = t.id AND "
+      "te.item_kind = 'event') "
+      "FROM tombstone t LEFT JOIN tombstone_meta m ON m.id = t.id ORDER BY t.seq DESC LIMIT ?");
+  st.Bind(1, limit);
+  std::vector<TombstoneRow> out;
+  while (st.Step()) {
+    TombstoneRow r;
+    r.id = std::string(st.Text(0));
+    r.kind = std::string(st.Text(1));
+    r.target = std::string(st.Text(2));
+    r.reason = std::string(st.Text(3));
+    r.created_at = st.Int(4);
+    r.origin = std::string(st.Text(5));
+    r.author = st.OptText(6);
+    r.restored_by = st.OptText(7);
+    r.in_effect = r.kind == "forget" && !r.restored_by;
+    r.entries = st.Int(8);
+    r.events = st.Int(9);
+    out.push_back(std::move(r));
+  }
+  st.Reset();
+  return out;
+}
+
+}  // namespace origin

@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Forgetting and restoring (spec: Forgetting; invariant 2).
+//
+// A forget is a tombstone whose target is an entry or an event.  What it
+// covers on this store is recorded in tombstone_effect:
+//   direct   rule 1: an entry's whole chain (forks included) and every event
+//            its versions cite; rule 2: an event, every chain citing it, and
+//            every event those chains cite.  Rules 1 and 2 apply once, from
+//            the target; what they hide does not hide further.
+//   cascade  rule 3: a chain citing an event the forget covers whose current
+//            version has no visible source left.  It hides no events, so
+//            the cascade stops there.
+// An item is hidden while a forget in effect (one no restore targets)
+// covers it: events by direct coverage, chains by direct coverage or by
+// rule 3 on the events hidden now.  forgotten_entry and excluded_event hold
+// what is hidden, each item with one forget in effect that covers it.
+//
+// A restore is a tombstone whose target is a forget; it takes that forget
+// out of effect, and every item the forget covered, and every chain citing
+// an event that comes back, is decided again by the same rules, so the store
+// is left as if the forget had never been made.
+//
+// Both run on the writer's connection in one BEGIN IMMEDIATE transaction.
+// A dry run does everything, reports what changed, and rolls back, so that a
+// preview is exactly what the action will do.  A forget that would hide
+// nothing new is not recorded.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/c/sqlite.hpp"
+#include "core/util/clock.hpp"
+
+namespace origin {
+
+struct TombstoneInput {
+  std::string target;           // forget: an entry or event id; restore: a forget's id
+  std::string reason;           // required, not blank
+  std::string author;           // <agent>@<device>, user@<device>
+  std::string channel = "cli";  // for the audit log: cli | mcp | ui
+  bool dry_run = false;
+};
+
+/// What a forget hides, or a restore brings back.
+struct ForgetOutcome {
+  std::optional<std::string> tombstone;  // set when it was recorded
+  std::string kind;                      // forget | restore
+  std::string target;
+  std::vector<std::string> entries;      // entry versions newly hidden / back
+  std::vector<std::string> chains;       // their roots
+  std::vector<std::string> events;       // events newly hidden / back
+  std::vector<std::string> sessions;     // sessions whose events changed
+  std::optional<std::string> hidden_by;  // forget: a forget in effect already hiding the target
+};
+
+/// OpError kInvalidArgument for a blank reason or a tombstone id as target,
+/// kNotFound for an unknown id.
+ForgetOutcome Forget(Db& db, const Clock& clock, const std::string& store_name,
+                     const TombstoneInput& in);
+/// OpError kNotFound for an unknown forget, kInvalidArgument when the target
+/// is a restore, kConflict when the forget was already restored.
+ForgetOutcome Restore(Db& db, const Clock& clock, const std::string& store_name,
+                      const TombstoneInput& in);
+
+struct TombstoneRow {
+  std::string id, kind, target, reason;
+  std::int64_t created_at = 0;
+  std::string origin;
+  std::optional<std::string> author;
+  // A forget's:
+  std::optional<std::string> restored_by;
+  bool in_effect = false;
+  std::int64_t entries = 0, events = 0;  // what it covers here
+};
+/// Every forget and restore, newest first.
+std::vector<TombstoneRow> ListTombstones(Db& db, int limit);
+
+}  // namespace origin
