@@ -26,42 +26,16 @@
 #include <string>
 #include <vector>
 
-#include "core/store/schema.hpp"
+#include "tests/bench/bench_util.hpp"
 #include "tests/support/loggen.hpp"
 #include "tests/support/support.hpp"
 
 using namespace origin;
 using namespace origin::test;
+using namespace origin::bench;
 namespace fs = std::filesystem;
 
 namespace {
-
-double Now() {
-  using namespace std::chrono;
-  return duration<double>(steady_clock::now().time_since_epoch()).count();
-}
-
-std::string Capture(const std::string& cmd) {
-  std::string out;
-  FILE* p = ::popen(cmd.c_str(), "r");
-  if (p == nullptr) return out;
-  char buf[4096];
-  std::size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
-  ::pclose(p);
-  return out;
-}
-
-std::int64_t PeakRssKb(pid_t pid) {
-  std::string s = ReadAll("/proc/" + std::to_string(pid) + "/status");
-  auto pos = s.find("VmHWM:");
-  return pos == std::string::npos ? -1 : std::atoll(s.c_str() + pos + 6);
-}
-
-double Median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0 : v[v.size() / 2];
-}
 
 struct Run {
   double zstd_s = 0, zstd_bytes = 0;
@@ -70,12 +44,6 @@ struct Run {
   std::int64_t events = 0, rss_kb = 0, mirror_disk = 0, mirror_content = 0, db_bytes = 0;
   std::map<std::string, std::int64_t> tables;  // dbstat bytes by table, FTS shadow tables folded in
 };
-
-std::string Table(const std::string& name) {
-  for (const char* fts : {"message_fts", "event_fts", "event_cjk"})
-    if (name.rfind(fts, 0) == 0) return fts;
-  return name;
-}
 
 }  // namespace
 
@@ -142,37 +110,15 @@ int main(int argc, char** argv) {
 
     // A fresh import through the daemon.
     std::string home = tmp / ("home" + std::to_string(r));
-    std::string env = "ORIGIN_HOME=" + home + " CLAUDE_CONFIG_DIR=" + claude +
-                      " CODEX_HOME=" + codex + " ORIGIN_NO_AUTOSTART=1 ";
     t = Now();
-    pid_t pid = ::fork();
-    if (pid == 0) {
-      ::setenv("ORIGIN_HOME", home.c_str(), 1);
-      ::setenv("CLAUDE_CONFIG_DIR", claude.c_str(), 1);
-      ::setenv("CODEX_HOME", codex.c_str(), 1);
-      std::string log = tmp / ("originsd" + std::to_string(r) + ".log");
-      ::execl(originsd.c_str(), originsd.c_str(), "--foreground", "--log-file", log.c_str(),
-              "--rescan-ms", "3600000", static_cast<char*>(nullptr));
-      ::_exit(127);
-    }
-    // origin sync waits behind the start-up sync, so it returns once all is in.
-    std::string sock = home + "/run/originsd.sock";
-    while (!fs::exists(sock)) ::usleep(2000);
-    std::string sync = Capture(env + origin_cli + " sync --json");
+    bench::Daemon daemon(originsd, origin_cli, home, claude, codex,
+                         tmp / ("originsd" + std::to_string(r) + ".log"));
+    const std::string& env = daemon.cli();
+    Capture(env + "sync --json");
     run.writer_s = Now() - t;
-    // Then the search index (event_fts, on its own thread) must be complete too.
-    std::string status;
-    for (;;) {
-      status = Capture(env + origin_cli + " status --json");
-      rapidjson::Document s;
-      s.Parse(status.c_str());
-      if (!s.HasParseError() &&
-          s["store"]["search_indexed_upto"].GetInt64() == s["store"]["max_seq"].GetInt64())
-        break;
-      ::usleep(20000);
-    }
+    std::string status = daemon.SyncAndIndex();
     run.ingest_s = Now() - t;
-    run.rss_kb = PeakRssKb(pid);
+    run.rss_kb = PeakRssKb(daemon.pid());
     if (r + 1 == runs) {
       // Freshness: a line appended to a watched log, until origin status counts it.
       std::string file = files.front().path;
@@ -181,7 +127,7 @@ int main(int argc, char** argv) {
       std::int64_t before = -1;
       auto events_now = [&] {
         rapidjson::Document s;
-        s.Parse(Capture(env + origin_cli + " status --json").c_str());
+        s.Parse(Capture(env + "status --json").c_str());
         return s.HasParseError() ? -1 : s["store"]["events"].GetInt64();
       };
       before = events_now();
@@ -194,8 +140,6 @@ int main(int argc, char** argv) {
         before = events_now();
       }
     }
-    ::kill(pid, SIGTERM);
-    ::waitpid(pid, nullptr, 0);
     rapidjson::Document d;
     d.Parse(status.c_str());
     if (d.HasParseError()) {
@@ -205,18 +149,7 @@ int main(int argc, char** argv) {
     run.events = d["store"]["events"].GetInt64();
     run.mirror_disk = d["store"]["mirror_disk_bytes"].GetInt64();
     run.mirror_content = d["store"]["mirror_content_bytes"].GetInt64();
-    {
-      auto db = OpenReadConnection(home + "/origin.db");
-      run.db_bytes =
-          db->QueryInt("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size");
-      Stmt st(db->get(), "SELECT name, sum(pgsize) FROM dbstat GROUP BY name");
-      while (st.Step()) run.tables[Table(std::string(st.Text(0)))] += st.Int(1);
-      Db idx(home + "/index.db", Db::Mode::kReadOnly);
-      run.db_bytes +=
-          idx.QueryInt("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size");
-      Stmt si(idx.get(), "SELECT name, sum(pgsize) FROM dbstat GROUP BY name");
-      while (si.Step()) run.tables[Table(std::string(si.Text(0)))] += si.Int(1);
-    }
+    run.db_bytes = StoreBytes(home, &run.tables);
     results.push_back(run);
     std::printf(
         "run %d: zstd -3 -T1 %.2f s (%.0f MB/s, %.2fx) | originsd %.2f s (%.1f MB/s, %.0f "

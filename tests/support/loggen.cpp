@@ -32,13 +32,23 @@ const char* const kTools[] = {"Bash", "Read", "Edit", "Grep", "Write", "Glob"};
 
 struct Gen {
   std::mt19937 rng;
-  explicit Gen(std::uint32_t seed) : rng(seed) {}
+  bool small = false;
+  explicit Gen(std::uint32_t seed, bool small_events = false) : rng(seed), small(small_events) {}
   std::uint32_t U(std::uint32_t n) { return rng() % n; }
+  // Sizes: (small events, the default).
+  std::uint32_t Pick(std::uint32_t small_base, std::uint32_t small_span, std::uint32_t base,
+                     std::uint32_t span) {
+    return small ? small_base + U(small_span) : base + U(span);
+  }
   std::string Sentence(int words) {
     std::string s;
     for (int i = 0; i < words; ++i) {
       if (i) s += ' ';
-      if (U(12) == 0)
+      if (small && U(20000) == 0)
+        s += "quokka";
+      else if (small && U(400) == 0)
+        s += "AI";
+      else if (U(12) == 0)
         s += kChinese[U(8)];
       else
         s += kWords[U(sizeof kWords / sizeof *kWords)];
@@ -52,7 +62,11 @@ struct Gen {
       char buf[32];
       std::snprintf(buf, sizeof buf, "%6d\\u2192", n++);
       s += buf;
-      s += "  " + Sentence(3 + static_cast<int>(U(8))) + ";\\n";
+      s += "  " + Sentence(3 + static_cast<int>(U(8)));
+      if (small)  // an identifier, e.g. retry_handler
+        s += std::string(" ") + kWords[U(sizeof kWords / sizeof *kWords)] + "_" +
+             kWords[U(sizeof kWords / sizeof *kWords)];
+      s += ";\\n";
     }
     return s;
   }
@@ -91,7 +105,7 @@ std::string ClaudeLine(Gen& g, const std::string& session, const std::string& cw
     case 0:
       return "{\"type\":\"user\",\"uuid\":\"" + uuid + "\"," + env +
              ",\"message\":{\"role\":\"user\",\"content\":\"" +
-             g.Sentence(8 + static_cast<int>(g.U(40))) + "\"}}";
+             g.Sentence(static_cast<int>(g.Pick(30, 120, 8, 40))) + "\"}}";
     case 1:
       return "{\"type\":\"assistant\",\"uuid\":\"" + uuid + "\"," + env +
              ",\"requestId\":\"req\",\"message\":{\"id\":\"msg\",\"type\":\"message\",\"role\":"
@@ -112,7 +126,7 @@ std::string ClaudeLine(Gen& g, const std::string& session, const std::string& cw
       // Code also keeps in toolUseResult; now and then a screenshot.  About
       // a quarter of the bytes end up base64.
       std::string content, structured;
-      if (g.U(100) < 10) {
+      if (!g.small && g.U(100) < 10) {
         // A Read of a screenshot: the image in the result and again in toolUseResult.
         std::string b64 = g.Base64(30000 + g.U(60000));
         content =
@@ -122,7 +136,7 @@ std::string ClaudeLine(Gen& g, const std::string& session, const std::string& cw
         structured =
             "{\"type\":\"image\",\"file\":{\"base64\":\"" + b64 + "\",\"type\":\"image/png\"}}";
       } else {
-        std::string code = g.Code(2000 + g.U(23000));
+        std::string code = g.Code(g.Pick(1000, 2400, 2000, 23000));
         content = "\"" + code + "\"";
         structured = "{\"stdout\":\"" + code + "\",\"stderr\":\"\",\"interrupted\":false}";
       }
@@ -136,7 +150,8 @@ std::string ClaudeLine(Gen& g, const std::string& session, const std::string& cw
              ",\"requestId\":\"req\",\"message\":{\"id\":\"msg\",\"type\":\"message\",\"role\":"
              "\"assistant\","
              "\"model\":\"claude-sonnet-4-5\",\"content\":[{\"type\":\"text\",\"text\":\"" +
-             g.Sentence(20 + static_cast<int>(g.U(150))) + "\"}],\"usage\":{\"input_tokens\":12}}}";
+             g.Sentence(static_cast<int>(g.Pick(80, 250, 20, 150))) +
+             "\"}],\"usage\":{\"input_tokens\":12}}}";
     default:
       return "{\"type\":\"progress\",\"uuid\":\"" + uuid + "\"," + env +
              ",\"data\":{\"type\":\"hook_progress\"},\"toolUseID\":\"x\",\"parentToolUseID\":"
@@ -174,7 +189,8 @@ std::string CodexLine(Gen& g, const std::string& thread, const std::string& cwd,
       return head +
              "\"type\":\"response_item\",\"payload\":{\"type\":\"function_call_output\",\"call_"
              "id\":\"call_" +
-             std::to_string(i - 1) + "\",\"output\":\"" + g.Code(1000 + g.U(20000)) + "\"}}";
+             std::to_string(i - 1) + "\",\"output\":\"" + g.Code(g.Pick(800, 2000, 1000, 20000)) +
+             "\"}}";
     default:
       return head +
              "\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"assistant\","
@@ -187,10 +203,10 @@ std::string CodexLine(Gen& g, const std::string& thread, const std::string& cwd,
 
 std::vector<CorpusFile> GenerateCorpus(const std::string& claude_root,
                                        const std::string& codex_root, const CorpusOptions& opts) {
-  Gen g(opts.seed);
+  Gen g(opts.seed, opts.small_events);
   std::vector<CorpusFile> out;
   std::int64_t done = 0;
-  std::int64_t t0 = 1764000000000;  // late 2025
+  std::int64_t t0 = opts.start_ms;
   int n = 0;
   while (done < opts.total_bytes) {
     bool codex = g.U(1000) < static_cast<std::uint32_t>(opts.codex_share * 1000);

@@ -3,7 +3,8 @@
 // Synthetic agent logs shaped like real ones (spec: Raw mirrors, Size):
 // Claude Code and Codex sessions with English and Chinese text, tool calls
 // with large results, thinking blocks, and base64 screenshots for about a
-// quarter of the bytes.  Deterministic for a seed.  Used by the crash test
+// quarter of the bytes (or, with small_events, events of about 800
+// characters and no screenshots).  Deterministic for a seed.  Used by the crash test
 // and by the ingest benchmark.
 
 #include <cstdint>
@@ -17,6 +18,11 @@ struct CorpusOptions {
   std::uint32_t seed = 1;
   double codex_share = 0.3;  // of the bytes, in Codex rollouts
   std::int64_t mean_session_bytes = 2 << 20;
+  // Events of about 800 characters of text (spec: Storage, Size), without
+  // screenshots; their words include a rare word (quokka), short terms (AI)
+  // and snake_case identifiers in code.  The search benchmark's corpus.
+  bool small_events = false;
+  std::int64_t start_ms = 1764000000000;  // the first session's start; one more each hour
 };
 
 struct CorpusFile {

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+#include "tests/bench/bench_util.hpp"
+
+#include <fcntl.h>
+#include <rapidjson/document.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "core/c/sqlite.hpp"
+#include "core/store/schema.hpp"
+#include "tests/support/support.hpp"
+
+extern char** environ;
+
+namespace origin::bench {
+
+double Now() {
+  using namespace std::chrono;
+  return duration<double>(steady_clock::now().time_since_epoch()).count();
+}
+
+std::string Capture(const std::string& cmd) {
+  std::string out;
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return out;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  ::pclose(p);
+  return out;
+}
+
+double TimeProcess(const std::vector<std::string>& argv, std::string* out) {
+  int fds[2] = {-1, -1};
+  if (out != nullptr && ::pipe(fds) != 0) return -1;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  if (out != nullptr) {
+    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+    posix_spawn_file_actions_addclose(&fa, fds[0]);
+  } else {
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+  }
+  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  double t = Now();
+  pid_t pid = -1;
+  int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (out != nullptr) {
+    ::close(fds[1]);
+    if (rc == 0) {
+      char buf[65536];
+      ssize_t n;
+      while ((n = ::read(fds[0], buf, sizeof buf)) > 0) out->append(buf, static_cast<size_t>(n));
+    }
+    ::close(fds[0]);
+  }
+  if (rc != 0) return -1;
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return (Now() - t) * 1000;
+}
+
+namespace {
+std::int64_t ProcKb(pid_t pid, const char* field) {
+  std::string s = test::ReadAll("/proc/" + std::to_string(pid) + "/status");
+  auto pos = s.find(field);
+  return pos == std::string::npos ? -1 : std::atoll(s.c_str() + pos + std::strlen(field));
+}
+}  // namespace
+
+std::int64_t PeakRssKb(pid_t pid) { return ProcKb(pid, "VmHWM:"); }
+std::int64_t RssKb(pid_t pid) { return ProcKb(pid, "VmRSS:"); }
+
+double Percentile(std::vector<double> v, double p) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  auto rank = static_cast<std::size_t>(std::ceil(p / 100 * static_cast<double>(v.size())));
+  return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
+}
+
+Daemon::Daemon(const std::string& originsd, const std::string& origin, const std::string& home,
+               const std::string& claude, const std::string& codex, const std::string& log) {
+  env_ = {"ORIGIN_HOME=" + home, "CLAUDE_CONFIG_DIR=" + claude, "CODEX_HOME=" + codex,
+          "ORIGIN_NO_AUTOSTART=1"};
+  for (const auto& e : env_) cli_ += e + " ";
+  cli_ += origin + " ";
+  pid_ = ::fork();
+  if (pid_ == 0) {
+    for (const auto& e : env_) ::putenv(const_cast<char*>(e.c_str()));
+    ::execl(originsd.c_str(), originsd.c_str(), "--foreground", "--log-file", log.c_str(),
+            "--rescan-ms", "3600000", static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::string sock = home + "/run/originsd.sock";
+  while (!std::filesystem::exists(sock)) ::usleep(2000);
+}
+
+Daemon::~Daemon() {
+  if (pid_ > 0) {
+    ::kill(pid_, SIGTERM);
+    ::waitpid(pid_, nullptr, 0);
+  }
+}
+
+std::string Daemon::SyncAndIndex() {
+  // origin sync waits behind the start-up sync, so it returns once all is in.
+  Capture(cli_ + "sync --json");
+  // Then the search index (event_fts, on its own thread) must be complete too.
+  for (;;) {
+    std::string status = Capture(cli_ + "status --json");
+    rapidjson::Document s;
+    s.Parse(status.c_str());
+    if (!s.HasParseError() &&
+        s["store"]["search_indexed_upto"].GetInt64() == s["store"]["max_seq"].GetInt64())
+      return status;
+    ::usleep(20000);
+  }
+}
+
+std::int64_t StoreBytes(const std::string& home, std::map<std::string, std::int64_t>* tables) {
+  auto table = [](const std::string& name) {
+    for (const char* fts : {"message_fts", "event_fts", "event_cjk", "entry_fts"})
+      if (name.rfind(fts, 0) == 0) return std::string(fts);
+    return name;
+  };
+  std::int64_t bytes = 0;
+  for (const char* file : {"/origin.db", "/index.db"}) {
+    Db db(home + file, Db::Mode::kReadOnly);
+    bytes += db.QueryInt("SELECT page_count * page_size FROM pragma_page_count, pragma_page_size");
+    if (tables == nullptr) continue;
+    Stmt st(db.get(), "SELECT name, sum(pgsize) FROM dbstat GROUP BY name");
+    while (st.Step()) (*tables)[table(std::string(st.Text(0)))] += st.Int(1);
+  }
+  return bytes;
+}
+
+}  // namespace origin::bench

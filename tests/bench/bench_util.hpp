@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// What the benchmark programs share: wall time, running a command, a real
+// originsd on a home of its own, its memory, and the store's size by table.
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace origin::bench {
+
+/// Seconds on the monotonic clock.
+double Now();
+/// Runs a shell command; returns its standard output.
+std::string Capture(const std::string& cmd);
+/// Runs argv (no shell) with stdout into `out` (when not null) and stderr to
+/// /dev/null; returns the wall time in ms from the spawn to the exit.
+double TimeProcess(const std::vector<std::string>& argv, std::string* out = nullptr);
+/// Peak and current resident memory of a process, in KiB (VmHWM, VmRSS).
+std::int64_t PeakRssKb(pid_t pid);
+std::int64_t RssKb(pid_t pid);
+/// The p-th percentile (0..100, nearest rank) and the median.
+double Percentile(std::vector<double> v, double p);
+inline double Median(std::vector<double> v) { return Percentile(std::move(v), 50); }
+
+/// A real originsd in the foreground on `home`, reading the given agent
+/// roots, with its socket up.  Stopped with SIGTERM on destruction.
+class Daemon {
+ public:
+  Daemon(const std::string& originsd, const std::string& origin, const std::string& home,
+         const std::string& claude, const std::string& codex, const std::string& log);
+  ~Daemon();
+  Daemon(const Daemon&) = delete;
+  Daemon& operator=(const Daemon&) = delete;
+  pid_t pid() const { return pid_; }
+  /// "ORIGIN_HOME=... CLAUDE_CONFIG_DIR=... origin ", for Capture.
+  const std::string& cli() const { return cli_; }
+  /// Environment assignments for the CLI, for TimeProcess through env(1).
+  const std::vector<std::string>& env() const { return env_; }
+  /// Waits until `origin sync` returned and the search index caught up;
+  /// returns the last `origin status --json`.
+  std::string SyncAndIndex();
+
+ private:
+  pid_t pid_ = -1;
+  std::string cli_;
+  std::vector<std::string> env_;
+};
+
+/// The size of origin.db and index.db under `home`, and dbstat's bytes by
+/// table (FTS5 shadow tables folded into their table).
+std::int64_t StoreBytes(const std::string& home, std::map<std::string, std::int64_t>* tables);
+
+}  // namespace origin::bench
