@@ -7,6 +7,7 @@
 #include "core/forget/visible.hpp"
 #include "core/query/terms.hpp"
 #include "core/store/event_index.hpp"
+#include "core/store/fts_rank.hpp"
 #include "core/util/text.hpp"
 
 namespace origin {
@@ -18,27 +19,47 @@ struct Candidate {
   double score;  // BM25 when ranked, else 0
 };
 
-// The scope and filters, on `e`.
-std::string Where(const EventQuery& q) {
+// The statements of a search number their parameters: ?1 the MATCH
+// expression, ?2 and ?3 the range of seqs read, ?4 the document frequencies
+// for origin_bm25, and from ?5 the filters below.
+enum Param { kMatch = 1, kLo, kHi, kDfs, kKind, kSource, kProject, kFrom, kTo, kGate };
+
+// The scope and filters, on `e`; `messages`: the candidates are messages
+// already (message_fts).
+std::string Where(const EventQuery& q, bool messages = false) {
   std::string w = " AND " + VisibleEventSql("e.seq");  // invariant 2
-  if (q.kind)
-    w += " AND e.kind = ?";
-  else if (!q.include_tools)
+  if (!messages && q.kind)
+    w += " AND e.kind = ?5";
+  else if (!messages && !q.include_tools)
     w += " AND e.kind = 'message'";
-  if (q.source) w += " AND e.source = ?";
-  if (q.project) w += " AND e.project = ?";
-  if (q.from_ms) w += " AND e.ts >= ?";
-  if (q.to_ms) w += " AND e.ts <= ?";
+  if (q.source) w += " AND e.source = ?6";
+  if (q.project) w += " AND e.project = ?7";
+  if (q.from_ms) w += " AND e.ts >= ?8";
+  if (q.to_ms) w += " AND e.ts <= ?9";
   return w;
 }
 
-int BindWhere(Stmt& st, int i, const EventQuery& q) {
-  if (q.kind) st.Bind(i++, *q.kind);
-  if (q.source) st.Bind(i++, *q.source);
-  if (q.project) st.Bind(i++, *q.project);
-  if (q.from_ms) st.Bind(i++, *q.from_ms);
-  if (q.to_ms) st.Bind(i++, *q.to_ms);
-  return i;
+// Binds what `st` uses of the parameters above.
+void BindParams(Stmt& st, const EventQuery& q, const std::string& match, std::int64_t lo,
+                std::int64_t hi, const std::string& dfs, const RankGate* gate) {
+  const int n = sqlite3_bind_parameter_count(st.get());
+  if (kGate <= n) {
+    int rc =
+        sqlite3_bind_pointer(st.get(), kGate, const_cast<RankGate*>(gate), kRankGateType, nullptr);
+    if (rc != SQLITE_OK) throw SqliteError(rc, "bind the rank gate");
+  }
+  auto bind = [&](int i, const auto& v) {
+    if (i <= n) st.Bind(i, v);
+  };
+  bind(kMatch, match);
+  bind(kLo, lo);
+  bind(kHi, hi);
+  bind(kDfs, dfs);
+  if (q.kind) bind(kKind, *q.kind);
+  if (q.source) bind(kSource, *q.source);
+  if (q.project) bind(kProject, *q.project);
+  if (q.from_ms) bind(kFrom, *q.from_ms);
+  if (q.to_ms) bind(kTo, *q.to_ms);
 }
 
 std::string Quoted(std::u32string_view letters) {
@@ -52,14 +73,56 @@ std::string Quoted(std::u32string_view letters) {
 
 // The AND of every trigram of every long term (event_fts has detail=none,
 // which refuses phrases).
-std::string TrigramsAnd(const std::vector<Term>& terms) {
+std::vector<std::string> Trigrams(const std::vector<Term>& terms) {
   std::set<std::u32string> grams;
   for (const Term& t : terms) {
     if (t.kind != Term::Kind::kTrigram) continue;
     for (std::size_t i = 0; i + 3 <= t.folded.size(); ++i) grams.insert(t.folded.substr(i, 3));
   }
+  std::vector<std::string> out;
+  for (const auto& g : grams) out.push_back(Quoted(g));
+  return out;
+}
+
+std::string JoinAnd(const std::vector<std::string>& phrases) {
   std::string out;
-  for (const auto& g : grams) out += (out.empty() ? "" : " AND ") + Quoted(g);
+  for (const auto& p : phrases) out += (out.empty() ? "" : " AND ") + p;
+  return out;
+}
+
+// How many arrivals the document frequencies of origin_bm25 are counted in.
+constexpr std::int64_t kProbeSeqs = 1 << 14;
+
+// How a candidate's timestamp is read: from the narrow (seq, ts) index when
+// nothing else of the event is needed (source and project filters need the
+// row; a kind filter too, except on message_fts).
+std::string EventJoin(const EventQuery& q, bool messages) {
+  const bool kind_filter = !messages && (q.kind || !q.include_tools);
+  const bool narrow = !q.source && !q.project && !kind_filter;
+  return narrow ? " JOIN event e INDEXED BY event_seq_ts" : " JOIN event e";
+}
+
+// Estimates of how many rows of `table` hold each phrase, for origin_bm25
+// (core/store/fts_rank.hpp): its rows among the newest kProbeSeqs arrivals,
+// scaled to every arrival; exact on a store with no more arrivals than that.
+// FTS5's bm25() would count every row, at a cost that grows with the store.
+std::string EstimateDfs(Db& db, const std::string& table, const std::vector<std::string>& phrases,
+                        std::int64_t max_seq) {
+  const std::int64_t from = std::max<std::int64_t>(0, max_seq - kProbeSeqs);
+  const double scale =
+      max_seq > from ? static_cast<double>(max_seq) / static_cast<double>(max_seq - from) : 1;
+  auto& st = db.Prepare("SELECT count(*) FROM " + table + " WHERE " +
+                        table.substr(table.find('.') + 1) + " MATCH ? AND rowid > ?");
+  std::string out;
+  for (const std::string& p : phrases) {
+    st.Reset();
+    st.Bind(1, p).Bind(2, from);
+    double n = st.Step() ? static_cast<double>(st.Int(0)) : 0;
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.0f ", n * scale);
+    out += buf;
+  }
+  st.Reset();
   return out;
 }
 
@@ -83,26 +146,70 @@ bool HasIndex(Db& db) {
   }
 }
 
-// Keeps the `need` newest candidates by (ts, seq) of a stream read newest
-// arrival first, and says when no unread candidate can still enter: every
-// unread one has a seq below the last read, so its timestamp is at most the
-// latest up to that seq's block (event_block.max_ts_upto), and among equal
-// timestamps the later arrival, read earlier, ranks first.
+// The chains of blocks (spec: Storage, arrival order).  Blocks of 4,096
+// arrivals are cut into chains of consecutive blocks: a block whose latest
+// timestamp is more than a day older than the latest of its chain so far
+// starts a new chain (old data arriving after newer data: another source's
+// history, a device's old sessions on a hub).  Within a chain, the latest
+// timestamp up to a block bounds every event in it and before it, so a
+// chain read newest arrival first can stop as soon as that bound falls
+// below what is needed.  At most kMaxChains: beyond, blocks join the last
+// chain, which stays correct and only stops later.
+class Chains {
+ public:
+  struct Chain {
+    std::int64_t first_block = 0;
+    std::vector<std::int64_t> upto;  // latest timestamp in the chain up to first_block + i
+    std::int64_t lo() const { return first_block << 12; }
+    std::int64_t hi() const {
+      return ((first_block + static_cast<std::int64_t>(upto.size())) << 12) - 1;
+    }
+    /// The latest timestamp of any event of the chain with seq <= `seq`.
+    std::int64_t Bound(std::int64_t seq) const {
+      std::int64_t i = (seq >> 12) - first_block;
+      if (seq < lo()) return INT64_MIN;
+      return upto[static_cast<std::size_t>(
+          std::min<std::int64_t>(i, static_cast<std::int64_t>(upto.size()) - 1))];
+    }
+  };
+  static constexpr std::size_t kMaxChains = 32;
+  static constexpr std::int64_t kDayMs = 24 * 3600 * 1000;
+
+  explicit Chains(Db& db) {
+    auto& st = db.Prepare("SELECT block, max_ts FROM event_block ORDER BY block");
+    while (st.Step()) {
+      std::int64_t block = st.Int(0), ts = st.Int(1);
+      bool start =
+          list_.empty() || (ts < list_.back().upto.back() - kDayMs && list_.size() < kMaxChains);
+      if (start) {
+        list_.push_back({block, {}});
+      } else {
+        // Blocks without a row (none yet) take the bound before them.
+        Chain& c = list_.back();
+        while (c.first_block + static_cast<std::int64_t>(c.upto.size()) < block)
+          c.upto.push_back(c.upto.back());
+      }
+      Chain& c = list_.back();
+      c.upto.push_back(c.upto.empty() ? ts : std::max(ts, c.upto.back()));
+    }
+    st.Reset();
+  }
+  const std::vector<Chain>& list() const { return list_; }
+
+ private:
+  std::vector<Chain> list_;
+};
+
+// Keeps the `need` newest candidates by (ts, seq).
 class NewestK {
  public:
-  NewestK(Db& db, std::size_t need) : db_(db), need_(need) {}
-  /// False once the stream can stop before `seq`.
-  bool Wants(std::int64_t seq) {
+  explicit NewestK(std::size_t need) : need_(need) {}
+  /// Whether an unread candidate with a timestamp of at most `bound` and a
+  /// seq of at most `seq` could still be kept.
+  bool MayEnter(std::int64_t bound, std::int64_t seq) const {
     if (kept_.size() < need_) return true;
-    std::int64_t block = seq >> 12;
-    if (block != block_) {
-      block_ = block;
-      auto& st = db_.Prepare("SELECT max_ts_upto FROM event_block WHERE block = ?");
-      st.Bind(1, block);
-      bound_ = st.Step() ? st.Int(0) : INT64_MAX;
-      st.Reset();
-    }
-    return kept_.front().ts < bound_;
+    const Candidate& oldest = kept_.front();
+    return oldest.ts < bound || (oldest.ts == bound && oldest.seq < seq);
   }
   /// Whether `c` would be kept (so its text is worth reading).
   bool CouldEnter(const Candidate& c) const {
@@ -129,33 +236,114 @@ class NewestK {
   }
 
  private:
-  Db& db_;
   std::size_t need_;
   std::vector<Candidate> kept_;
-  std::int64_t block_ = -1, bound_ = INT64_MAX;
 };
 
-// Runs `sql`, which yields (seq, ts, text, score) newest arrival first, and
-// offers the rows whose text holds every term (all rows when `check` is
-// false), until no further row can enter.
-void Stream(Db& db, const std::string& sql, const std::string* match,
-            std::optional<std::int64_t> after, const EventQuery& q, const std::vector<Term>& terms,
-            bool check, NewestK& k) {
-  auto& st = db.Prepare(sql);
-  int i = 1;
-  if (match != nullptr) st.Bind(i++, *match);
-  if (after) st.Bind(i++, *after);
-  BindWhere(st, i, q);
+// One way to read candidates: `sql` yields (seq, ts, score) for the rows with
+// seq in [?2, ?3], newest arrival first (parameters: Param).  `check`: the
+// text must be checked (false when the index alone is exact).
+struct Source {
+  std::string sql;
+  std::string match;
+  bool check = true;
+  std::int64_t lo = 0, hi = INT64_MAX;  // the seqs this source covers
+  std::string dfs;                      // for origin_bm25
+};
+
+using Ranges = std::vector<std::pair<std::int64_t, std::int64_t>>;
+
+// The ranges of seqs that may hold events of the query's project and source
+// (scope_block: the blocks that do), consecutive blocks merged; nullopt
+// when the query has neither filter.
+std::optional<Ranges> ScopeRanges(Db& db, const EventQuery& q) {
+  std::vector<std::string> scopes;
+  if (q.project) scopes.push_back("project:" + *q.project);
+  if (q.source) scopes.push_back("source:" + *q.source);
+  if (scopes.empty()) return std::nullopt;
+  auto& st = db.Prepare(
+      "SELECT a.block FROM scope_block a WHERE a.scope = ?1 AND (?2 IS NULL OR EXISTS "
+      "(SELECT 1 FROM scope_block b WHERE b.scope = ?2 AND b.block = a.block)) ORDER BY a.block");
+  st.Bind(1, scopes[0]);
+  if (scopes.size() > 1)
+    st.Bind(2, scopes[1]);
+  else
+    st.Bind(2, nullptr);
+  Ranges out;
   while (st.Step()) {
-    std::int64_t seq = st.Int(0);
-    if (!k.Wants(seq)) break;
-    Candidate c{seq, st.Int(1), 0};
-    if (!k.CouldEnter(c)) continue;  // older than all kept: its text is not read
-    if (check && !MatchesAll(st.Text(2), terms)) continue;
-    c.score = st.Double(3);
-    k.Offer(c);
+    std::int64_t lo = st.Int(0) << 12, hi = lo + 4095;
+    if (!out.empty() && out.back().second + 1 == lo)
+      out.back().second = hi;
+    else
+      out.push_back({lo, hi});
   }
   st.Reset();
+  return out;
+}
+
+// Reads `sources` over every chain (and only the ranges of `scope`, when
+// given), always from the cursor whose unread part may hold the newest
+// candidate, offers the rows whose text holds every term, and stops as soon
+// as no cursor can offer one that would be kept.
+void Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, const EventQuery& q,
+            const std::vector<Term>& terms, const std::optional<Ranges>& scope, NewestK& k) {
+  struct Cursor {
+    Stmt st;
+    const Chains::Chain* chain;
+    bool check;
+    std::int64_t next;  // every unread row has seq <= next
+    std::int64_t bound;
+  };
+  // Scores are computed only for candidates that could be kept.
+  RankGate gate{[](const void* ctx, std::int64_t ts, std::int64_t seq) {
+                  return static_cast<const NewestK*>(ctx)->CouldEnter({seq, ts, 0});
+                },
+                &k};
+  std::vector<Cursor> cursors;
+  const Ranges everything = {{0, INT64_MAX}};
+  for (const Chains::Chain& c : chains.list()) {
+    for (const Source& src : sources) {
+      for (const auto& [from, to] : scope ? *scope : everything) {
+        std::int64_t lo = std::max({c.lo(), src.lo, from}), hi = std::min({c.hi(), src.hi, to});
+        if (lo > hi) continue;
+        Stmt st(db.get(), src.sql);
+        BindParams(st, q, src.match, lo, hi, src.dfs, &gate);
+        cursors.push_back({std::move(st), &c, src.check, hi, c.Bound(hi)});
+      }
+    }
+  }
+  auto& text = db.Prepare("SELECT text FROM event WHERE seq = ?");
+  for (;;) {
+    Cursor* cur = nullptr;
+    for (Cursor& c : cursors)
+      if (c.bound != INT64_MIN && (cur == nullptr || c.bound > cur->bound)) cur = &c;
+    if (cur == nullptr || !k.MayEnter(cur->bound, cur->next)) break;
+    if (!cur->st.Step()) {
+      cur->bound = INT64_MIN;
+      continue;
+    }
+    Candidate c{cur->st.Int(0), cur->st.Int(1), cur->st.Double(2)};
+    cur->next = c.seq - 1;
+    cur->bound = cur->chain->Bound(c.seq - 1);
+    if (!k.CouldEnter(c)) continue;  // older than all kept: its text is not read
+    if (cur->check) {
+      text.Reset();
+      text.Bind(1, c.seq);
+      if (!text.Step() || !MatchesAll(text.Text(0), terms)) continue;
+    }
+    k.Offer(c);
+  }
+  text.Reset();
+}
+
+// Whether every term is found exactly by message_fts (detail=full, each term
+// a phrase of its trigrams): ASCII terms of three or more characters, whose
+// case FTS5 folds as FoldCase does.
+bool PhrasesExact(const std::vector<Term>& terms) {
+  return std::all_of(terms.begin(), terms.end(), [](const Term& t) {
+    return t.kind == Term::Kind::kTrigram &&
+           std::all_of(t.folded.begin(), t.folded.end(), [](char32_t c) { return c < 0x80; });
+  });
 }
 
 }  // namespace
@@ -168,47 +356,73 @@ std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
   const bool has_long = !TrigramMatch(terms).empty();
   const bool ranked = has_long && !q.recent;
   // By relevance: the newest kRankWindow matches are ranked; else the newest `limit`.
-  NewestK k(db, ranked ? static_cast<std::size_t>(kRankWindow) : static_cast<std::size_t>(q.limit));
+  const std::size_t need =
+      ranked ? static_cast<std::size_t>(kRankWindow) : static_cast<std::size_t>(q.limit);
+  NewestK k(need);
+  const Chains chains(db);
+  const std::optional<Ranges> scope = ScopeRanges(db, q);
   const bool messages_only = q.kind ? *q.kind == "message" : !q.include_tools;
   std::vector<Candidate> cands;
+  const std::string cjk = CjkMatch(terms);
+  const std::int64_t max_seq = db.QueryInt("SELECT coalesce(max(seq), 0) FROM event");
   if (has_long && messages_only) {
-    std::string match = TrigramMatch(terms);
-    Stream(db,
-           "SELECT e.seq, e.ts, e.text, bm25(message_fts) FROM message_fts "
-           "JOIN event e ON e.seq = message_fts.rowid WHERE message_fts MATCH ?" +
-               where + " ORDER BY message_fts.rowid DESC",
-           &match, std::nullopt, q, terms, true, k);
+    std::vector<std::string> phrases = TrigramPhrases(terms);
+    Source src{"SELECT e.seq, e.ts, " +
+                   std::string(ranked ? "CASE WHEN origin_gate(?10, e.ts, e.seq) THEN "
+                                        "origin_bm25(message_fts, ?4) ELSE 0 END"
+                                      : "0.0") +
+                   " FROM message_fts" + EventJoin(q, true) +
+                   " ON e.seq = message_fts.rowid "
+                   "WHERE message_fts MATCH ?1 AND message_fts.rowid BETWEEN ?2 AND ?3" +
+                   Where(q, true) + " ORDER BY message_fts.rowid DESC",
+               JoinAnd(phrases), !PhrasesExact(terms)};
+    if (ranked) src.dfs = EstimateDfs(db, "message_fts", phrases, max_seq);
+    Gather(db, chains, {src}, q, terms, scope, k);
     cands = k.Take();
   } else if (has_long && HasIndex(db)) {
-    // Newest arrivals first: those the index has not reached (score 0: ranked
-    // last), read directly, then the index's.
+    // The events the index has not reached (score 0: ranked last) are read
+    // directly; the others through event_fts.
     std::int64_t upto = IndexedUpto(db);
-    Stream(db,
-           "SELECT e.seq, e.ts, e.text, 0.0 FROM event e WHERE e.seq > ?" + where +
-               " ORDER BY e.seq DESC",
-           nullptr, upto, q, terms, true, k);
-    std::string match = TrigramsAnd(terms);
-    Stream(db,
-           "SELECT e.seq, e.ts, e.text, bm25(event_fts) FROM idx.event_fts f "
-           "JOIN event e ON e.seq = f.rowid WHERE f.event_fts MATCH ?" +
-               where + " ORDER BY f.rowid DESC",
-           &match, std::nullopt, q, terms, true, k);
+    std::vector<std::string> grams = Trigrams(terms);
+    Source direct{"SELECT e.seq, e.ts, 0.0 FROM event e WHERE e.seq BETWEEN ?2 AND ?3" + where +
+                      " ORDER BY e.seq DESC",
+                  "", true, upto + 1};
+    Source indexed{"SELECT e.seq, e.ts, " +
+                       std::string(ranked ? "CASE WHEN origin_gate(?10, e.ts, e.seq) THEN "
+                                            "origin_bm25(event_fts, ?4) ELSE 0 END"
+                                          : "0.0") +
+                       " FROM idx.event_fts f" + EventJoin(q, false) +
+                       " ON e.seq = f.rowid "
+                       "WHERE f.event_fts MATCH ?1 AND f.rowid BETWEEN ?2 AND ?3" +
+                       where + " ORDER BY f.rowid DESC",
+                   JoinAnd(grams), true, 0, upto};
+    if (ranked) indexed.dfs = EstimateDfs(db, "idx.event_fts", grams, max_seq);
+    Gather(db, chains, {direct, indexed}, q, terms, scope, k);
     cands = k.Take();
-  } else if (std::string cjk = CjkMatch(terms); !has_long && !cjk.empty()) {
-    Stream(db,
-           "SELECT e.seq, e.ts, e.text, 0.0 FROM event_cjk c JOIN event e ON e.seq = c.rowid "
-           "WHERE event_cjk MATCH ?" +
-               where + " ORDER BY c.rowid DESC",
-           &cjk, std::nullopt, q, terms, true, k);
+  } else if (!has_long && !cjk.empty()) {
+    const bool exact = std::all_of(terms.begin(), terms.end(),
+                                   [](const Term& t) { return t.kind == Term::Kind::kCjkShort; });
+    Gather(db, chains,
+           {{"SELECT e.seq, e.ts, 0.0 FROM event_cjk c" + EventJoin(q, false) +
+                 " ON e.seq = c.rowid "
+                 "WHERE event_cjk MATCH ?1 AND c.rowid BETWEEN ?2 AND ?3" +
+                 where + " ORDER BY c.rowid DESC",
+             cjk, !exact}},
+           q, terms, scope, k);
     cands = k.Take();
   } else {
     // Terms no index can find (or no index.db on this connection, the
     // writer's): the newest kScanLimit events in scope, then their text.
-    NewestK scan(db, kScanLimit);
-    Stream(db, "SELECT e.seq, e.ts, '', 0.0 FROM event e WHERE 1" + where + " ORDER BY e.seq DESC",
-           nullptr, std::nullopt, q, terms, false, scan);
+    NewestK scan(kScanLimit);
+    const bool messages =
+        !q.source && !q.project && (q.kind ? *q.kind == "message" : !q.include_tools);
+    Gather(db, chains,
+           {{std::string("SELECT e.seq, e.ts, 0.0 FROM event e") +
+                 (messages ? " INDEXED BY event_message_seq_ts" : "") +
+                 " WHERE e.seq BETWEEN ?2 AND ?3" + where + " ORDER BY e.seq DESC",
+             "", false}},
+           q, terms, scope, scan);
     // Newest first, so the first matches found are the ones needed.
-    const std::size_t need = ranked ? kRankWindow : static_cast<std::size_t>(q.limit);
     auto& text = db.Prepare("SELECT text FROM event WHERE seq = ?");
     for (const Candidate& c : scan.Take()) {
       if (cands.size() == need) break;

@@ -12,14 +12,17 @@
 //     a prefix);
 //   - else only other short terms (AI, C#): the text of at most the newest
 //     25,000 events in scope (kScanLimit).
-// Every candidate's text is then checked against every term, so results are
-// exact whatever the index.  Order: with a term of three or more characters
+// A candidate's text is then checked against every term, so results are
+// exact whatever the index; only where the index is exact by itself is the
+// check left out (ASCII phrases in message_fts, whose case FTS5 folds as
+// FoldCase does; CJK letters in event_cjk).  Order: with a term of three or more characters
 // and not `recent`, BM25 over the newest 2,000 matches (kRankWindow), ties
 // newest first; otherwise newest first by timestamp, later arrival first.
 //
-// Candidates are read newest arrival first and reading stops once no unread
-// one can be newer than those kept (event_block's max_ts_upto bounds them);
-// the spec's chains of blocks, for data arriving late, are still to come.
+// Candidates are read newest arrival first in chains of blocks (event_block:
+// a block more than a day older than its chain so far starts a new chain),
+// always from the chain whose unread part may hold the newest candidate, and
+// reading stops once no chain can hold one newer than those kept.
 // Read-only; the connection must have index.db attached as `idx`
 // (AttachIndex), or tool-event searches scan instead.
 

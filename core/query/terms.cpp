@@ -15,6 +15,11 @@ char32_t Fold(char32_t c) {
       (c >= 0x410 && c <= 0x42F))
     return c + 32;
   if (c >= 0x400 && c <= 0x40F) return c + 80;
+  // The two letters outside ASCII that FTS5 folds into it: the Kelvin sign
+  // and the long s.  With them, an ASCII term's phrase in a trigram index
+  // matches exactly what this folding matches.
+  if (c == 0x212A) return 'k';
+  if (c == 0x17F) return 's';
   return c;
 }
 
@@ -65,9 +70,12 @@ std::vector<Term> ParseTerms(std::string_view query) {
     // Fold maps only ASCII A-Z within ASCII, and Latin-1, Greek and Cyrillic
     // letters within their blocks: a term with none of the latter is found in
     // the bytes (CJK, symbols, ASCII with its case folded).
-    t.bytewise = std::none_of(t.folded.begin(), t.folded.end(), [](char32_t f) {
-      return (f >= 0xC0 && f <= 0xFF) || (f >= 0x370 && f <= 0x4FF);
-    });
+    t.bytewise = std::none_of(t.folded.begin(), t.folded.end(),
+                              [](char32_t f) {
+                                return (f >= 0xC0 && f <= 0xFF) || (f >= 0x370 && f <= 0x4FF);
+                              }) &&
+                 t.text.find("\xE2\x84\xAA") == std::string::npos &&  // Kelvin sign
+                 t.text.find("\xC5\xBF") == std::string::npos;        // long s
     t.kind = t.chars >= 3 ? Term::Kind::kTrigram
              : all_cjk    ? Term::Kind::kCjkShort
                           : Term::Kind::kShort;
@@ -89,8 +97,12 @@ bool MatchesAll(std::string_view text, const std::vector<Term>& terms) {
       auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
       auto it = std::search(text.begin(), text.end(), t.text.begin(), t.text.end(),
                             [&](char a, char b) { return lower(a) == lower(b); });
-      if (it == text.end() && !t.text.empty()) return false;
-      continue;
+      if (it != text.end() || t.text.empty()) continue;
+      // Not in the bytes: found only if a Kelvin sign or a long s stands for
+      // a k or an s, which only decoding sees.
+      if (text.find("\xE2\x84\xAA") == std::string_view::npos &&
+          text.find("\xC5\xBF") == std::string_view::npos)
+        return false;
     }
     if (!decoded) {
       folded = FoldCase(text);
@@ -101,18 +113,23 @@ bool MatchesAll(std::string_view text, const std::vector<Term>& terms) {
   return true;
 }
 
-std::string TrigramMatch(const std::vector<Term>& terms) {
-  std::string out;
+std::vector<std::string> TrigramPhrases(const std::vector<Term>& terms) {
+  std::vector<std::string> out;
   for (const Term& t : terms) {
     if (t.kind != Term::Kind::kTrigram) continue;
-    if (!out.empty()) out += " AND ";
-    out += '"';
+    std::string p = "\"";
     for (char c : t.text) {
-      if (c == '"') out += '"';  // FTS5 escapes a quote by doubling it
-      out += c;
+      if (c == '"') p += '"';  // FTS5 escapes a quote by doubling it
+      p += c;
     }
-    out += '"';
+    out.push_back(p + "\"");
   }
+  return out;
+}
+
+std::string TrigramMatch(const std::vector<Term>& terms) {
+  std::string out;
+  for (const std::string& p : TrigramPhrases(terms)) out += (out.empty() ? "" : " AND ") + p;
   return out;
 }
 

@@ -9,8 +9,10 @@
 // find candidates, and cuts snippets; the searches themselves use it.
 //
 // Case: FTS5's trigram tokenizer folds case over all of Unicode; the text
-// checks here fold ASCII, Latin-1, Greek and Cyrillic (FoldCase), which
-// covers the short terms that only a text check can find (AI, C#, 5号).
+// checks here fold ASCII, Latin-1, Greek and Cyrillic, and the Kelvin sign
+// and long s into k and s (FoldCase), which covers the short terms that only
+// a text check can find (AI, C#, 5号) and makes an ASCII term's trigram
+// phrase exact: FTS5 folds no other letter into ASCII.
 
 #include <string>
 #include <string_view>
@@ -20,11 +22,11 @@ namespace origin {
 
 struct Term {
   enum class Kind { kTrigram, kCjkShort, kShort };
-  std::string text;        // as typed
-  std::u32string folded;   // case folded, for text checks
+  std::string text;       // as typed
+  std::u32string folded;  // case folded, for text checks
   std::size_t chars = 0;
   Kind kind = Kind::kShort;
-  bool bytewise = false;   // matched byte by byte, ASCII case folded (no letter folding touches it)
+  bool bytewise = false;  // matched byte by byte, ASCII case folded (no letter folding touches it)
 };
 
 /// The terms of a query, in order, duplicates dropped.
@@ -33,9 +35,10 @@ std::vector<Term> ParseTerms(std::string_view query);
 bool MatchesAll(std::string_view text, const std::vector<Term>& terms);
 /// Case folding used by the text checks.
 std::u32string FoldCase(std::string_view text);
-/// An FTS5 MATCH expression requiring every term of three or more
-/// characters as a phrase (its trigrams in order: a substring); empty when
-/// there is none.
+/// The FTS5 phrase of each term of three or more characters (its trigrams in
+/// order: a substring), in the order of the terms.
+std::vector<std::string> TrigramPhrases(const std::vector<Term>& terms);
+/// The AND of TrigramPhrases; empty when there is none.
 std::string TrigramMatch(const std::vector<Term>& terms);
 /// At most `max_chars` characters of `text` around the first match, with
 /// every match in brackets; "…" marks a cut.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/store/fts_rank.hpp"
 #include "core/util/text.hpp"
 
 namespace origin {
@@ -151,6 +152,23 @@ CREATE TABLE setting (
 
 const char* const kIdempotentSql = R"sql(
 CREATE INDEX IF NOT EXISTS raw_file_source ON raw_file(source);
+-- The narrow (seq, ts) index of message events alone: a search for short
+-- terms reads the newest messages' timestamps from it (core/query/search).
+CREATE INDEX IF NOT EXISTS event_message_seq_ts ON event(seq, ts) WHERE kind = 'message';
+-- Which blocks of 4,096 arrivals hold events of each project and source
+-- ('project:<name>', 'source:<name>'): a filtered search reads only those
+-- blocks.  Derived: kept by a trigger, filled from event when empty.
+CREATE TABLE IF NOT EXISTS scope_block (
+  scope TEXT NOT NULL,
+  block INTEGER NOT NULL,           -- seq >> 12
+  PRIMARY KEY (scope, block)
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS event_scope AFTER INSERT ON event
+BEGIN
+  INSERT OR IGNORE INTO scope_block(scope, block)
+    SELECT 'project:' || new.project, new.seq >> 12 WHERE new.project IS NOT NULL;
+  INSERT OR IGNORE INTO scope_block(scope, block) VALUES ('source:' || new.source, new.seq >> 12);
+END;
 
 -- Entries (core/entries): versions never change (invariant 3); a correction
 -- is a new version that supersedes the one before.
@@ -305,6 +323,7 @@ void RegisterFunctions(Db& db) {
                                       SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS,
                                       nullptr, CjkFunction, nullptr, nullptr, nullptr);
   if (rc != SQLITE_OK) throw SqliteError(rc, "register origin_cjk");
+  RegisterFtsRank(db);
 }
 
 void Migrate(Db& db, const std::vector<Migration>& migrations, int target_version) {
@@ -355,6 +374,13 @@ void Migrate(Db& db, const std::vector<Migration>& migrations, int target_versio
     v = m.version;
   }
   db.Exec(kIdempotentSql);
+  // Derived tables a store of an earlier build lacks are filled from events.
+  if (db.QueryInt(
+          "SELECT NOT EXISTS (SELECT 1 FROM scope_block) AND EXISTS (SELECT 1 FROM event)")) {
+    Transaction tx(db);
+    db.Prepare(kAddScopeBlocksSql).Bind(1, std::int64_t{0}).Run();
+    tx.Commit();
+  }
   db.Exec("PRAGMA busy_timeout = 10000");
 }
 
@@ -375,6 +401,9 @@ std::unique_ptr<Db> OpenWriteConnection(const std::string& path,
 std::unique_ptr<Db> OpenReadConnection(const std::string& path) {
   auto db = std::make_unique<Db>(path, Db::Mode::kReadOnly);
   db->Exec("PRAGMA busy_timeout = 10000");
+  // 16 MiB of pages (default 2): a search reads a few thousand index and
+  // row pages, which then come from here rather than from the OS.
+  db->Exec("PRAGMA cache_size = -16384");
   RegisterFunctions(*db);
   return db;
 }

@@ -35,11 +35,19 @@ struct Migration {
   std::function<void(Db&)> apply;  // runs inside the migration's transaction
 };
 
+/// The statement that adds to scope_block the blocks of the events with
+/// seq > ?1.
+inline constexpr const char* kAddScopeBlocksSql =
+    "INSERT OR IGNORE INTO scope_block(scope, block) "
+    "SELECT DISTINCT 'project:' || project, seq >> 12 FROM event "
+    "WHERE seq > ?1 AND project IS NOT NULL "
+    "UNION SELECT DISTINCT 'source:' || source, seq >> 12 FROM event WHERE seq > ?1";
 /// The migrations of this build, oldest first (none yet: version 1 is the base).
 const std::vector<Migration>& Migrations();
 
-/// Registers origin_cjk() (event_cjk's bigrams) on `db`.  Every connection
-/// that may insert events needs it, and readers for rebuilds.
+/// Registers origin_cjk() (event_cjk's bigrams) and origin_bm25 (search's
+/// ranking, core/store/fts_rank.hpp) on `db`.  Every connection that may
+/// insert events needs the first, readers the second.
 void RegisterFunctions(Db& db);
 
 /// Opens `path` for writing with WAL, the busy timeout, journal_size_limit

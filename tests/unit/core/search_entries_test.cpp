@@ -34,6 +34,28 @@ TEST_SUITE("search") {
     CHECK(TrigramMatch(ParseTerms("AI C#")).empty());
   }
 
+  TEST_CASE("search: matching in the bytes agrees with matching folded code points") {
+    // MatchesAll finds ASCII and CJK terms in the bytes; it must agree with
+    // comparing folded code points, also where a Kelvin sign or a long s
+    // stands for a k or an s, as FTS5 folds them.
+    const std::vector<std::string> pieces = {"k", "K", "\u212A", "s", "S", "\u017F", "ch", "部", "Ü", "ü", "a", " "};
+    std::mt19937 rng(5);
+    for (int i = 0; i < 3000; ++i) {
+      std::string text, term;
+      for (int j = 0, n = 1 + static_cast<int>(rng() % 8); j < n; ++j) text += pieces[rng() % pieces.size()];
+      for (int j = 0, n = 1 + static_cast<int>(rng() % 3); j < n; ++j) term += pieces[rng() % (pieces.size() - 1)];
+      auto terms = ParseTerms(term);
+      bool plain = true;
+      std::u32string folded = FoldCase(text);
+      for (const Term& t : terms) plain = plain && folded.find(t.folded) != std::u32string::npos;
+      INFO("text '" << text << "' term '" << term << "'");
+      CHECK(MatchesAll(text, terms) == plain);
+    }
+    CHECK(MatchesAll("\u212Aelvin", ParseTerms("kelvin")));
+    CHECK(MatchesAll("kelvin", ParseTerms("\u212Aelvin")));
+    CHECK(MatchesAll("\u017Fchema", ParseTerms("SCHEMA")));
+  }
+
   TEST_CASE("search: snippets show every match in brackets around the first") {
     auto t = ParseTerms("log");
     CHECK(Snippet("catalog and log", t) == "cata[log] and [log]");

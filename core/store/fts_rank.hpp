@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// origin_bm25(<fts5 table>, 'df1 df2 ... dfN'): BM25 as FTS5's bm25() computes it
+// (k1 = 1.2, b = 0.75, lower is better), but with the document frequency of
+// each phrase of the MATCH given by the caller instead of counted.  FTS5's
+// bm25() counts, once per statement, every row that holds each phrase: a
+// scan of the whole doclist, which on two million events takes hundreds of
+// milliseconds for a common word (docs/performance.md).  Search estimates
+// the frequencies from the newest arrivals instead (core/query/search.cpp).
+// A missing or out-of-range df counts as a phrase in half the rows.  On
+// detail=none tables, whose rows record no positions, each phrase counts
+// once per row that matches.
+
+//
+// origin_gate(?, ts, seq) asks a RankGate, bound as a pointer of type
+// "origin_gate", whether a candidate could still be kept; search computes
+// origin_bm25 only for those (CASE WHEN origin_gate(...) THEN ... END), as
+// the candidates it reads beyond the ones it keeps need no score.
+
+#include <cstdint>
+
+#include "core/c/sqlite.hpp"
+
+namespace origin {
+
+struct RankGate {
+  bool (*wanted)(const void* ctx, std::int64_t ts, std::int64_t seq) = nullptr;
+  const void* ctx = nullptr;
+};
+inline constexpr const char* kRankGateType = "origin_gate";
+
+/// Registers origin_bm25 with the connection's FTS5, and origin_gate.
+void RegisterFtsRank(Db& db);
+
+}  // namespace origin
