@@ -1038,6 +1038,33 @@ void Daemon::CountSync(const SyncReport& r) {
   totals_.lines += r.lines;
   totals_.bytes += r.bytes;
   totals_.events += r.events;
+  if (r.events > 0) ScheduleMerge();
+}
+
+void Daemon::ScheduleMerge() {
+  if (merge_posted_ || writer_->stopping()) return;
+  merge_posted_ = true;
+  writer_->Post([this](Db& db) { MergeSlice(db); });
+}
+
+void Daemon::MergeSlice(Db& db) {
+  // At most ~100 ms per job, urgent work let through between steps; what
+  // is left goes to the back of the queue, behind syncs queued meanwhile.
+  merge_posted_ = false;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
+  bool more = false;
+  try {
+    for (const char* table : {"message_fts", "event_cjk"}) {
+      while ((more = MergeFtsStep(db, table, Indexer::kMergePages)) && !writer_->stopping() &&
+             std::chrono::steady_clock::now() < until)
+        writer_->RunUrgent(db);
+      if (more) break;
+    }
+  } catch (const std::exception& e) {
+    LOG_WARN("merging the search indexes: %s", e.what());  // the next sync tries again
+    return;
+  }
+  if (more) ScheduleMerge();
 }
 
 void Daemon::UpdateWatches(std::size_t source, const std::vector<std::string>& dirs) {

@@ -113,6 +113,10 @@ class Daemon {
   void ApplyDiscovery(std::size_t source, const std::vector<std::string>& dirs,
                       const std::vector<DiscoveryProblem>& problems, bool exists);
   void CountSync(const SyncReport& r);  // writer thread
+  /// After new events: merges message_fts's and event_cjk's segments on the
+  /// writer, in slices between other jobs (writer thread).
+  void ScheduleMerge();
+  void MergeSlice(Db& db);
   void UpdateWatches(std::size_t source, const std::vector<std::string>& dirs);
   static void OnFsEvent(uv_fs_event_t* h, const char* filename, int events, int status) noexcept;
 
@@ -124,6 +128,7 @@ class Daemon {
   std::unique_ptr<Db> writer_db_;  // handed to the writer thread in Start()
   std::unique_ptr<DbWorkers> writer_;
   std::unique_ptr<DbWorkers> readers_;
+  bool merge_posted_ = false;  // writer thread
   std::unique_ptr<EventIndex> index_;  // handed to the indexer thread in Start()
   std::unique_ptr<Indexer> indexer_;
   std::unique_ptr<LoopPoster> poster_;

@@ -37,6 +37,14 @@ void Indexer::Run() {
     }
     try {
       index_->CatchUp(4u << 20, [&] { return stopping_.load(); });
+      // Idle: merge the index's segments, a step at a time, until new
+      // events arrive or nothing is left to merge.
+      auto idle = [&] {
+        std::lock_guard lock(mu_);
+        return !pending_ && !stopping_;
+      };
+      while (idle() && index_->MergeStep(kMergePages)) {
+      }
     } catch (const std::exception& e) {
       // The next notification (or the next start) tries again.
       LOG_ERROR("search index: %s", e.what());

@@ -17,6 +17,8 @@ namespace origin {
 
 class Indexer {
  public:
+  /// Pages of work per merge step of event_fts (FTS5 'merge').
+  static constexpr int kMergePages = 64;
   /// Takes an opened index; starts the thread, which catches up at once.
   explicit Indexer(std::unique_ptr<EventIndex> index);
   ~Indexer() { Stop(); }

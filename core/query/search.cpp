@@ -107,8 +107,8 @@ std::string EventJoin(const EventQuery& q, bool messages) {
 // scaled to every arrival; exact on a store with no more arrivals than that.
 // FTS5's bm25() would count every row, at a cost that grows with the store.
 std::string EstimateDfs(Db& db, const std::string& table, const std::vector<std::string>& phrases,
-                        std::int64_t max_seq) {
-  const std::int64_t from = std::max<std::int64_t>(0, max_seq - kProbeSeqs);
+                        std::int64_t max_seq, std::int64_t probe = kProbeSeqs) {
+  const std::int64_t from = std::max<std::int64_t>(0, max_seq - probe);
   const double scale =
       max_seq > from ? static_cast<double>(max_seq) / static_cast<double>(max_seq - from) : 1;
   auto& st = db.Prepare("SELECT count(*) FROM " + table + " WHERE " +
@@ -396,7 +396,10 @@ std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
                        "WHERE f.event_fts MATCH ?1 AND f.rowid BETWEEN ?2 AND ?3" +
                        where + " ORDER BY f.rowid DESC",
                    JoinAnd(grams), true, 0, upto};
-    if (ranked) indexed.dfs = EstimateDfs(db, "idx.event_fts", grams, max_seq);
+    // Every candidate holds every trigram once (detail=none), so the
+    // frequencies scale every score alike and do not change the order: a
+    // smaller probe does.
+    if (ranked) indexed.dfs = EstimateDfs(db, "idx.event_fts", grams, max_seq, kProbeSeqs / 4);
     Gather(db, chains, {direct, indexed}, q, terms, scope, k);
     cands = k.Take();
   } else if (!has_long && !cjk.empty()) {

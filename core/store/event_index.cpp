@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "core/store/event_index.hpp"
 
+#include <cstdlib>
+
 namespace origin {
 
 namespace {
@@ -120,6 +122,17 @@ std::int64_t EventIndex::CatchUp(std::size_t batch_bytes, const std::function<bo
     total += n;
   }
 }
+
+bool MergeFtsStep(Db& db, const std::string& table, int pages) {
+  const std::string name = table.substr(table.find('.') + 1);
+  const sqlite3_int64 before = sqlite3_total_changes64(db.get());
+  db.Exec("INSERT INTO " + table + "(" + name + ", rank) VALUES ('merge', " +
+          std::to_string(-std::abs(pages)) + ")");
+  // The command itself counts as one change; a step that merged wrote more.
+  return sqlite3_total_changes64(db.get()) > before + 1;
+}
+
+bool EventIndex::MergeStep(int pages) { return MergeFtsStep(*index_, "event_fts", pages); }
 
 void AttachIndex(Db& db, const std::string& index_path) {
   db.Prepare("ATTACH DATABASE ? AS idx").Bind(1, index_path).Run();

@@ -41,12 +41,22 @@ class EventIndex {
   std::int64_t CatchUp(std::size_t batch_bytes = 4u << 20, const std::function<bool()>& stop = {});
   /// Every event with seq <= Upto() is indexed.
   std::int64_t Upto();
+  /// MergeFtsStep on event_fts.
+  bool MergeStep(int pages);
 
  private:
   void CheckStore();
   std::unique_ptr<Db> index_;
   std::unique_ptr<Db> store_;
 };
+
+/// One step of merging the segments of the FTS5 table `table` (e.g.
+/// "message_fts", "idx.event_fts") towards a single one, about `pages`
+/// pages of work in the caller's connection (FTS5's 'merge' command with a
+/// negative count): a search then reads fewer segments.  Returns whether
+/// there was work to do.  Run it on the connection that writes the table,
+/// when idle.
+bool MergeFtsStep(Db& db, const std::string& table, int pages);
 
 /// Attaches index.db to a connection of origin.db as `idx` (read-only use).
 void AttachIndex(Db& db, const std::string& index_path);

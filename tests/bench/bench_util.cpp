@@ -38,7 +38,12 @@ std::string Capture(const std::string& cmd) {
   return out;
 }
 
-double TimeProcess(const std::vector<std::string>& argv, std::string* out) {
+double TimeProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env,
+                   std::string* out) {
+  std::vector<char*> envp;
+  for (char** e = environ; *e != nullptr; ++e) envp.push_back(*e);
+  for (const auto& e : env) envp.push_back(const_cast<char*>(e.c_str()));
+  envp.push_back(nullptr);
   int fds[2] = {-1, -1};
   if (out != nullptr && ::pipe(fds) != 0) return -1;
   posix_spawn_file_actions_t fa;
@@ -55,7 +60,7 @@ double TimeProcess(const std::vector<std::string>& argv, std::string* out) {
   args.push_back(nullptr);
   double t = Now();
   pid_t pid = -1;
-  int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), envp.data());
   posix_spawn_file_actions_destroy(&fa);
   if (out != nullptr) {
     ::close(fds[1]);
@@ -126,6 +131,28 @@ std::string Daemon::SyncAndIndex() {
         s["store"]["search_indexed_upto"].GetInt64() == s["store"]["max_seq"].GetInt64())
       return status;
     ::usleep(20000);
+  }
+}
+
+double Daemon::WaitIdle() {
+  auto cpu_ticks = [&] {
+    std::string s = test::ReadAll("/proc/" + std::to_string(pid_) + "/stat");
+    // After the command name in parentheses: fields 14 and 15 are utime, stime.
+    std::size_t p = s.rfind(')');
+    long long v[20] = {};
+    if (p == std::string::npos ||
+        std::sscanf(s.c_str() + p + 2,
+                    "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lld %lld", &v[0], &v[1]) != 2)
+      return -1LL;
+    return v[0] + v[1];
+  };
+  double t = Now();
+  long long last = cpu_ticks();
+  for (;;) {
+    ::sleep(1);
+    long long now = cpu_ticks();
+    if (now < 0 || now - last <= 1) return Now() - t;  // at most 10 ms of CPU in a second
+    last = now;
   }
 }
 

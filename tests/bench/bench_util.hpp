@@ -16,9 +16,11 @@ namespace origin::bench {
 double Now();
 /// Runs a shell command; returns its standard output.
 std::string Capture(const std::string& cmd);
-/// Runs argv (no shell) with stdout into `out` (when not null) and stderr to
-/// /dev/null; returns the wall time in ms from the spawn to the exit.
-double TimeProcess(const std::vector<std::string>& argv, std::string* out = nullptr);
+/// Runs argv (no shell) with this environment plus `env` (NAME=value), stdout
+/// into `out` (when not null) and stderr to /dev/null; returns the wall time
+/// in ms from the spawn to the exit.
+double TimeProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env = {},
+                   std::string* out = nullptr);
 /// Peak and current resident memory of a process, in KiB (VmHWM, VmRSS).
 std::int64_t PeakRssKb(pid_t pid);
 std::int64_t RssKb(pid_t pid);
@@ -38,11 +40,15 @@ class Daemon {
   pid_t pid() const { return pid_; }
   /// "ORIGIN_HOME=... CLAUDE_CONFIG_DIR=... origin ", for Capture.
   const std::string& cli() const { return cli_; }
-  /// Environment assignments for the CLI, for TimeProcess through env(1).
+  /// Environment assignments for the CLI, for TimeProcess.
   const std::vector<std::string>& env() const { return env_; }
   /// Waits until `origin sync` returned and the search index caught up;
   /// returns the last `origin status --json`.
   std::string SyncAndIndex();
+  /// Waits until the daemon has used no CPU for a second (the background
+  /// merges of the search indexes after an import are done); returns the
+  /// seconds waited.
+  double WaitIdle();
 
  private:
   pid_t pid_ = -1;

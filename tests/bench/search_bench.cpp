@@ -103,6 +103,7 @@ int main(int argc, char** argv) {
   Daemon daemon(originsd, origin_cli, home, claude, codex, dir + "/originsd.log");
   std::string status = daemon.SyncAndIndex();
   if (fresh) std::printf("ingested and indexed in %.1f s\n", Now() - t);
+  std::printf("daemon idle after %.0f s more (merging the search indexes)\n", daemon.WaitIdle());
   rapidjson::Document st;
   st.Parse(status.c_str());
   const std::int64_t n = st["store"]["events"].GetInt64();
@@ -131,10 +132,9 @@ int main(int argc, char** argv) {
       {"--recent", {"latency"}, {"--recent"}},
       {"project filter", {"cache"}, {"--project", "parser-1"}},
   };
-  std::vector<std::string> env_argv = {"env"};
-  for (const auto& e : daemon.env()) env_argv.push_back(e);
+  const std::vector<std::string>& env = daemon.env();
   auto origin_argv = [&](const Query& q) {
-    std::vector<std::string> a = env_argv;
+    std::vector<std::string> a;
     a.push_back(origin_cli);
     a.push_back("search");
     for (const auto& w : q.words) a.push_back(w);
@@ -146,7 +146,7 @@ int main(int argc, char** argv) {
   std::vector<std::size_t> hits;
   for (const Query& q : queries) {
     std::string out;
-    TimeProcess(origin_argv(q), &out);
+    TimeProcess(origin_argv(q), env, &out);
     rapidjson::Document d;
     d.Parse(out.c_str());
     hits.push_back(d.HasParseError() ? 0 : d["events"].Size() + d["entries"].Size());
@@ -156,15 +156,13 @@ int main(int argc, char** argv) {
   std::vector<double> all;
   for (int r = 0; r < reps; ++r)
     for (std::size_t i = 0; i < queries.size(); ++i) {
-      double v = TimeProcess(origin_argv(queries[i]));
+      double v = TimeProcess(origin_argv(queries[i]), env);
       ms[i].push_back(v);
       all.push_back(v);
     }
   std::vector<double> timeline;
   for (int r = 0; r < reps; ++r) {
-    std::vector<std::string> a = env_argv;
-    a.insert(a.end(), {origin_cli, "timeline", "--json"});
-    timeline.push_back(TimeProcess(a));
+    timeline.push_back(TimeProcess({origin_cli, "timeline", "--json"}, env));
   }
   const std::int64_t rss_kb = RssKb(daemon.pid()), peak_kb = PeakRssKb(daemon.pid());
   // The reference: rg over the same logs, for the same words (any of them:

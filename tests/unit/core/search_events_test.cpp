@@ -285,6 +285,43 @@ TEST_SUITE("search") {
     }
   }
 
+  TEST_CASE("search: merging the indexes' segments changes no answer") {
+    TestStore s;
+    s.db->Exec("INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) VALUES (1, 't', 'k', 1, '/x', 't/k', 0)");
+    std::mt19937 rng(8);
+    for (int batch = 0, i = 1; batch < 12; ++batch) {  // a segment per transaction
+      Transaction tx(*s.db);
+      for (int j = 0; j < 50; ++j, ++i)
+        s.db->Prepare("INSERT INTO event(id, source, session, ts, role, kind, text, file_id, line) "
+                      "VALUES (?, 't', 's', ?, 'user', 'message', ?, 1, ?)")
+            .Bind(1, "t:" + std::to_string(i)).Bind(2, std::int64_t{1700000000000} + i * 1000)
+            .Bind(3, kWords[rng() % kWords.size()] + " " + kWords[rng() % kWords.size()]).Bind(4, i).Run();
+      tx.Commit();
+    }
+    auto answer = [&](const char* text) {
+      EventQuery q;
+      q.query = text;
+      q.limit = 1000;
+      std::vector<std::pair<std::int64_t, double>> out;
+      for (const auto& h : SearchEvents(*s.db, q)) out.push_back({h.event.seq, h.score.value_or(0)});
+      return out;
+    };
+    auto before = answer("catalog"), before_cjk = answer("部署");
+    REQUIRE_FALSE(before.empty());
+    int steps = 0;
+    for (const char* table : {"message_fts", "event_cjk"})
+      while (MergeFtsStep(*s.db, table, 8) && steps < 10000) ++steps;
+    CHECK(steps > 0);
+    CHECK_FALSE(MergeFtsStep(*s.db, "message_fts", 8));  // one segment left: nothing to do
+    auto after = answer("catalog");
+    REQUIRE(after.size() == before.size());
+    for (std::size_t i = 0; i < after.size(); ++i) {
+      CHECK(after[i].first == before[i].first);
+      CHECK(after[i].second == doctest::Approx(before[i].second));
+    }
+    CHECK(answer("部署") == before_cjk);
+  }
+
   TEST_CASE("search: hits carry a snippet with the matches in brackets") {
     Corpus c(200, 5, 200);
     EventQuery q;
