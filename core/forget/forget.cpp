@@ -13,20 +13,22 @@ namespace origin {
 
 using Code = OpError::Code;
 
-bool EventHidden(Db& db, std::string_view event_id) {
-  auto& st = db.Prepare("SELECT 1 FROM excluded_event WHERE event_id = ?");
-  st.Bind(1, event_id);
-  bool hidden = st.Step();
+namespace {
+bool Any(Db& db, const char* sql, std::string_view id) {
+  auto& st = db.Prepare(sql);
+  st.Bind(1, id);
+  bool found = st.Step();
   st.Reset();
-  return hidden;
+  return found;
+}
+}  // namespace
+
+bool EventHidden(Db& db, std::string_view event_id) {
+  return Any(db, "SELECT 1 FROM excluded_event WHERE event_id = ?", event_id);
 }
 
 bool EntryHidden(Db& db, std::string_view entry_id) {
-  auto& st = db.Prepare("SELECT 1 FROM forgotten_entry WHERE entry_id = ?");
-  st.Bind(1, entry_id);
-  bool hidden = st.Step();
-  st.Reset();
-  return hidden;
+  return Any(db, "SELECT 1 FROM forgotten_entry WHERE entry_id = ?", entry_id);
 }
 
 namespace {

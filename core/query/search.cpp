@@ -251,6 +251,21 @@ struct Source {
   std::string dfs;                      // for origin_bm25
 };
 
+// The statement of a Source reading the FTS5 table `name` (in `schema`) as
+// `alias`, scored by origin_bm25 when `ranked`.
+std::string FtsSql(const std::string& schema, const std::string& name, const std::string& alias,
+                   bool ranked, const std::string& join, const std::string& where) {
+  const std::string column = alias + "." + name;  // the table's hidden column
+  const std::string rowid = alias + ".rowid";
+  return "SELECT e.seq, e.ts, " +
+         (ranked ? "CASE WHEN origin_gate(?10, e.ts, e.seq) THEN origin_bm25(" + column +
+                       ", ?4) ELSE 0 END"
+                 : std::string("0.0")) +
+         " FROM " + schema + "." + name + " " + alias + join + " ON e.seq = " + rowid + " WHERE " +
+         column + " MATCH ?1 AND " + rowid + " BETWEEN ?2 AND ?3" + where + " ORDER BY " + rowid +
+         " DESC";
+}
+
 using Ranges = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
 // The ranges of seqs that may hold events of the query's project and source
@@ -367,14 +382,7 @@ std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
   const std::int64_t max_seq = db.QueryInt("SELECT coalesce(max(seq), 0) FROM event");
   if (has_long && messages_only) {
     std::vector<std::string> phrases = TrigramPhrases(terms);
-    Source src{"SELECT e.seq, e.ts, " +
-                   std::string(ranked ? "CASE WHEN origin_gate(?10, e.ts, e.seq) THEN "
-                                        "origin_bm25(message_fts, ?4) ELSE 0 END"
-                                      : "0.0") +
-                   " FROM message_fts" + EventJoin(q, true) +
-                   " ON e.seq = message_fts.rowid "
-                   "WHERE message_fts MATCH ?1 AND message_fts.rowid BETWEEN ?2 AND ?3" +
-                   Where(q, true) + " ORDER BY message_fts.rowid DESC",
+    Source src{FtsSql("main", "message_fts", "m", ranked, EventJoin(q, true), Where(q, true)),
                JoinAnd(phrases), !PhrasesExact(terms)};
     if (ranked) src.dfs = EstimateDfs(db, "message_fts", phrases, max_seq);
     Gather(db, chains, {src}, q, terms, scope, k);
@@ -387,14 +395,7 @@ std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
     Source direct{"SELECT e.seq, e.ts, 0.0 FROM event e WHERE e.seq BETWEEN ?2 AND ?3" + where +
                       " ORDER BY e.seq DESC",
                   "", true, upto + 1};
-    Source indexed{"SELECT e.seq, e.ts, " +
-                       std::string(ranked ? "CASE WHEN origin_gate(?10, e.ts, e.seq) THEN "
-                                            "origin_bm25(event_fts, ?4) ELSE 0 END"
-                                          : "0.0") +
-                       " FROM idx.event_fts f" + EventJoin(q, false) +
-                       " ON e.seq = f.rowid "
-                       "WHERE f.event_fts MATCH ?1 AND f.rowid BETWEEN ?2 AND ?3" +
-                       where + " ORDER BY f.rowid DESC",
+    Source indexed{FtsSql("idx", "event_fts", "f", ranked, EventJoin(q, false), where),
                    JoinAnd(grams), true, 0, upto};
     // Every candidate holds every trigram once (detail=none), so the
     // frequencies scale every score alike and do not change the order: a
@@ -406,12 +407,8 @@ std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
     const bool exact = std::all_of(terms.begin(), terms.end(),
                                    [](const Term& t) { return t.kind == Term::Kind::kCjkShort; });
     Gather(db, chains,
-           {{"SELECT e.seq, e.ts, 0.0 FROM event_cjk c" + EventJoin(q, false) +
-                 " ON e.seq = c.rowid "
-                 "WHERE event_cjk MATCH ?1 AND c.rowid BETWEEN ?2 AND ?3" +
-                 where + " ORDER BY c.rowid DESC",
-             cjk, !exact}},
-           q, terms, scope, k);
+           {{FtsSql("main", "event_cjk", "c", false, EventJoin(q, false), where), cjk, !exact}}, q,
+           terms, scope, k);
     cands = k.Take();
   } else {
     // Terms no index can find (or no index.db on this connection, the
