@@ -401,9 +401,12 @@ std::unique_ptr<Db> OpenWriteConnection(const std::string& path,
 std::unique_ptr<Db> OpenReadConnection(const std::string& path) {
   auto db = std::make_unique<Db>(path, Db::Mode::kReadOnly);
   db->Exec("PRAGMA busy_timeout = 10000");
-  // 16 MiB of pages (default 2): a search reads a few thousand index and
-  // row pages, which then come from here rather than from the OS.
-  db->Exec("PRAGMA cache_size = -16384");
+  // 40 MiB of pages (default 2): a ranked search reads a few thousand
+  // index and row pages; with the working set of a mix of searches held
+  // here rather than read again from the OS, a rare word on 2M events takes
+  // 8 ms instead of 31 (docs/performance.md).  Two readers stay within the
+  // daemon's memory budget.
+  db->Exec("PRAGMA cache_size = -40960");
   RegisterFunctions(*db);
   return db;
 }
