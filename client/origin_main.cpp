@@ -553,11 +553,15 @@ std::string TombstoneParams(const Args& a) {
          ",\"dry_run\":" + (a.yes ? "false" : "true") + "}";
 }
 
-// "3 entries (1 chain) and 2 events in 1 session"
+// "1 event", "2 events"
+std::string Plural(std::int64_t v, const char* one, const char* many) {
+  return Thousands(v) + " " + (v == 1 ? one : many);
+}
+
+// "3 entry versions (1 entry) and 2 events in 1 session"
 std::string Counts(const rapidjson::Value& r) {
   auto n = [&](const char* key, const char* one, const char* many) {
-    std::int64_t v = Int(r, key);
-    return Thousands(v) + " " + (v == 1 ? one : many);
+    return Plural(Int(r, key), one, many);
   };
   std::string s = n("entries_count", "entry version", "entry versions");
   if (Int(r, "chains_count") > 0) s += " (" + n("chains_count", "entry", "entries") + ")";
