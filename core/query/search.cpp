@@ -126,12 +126,12 @@ std::string EstimateDfs(Db& db, const std::string& table, const std::vector<std:
   return out;
 }
 
-// Tokens of event_cjk for the short CJK terms: a pair, or a letter as a prefix.
+// Tokens of event_cjk for the short CJK terms: a pair, or a letter.
 std::string CjkMatch(const std::vector<Term>& terms) {
   std::string out;
   for (const Term& t : terms) {
     if (t.kind != Term::Kind::kCjkShort) continue;
-    out += (out.empty() ? "" : " AND ") + Quoted(t.folded) + (t.chars == 1 ? "*" : "");
+    out += (out.empty() ? "" : " AND ") + Quoted(t.folded);
   }
   return out;
 }

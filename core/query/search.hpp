@@ -8,8 +8,8 @@
 //     index.db (the AND of every trigram of every term, BM25 over trigrams),
 //     plus the events the index has not reached yet (seq > upto), read
 //     directly;
-//   - else one or two CJK letters: event_cjk (a pair is a token, one letter
-//     a prefix);
+//   - else one or two CJK letters: event_cjk (a letter and a pair are each a
+//     token);
 //   - else only other short terms (AI, C#): the text of at most the newest
 //     25,000 events in scope (kScanLimit).
 // A candidate's text is then checked against every term, so results are

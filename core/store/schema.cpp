@@ -287,7 +287,17 @@ BEGIN SELECT RAISE(ABORT, 'change_log is append-only'); END;
 )sql";
 
 const std::vector<Migration>& Migrations() {
-  static const std::vector<Migration> kMigrations;  // version 1 is the base schema
+  // Version 1 is the base schema.
+  static const std::vector<Migration> kMigrations = {
+      {2, "event_cjk indexes every CJK letter as a token of its own",
+       [](Db& db) {
+         // The tokens of every event again, through this build's origin_cjk.
+         db.Exec("INSERT INTO event_cjk(event_cjk) VALUES ('delete-all')");
+         db.Exec(
+             "INSERT INTO event_cjk(rowid, bigrams) SELECT seq, b FROM "
+             "(SELECT seq, origin_cjk(text) AS b FROM event) WHERE b <> ''");
+       }},
+  };
   return kMigrations;
 }
 
@@ -301,7 +311,7 @@ void CjkFunction(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept 
   try {
     const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
     std::string_view text(p, static_cast<std::size_t>(sqlite3_value_bytes(argv[0])));
-    std::string out = CjkBigrams(text);
+    std::string out = CjkTokens(text);
     sqlite3_result_text64(ctx, out.data(), out.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
   } catch (...) {
     sqlite3_result_error_nomem(ctx);

@@ -20,8 +20,8 @@
 
 namespace origin {
 
-/// The version this build writes.
-inline constexpr int kSchemaVersion = 1;
+/// The version this build writes.  2: event_cjk holds every CJK letter.
+inline constexpr int kSchemaVersion = 2;
 
 /// The current schema: tables, indexes, views, triggers.
 extern const char* const kSchemaSql;

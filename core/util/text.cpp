@@ -145,35 +145,30 @@ bool IsCjkLetter(char32_t c) {
          (c >= 0x3130 && c <= 0x318F);      // Hangul Compatibility Jamo
 }
 
-std::string CjkBigrams(std::string_view text) {
+std::string CjkTokens(std::string_view text) {
   std::string out;
   // Every letter event_cjk indexes is U+1100 or above: a lead byte of 0xE1 or
   // more.  Most text has none, and is done with in one scan.
   std::size_t first = 0;
   while (first < text.size() && static_cast<unsigned char>(text[first]) < 0xE1) ++first;
   if (first == text.size()) return out;
-  std::size_t i = 0;
-  std::size_t prev_start = 0, prev_end = 0;  // the previous CJK letter, if any
-  bool prev_cjk = false;
-  auto emit_last = [&] {
+  auto emit = [&](std::size_t from, std::size_t to) {
     if (!out.empty()) out.push_back(' ');
-    out.append(text.substr(prev_start, prev_end - prev_start));
+    out.append(text.substr(from, to - from));
   };
+  std::size_t i = 0;
+  std::size_t prev_start = 0;  // the previous letter, when it is a CJK one
+  bool prev_cjk = false;
   while (i < text.size()) {
     std::size_t start = i;
-    char32_t c = DecodeUtf8(text, i);
-    bool cjk = IsCjkLetter(c);
-    if (cjk && prev_cjk) {
-      if (!out.empty()) out.push_back(' ');
-      out.append(text.substr(prev_start, i - prev_start));
-    } else if (!cjk && prev_cjk) {
-      emit_last();
+    bool cjk = IsCjkLetter(DecodeUtf8(text, i));
+    if (cjk) {
+      if (prev_cjk) emit(prev_start, i);  // the pair
+      emit(start, i);                     // the letter
     }
     prev_cjk = cjk;
     prev_start = start;
-    prev_end = i;
   }
-  if (prev_cjk) emit_last();
   return out;
 }
 

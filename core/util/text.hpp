@@ -23,10 +23,11 @@ bool IsCjkLetter(char32_t c);
 /// Decodes one code point at `s[i]`, advancing i; U+FFFD for a bad byte.
 char32_t DecodeUtf8(std::string_view s, std::size_t& i);
 void AppendUtf8(std::string& out, char32_t c);
-/// The tokens event_cjk stores for `text`, space-separated: every pair of
-/// adjacent CJK letters and the last letter of each stretch of them.
-/// Empty when the text holds no CJK letter.
-std::string CjkBigrams(std::string_view text);
+/// The tokens event_cjk stores for `text`, space-separated: every CJK letter
+/// and every pair of adjacent ones, so that one letter and two letters are
+/// each a plain token query (format version 2; version 1 stored the pairs
+/// and the last letter of each stretch).  Empty when the text holds none.
+std::string CjkTokens(std::string_view text);
 
 /// Milliseconds since the epoch of an ISO 8601 / RFC 3339 timestamp such as
 /// 2025-11-23T04:53:42.362Z or 2025-11-23T12:53:42+08:00; nullopt if malformed.

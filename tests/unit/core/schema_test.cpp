@@ -44,6 +44,29 @@ TEST_SUITE("schema") {
     CHECK(DumpSchema(*upgraded) == DumpSchema(*fresh));
   }
 
+  TEST_CASE("schema: migration 2 indexes every CJK letter of the events already stored") {
+    ScopedTempDir d;
+    {
+      Db old(d / "old.db", Db::Mode::kReadWrite);
+      RegisterFunctions(old);
+      old.Exec(Fixture("v1.sql"));
+      old.Exec("INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
+               "VALUES (1, 't', 'k', 1, '/x', 't/k', 0);"
+               "INSERT INTO event(id, source, ts, role, kind, text, file_id, line) "
+               "VALUES ('t:1', 't', 1, 'user', 'message', '部署到生产环境', 1, 1)");
+      // What version 1 stored: the pairs and the last letter of each stretch.
+      old.Exec("INSERT INTO event_cjk(event_cjk) VALUES ('delete-all');"
+               "INSERT INTO event_cjk(rowid, bigrams) VALUES (1, '部署 署到 到生 生产 产环 环境 境')");
+      old.Exec("PRAGMA user_version = 1");
+      CHECK(old.QueryInt("SELECT count(*) FROM event_cjk WHERE event_cjk MATCH '\"署\"'") == 0);
+    }
+    auto db = OpenWriteConnection(d / "old.db");
+    CHECK(Version(*db) == 2);
+    for (const char* token : {"署", "产", "部署", "境"})
+      CHECK(db->QueryInt(std::string("SELECT count(*) FROM event_cjk WHERE event_cjk MATCH '\"") +
+                         token + "\"'") == 1);
+  }
+
   TEST_CASE("schema: migrations run in order, each in its own transaction with its version") {
     ScopedTempDir d;
     {

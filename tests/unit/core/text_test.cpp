@@ -24,13 +24,13 @@ TEST_SUITE("text") {
     CHECK(CountChars("部署a") == 3);
   }
 
-  TEST_CASE("text: CJK bigrams hold every adjacent pair and each stretch's last letter") {
-    CHECK(CjkBigrams("hello") == "");
-    CHECK(CjkBigrams("部署") == "部署 署");
-    CHECK(CjkBigrams("部署到 x 库") == "部署 署到 到 库");
-    CHECK(CjkBigrams("ひらがなカタ") == "ひら らが がな なカ カタ タ");
-    CHECK(CjkBigrams("한국어") == "한국 국어 어");
-    CHECK(CjkBigrams("5号") == "号");
+  TEST_CASE("text: CJK tokens are every letter and every adjacent pair") {
+    CHECK(CjkTokens("hello") == "");
+    CHECK(CjkTokens("部署") == "部 部署 署");
+    CHECK(CjkTokens("部署到 x 库") == "部 部署 署 署到 到 库");
+    CHECK(CjkTokens("ひらがな") == "ひ ひら ら らが が がな な");
+    CHECK(CjkTokens("한국어") == "한 한국 국 국어 어");
+    CHECK(CjkTokens("5号") == "号");
   }
 
   TEST_CASE("text: ISO 8601 timestamps parse to UTC milliseconds") {
