@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "proto/paths.hpp"
 #include "proto/protocol.hpp"
@@ -42,6 +43,9 @@ class Connection {
   rapidjson::Document Call(const std::string& method, const std::string& params_json = "{}",
                            const std::function<void(const rapidjson::Value&)>& on_note = {});
   const proto::DaemonHello& hello() const { return hello_; }
+  /// Hands the socket over (origin-mcp pumps it itself); the daemon sends
+  /// nothing after its hello until asked, so nothing is left buffered.
+  int ReleaseFd() { return std::exchange(fd_, -1); }
 
  private:
   Connection(int fd, proto::DaemonHello hello) : fd_(fd), hello_(std::move(hello)) {}

@@ -87,6 +87,7 @@ struct Daemon::Connection {
   proto::LineBuffer buf;
   bool hello = false;
   std::string client;
+  std::string agent;  // MCP: the clientInfo.name of initialize
 };
 
 struct Daemon::DirWatch {
@@ -272,7 +273,9 @@ void Daemon::Send(std::uint64_t conn_id, std::string line) {
 
 void Daemon::SendError(std::uint64_t conn_id, const std::string& id_json, const char* code,
                        const std::string& message) {
-  Send(conn_id, ErrorLine(id_json, code, message));
+  // On MCP, a tool's failure is a tool error the agent can read and correct.
+  Send(conn_id,
+       IsMcp(conn_id) ? McpToolResult(id_json, message, true) : ErrorLine(id_json, code, message));
 }
 
 void Daemon::HandleLine(Connection& c, const std::string& line) {
@@ -293,7 +296,10 @@ void Daemon::HandleLine(Connection& c, const std::string& line) {
     Send(c.id, proto::Encode(reply));
     return;
   }
-  Dispatch(c, line);
+  if (c.client == "origin-mcp")
+    McpLine(c.id, line);
+  else
+    Dispatch(c, line);
 }
 
 void Daemon::Dispatch(Connection& c, const std::string& line) {
@@ -382,26 +388,36 @@ void Daemon::Write(std::uint64_t conn_id, std::string id_json,
 
 void Daemon::Answer(std::uint64_t conn_id, std::string id_json,
                     std::function<void(Db&, rpc::Writer&)> answer, bool write) {
-  DbWorkers::Job job = [this, conn_id, id_json = std::move(id_json),
+  const bool mcp = IsMcp(conn_id);
+  DbWorkers::Job job = [this, conn_id, mcp, id_json = std::move(id_json),
                         answer = std::move(answer)](Db& db) {
     std::string out;
+    auto error = [&](const char* code, const std::string& message) {
+      return mcp ? McpToolResult(id_json, message, true) : ErrorLine(id_json, code, message);
+    };
     try {
       rapidjson::StringBuffer sb;
       rpc::Writer w(sb);
-      w.StartObject();
-      Key(w, "id");
-      w.RawValue(id_json.c_str(), id_json.size(), rapidjson::kStringType);
-      Key(w, "result");
-      answer(db, w);
-      w.EndObject();
-      out = sb.GetString();
+      if (mcp) {
+        // The result as JSON text in a text block (spec: MCP server).
+        answer(db, w);
+        out = McpToolResult(id_json, sb.GetString(), false);
+      } else {
+        w.StartObject();
+        Key(w, "id");
+        w.RawValue(id_json.c_str(), id_json.size(), rapidjson::kStringType);
+        Key(w, "result");
+        answer(db, w);
+        w.EndObject();
+        out = sb.GetString();
+      }
     } catch (const rpc::RequestError& e) {
-      out = ErrorLine(id_json, e.code(), e.what());
+      out = error(e.code(), e.what());
     } catch (const OpError& e) {
-      out = ErrorLine(id_json, CodeOf(e), e.what());
+      out = error(CodeOf(e), e.what());
     } catch (const std::exception& e) {
       LOG_ERROR("request: %s", e.what());
-      out = ErrorLine(id_json, proto::code::kInternal, e.what());
+      out = error(proto::code::kInternal, e.what());
     }
     poster_->Post(
         [this, conn_id, out = std::move(out)]() mutable { Send(conn_id, std::move(out)); });
@@ -415,7 +431,17 @@ void Daemon::Answer(std::uint64_t conn_id, std::string id_json,
 std::string Daemon::AuthorOf(std::uint64_t conn_id) const {
   auto it = conns_.find(conn_id);
   std::string client = it != conns_.end() ? it->second->client : "origin";
+  if (client == "origin-mcp") client = it->second->agent.empty() ? "agent" : it->second->agent;
   return (client == "origin" ? std::string("user") : client) + "@" + opts_.store_name;
+}
+
+bool Daemon::IsMcp(std::uint64_t conn_id) const {
+  auto it = conns_.find(conn_id);
+  return it != conns_.end() && it->second->client == "origin-mcp";
+}
+
+void Daemon::SetAgent(std::uint64_t conn_id, std::string name) {
+  if (auto it = conns_.find(conn_id); it != conns_.end()) it->second->agent = std::move(name);
 }
 
 void Daemon::WriteWithSources(std::uint64_t conn_id, const std::string& id_json,
@@ -439,20 +465,24 @@ void Daemon::WriteWithSources(std::uint64_t conn_id, const std::string& id_json,
   // A quote without an event id is found by searching, on a reader (which
   // has index.db); the write follows on the writer.
   readers_->Post([this, conn_id, id_json, sources = std::move(sources), then](Db& db) mutable {
-    std::string error;
+    const char* code = nullptr;
+    std::string message;
     try {
       ResolveQuotes(db, sources);
     } catch (const OpError& e) {
-      error = ErrorLine(id_json, CodeOf(e), e.what());
+      code = CodeOf(e);
+      message = e.what();
     } catch (const std::exception& e) {
-      error = ErrorLine(id_json, proto::code::kInternal, e.what());
+      code = proto::code::kInternal;
+      message = e.what();
     }
-    poster_->Post([this, conn_id, error, sources = std::move(sources), then]() mutable {
-      if (!error.empty())
-        Send(conn_id, error);
-      else
-        then(std::move(sources));
-    });
+    poster_->Post(
+        [this, conn_id, id_json, code, message, sources = std::move(sources), then]() mutable {
+          if (code != nullptr)
+            SendError(conn_id, id_json, code, message);
+          else
+            then(std::move(sources));
+        });
   });
 }
 

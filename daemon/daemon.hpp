@@ -88,8 +88,18 @@ class Daemon {
   void Write(std::uint64_t conn_id, std::string id_json,
              std::function<void(Db&, rpc::Writer&)> answer);
   /// Who writes through this connection: user@<device> for the CLI (people),
-  /// <client>@<device> for an agent.
+  /// <clientInfo.name>@<device> for an agent on MCP, <client>@<device> else.
   std::string AuthorOf(std::uint64_t conn_id) const;
+  void SetAgent(std::uint64_t conn_id, std::string name);
+
+  // MCP (daemon/mcp.cpp): the lines of an origin-mcp connection.
+  void McpLine(std::uint64_t conn, const std::string& line);
+  void McpMessage(std::uint64_t conn, const rapidjson::Value& m);
+  void McpCall(std::uint64_t conn, const std::string& id_json, const rapidjson::Value* params);
+  bool IsMcp(std::uint64_t conn_id) const;
+  /// A tools/call answer: `text` in one text block, or a tool error.
+  static std::string McpToolResult(const std::string& id_json, const std::string& text,
+                                   bool is_error);
   /// remember and correct: resolves quotes without an event id on a reader
   /// first, then runs `write` on the writer and answers with the entry.
   void WriteWithSources(std::uint64_t conn_id, const std::string& id_json,
@@ -128,7 +138,7 @@ class Daemon {
   std::unique_ptr<Db> writer_db_;  // handed to the writer thread in Start()
   std::unique_ptr<DbWorkers> writer_;
   std::unique_ptr<DbWorkers> readers_;
-  bool merge_posted_ = false;  // writer thread
+  bool merge_posted_ = false;          // writer thread
   std::unique_ptr<EventIndex> index_;  // handed to the indexer thread in Start()
   std::unique_ptr<Indexer> indexer_;
   std::unique_ptr<LoopPoster> poster_;

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+// origin-mcp: the MCP server every agent launches (stdio).  A pump: it
+// connects to originsd (starting it when none answers), says hello as
+// origin-mcp, and copies MCP JSON-RPC lines from stdin to the socket and the
+// daemon's lines back to stdout; the MCP server itself lives in the daemon
+// (daemon/mcp.cpp).  Nothing but JSON-RPC is ever written to stdout;
+// diagnostics go to stderr.  When the daemon cannot be reached or goes away,
+// each request waiting for it gets a JSON-RPC error, and the next request
+// connects again (replaying the agent's initialize).  When stdin ends, or on
+// SIGTERM, SIGINT or SIGHUP, it tells the daemon that the agent left (the
+// daemon ingests once more) and exits within 5 seconds.
+
+#include <fcntl.h>
+#include <poll.h>
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <set>
+#include <string>
+
+#include "client/connection.hpp"
+#include "proto/paths.hpp"
+#include "proto/protocol.hpp"
+
+namespace {
+
+using origin::client::ClientError;
+using origin::client::Connection;
+namespace proto = origin::proto;
+
+int g_signal_pipe[2] = {-1, -1};
+
+void OnSignal(int) {
+  int saved = errno;
+  char c = 1;
+  [[maybe_unused]] ssize_t n = ::write(g_signal_pipe[1], &c, 1);
+  errno = saved;
+}
+
+bool WriteAll(int fd, std::string_view s) {
+  while (!s.empty()) {
+    ssize_t n = ::write(fd, s.data(), s.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    s.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+// The id of a JSON-RPC request as JSON, or "" for a notification, a batch or
+// something that is not JSON.
+std::string RequestId(const std::string& line, bool* is_initialize = nullptr) {
+  rapidjson::Document d;
+  d.Parse(line.data(), line.size());
+  if (d.HasParseError() || !d.IsObject()) return "";
+  auto id = d.FindMember("id");
+  auto m = d.FindMember("method");
+  if (id == d.MemberEnd() || m == d.MemberEnd() || !(id->value.IsString() || id->value.IsInt64()))
+    return "";
+  if (is_initialize != nullptr)
+    *is_initialize = m->value.IsString() && std::strcmp(m->value.GetString(), "initialize") == 0;
+  return proto::ToJson(id->value);
+}
+
+// The id of a line from the daemon as JSON, or "".
+std::string ReplyId(const std::string& line) {
+  rapidjson::Document d;
+  d.Parse(line.data(), line.size());
+  if (d.HasParseError() || !d.IsObject()) return "";
+  auto id = d.FindMember("id");
+  return id == d.MemberEnd() ? "" : proto::ToJson(id->value);
+}
+
+std::string WithId(const std::string& line, const char* id) {
+  rapidjson::Document d;
+  d.Parse(line.data(), line.size());
+  d["id"].SetString(id, d.GetAllocator());
+  return proto::ToJson(d);
+}
+
+constexpr const char* kReplayId = "origin-mcp:initialize";
+constexpr const char* kLeftId = "origin-mcp:left";
+
+class Shim {
+ public:
+  explicit Shim(proto::Paths paths) : paths_(std::move(paths)) {}
+
+  int Run() {
+    Connect();
+    proto::LineBuffer in;
+    char buf[65536];
+    bool stdin_open = true;
+    // After stdin ends, the answers still due are delivered, within 5 s in all.
+    std::chrono::steady_clock::time_point deadline{};
+    for (;;) {
+      if (!stdin_open && (waiting_.empty() || sock_ < 0)) break;
+      int timeout = -1;
+      if (!stdin_open) {
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        deadline - std::chrono::steady_clock::now())
+                        .count();
+        if (left <= 0) break;
+        timeout = static_cast<int>(left);
+      }
+      pollfd fds[3] = {
+          {g_signal_pipe[0], POLLIN, 0}, {sock_, POLLIN, 0}, {stdin_open ? 0 : -1, POLLIN, 0}};
+      int n = ::poll(fds, 3, timeout);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        break;
+      }
+      if (fds[0].revents != 0) break;  // SIGTERM, SIGINT, SIGHUP
+      if (sock_ >= 0 && fds[1].revents != 0 && !FromDaemon()) Lost("the Origin daemon went away");
+      if (stdin_open && fds[2].revents != 0) {
+        ssize_t r = ::read(0, buf, sizeof buf);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) {  // the agent closed stdin
+          stdin_open = false;
+          deadline = std::chrono::steady_clock::now() + std::chrono::seconds(4);
+          continue;
+        }
+        in.Append(buf, static_cast<std::size_t>(r));
+        while (auto line = in.Next()) {
+          if (!line->empty() && line->back() == '\r') line->pop_back();
+          if (!line->empty()) ToDaemon(*line);
+        }
+        if (in.Overflow()) {
+          std::fprintf(stderr, "origin-mcp: a message of more than 64 MiB; stopping\n");
+          break;
+        }
+      }
+    }
+    Leave();
+    return 0;
+  }
+
+ private:
+  void Connect() {
+    try {
+      Connection c = Connection::Open(paths_, "origin-mcp");
+      sock_ = c.ReleaseFd();
+      from_ = proto::LineBuffer();
+      if (!initialize_.empty()) WriteAll(sock_, WithId(initialize_, kReplayId) + "\n");
+    } catch (const std::exception& e) {
+      sock_ = -1;
+      error_ = e.what();
+      std::fprintf(stderr, "origin-mcp: %s\n", e.what());
+    }
+  }
+
+  void ToDaemon(const std::string& line) {
+    bool init = false;
+    std::string id = RequestId(line, &init);
+    if (init) initialize_ = line;
+    if (sock_ < 0) Connect();
+    if (sock_ >= 0 && WriteAll(sock_, line + "\n")) {
+      if (!id.empty()) waiting_.insert(id);
+      return;
+    }
+    if (sock_ >= 0) Lost("the Origin daemon went away");
+    if (!id.empty()) Fail(id, "Origin's daemon is not available: " + error_);
+  }
+
+  // Copies the daemon's complete lines to stdout; false when it is gone.
+  bool FromDaemon() {
+    char buf[65536];
+    ssize_t r = ::read(sock_, buf, sizeof buf);
+    if (r < 0 && errno == EINTR) return true;
+    if (r <= 0) return false;
+    from_.Append(buf, static_cast<std::size_t>(r));
+    while (auto line = from_.Next()) {
+      std::string id = ReplyId(*line);
+      if (id == std::string("\"") + kReplayId + "\"") continue;  // our replayed initialize
+      waiting_.erase(id);
+      if (!WriteAll(1, *line + "\n")) std::exit(0);  // the agent is gone
+    }
+    return true;
+  }
+
+  void Lost(const std::string& why) {
+    ::close(sock_);
+    sock_ = -1;
+    error_ = why;
+    std::fprintf(stderr, "origin-mcp: %s\n", why.c_str());
+    for (const std::string& id : waiting_) Fail(id, why + "; try again");
+    waiting_.clear();
+  }
+
+  static void Fail(const std::string& id_json, const std::string& message) {
+    rapidjson::StringBuffer sb;
+    rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+    w.StartObject();
+    w.Key("jsonrpc");
+    w.String("2.0");
+    w.Key("id");
+    w.RawValue(id_json.c_str(), id_json.size(), rapidjson::kObjectType);
+    w.Key("error");
+    w.StartObject();
+    w.Key("code");
+    w.Int(-32603);
+    w.Key("message");
+    w.String(message.c_str(), static_cast<rapidjson::SizeType>(message.size()));
+    w.EndObject();
+    w.EndObject();
+    WriteAll(1, std::string(sb.GetString()) + "\n");
+  }
+
+  // Tells the daemon that the agent left, and waits at most 5 s for it to
+  // have ingested once more.  Nothing more goes to stdout.
+  void Leave() {
+    if (sock_ < 0) return;
+    if (!WriteAll(sock_, std::string("{\"jsonrpc\":\"2.0\",\"id\":\"") + kLeftId +
+                             "\",\"method\":\"origin/left\"}\n"))
+      return;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    char buf[65536];
+    for (;;) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      until - std::chrono::steady_clock::now())
+                      .count();
+      if (left <= 0) return;
+      pollfd p{sock_, POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left)) <= 0) return;
+      ssize_t r = ::read(sock_, buf, sizeof buf);
+      if (r <= 0) return;
+      from_.Append(buf, static_cast<std::size_t>(r));
+      while (auto line = from_.Next())
+        if (ReplyId(*line) == std::string("\"") + kLeftId + "\"") return;
+    }
+  }
+
+  proto::Paths paths_;
+  int sock_ = -1;
+  proto::LineBuffer from_;
+  std::string initialize_, error_;
+  std::set<std::string> waiting_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::fputs(
+          "usage: origin-mcp\n\nThe MCP server (stdio) for AI coding agents: register it with "
+          "each agent\n(see the README).  It talks to originsd, starting it when needed.\n",
+          stderr);
+      return 0;
+    }
+  }
+  ::signal(SIGPIPE, SIG_IGN);
+  if (::pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return 1;
+  struct sigaction sa {};
+  sa.sa_handler = OnSignal;
+  for (int s : {SIGTERM, SIGINT, SIGHUP}) ::sigaction(s, &sa, nullptr);
+  try {
+    return Shim(proto::ResolvePaths()).Run();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "origin-mcp: %s\n", e.what());
+    return 1;
+  }
+}

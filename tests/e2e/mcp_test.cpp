@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: MIT
+// origin-mcp against a real originsd: the MCP handshake and its version
+// negotiation, tools/list, every tool with valid and invalid input, JSON-RPC
+// errors, nothing but JSON-RPC on stdout (also with no daemon), and leaving
+// when stdin ends (spec: MCP server; ../shared/spec/mcp.md).
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <rapidjson/document.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <regex>
+#include <set>
+#include <tuple>
+
+#include "proto/protocol.hpp"
+#include "tests/e2e/daemon_fixture.hpp"
+
+using namespace origin;
+using namespace origin::test;
+
+namespace {
+
+// origin-mcp as an agent runs it: stdin and stdout are pipes.
+class Mcp {
+ public:
+  explicit Mcp(const std::map<std::string, std::string>& env) {
+    const char* exe = std::getenv("ORIGIN_MCP");
+    REQUIRE_MESSAGE(exe != nullptr, "ORIGIN_MCP is not set (run the tests through meson)");
+    int in[2], out[2];
+    REQUIRE(::pipe2(in, O_CLOEXEC) == 0);
+    REQUIRE(::pipe2(out, O_CLOEXEC) == 0);
+    std::vector<std::string> envs = {"PATH=/usr/bin:/bin"};
+    for (const auto& [k, v] : env) envs.push_back(k + "=" + v);
+    std::vector<char*> cenv;
+    for (auto& e : envs) cenv.push_back(e.data());
+    cenv.push_back(nullptr);
+    pid_ = ::fork();
+    REQUIRE(pid_ >= 0);
+    if (pid_ == 0) {
+      ::dup2(in[0], 0);
+      ::dup2(out[1], 1);
+      char* argv[] = {const_cast<char*>(exe), nullptr};
+      ::execve(exe, argv, cenv.data());
+      ::_exit(127);
+    }
+    ::close(in[0]);
+    ::close(out[1]);
+    to_ = in[1];
+    from_ = out[0];
+  }
+  ~Mcp() {
+    if (to_ >= 0) ::close(to_);
+    if (pid_ > 0) {
+      ::kill(pid_, SIGKILL);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    ::close(from_);
+  }
+  void Send(const std::string& line) {
+    std::string s = line + "\n";
+    REQUIRE(::write(to_, s.data(), s.size()) == static_cast<ssize_t>(s.size()));
+  }
+  /// The next line on stdout (within 10 s), which must be one JSON-RPC message.
+  rapidjson::Document Read() {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    for (;;) {
+      if (auto line = pending_.Next()) {
+        rapidjson::Document d;
+        d.Parse(line->c_str());
+        REQUIRE_MESSAGE(!d.HasParseError(), "not JSON on stdout: " << *line);
+        REQUIRE_MESSAGE(d.IsObject(), *line);
+        REQUIRE_MESSAGE(d.HasMember("jsonrpc"), "not JSON-RPC on stdout: " << *line);
+        CHECK(std::string(d["jsonrpc"].GetString()) == "2.0");
+        return d;
+      }
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      deadline - std::chrono::steady_clock::now())
+                      .count();
+      REQUIRE_MESSAGE(left > 0, "no answer from origin-mcp");
+      pollfd p{from_, POLLIN, 0};
+      if (::poll(&p, 1, static_cast<int>(left)) <= 0) continue;
+      char b[65536];
+      ssize_t n = ::read(from_, b, sizeof b);
+      REQUIRE_MESSAGE(n > 0, "origin-mcp closed stdout");
+      pending_.Append(b, static_cast<std::size_t>(n));
+    }
+  }
+  rapidjson::Document Call(int id, const std::string& method, const std::string& params = "{}") {
+    Send(R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":")" + method +
+         R"(","params":)" + params + "}");
+    rapidjson::Document d = Read();
+    REQUIRE(d.HasMember("id"));
+    CHECK(d["id"].GetInt() == id);
+    return d;
+  }
+  /// tools/call: the text of its one content block, and whether it is an error.
+  std::pair<std::string, bool> Tool(int id, const std::string& name, const std::string& args) {
+    auto d = Call(id, "tools/call", R"({"name":")" + name + R"(","arguments":)" + args + "}");
+    REQUIRE_MESSAGE(d.HasMember("result"), proto::ToJson(d));
+    const auto& r = d["result"];
+    REQUIRE(r["content"].Size() == 1);
+    CHECK(std::string(r["content"][0]["type"].GetString()) == "text");
+    return {r["content"][0]["text"].GetString(), r["isError"].GetBool()};
+  }
+  /// Closes stdin; returns the exit status and the seconds it took.
+  std::pair<int, double> CloseAndWait() {
+    ::close(to_);
+    to_ = -1;
+    auto t = std::chrono::steady_clock::now();
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+    // Whatever it wrote last must be JSON-RPC too.
+    char b[65536];
+    ssize_t n;
+    while ((n = ::read(from_, b, sizeof b)) > 0) pending_.Append(b, static_cast<std::size_t>(n));
+    while (auto line = pending_.Next()) {
+      rapidjson::Document d;
+      d.Parse(line->c_str());
+      CHECK_MESSAGE((!d.HasParseError() && d.IsObject() && d.HasMember("jsonrpc")), *line);
+    }
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count()};
+  }
+
+ private:
+  pid_t pid_ = -1;
+  int to_ = -1, from_ = -1;
+  proto::LineBuffer pending_;
+};
+
+std::string ClaudeLine(const std::string& uuid, const std::string& text) {
+  return R"({"type":"user","uuid":")" + uuid +
+         R"(","sessionId":"s1","timestamp":"2026-01-05T10:00:00.000Z","cwd":"/home/dev/app","message":{"role":"user","content":")" +
+         text + "\"}}\n";
+}
+
+rapidjson::Document Json(const std::string& s) {
+  rapidjson::Document d;
+  d.Parse(s.c_str());
+  REQUIRE_MESSAGE(!d.HasParseError(), "not JSON: " << s);
+  return d;
+}
+
+}  // namespace
+
+TEST_SUITE("e2e") {
+  TEST_CASE("mcp: initialize negotiates the version; tools/list follows the rules; JSON-RPC errors") {
+    DaemonFixture f;
+    f.Start({"--rescan-ms", "600000"});
+    for (const char* v : {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2099-01-01"}) {
+      Mcp m(f.env());
+      auto d = m.Call(1, "initialize",
+                      std::string(R"({"protocolVersion":")") + v +
+                          R"(","capabilities":{},"clientInfo":{"name":"test","version":"1"}})");
+      const auto& r = d["result"];
+      std::string want = std::string(v) == "2099-01-01" ? "2025-11-25" : v;
+      CHECK(std::string(r["protocolVersion"].GetString()) == want);
+      CHECK(std::string(r["serverInfo"]["name"].GetString()) == "origin");
+      CHECK(r["capabilities"].HasMember("tools"));
+      CHECK(std::strlen(r["instructions"].GetString()) < 2048);
+      m.Send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");  // no answer
+      auto ping = m.Call(2, "ping");
+      CHECK(ping["result"].IsObject());
+      auto tools = m.Call(3, "tools/list");
+      const auto& list = tools["result"]["tools"];
+      REQUIRE(list.Size() == 7);
+      std::set<std::string> names;
+      for (const auto& t : list.GetArray()) {
+        std::string name = t["name"].GetString();
+        names.insert(name);
+        CHECK(std::regex_match(name, std::regex("^[a-zA-Z0-9_-]+$")));
+        CHECK(std::strlen(t["description"].GetString()) < 2048);
+        const auto& s = t["inputSchema"];
+        CHECK(std::string(s["type"].GetString()) == "object");
+        for (const char* k : {"oneOf", "anyOf", "allOf"}) CHECK_FALSE(s.HasMember(k));
+      }
+      CHECK(names == std::set<std::string>{"search", "timeline", "get", "sources", "remember",
+                                           "correct", "forget"});
+      CHECK(m.CloseAndWait().first == 0);
+    }
+    Mcp m(f.env());
+    m.Send("this is not json");
+    auto d = m.Read();
+    CHECK(d["error"]["code"].GetInt() == -32700);
+    CHECK(d["id"].IsNull());
+    m.Send(R"({"id":1,"method":"ping"})");  // no jsonrpc
+    CHECK(m.Read()["error"]["code"].GetInt() == -32600);
+    m.Send(R"({"jsonrpc":"2.0","id":null,"method":"ping"})");
+    CHECK(m.Read()["error"]["code"].GetInt() == -32600);
+    CHECK(m.Call(4, "resources/list")["error"]["code"].GetInt() == -32601);
+    CHECK(m.Call(5, "tools/call", R"({"name":"nope","arguments":{}})")["error"]["code"].GetInt() == -32602);
+    CHECK(m.Call(6, "tools/call", R"({"arguments":{}})")["error"]["code"].GetInt() == -32602);
+    auto [code, took] = m.CloseAndWait();
+    CHECK(code == 0);
+    CHECK(took < 5);
+    f.Stop();
+  }
+
+  TEST_CASE("mcp: every tool, with valid and invalid input; an agent remembers a line it just wrote") {
+    DaemonFixture f;
+    std::string file = f.claude() + "/projects/-home-dev-app/s1.jsonl";
+    WriteFile(file, ClaudeLine("u1", "We chose SQLite for the store"));
+    f.Start({"--rescan-ms", "600000"});
+    Mcp m(f.env());
+    m.Call(1, "initialize", R"({"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"claude-code","version":"2"}})");
+    // The agent writes a line, then remembers quoting it.
+    std::string line = ClaudeLine("u2", "The catalog deploys with blue green");
+    AppendFile(file, line);
+    REQUIRE(f.WaitFor([&] { return f.Events() == 2; }));
+    auto [text, err] = m.Tool(2, "remember",
+                              R"({"kind":"knowledge","text":"catalog deploys blue-green","confidence":0.9,"sources":[{"quote":"deploys with BLUE green"}]})");
+    REQUIRE_MESSAGE(!err, text);
+    auto doc = Json(text);
+    const auto& entry = doc["entry"];
+    std::string id = entry["id"].GetString();
+    CHECK(std::string(entry["author"].GetString()) == "claude-code@testbox");
+    CHECK(entry["imported"].GetBool() == false);
+    CHECK(std::string(entry["sources"][0]["event_id"].GetString()) == "claude-code:u2");
+    std::tie(text, err) = m.Tool(3, "sources", R"({"id":")" + id + R"("})");
+    REQUIRE_FALSE(err);
+    CHECK(std::string(Json(text)["sources"][0]["raw"].GetString()) + "\n" == line);  // invariant 1
+    std::tie(text, err) = m.Tool(4, "search", R"({"query":"catalog","since":"2026-01-01"})");
+    REQUIRE_MESSAGE(!err, text);
+    doc = Json(text);
+    CHECK(doc["entries"].Size() == 1);
+    CHECK(doc["events"].Size() == 1);
+    std::tie(text, err) = m.Tool(5, "timeline", R"({"days":100000})");
+    REQUIRE_MESSAGE(!err, text);
+    CHECK(Json(text)["sessions"].Size() == 1);
+    std::tie(text, err) = m.Tool(6, "get", R"({"id":")" + id + R"("})");
+    REQUIRE_FALSE(err);
+    std::tie(text, err) = m.Tool(7, "correct", R"({"id":")" + id + R"(","text":"catalog deploys blue-green, twice a day"})");
+    REQUIRE_MESSAGE(!err, text);
+    // Invalid input and unknown ids: tool errors with a readable message.
+    auto fails = [&](int n, const char* tool, const std::string& args, const char* msg) {
+      auto [t, e] = m.Tool(n, tool, args);
+      CHECK_MESSAGE(e, tool << " " << t);
+      CHECK_MESSAGE(t.find(msg) != std::string::npos, t);
+    };
+    fails(10, "get", R"({"id":"claude-code:nope"})", "no event or entry");
+    fails(11, "remember", R"({"kind":"fact","text":"x","confidence":1,"sources":[{"event_id":"claude-code:u1"}]})", "kind must be");
+    fails(12, "remember", R"({"kind":"memory","text":"x","confidence":1,"sources":[{"quote":"never said"}]})", "no message or tool result");
+    fails(13, "correct", R"({"id":")" + id + R"(","text":"again"})", "not the current version");
+    fails(14, "search", R"({"query":"x","since":"yesterday"})", "not an ISO 8601");
+    fails(15, "search", R"({"query":"x","limit":500})", "at most 50");
+    fails(16, "forget", R"({"id":"claude-code:u1","reason":"  "})", "reason");
+    fails(17, "forget", R"({"id":"claude-code:u1"})", "reason");
+    // forget, and the forgotten id is a clear error.
+    std::tie(text, err) = m.Tool(18, "forget", R"({"id":"claude-code:u2","reason":"the user asked"})");
+    REQUIRE_MESSAGE(!err, text);
+    CHECK(Json(text)["recorded"].GetBool());
+    fails(19, "get", R"({"id":"claude-code:u2"})", "forgotten");
+    fails(20, "sources", R"({"id":")" + id + R"("})", "forgotten");
+    std::tie(text, err) = m.Tool(21, "search", R"({"query":"catalog"})");
+    doc = Json(text);
+    CHECK(doc["entries"].Size() + doc["events"].Size() == 0);
+    // There is no restore tool.
+    CHECK(m.Call(22, "tools/call", R"({"name":"restore","arguments":{"id":"x","reason":"r"}})")["error"]["code"].GetInt() == -32602);
+    auto [code, took] = m.CloseAndWait();
+    CHECK(code == 0);
+    CHECK(took < 5);
+    f.Stop();
+  }
+
+  TEST_CASE("mcp: with no daemon, stdout carries JSON-RPC errors and nothing else") {
+    DaemonFixture f;  // never started, and autostart is off
+    auto env = f.env();
+    env["ORIGIN_NO_AUTOSTART"] = "1";
+    Mcp m(env);
+    auto d = m.Call(1, "initialize", R"({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}})");
+    REQUIRE(d.HasMember("error"));
+    CHECK(d["error"]["code"].GetInt() == -32603);
+    CHECK(std::string(d["error"]["message"].GetString()).find("not available") != std::string::npos);
+    m.Send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+    CHECK(m.Call(2, "tools/list").HasMember("error"));
+    // The daemon comes up: the next request connects.
+    f.Start({"--rescan-ms", "600000"});
+    auto t = m.Call(3, "tools/list");
+    REQUIRE_MESSAGE(t.HasMember("result"), proto::ToJson(t));
+    CHECK(t["result"]["tools"].Size() == 7);
+    // It goes away while the agent runs: a clear error, then back again.
+    f.Kill();
+    auto gone = m.Call(4, "ping");
+    CHECK(gone.HasMember("error"));
+    f.Start({"--rescan-ms", "600000"});
+    CHECK(m.Call(5, "ping").HasMember("result"));
+    CHECK(m.CloseAndWait().first == 0);
+    f.Stop();
+  }
+}
