@@ -194,22 +194,7 @@ class Shim {
   }
 
   static void Fail(const std::string& id_json, const std::string& message) {
-    rapidjson::StringBuffer sb;
-    rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-    w.StartObject();
-    w.Key("jsonrpc");
-    w.String("2.0");
-    w.Key("id");
-    w.RawValue(id_json.c_str(), id_json.size(), rapidjson::kObjectType);
-    w.Key("error");
-    w.StartObject();
-    w.Key("code");
-    w.Int(-32603);
-    w.Key("message");
-    w.String(message.c_str(), static_cast<rapidjson::SizeType>(message.size()));
-    w.EndObject();
-    w.EndObject();
-    WriteAll(1, std::string(sb.GetString()) + "\n");
+    WriteAll(1, proto::JsonRpcError(id_json, -32603, message) + "\n");
   }
 
   // Tells the daemon that the agent left, and waits at most 5 s for it to

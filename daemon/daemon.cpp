@@ -1060,7 +1060,10 @@ void Daemon::ApplyDiscovery(std::size_t source, const std::vector<std::string>& 
                             const std::vector<DiscoveryProblem>& problems, bool exists) {
   problems_[source] = problems;
   root_exists_[source] = exists;
-  UpdateWatches(source, dirs);
+  // A directory watched only now may have changed between the sync's look
+  // and its watch (a line appended during the first sync, a file written
+  // into a directory just created): one more look, which only stats files.
+  if (UpdateWatches(source, dirs)) ScheduleSync(source, opts_.debounce_ms);
 }
 
 void Daemon::CountSync(const SyncReport& r) {
@@ -1097,8 +1100,9 @@ void Daemon::MergeSlice(Db& db) {
   if (more) ScheduleMerge();
 }
 
-void Daemon::UpdateWatches(std::size_t source, const std::vector<std::string>& dirs) {
-  if (shutting_down_) return;
+bool Daemon::UpdateWatches(std::size_t source, const std::vector<std::string>& dirs) {
+  if (shutting_down_) return false;
+  bool added = false;
   std::set<std::string> want(dirs.begin(), dirs.end());
   for (auto it = watches_.begin(); it != watches_.end();) {
     if (it->second->source == source && want.count(it->first) == 0)
@@ -1126,7 +1130,9 @@ void Daemon::UpdateWatches(std::size_t source, const std::vector<std::string>& d
       continue;
     }
     watches_[dir] = std::move(w);
+    added = true;
   }
+  return added;
 }
 
 void Daemon::OnFsEvent(uv_fs_event_t* h, const char*, int, int status) noexcept {

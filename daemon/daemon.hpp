@@ -127,7 +127,8 @@ class Daemon {
   /// writer, in slices between other jobs (writer thread).
   void ScheduleMerge();
   void MergeSlice(Db& db);
-  void UpdateWatches(std::size_t source, const std::vector<std::string>& dirs);
+  /// Watches `dirs` of `source` (and no others of it); true when it added one.
+  bool UpdateWatches(std::size_t source, const std::vector<std::string>& dirs);
   static void OnFsEvent(uv_fs_event_t* h, const char* filename, int events, int status) noexcept;
 
   uv_loop_t* loop_;

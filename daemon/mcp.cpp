@@ -137,22 +137,7 @@ const Tool kTools[] = {
 std::string Id(const rapidjson::Value* id) { return id == nullptr ? "null" : proto::ToJson(*id); }
 
 std::string ErrorReply(const std::string& id_json, int code, const std::string& message) {
-  rapidjson::StringBuffer sb;
-  rpc::Writer w(sb);
-  w.StartObject();
-  w.Key("jsonrpc");
-  w.String("2.0");
-  w.Key("id");
-  w.RawValue(id_json.c_str(), id_json.size(), rapidjson::kObjectType);
-  w.Key("error");
-  w.StartObject();
-  w.Key("code");
-  w.Int(code);
-  w.Key("message");
-  w.String(message.c_str(), static_cast<rapidjson::SizeType>(message.size()));
-  w.EndObject();
-  w.EndObject();
-  return sb.GetString();
+  return proto::JsonRpcError(id_json, code, message);
 }
 
 std::string ResultReply(const std::string& id_json, const std::string& result_json) {

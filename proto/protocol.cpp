@@ -13,6 +13,25 @@ int ExitCodeFor(std::string_view c) {
   return kExitError;
 }
 
+std::string JsonRpcError(const std::string& id_json, int code, std::string_view message) {
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  w.StartObject();
+  w.Key("jsonrpc");
+  w.String("2.0");
+  w.Key("id");
+  w.RawValue(id_json.c_str(), id_json.size(), rapidjson::kObjectType);
+  w.Key("error");
+  w.StartObject();
+  w.Key("code");
+  w.Int(code);
+  w.Key("message");
+  w.String(message.data(), static_cast<rapidjson::SizeType>(message.size()));
+  w.EndObject();
+  w.EndObject();
+  return sb.GetString();
+}
+
 std::string ToJson(const rapidjson::Value& v) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);

@@ -80,6 +80,10 @@ class LineBuffer {
   std::size_t start_ = 0;
 };
 
+/// A JSON-RPC 2.0 error response (MCP): {"jsonrpc":"2.0","id":<id_json>,
+/// "error":{"code","message"}}; `id_json` is the request's id as JSON, or null.
+std::string JsonRpcError(const std::string& id_json, int code, std::string_view message);
+
 /// -1 if a < b, 0 if equal, 1 if a > b, comparing dotted numeric versions.
 int CompareVersions(std::string_view a, std::string_view b);
 

@@ -190,6 +190,20 @@ void DaemonFixture::Kill() {
   pid_ = -1;
 }
 
+std::string ClaudeLine(const std::string& uuid, const std::string& text,
+                       const std::string& session) {
+  return R"({"type":"user","uuid":")" + uuid + R"(","sessionId":")" + session +
+         R"(","timestamp":"2026-01-05T10:00:00.000Z","cwd":"/home/dev/app","version":"2.1.12","message":{"role":"user","content":")" +
+         text + "\"}}\n";
+}
+
+rapidjson::Document Json(const std::string& s) {
+  rapidjson::Document d;
+  d.Parse(s.c_str());
+  REQUIRE_MESSAGE(!d.HasParseError(), "not JSON: " << s);
+  return d;
+}
+
 RunResult DaemonFixture::Cli(const std::vector<std::string>& args,
                              const std::map<std::string, std::string>& extra_env) {
   std::vector<std::string> argv = {Exe("ORIGIN")};

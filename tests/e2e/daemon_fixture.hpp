@@ -5,6 +5,7 @@
 // for the daemon to answer (at most 10 s) and fails early if it exits; Stop()
 // sends SIGTERM and requires exit status 0; the log is printed on failure.
 
+#include <rapidjson/document.h>
 #include <sys/types.h>
 
 #include <cstdint>
@@ -29,6 +30,12 @@ int UnixSocket(const std::string& path, bool bind = false);
 /// Runs `argv` with `env` (added to a minimal environment), feeding no stdin.
 RunResult Run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
               uid_t uid = 0);
+
+/// A Claude Code user line of session `session` (2026-01-05T10:00Z), with its newline.
+std::string ClaudeLine(const std::string& uuid, const std::string& text,
+                       const std::string& session = "s1");
+/// `s` parsed; REQUIREs that it is JSON.
+rapidjson::Document Json(const std::string& s);
 
 class DaemonFixture {
  public:

@@ -17,24 +17,6 @@
 using namespace origin;
 using namespace origin::test;
 
-namespace {
-
-std::string ClaudeLine(const std::string& uuid, const std::string& text,
-                       const std::string& session = "s1") {
-  return R"({"type":"user","uuid":")" + uuid + R"(","sessionId":")" + session +
-         R"(","timestamp":"2026-01-05T10:00:00.000Z","cwd":"/home/dev/app","version":"2.1.12","message":{"role":"user","content":")" +
-         text + "\"}}\n";
-}
-
-rapidjson::Document Json(const std::string& s) {
-  rapidjson::Document d;
-  d.Parse(s.c_str());
-  REQUIRE_MESSAGE(!d.HasParseError(), "not JSON: " << s);
-  return d;
-}
-
-}  // namespace
-
 TEST_SUITE("e2e") {
   TEST_CASE("e2e: lines appended to a watched log are counted by origin status") {
     DaemonFixture f;
@@ -359,7 +341,8 @@ TEST_SUITE("e2e") {
     f.Stop();
   }
 
-  TEST_CASE("e2e: origin remember, correct, entries, show and sources of an entry, and their bad input") {
+  TEST_CASE(
+      "e2e: origin remember, correct, entries, show and sources of an entry, and their bad input") {
     DaemonFixture f;
     std::string l1 = ClaudeLine("u1", "We chose SQLite for the store");
     WriteFile(f.claude() + "/projects/-home-dev-app/s1.jsonl", l1);
@@ -383,8 +366,10 @@ TEST_SUITE("e2e") {
     r = f.Cli({"remember", "SQLite again", "--kind", "memory", "--confidence", "0.5", "--quote",
                "CHOSE sqlite", "--json"});
     REQUIRE(r.status == 0);
-    CHECK(std::string(Json(r.out)["entry"]["sources"][0]["event_id"].GetString()) == "claude-code:u1");
-    r = f.Cli({"remember", "x", "--kind", "memory", "--confidence", "0.5", "--quote", "never said that"});
+    CHECK(std::string(Json(r.out)["entry"]["sources"][0]["event_id"].GetString()) ==
+          "claude-code:u1");
+    r = f.Cli(
+        {"remember", "x", "--kind", "memory", "--confidence", "0.5", "--quote", "never said that"});
     CHECK(r.status == 4);
     CHECK(r.err.find("no message or tool result holds the quote") != std::string::npos);
     d = Json(f.Cli({"show", v2, "--json"}).out);
@@ -401,12 +386,18 @@ TEST_SUITE("e2e") {
       CHECK_MESSAGE(b.status == code, args[0] << " " << b.err);
       CHECK_MESSAGE(b.err.find(msg) != std::string::npos, b.err);
     };
-    fails({"remember", "x", "--kind", "fact", "--confidence", "1", "--cite", "claude-code:u1"}, 2, "kind must be");
-    fails({"remember", "x", "--kind", "memory", "--confidence", "2", "--cite", "claude-code:u1"}, 2, "confidence");
-    fails({"remember", "x", "--kind", "memory", "--confidence", "high", "--cite", "claude-code:u1"}, 2, "--confidence takes");
+    fails({"remember", "x", "--kind", "fact", "--confidence", "1", "--cite", "claude-code:u1"}, 2,
+          "kind must be");
+    fails({"remember", "x", "--kind", "memory", "--confidence", "2", "--cite", "claude-code:u1"}, 2,
+          "confidence");
+    fails({"remember", "x", "--kind", "memory", "--confidence", "high", "--cite", "claude-code:u1"},
+          2, "--confidence takes");
     fails({"remember", "x", "--kind", "memory", "--confidence", "1"}, 2, "at least one source");
-    fails({"remember", "x", "--kind", "memory", "--confidence", "1", "--cite", "claude-code:nope"}, 4, "no event");
-    fails({"remember", "x", "--kind", "memory", "--confidence", "1", "--cite", "claude-code:u1", "--quote", "not in it"}, 2, "does not occur");
+    fails({"remember", "x", "--kind", "memory", "--confidence", "1", "--cite", "claude-code:nope"},
+          4, "no event");
+    fails({"remember", "x", "--kind", "memory", "--confidence", "1", "--cite", "claude-code:u1",
+           "--quote", "not in it"},
+          2, "does not occur");
     fails({"remember"}, 2, "needs the entry's text");
     fails({"correct", id, "again"}, 1, "not the current version");
     fails({"correct", "ent_000000000000000000000000", "x"}, 4, "no entry");
@@ -420,18 +411,22 @@ TEST_SUITE("e2e") {
   TEST_CASE("e2e: origin search finds entries and events, and refuses bad input") {
     DaemonFixture f;
     WriteFile(f.claude() + "/projects/-home-dev-app/s1.jsonl",
-              ClaudeLine("u1", "Deploy the catalog service to 生产环境") + ClaudeLine("u2", "AI review of C# code"));
+              ClaudeLine("u1", "Deploy the catalog service to 生产环境") +
+                  ClaudeLine("u2", "AI review of C# code"));
     f.Start({"--rescan-ms", "600000"});
-    REQUIRE(f.Cli({"remember", "The catalog is deployed by CI", "--kind", "knowledge", "--confidence",
-                   "0.7", "--cite", "claude-code:u1"}).status == 0);
+    REQUIRE(f.Cli({"remember", "The catalog is deployed by CI", "--kind", "knowledge",
+                   "--confidence", "0.7", "--cite", "claude-code:u1"})
+                .status == 0);
     RunResult r = f.Cli({"search", "CATALOG", "--json"});
     REQUIRE(r.status == 0);
     auto d = Json(r.out);
     REQUIRE(d["entries"].Size() == 1);
     REQUIRE(d["events"].Size() == 1);
     CHECK(std::string(d["events"][0]["id"].GetString()) == "claude-code:u1");
-    CHECK(std::string(d["events"][0]["snippet"].GetString()).find("[catalog]") != std::string::npos);
-    CHECK(std::string(d["entries"][0]["snippet"].GetString()).find("[catalog]") != std::string::npos);
+    CHECK(std::string(d["events"][0]["snippet"].GetString()).find("[catalog]") !=
+          std::string::npos);
+    CHECK(std::string(d["entries"][0]["snippet"].GetString()).find("[catalog]") !=
+          std::string::npos);
     d = Json(f.Cli({"search", "ai", "c#", "--scope", "events", "--json"}).out);
     REQUIRE(d["events"].Size() == 1);
     CHECK(d["entries"].Size() == 0);
@@ -450,19 +445,24 @@ TEST_SUITE("e2e") {
     fails({"search", "x", "--scope", "all"}, "scope is both, entries or events");
     fails({"search", "x", "--kind", "fact"}, "kind is memory");
     fails({"search", "x", "--limit", "0"}, "--limit takes");
-    fails({"search", "x", "--since", "2026-02-01", "--until", "2026-01-01"}, "since is after until");
+    fails({"search", "x", "--since", "2026-02-01", "--until", "2026-01-01"},
+          "since is after until");
     fails({"search", "x", "--confidence", "1"}, "not an option of search");
     fails({"timeline", "--recent"}, "--recent is for search");
     f.Stop();
   }
 
-  TEST_CASE("e2e: origin forget and restore show what they will do, act only with --yes, and forgotten lists them (invariant 2)") {
+  TEST_CASE(
+      "e2e: origin forget and restore show what they will do, act only with --yes, and forgotten "
+      "lists them (invariant 2)") {
     DaemonFixture f;
     std::string file = f.claude() + "/projects/-home-dev-app/s1.jsonl";
-    WriteFile(file, ClaudeLine("u1", "my password is hunter2") + ClaudeLine("u2", "deploy the hunter service"));
+    WriteFile(file, ClaudeLine("u1", "my password is hunter2") +
+                        ClaudeLine("u2", "deploy the hunter service"));
     f.Start({"--rescan-ms", "600000"});
-    REQUIRE(f.Cli({"remember", "The password is hunter2", "--kind", "knowledge", "--confidence", "1",
-                   "--cite", "claude-code:u1"}).status == 0);
+    REQUIRE(f.Cli({"remember", "The password is hunter2", "--kind", "knowledge", "--confidence",
+                   "1", "--cite", "claude-code:u1"})
+                .status == 0);
     auto hits = [&](const char* word) {
       auto d = Json(f.Cli({"search", word, "--json"}).out);
       return d["entries"].Size() + d["events"].Size();
@@ -471,7 +471,8 @@ TEST_SUITE("e2e") {
     // Without --yes: the plan, and nothing changes.
     RunResult r = f.Cli({"forget", "claude-code:u1", "--reason", "a secret"}, {{"NO_COLOR", "1"}});
     REQUIRE(r.status == 0);
-    CHECK(r.out.find("will hide 1 entry version (1 entry) and 1 event in 1 session") != std::string::npos);
+    CHECK(r.out.find("will hide 1 entry version (1 entry) and 1 event in 1 session") !=
+          std::string::npos);
     CHECK(r.out.find("--yes") != std::string::npos);
     CHECK(hits("hunter2") == 2);
     r = f.Cli({"forget", "claude-code:u1", "--reason", "a secret", "--yes", "--json"});
@@ -482,20 +483,22 @@ TEST_SUITE("e2e") {
     CHECK(hits("hunter2") == 0);
     CHECK(hits("hunter") == 1);  // u2 stays
     // A forgotten id is a clear error, everywhere.
-    for (std::vector<std::string> args : {std::vector<std::string>{"show", "claude-code:u1"},
-                                          {"sources", "claude-code:u1"}}) {
+    for (std::vector<std::string> args :
+         {std::vector<std::string>{"show", "claude-code:u1"}, {"sources", "claude-code:u1"}}) {
       r = f.Cli(args);
       CHECK(r.status == 4);
       CHECK(r.err.find("forgotten") != std::string::npos);
     }
-    r = f.Cli({"remember", "x", "--kind", "memory", "--confidence", "1", "--cite", "claude-code:u1"});
+    r = f.Cli(
+        {"remember", "x", "--kind", "memory", "--confidence", "1", "--cite", "claude-code:u1"});
     CHECK(r.status == 4);
     CHECK(r.err.find("cannot be cited") != std::string::npos);
     d = Json(f.Cli({"timeline", "--json", "--days", "100000"}).out);
     REQUIRE(d["sessions"].Size() == 1);
     CHECK(d["sessions"][0]["events"].GetInt64() == 1);  // session counts over visible events
     // Re-syncing a rewritten file brings nothing back.
-    WriteFile(file, " " + ClaudeLine("u1", "my password is hunter2") + ClaudeLine("u2", "deploy the hunter service"));
+    WriteFile(file, " " + ClaudeLine("u1", "my password is hunter2") +
+                        ClaudeLine("u2", "deploy the hunter service"));
     REQUIRE(f.Cli({"sync"}).status == 0);
     CHECK(hits("hunter2") == 0);
     r = f.Cli({"forget", "claude-code:u1", "--reason", "again", "--yes"});

@@ -135,19 +135,6 @@ class Mcp {
   proto::LineBuffer pending_;
 };
 
-std::string ClaudeLine(const std::string& uuid, const std::string& text) {
-  return R"({"type":"user","uuid":")" + uuid +
-         R"(","sessionId":"s1","timestamp":"2026-01-05T10:00:00.000Z","cwd":"/home/dev/app","message":{"role":"user","content":")" +
-         text + "\"}}\n";
-}
-
-rapidjson::Document Json(const std::string& s) {
-  rapidjson::Document d;
-  d.Parse(s.c_str());
-  REQUIRE_MESSAGE(!d.HasParseError(), "not JSON: " << s);
-  return d;
-}
-
 }  // namespace
 
 TEST_SUITE("e2e") {
