@@ -880,6 +880,39 @@ void Daemon::DoStatus(std::uint64_t conn_id, std::string id_json) {
        });
 }
 
+void Daemon::Freshen(int wait_ms, std::function<void()> then) {
+  // `then` runs once: when the sync is done or when the wait is over.
+  auto once = std::make_shared<std::function<void()>>(std::move(then));
+  auto run = [once] {
+    if (*once) std::exchange(*once, nullptr)();
+  };
+  auto* t = new uv_timer_t;
+  uv_timer_init(loop_, t);
+  t->data = new std::function<void()>(run);
+  uv_timer_start(
+      t,
+      [](uv_timer_t* h) {
+        auto* fn = static_cast<std::function<void()>*>(h->data);
+        (*fn)();
+        delete fn;
+        uv_close(reinterpret_cast<uv_handle_t*>(h),
+                 [](uv_handle_t* p) { delete reinterpret_cast<uv_timer_t*>(p); });
+      },
+      static_cast<std::uint64_t>(wait_ms), 0);
+  std::vector<const SourceAdapter*> all;
+  for (auto& a : adapters_) all.push_back(a.get());
+  writer_->Post([this, all, run](Db& db) {
+    try {
+      Ingester ing(db, mirrors_, clock_);
+      SyncOptions so = WriterSync(db, "request");
+      CountSync(ing.Sync(all, so));
+    } catch (const std::exception& e) {
+      LOG_WARN("sync before a write: %s", e.what());  // the write goes on
+    }
+    poster_->Post(run);
+  });
+}
+
 void Daemon::DoSync(std::uint64_t conn_id, std::string id_json) {
   std::vector<const SourceAdapter*> all;
   for (auto& a : adapters_) all.push_back(a.get());

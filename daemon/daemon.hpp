@@ -95,7 +95,12 @@ class Daemon {
   // MCP (daemon/mcp.cpp): the lines of an origin-mcp connection.
   void McpLine(std::uint64_t conn, const std::string& line);
   void McpMessage(std::uint64_t conn, const rapidjson::Value& m);
-  void McpCall(std::uint64_t conn, const std::string& id_json, const rapidjson::Value* params);
+  void McpCall(std::uint64_t conn, const std::string& id_json, const rapidjson::Value* params,
+               bool fresh = false);
+  /// Ingests what changed in every source (a sync that only stats unchanged
+  /// files), then runs `then` on the loop thread; after at most `wait_ms`,
+  /// `then` runs anyway and the sync goes on by itself.
+  void Freshen(int wait_ms, std::function<void()> then);
   bool IsMcp(std::uint64_t conn_id) const;
   /// A tools/call answer: `text` in one text block, or a tool error.
   static std::string McpToolResult(const std::string& id_json, const std::string& text,

@@ -327,8 +327,8 @@ void Daemon::McpMessage(std::uint64_t conn, const rapidjson::Value& m) {
   Send(conn, ErrorReply(id_json, kMethodNotFound, "Method not found: " + name));
 }
 
-void Daemon::McpCall(std::uint64_t conn, const std::string& id_json,
-                     const rapidjson::Value* params) {
+void Daemon::McpCall(std::uint64_t conn, const std::string& id_json, const rapidjson::Value* params,
+                     bool fresh) {
   const rapidjson::Value* name = nullptr;
   if (params != nullptr)
     if (auto it = params->FindMember("name"); it != params->MemberEnd()) name = &it->value;
@@ -344,6 +344,16 @@ void Daemon::McpCall(std::uint64_t conn, const std::string& id_json,
     copy->CopyFrom(*params, copy->GetAllocator());
     after_first_sync_.push_back([this, conn, id_json, copy] {
       if (conns_.count(conn) != 0) McpCall(conn, id_json, copy.get());
+    });
+    return;
+  }
+  if (!fresh && (tool == "remember" || tool == "correct")) {
+    // Freshness: the line the agent wrote a moment ago is ingested first, so
+    // that a quote of it resolves to its event (at most 2 s of waiting).
+    auto copy = std::make_shared<rapidjson::Document>();
+    copy->CopyFrom(*params, copy->GetAllocator());
+    Freshen(2000, [this, conn, id_json, copy] {
+      if (conns_.count(conn) != 0) McpCall(conn, id_json, copy.get(), true);
     });
     return;
   }

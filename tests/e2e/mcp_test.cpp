@@ -202,10 +202,10 @@ TEST_SUITE("e2e") {
     f.Start({"--rescan-ms", "600000"});
     Mcp m(f.env());
     m.Call(1, "initialize", R"({"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"claude-code","version":"2"}})");
-    // The agent writes a line, then remembers quoting it.
+    // The agent writes a line, then at once remembers quoting it: the daemon
+    // ingests what changed before the write (freshness).
     std::string line = ClaudeLine("u2", "The catalog deploys with blue green");
     AppendFile(file, line);
-    REQUIRE(f.WaitFor([&] { return f.Events() == 2; }));
     auto [text, err] = m.Tool(2, "remember",
                               R"({"kind":"knowledge","text":"catalog deploys blue-green","confidence":0.9,"sources":[{"quote":"deploys with BLUE green"}]})");
     REQUIRE_MESSAGE(!err, text);
