@@ -357,18 +357,7 @@ void Daemon::Dispatch(Connection& c, const std::string& line) {
   } else if (method == "shutdown") {
     Send(c.id, "{\"id\":" + id_json + ",\"result\":{\"stopping\":true}}");
     // Let the answer go out first.
-    auto* t = new uv_timer_t;
-    uv_timer_init(loop_, t);
-    t->data = this;
-    uv_timer_start(
-        t,
-        [](uv_timer_t* h) {
-          auto* self = static_cast<Daemon*>(h->data);
-          uv_close(reinterpret_cast<uv_handle_t*>(h),
-                   [](uv_handle_t* p) { delete reinterpret_cast<uv_timer_t*>(p); });
-          self->BeginShutdown();
-        },
-        10, 0);
+    After(10, [this] { BeginShutdown(); });
   } else {
     SendError(c.id, id_json, proto::code::kUnknownMethod, "unknown method: " + method);
   }
@@ -880,25 +869,32 @@ void Daemon::DoStatus(std::uint64_t conn_id, std::string id_json) {
        });
 }
 
+void Daemon::After(int ms, std::function<void()> fn) {
+  struct Timer {
+    uv_timer_t handle;
+    std::function<void()> fn;
+  };
+  auto* t = new Timer{{}, std::move(fn)};
+  uv_timer_init(loop_, &t->handle);
+  t->handle.data = t;
+  uv_timer_start(
+      &t->handle,
+      [](uv_timer_t* h) {
+        auto* timer = static_cast<Timer*>(h->data);
+        uv_close(reinterpret_cast<uv_handle_t*>(h),
+                 [](uv_handle_t* p) { delete static_cast<Timer*>(p->data); });
+        timer->fn();
+      },
+      static_cast<std::uint64_t>(ms), 0);
+}
+
 void Daemon::Freshen(int wait_ms, std::function<void()> then) {
   // `then` runs once: when the sync is done or when the wait is over.
   auto once = std::make_shared<std::function<void()>>(std::move(then));
   auto run = [once] {
     if (*once) std::exchange(*once, nullptr)();
   };
-  auto* t = new uv_timer_t;
-  uv_timer_init(loop_, t);
-  t->data = new std::function<void()>(run);
-  uv_timer_start(
-      t,
-      [](uv_timer_t* h) {
-        auto* fn = static_cast<std::function<void()>*>(h->data);
-        (*fn)();
-        delete fn;
-        uv_close(reinterpret_cast<uv_handle_t*>(h),
-                 [](uv_handle_t* p) { delete reinterpret_cast<uv_timer_t*>(p); });
-      },
-      static_cast<std::uint64_t>(wait_ms), 0);
+  After(wait_ms, run);
   std::vector<const SourceAdapter*> all;
   for (auto& a : adapters_) all.push_back(a.get());
   writer_->Post([this, all, run](Db& db) {

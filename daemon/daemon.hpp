@@ -97,6 +97,8 @@ class Daemon {
   void McpMessage(std::uint64_t conn, const rapidjson::Value& m);
   void McpCall(std::uint64_t conn, const std::string& id_json, const rapidjson::Value* params,
                bool fresh = false);
+  /// Runs `fn` on the loop thread after `ms` (a one-shot timer of its own).
+  void After(int ms, std::function<void()> fn);
   /// Ingests what changed in every source (a sync that only stats unchanged
   /// files), then runs `then` on the loop thread; after at most `wait_ms`,
   /// `then` runs anyway and the sync goes on by itself.

@@ -71,8 +71,8 @@ std::string Quoted(std::u32string_view letters) {
   return s + "\"";
 }
 
-// The AND of every trigram of every long term (event_fts has detail=none,
-// which refuses phrases).
+// Every trigram of every long term, quoted, for event_fts (detail=none
+// refuses phrases, so a term is the AND of its trigrams).
 std::vector<std::string> Trigrams(const std::vector<Term>& terms) {
   std::set<std::u32string> grams;
   for (const Term& t : terms) {
@@ -107,7 +107,8 @@ std::string EventJoin(const EventQuery& q, bool messages) {
 // scaled to every arrival; exact on a store with no more arrivals than that.
 // FTS5's bm25() would count every row, at a cost that grows with the store.
 std::string EstimateDfs(Db& db, const std::string& table, const std::vector<std::string>& phrases,
-                        std::int64_t max_seq, std::int64_t probe = kProbeSeqs) {
+                        std::int64_t probe = kProbeSeqs) {
+  const std::int64_t max_seq = db.QueryInt("SELECT coalesce(max(seq), 0) FROM event");
   const std::int64_t from = std::max<std::int64_t>(0, max_seq - probe);
   const double scale =
       max_seq > from ? static_cast<double>(max_seq) / static_cast<double>(max_seq - from) : 1;
@@ -266,6 +267,15 @@ std::string FtsSql(const std::string& schema, const std::string& name, const std
          " DESC";
 }
 
+// Whether the text of the event `seq` holds every term.
+bool TextMatches(Db& db, std::int64_t seq, const std::vector<Term>& terms) {
+  auto& st = db.Prepare("SELECT text FROM event WHERE seq = ?");
+  st.Bind(1, seq);
+  bool match = st.Step() && MatchesAll(st.Text(0), terms);
+  st.Reset();
+  return match;
+}
+
 using Ranges = std::vector<std::pair<std::int64_t, std::int64_t>>;
 
 // The ranges of seqs that may hold events of the query's project and source
@@ -327,7 +337,6 @@ void Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
       }
     }
   }
-  auto& text = db.Prepare("SELECT text FROM event WHERE seq = ?");
   for (;;) {
     Cursor* cur = nullptr;
     for (Cursor& c : cursors)
@@ -341,14 +350,9 @@ void Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
     cur->next = c.seq - 1;
     cur->bound = cur->chain->Bound(c.seq - 1);
     if (!k.CouldEnter(c)) continue;  // older than all kept: its text is not read
-    if (cur->check) {
-      text.Reset();
-      text.Bind(1, c.seq);
-      if (!text.Step() || !MatchesAll(text.Text(0), terms)) continue;
-    }
+    if (cur->check && !TextMatches(db, c.seq, terms)) continue;
     k.Offer(c);
   }
-  text.Reset();
 }
 
 // Whether every term is found exactly by message_fts (detail=full, each term
@@ -379,12 +383,11 @@ std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
   const bool messages_only = q.kind ? *q.kind == "message" : !q.include_tools;
   std::vector<Candidate> cands;
   const std::string cjk = CjkMatch(terms);
-  const std::int64_t max_seq = db.QueryInt("SELECT coalesce(max(seq), 0) FROM event");
   if (has_long && messages_only) {
     std::vector<std::string> phrases = TrigramPhrases(terms);
     Source src{FtsSql("main", "message_fts", "m", ranked, EventJoin(q, true), Where(q, true)),
                JoinAnd(phrases), !PhrasesExact(terms)};
-    if (ranked) src.dfs = EstimateDfs(db, "message_fts", phrases, max_seq);
+    if (ranked) src.dfs = EstimateDfs(db, "message_fts", phrases);
     Gather(db, chains, {src}, q, terms, scope, k);
     cands = k.Take();
   } else if (has_long && HasIndex(db)) {
@@ -400,7 +403,7 @@ std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
     // Every candidate holds every trigram once (detail=none), so the
     // frequencies scale every score alike and do not change the order: a
     // smaller probe does.
-    if (ranked) indexed.dfs = EstimateDfs(db, "idx.event_fts", grams, max_seq, kProbeSeqs / 4);
+    if (ranked) indexed.dfs = EstimateDfs(db, "idx.event_fts", grams, kProbeSeqs / 4);
     Gather(db, chains, {direct, indexed}, q, terms, scope, k);
     cands = k.Take();
   } else if (!has_long && !cjk.empty()) {
@@ -414,8 +417,7 @@ std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
     // Terms no index can find (or no index.db on this connection, the
     // writer's): the newest kScanLimit events in scope, then their text.
     NewestK scan(kScanLimit);
-    const bool messages =
-        !q.source && !q.project && (q.kind ? *q.kind == "message" : !q.include_tools);
+    const bool messages = !q.source && !q.project && messages_only;
     Gather(db, chains,
            {{std::string("SELECT e.seq, e.ts, 0.0 FROM event e") +
                  (messages ? " INDEXED BY event_message_seq_ts" : "") +
@@ -423,14 +425,10 @@ std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
              "", false}},
            q, terms, scope, scan);
     // Newest first, so the first matches found are the ones needed.
-    auto& text = db.Prepare("SELECT text FROM event WHERE seq = ?");
     for (const Candidate& c : scan.Take()) {
       if (cands.size() == need) break;
-      text.Reset();
-      text.Bind(1, c.seq);
-      if (text.Step() && MatchesAll(text.Text(0), terms)) cands.push_back(c);
+      if (TextMatches(db, c.seq, terms)) cands.push_back(c);
     }
-    text.Reset();
   }
   const bool by_relevance = ranked;
   if (by_relevance) {
