@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "core/forget/forget.hpp"
 
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
 #include <set>
 
 #include "core/entries/entries.hpp"
@@ -14,6 +17,7 @@ namespace origin {
 using Code = OpError::Code;
 
 namespace {
+
 bool Any(Db& db, const char* sql, std::string_view id) {
   auto& st = db.Prepare(sql);
   st.Bind(1, id);
@@ -21,6 +25,7 @@ bool Any(Db& db, const char* sql, std::string_view id) {
   st.Reset();
   return found;
 }
+
 }  // namespace
 
 bool EventHidden(Db& db, std::string_view event_id) {
@@ -65,17 +70,21 @@ Ids ChainsCiting(Db& db, const std::string& event_id) {
                 event_id);
 }
 
-// A forget in effect covering `item` by the rules from its target (or as a
-// hub listed it); "" when none.
+// The forgets in effect covering `item` by the rules from their target (or
+// as a hub listed it).
+Ids Covering(Db& db, const std::string& item) {
+  return Column(db,
+                std::string("SELECT te.tombstone FROM tombstone_effect te JOIN tombstone t ON "
+                            "t.id = te.tombstone WHERE te.item = ? AND te.how IN ('direct', "
+                            "'listed') AND ") +
+                    kInEffect,
+                item);
+}
+
+// One of them; "" when none.
 std::string DirectCover(Db& db, const std::string& item) {
-  auto& st = db.Prepare(std::string("SELECT te.tombstone FROM tombstone_effect te "
-                                    "JOIN tombstone t ON t.id = te.tombstone WHERE te.item = ? "
-                                    "AND te.how IN ('direct', 'listed') AND ") +
-                        kInEffect + " ORDER BY t.seq LIMIT 1");
-  st.Bind(1, item);
-  std::string out = st.Step() ? std::string(st.Text(0)) : "";
-  st.Reset();
-  return out;
+  Ids by = Covering(db, item);
+  return by.empty() ? "" : *by.begin();
 }
 
 void AddEffect(Db& db, const std::string& tombstone, const std::string& item, const char* kind,
@@ -174,14 +183,7 @@ class Decider {
     Ids by;
     for (const std::string& s : sources) {
       if (!EventHidden(db_, s)) return "";
-      auto& st = db_.Prepare(std::string("SELECT DISTINCT te.tombstone FROM tombstone_effect te "
-                                         "JOIN tombstone t ON t.id = te.tombstone "
-                                         "WHERE te.item = ? AND te.how IN ('direct', 'listed') "
-                                         "AND ") +
-                             kInEffect);
-      st.Bind(1, s);
-      while (st.Step()) by.insert(std::string(st.Text(0)));
-      st.Reset();
+      by.merge(Covering(db_, s));
     }
     if (by.empty()) return "";
     for (const std::string& f : by)
@@ -219,10 +221,21 @@ void Record(Db& db, const std::string& id, const char* kind, const std::string& 
 }
 
 void Audit(Db& db, std::int64_t at, const TombstoneInput& in, const ForgetOutcome& o) {
-  // Ids and counts only: never a reason or a text.
-  std::string details = "{\"tombstone\":\"" + *o.tombstone + "\",\"target\":\"" + o.target +
-                        "\",\"entries\":" + std::to_string(o.entries.size()) +
-                        ",\"events\":" + std::to_string(o.events.size()) + "}";
+  // Ids and counts only: never a reason or a text.  An event id holds what
+  // its log gave it, so it is written as a JSON string, escaped.
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  w.StartObject();
+  w.Key("tombstone");
+  w.String(o.tombstone->c_str(), static_cast<rapidjson::SizeType>(o.tombstone->size()));
+  w.Key("target");
+  w.String(o.target.c_str(), static_cast<rapidjson::SizeType>(o.target.size()));
+  w.Key("entries");
+  w.Uint64(o.entries.size());
+  w.Key("events");
+  w.Uint64(o.events.size());
+  w.EndObject();
+  const std::string details = sb.GetString();
   db.Prepare("INSERT INTO audit_log(at, actor, channel, action, details) VALUES (?,?,?,?,?)")
       .Bind(1, at)
       .Bind(2, in.author)

@@ -311,6 +311,14 @@ TEST_SUITE("forget") {
     CHECK_FALSE(list[1].in_effect);
     CHECK(list[1].entries == 1);
     CHECK(list[1].events == 1);
+    // An event id holds what its log gave it, quotes included: the audit
+    // log's details stay JSON.
+    w.s.db->Exec("INSERT INTO event(id, source, ts, role, kind, text, file_id, line) "
+                 "SELECT 'claude-code:a\"b\\c', 'claude-code', 1, 'user', 'message', 'q', file_id, 99 "
+                 "FROM event LIMIT 1");
+    REQUIRE(w.Forget("claude-code:a\"b\\c").tombstone);
+    CHECK(w.Count("SELECT count(*) FROM audit_log WHERE NOT json_valid(details)") == 0);
+    CHECK(w.Count("SELECT count(*) FROM audit_log WHERE details ->> '$.target' = 'claude-code:a\"b\\c'") == 1);
   }
 
   // The reference model: what is visible follows from the forgets in effect
