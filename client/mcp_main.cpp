@@ -24,6 +24,7 @@
 #include <cstring>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "client/connection.hpp"
 #include "proto/paths.hpp"
@@ -54,28 +55,49 @@ bool WriteAll(int fd, std::string_view s) {
   return true;
 }
 
-// The id of a JSON-RPC request as JSON, or "" for a notification, a batch or
-// something that is not JSON.
-std::string RequestId(const std::string& line, bool* is_initialize = nullptr) {
+// The ids of the requests in a line (one message or a batch) as JSON; none
+// for notifications or what is not JSON.  `is_initialize` is set for an
+// initialize request on its own.
+std::vector<std::string> RequestIds(const std::string& line, bool* is_initialize) {
   rapidjson::Document d;
   d.Parse(line.data(), line.size());
-  if (d.HasParseError() || !d.IsObject()) return "";
-  auto id = d.FindMember("id");
-  auto m = d.FindMember("method");
-  if (id == d.MemberEnd() || m == d.MemberEnd() || !(id->value.IsString() || id->value.IsInt64()))
-    return "";
-  if (is_initialize != nullptr)
-    *is_initialize = m->value.IsString() && std::strcmp(m->value.GetString(), "initialize") == 0;
-  return proto::ToJson(id->value);
+  std::vector<std::string> ids;
+  if (d.HasParseError()) return ids;
+  auto one = [&](const rapidjson::Value& m) {
+    if (!m.IsObject()) return;
+    auto id = m.FindMember("id");
+    auto method = m.FindMember("method");
+    if (id == m.MemberEnd() || method == m.MemberEnd() ||
+        !(id->value.IsString() || id->value.IsInt64()))
+      return;
+    ids.push_back(proto::ToJson(id->value));
+  };
+  if (d.IsArray()) {
+    for (const auto& m : d.GetArray()) one(m);
+  } else {
+    one(d);
+    auto method = d.IsObject() ? d.FindMember("method") : d.MemberEnd();
+    *is_initialize = !ids.empty() && method->value.IsString() &&
+                     std::strcmp(method->value.GetString(), "initialize") == 0;
+  }
+  return ids;
 }
 
-// The id of a line from the daemon as JSON, or "".
-std::string ReplyId(const std::string& line) {
+// The ids a line from the daemon answers (one reply or a batch's array).
+std::vector<std::string> ReplyIds(const std::string& line) {
   rapidjson::Document d;
   d.Parse(line.data(), line.size());
-  if (d.HasParseError() || !d.IsObject()) return "";
-  auto id = d.FindMember("id");
-  return id == d.MemberEnd() ? "" : proto::ToJson(id->value);
+  std::vector<std::string> ids;
+  if (d.HasParseError()) return ids;
+  auto one = [&](const rapidjson::Value& m) {
+    if (!m.IsObject()) return;
+    if (auto id = m.FindMember("id"); id != m.MemberEnd()) ids.push_back(proto::ToJson(id->value));
+  };
+  if (d.IsArray())
+    for (const auto& m : d.GetArray()) one(m);
+  else
+    one(d);
+  return ids;
 }
 
 std::string WithId(const std::string& line, const char* id) {
@@ -157,15 +179,15 @@ class Shim {
 
   void ToDaemon(const std::string& line) {
     bool init = false;
-    std::string id = RequestId(line, &init);
+    std::vector<std::string> ids = RequestIds(line, &init);
     if (init) initialize_ = line;
     if (sock_ < 0) Connect();
     if (sock_ >= 0 && WriteAll(sock_, line + "\n")) {
-      if (!id.empty()) waiting_.insert(id);
+      waiting_.insert(ids.begin(), ids.end());
       return;
     }
     if (sock_ >= 0) Lost("the Origin daemon went away");
-    if (!id.empty()) Fail(id, "Origin's daemon is not available: " + error_);
+    for (const std::string& id : ids) Fail(id, "Origin's daemon is not available: " + error_);
   }
 
   // Copies the daemon's complete lines to stdout; false when it is gone.
@@ -176,9 +198,10 @@ class Shim {
     if (r <= 0) return false;
     from_.Append(buf, static_cast<std::size_t>(r));
     while (auto line = from_.Next()) {
-      std::string id = ReplyId(*line);
-      if (id == std::string("\"") + kReplayId + "\"") continue;  // our replayed initialize
-      waiting_.erase(id);
+      std::vector<std::string> ids = ReplyIds(*line);
+      if (ids.size() == 1 && ids[0] == std::string("\"") + kReplayId + "\"")
+        continue;  // our replayed initialize
+      for (const std::string& id : ids) waiting_.erase(id);
       if (!WriteAll(1, *line + "\n")) std::exit(0);  // the agent is gone
     }
     return true;
@@ -217,7 +240,7 @@ class Shim {
       if (r <= 0) return;
       from_.Append(buf, static_cast<std::size_t>(r));
       while (auto line = from_.Next())
-        if (ReplyId(*line) == std::string("\"") + kLeftId + "\"") return;
+        if (ReplyIds(*line) == std::vector<std::string>{std::string("\"") + kLeftId + "\""}) return;
     }
   }
 

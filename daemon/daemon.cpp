@@ -182,6 +182,9 @@ void Daemon::BeginShutdown() {
   ::unlink(opts_.paths.socket.c_str());
   rescan_.Close();
   for (auto& s : syncs_) s->timer.Close();
+  // One-shot timers (bounded waits, delayed steps) would keep the loop
+  // running until they fire: what they would do no longer matters.
+  for (OneShot* t : std::exchange(one_shots_, {})) CloseOneShot(t);
   watches_.clear();
   for (auto& [id, c] : conns_) c->pipe.Close();
   conns_.clear();
@@ -248,11 +251,21 @@ void Daemon::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) noe
 void Daemon::CloseConnection(std::uint64_t conn_id) {
   auto it = conns_.find(conn_id);
   if (it == conns_.end()) return;
+  std::erase_if(batch_of_, [conn_id](const auto& b) { return b.second->conn == conn_id; });
   it->second->pipe.Close();
   conns_.erase(it);
 }
 
 void Daemon::Send(std::uint64_t conn_id, std::string line) {
+  if (auto b = batch_of_.find(conn_id); b != batch_of_.end()) {
+    // An answer to a message of a batch: gathered, and the array sent with
+    // the last one.
+    std::shared_ptr<Batch> batch = b->second;
+    batch_of_.erase(b);
+    batch->replies.push_back(std::move(line));
+    if (batch->replies.size() == batch->expected) FlushBatch(*batch);
+    return;
+  }
   auto it = conns_.find(conn_id);
   if (it == conns_.end()) return;  // the client left meanwhile
   struct WriteReq {
@@ -390,7 +403,7 @@ void Daemon::Answer(std::uint64_t conn_id, std::string id_json,
       if (mcp) {
         // The result as JSON text in a text block (spec: MCP server).
         answer(db, w);
-        out = McpToolResult(id_json, sb.GetString(), false);
+        out = McpToolResult(id_json, rpc::BoundStrings(sb.GetString(), kMcpMaxAnswer), false);
       } else {
         w.StartObject();
         Key(w, "id");
@@ -417,20 +430,35 @@ void Daemon::Answer(std::uint64_t conn_id, std::string id_json,
     readers_->Post(std::move(job));
 }
 
+std::uint64_t Daemon::RealConn(std::uint64_t conn) const {
+  auto b = batch_of_.find(conn);
+  return b == batch_of_.end() ? conn : b->second->conn;
+}
+
+bool Daemon::Alive(std::uint64_t conn) const { return conns_.count(RealConn(conn)) != 0; }
+
+void Daemon::FlushBatch(const Batch& batch) {
+  if (batch.replies.empty()) return;  // notifications only: no answer
+  std::string out = "[";
+  for (const std::string& r : batch.replies) out += (out.size() > 1 ? "," : "") + r;
+  Send(batch.conn, out + "]");
+}
+
 std::string Daemon::AuthorOf(std::uint64_t conn_id) const {
-  auto it = conns_.find(conn_id);
+  auto it = conns_.find(RealConn(conn_id));
   std::string client = it != conns_.end() ? it->second->client : "origin";
   if (client == "origin-mcp") client = it->second->agent.empty() ? "agent" : it->second->agent;
   return (client == "origin" ? std::string("user") : client) + "@" + opts_.store_name;
 }
 
 bool Daemon::IsMcp(std::uint64_t conn_id) const {
-  auto it = conns_.find(conn_id);
+  auto it = conns_.find(RealConn(conn_id));
   return it != conns_.end() && it->second->client == "origin-mcp";
 }
 
 void Daemon::SetAgent(std::uint64_t conn_id, std::string name) {
-  if (auto it = conns_.find(conn_id); it != conns_.end()) it->second->agent = std::move(name);
+  if (auto it = conns_.find(RealConn(conn_id)); it != conns_.end())
+    it->second->agent = std::move(name);
 }
 
 void Daemon::WriteWithSources(std::uint64_t conn_id, const std::string& id_json,
@@ -870,22 +898,25 @@ void Daemon::DoStatus(std::uint64_t conn_id, std::string id_json) {
 }
 
 void Daemon::After(int ms, std::function<void()> fn) {
-  struct Timer {
-    uv_timer_t handle;
-    std::function<void()> fn;
-  };
-  auto* t = new Timer{{}, std::move(fn)};
+  if (shutting_down_) return;
+  auto* t = new OneShot{{}, this, std::move(fn)};
   uv_timer_init(loop_, &t->handle);
   t->handle.data = t;
+  one_shots_.insert(t);
   uv_timer_start(
       &t->handle,
       [](uv_timer_t* h) {
-        auto* timer = static_cast<Timer*>(h->data);
-        uv_close(reinterpret_cast<uv_handle_t*>(h),
-                 [](uv_handle_t* p) { delete static_cast<Timer*>(p->data); });
+        auto* timer = static_cast<OneShot*>(h->data);
+        timer->daemon->one_shots_.erase(timer);
+        CloseOneShot(timer);
         timer->fn();
       },
       static_cast<std::uint64_t>(ms), 0);
+}
+
+void Daemon::CloseOneShot(OneShot* t) {
+  uv_close(reinterpret_cast<uv_handle_t*>(&t->handle),
+           [](uv_handle_t* p) { delete static_cast<OneShot*>(p->data); });
 }
 
 void Daemon::Freshen(int wait_ms, std::function<void()> then) {
@@ -909,25 +940,48 @@ void Daemon::Freshen(int wait_ms, std::function<void()> then) {
   });
 }
 
+bool Daemon::SyncsIdle() const {
+  for (const auto& s : syncs_)
+    if (s->running || s->pending ||
+        (s->timer && uv_is_active(reinterpret_cast<uv_handle_t*>(s->timer.get()))))
+      return false;
+  return true;
+}
+
+void Daemon::WhenSynced(int wait_ms, std::function<void()> then) {
+  if (SyncsIdle()) {
+    then();
+    return;
+  }
+  auto once = std::make_shared<std::function<void()>>(std::move(then));
+  auto run = [once] {
+    if (*once) std::exchange(*once, nullptr)();
+  };
+  After(wait_ms, run);
+  when_synced_.push_back(run);
+}
+
 void Daemon::DoSync(std::uint64_t conn_id, std::string id_json) {
   std::vector<const SourceAdapter*> all;
   for (auto& a : adapters_) all.push_back(a.get());
   const Snapshot before{totals_.files, totals_.lines, totals_.bytes, totals_.events};
-  writer_->Post([this, conn_id, id_json, all, before](Db& db) {
+  const bool mcp = IsMcp(conn_id);
+  writer_->Post([this, conn_id, id_json, all, before, mcp](Db& db) {
     Ingester ing(db, mirrors_, clock_);
     SyncOptions so = WriterSync(db, "request");
     std::int64_t last_progress = 0;
-    so.progress = [&](const SyncProgress& p) {
-      std::int64_t now = MonotonicMs();
-      if (now - last_progress < 100 && p.files_done != p.files_total) return;
-      last_progress = now;
-      std::string line = "{\"method\":\"progress\",\"params\":{\"id\":" + id_json +
-                         ",\"files_done\":" + std::to_string(p.files_done) +
-                         ",\"files_total\":" + std::to_string(p.files_total) +
-                         ",\"bytes_done\":" + std::to_string(p.bytes_done) +
-                         ",\"bytes_total\":" + std::to_string(p.bytes_total) + "}}";
-      poster_->Post([this, conn_id, line]() mutable { Send(conn_id, std::move(line)); });
-    };
+    if (!mcp)  // MCP has no such notification: origin/left gets the answer only
+      so.progress = [&](const SyncProgress& p) {
+        std::int64_t now = MonotonicMs();
+        if (now - last_progress < 100 && p.files_done != p.files_total) return;
+        last_progress = now;
+        std::string line = "{\"method\":\"progress\",\"params\":{\"id\":" + id_json +
+                           ",\"files_done\":" + std::to_string(p.files_done) +
+                           ",\"files_total\":" + std::to_string(p.files_total) +
+                           ",\"bytes_done\":" + std::to_string(p.bytes_done) +
+                           ",\"bytes_total\":" + std::to_string(p.bytes_total) + "}}";
+        poster_->Post([this, conn_id, line]() mutable { Send(conn_id, std::move(line)); });
+      };
     so.discovered = [&](const SourceAdapter& a, const Discovery& d) {
       for (std::size_t i = 0; i < adapters_.size(); ++i) {
         if (adapters_[i].get() != &a) continue;
@@ -1067,6 +1121,10 @@ void Daemon::RunSync(std::size_t source, const char* reason) {
       if (ss.pending) {
         ss.pending = false;
         RunSync(source, "watch");
+      }
+      if (SyncsIdle()) {
+        auto waiting = std::move(when_synced_);
+        for (auto& fn : waiting) fn();
       }
     });
   });

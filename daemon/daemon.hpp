@@ -94,19 +94,48 @@ class Daemon {
 
   // MCP (daemon/mcp.cpp): the lines of an origin-mcp connection.
   void McpLine(std::uint64_t conn, const std::string& line);
-  void McpMessage(std::uint64_t conn, const rapidjson::Value& m);
+  /// Whether `m` gets an answer (a request does; a notification or a
+  /// response does not).
+  bool McpMessage(std::uint64_t conn, const rapidjson::Value& m);
   void McpCall(std::uint64_t conn, const std::string& id_json, const rapidjson::Value* params,
                bool fresh = false);
   /// Runs `fn` on the loop thread after `ms` (a one-shot timer of its own).
   void After(int ms, std::function<void()> fn);
+  struct OneShot {
+    uv_timer_t handle;
+    Daemon* daemon;
+    std::function<void()> fn;
+  };
+  static void CloseOneShot(OneShot* t);
+  std::set<OneShot*> one_shots_;  // closed, unfired, by BeginShutdown
   /// Ingests what changed in every source (a sync that only stats unchanged
   /// files), then runs `then` on the loop thread; after at most `wait_ms`,
   /// `then` runs anyway and the sync goes on by itself.
   void Freshen(int wait_ms, std::function<void()> then);
+  /// Runs `then` once no sync is due or running (what the watcher marked
+  /// changed is in), or after at most `wait_ms` anyway.
+  void WhenSynced(int wait_ms, std::function<void()> then);
+  bool SyncsIdle() const;
+  /// Whether `conn` (a connection, or a message of a batch on one) is open.
+  bool Alive(std::uint64_t conn) const;
   bool IsMcp(std::uint64_t conn_id) const;
   /// A tools/call answer: `text` in one text block, or a tool error.
   static std::string McpToolResult(const std::string& id_json, const std::string& text,
                                    bool is_error);
+  /// A tool's answer stays under about 20,000 tokens (rpc::BoundStrings).
+  static constexpr std::size_t kMcpMaxAnswer = 80000;
+  /// A batch of MCP messages (2025-03-26): each message gets a connection
+  /// id of its own, whose answers are gathered here and sent as one array
+  /// on `conn` once every message that needs one is answered.
+  struct Batch {
+    std::uint64_t conn = 0;
+    std::size_t expected = SIZE_MAX;  // known once every message was read
+    std::vector<std::string> replies;
+  };
+  std::map<std::uint64_t, std::shared_ptr<Batch>> batch_of_;
+  /// The connection a batch message's id stands for, else `conn` itself.
+  std::uint64_t RealConn(std::uint64_t conn) const;
+  void FlushBatch(const Batch& batch);
   /// remember and correct: resolves quotes without an event id on a reader
   /// first, then runs `write` on the writer and answers with the entry.
   void WriteWithSources(std::uint64_t conn_id, const std::string& id_json,
@@ -163,6 +192,7 @@ class Daemon {
   // right after a start is the store as the logs are, not an empty one.
   std::size_t first_syncs_left_ = 0;
   std::vector<std::function<void()>> after_first_sync_;
+  std::vector<std::function<void()>> when_synced_;  // see WhenSynced
   // What every sync ingested, added up (written by the writer thread), so
   // that `origin sync` reports what came in while it waited, a sync already
   // under way included.

@@ -9,6 +9,7 @@
 // readable message.
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <ctime>
@@ -192,18 +193,34 @@ void Daemon::McpLine(std::uint64_t conn, const std::string& line) {
     return;
   }
   if (d.IsArray()) {
-    // Batches (2025-03-26 only) are answered one message at a time.
-    if (d.Empty()) Send(conn, ErrorReply("null", kInvalidRequest, "an empty batch"));
-    for (const auto& m : d.GetArray()) McpMessage(conn, m);
+    // A batch (2025-03-26; accepted on every version): one array of the
+    // answers, none when it held only notifications.
+    if (d.Empty()) {
+      Send(conn, ErrorReply("null", kInvalidRequest, "an empty batch"));
+      return;
+    }
+    auto batch = std::make_shared<Batch>();
+    batch->conn = conn;
+    std::size_t answered = 0;
+    for (const auto& m : d.GetArray()) {
+      const std::uint64_t part = next_conn_++;
+      batch_of_[part] = batch;
+      if (McpMessage(part, m))
+        ++answered;
+      else
+        batch_of_.erase(part);
+    }
+    batch->expected = answered;
+    if (batch->replies.size() == answered) FlushBatch(*batch);
     return;
   }
   McpMessage(conn, d);
 }
 
-void Daemon::McpMessage(std::uint64_t conn, const rapidjson::Value& m) {
+bool Daemon::McpMessage(std::uint64_t conn, const rapidjson::Value& m) {
   if (!m.IsObject()) {
     Send(conn, ErrorReply("null", kInvalidRequest, "a message is a JSON object"));
-    return;
+    return true;
   }
   const rapidjson::Value* id = nullptr;
   if (auto it = m.FindMember("id"); it != m.MemberEnd()) id = &it->value;
@@ -213,17 +230,17 @@ void Daemon::McpMessage(std::uint64_t conn, const rapidjson::Value& m) {
       std::string_view(jr->value.GetString()) != "2.0") {
     Send(conn, ErrorReply(id && (id->IsString() || id->IsInt64()) ? Id(id) : "null",
                           kInvalidRequest, "jsonrpc must be \"2.0\""));
-    return;
+    return true;
   }
   if (method == m.MemberEnd()) {
     // A response to a request of ours (we send none), or nothing valid.
-    if (m.HasMember("result") || m.HasMember("error")) return;
+    if (m.HasMember("result") || m.HasMember("error")) return false;
     Send(conn, ErrorReply("null", kInvalidRequest, "a request needs a method"));
-    return;
+    return true;
   }
   if (!method->value.IsString()) {
     Send(conn, ErrorReply("null", kInvalidRequest, "method must be a string"));
-    return;
+    return true;
   }
   const std::string name = method->value.GetString();
   const rapidjson::Value* params = nullptr;
@@ -231,16 +248,16 @@ void Daemon::McpMessage(std::uint64_t conn, const rapidjson::Value& m) {
   if (id == nullptr) {
     // A notification: never answered.  notifications/initialized,
     // notifications/cancelled and unknown ones are ignored.
-    return;
+    return false;
   }
   if (!id->IsString() && !id->IsInt64()) {
     Send(conn, ErrorReply("null", kInvalidRequest, "id must be a string or an integer"));
-    return;
+    return true;
   }
   const std::string id_json = Id(id);
   if (params != nullptr && !params->IsObject()) {
     Send(conn, ErrorReply(id_json, kInvalidParams, "params must be an object"));
-    return;
+    return true;
   }
   if (name == "initialize") {
     std::string version = "2025-11-25";
@@ -280,11 +297,11 @@ void Daemon::McpMessage(std::uint64_t conn, const rapidjson::Value& m) {
     w.String(kInstructions);
     w.EndObject();
     Send(conn, ResultReply(id_json, sb.GetString()));
-    return;
+    return true;
   }
   if (name == "ping") {
     Send(conn, ResultReply(id_json, "{}"));
-    return;
+    return true;
   }
   if (name == "tools/list") {
     std::string tools = "{\"tools\":[";
@@ -313,18 +330,19 @@ void Daemon::McpMessage(std::uint64_t conn, const rapidjson::Value& m) {
       first = false;
     }
     Send(conn, ResultReply(id_json, tools + "]}"));
-    return;
+    return true;
   }
   if (name == "tools/call") {
     McpCall(conn, id_json, params);
-    return;
+    return true;
   }
   if (name == "origin/left") {
     // origin-mcp: the agent left.  Ingest once more, then answer.
     DoSync(conn, id_json);
-    return;
+    return true;
   }
   Send(conn, ErrorReply(id_json, kMethodNotFound, "Method not found: " + name));
+  return true;
 }
 
 void Daemon::McpCall(std::uint64_t conn, const std::string& id_json, const rapidjson::Value* params,
@@ -337,24 +355,29 @@ void Daemon::McpCall(std::uint64_t conn, const std::string& id_json, const rapid
     return;
   }
   const std::string tool = name->GetString();
+  // The call again, later: its params copied, dropped if the agent left.
+  auto later = [&](bool then_fresh) {
+    auto copy = std::make_shared<rapidjson::Document>();
+    copy->CopyFrom(*params, copy->GetAllocator());
+    return [this, conn, id_json, copy, then_fresh] {
+      if (Alive(conn)) McpCall(conn, id_json, copy.get(), then_fresh);
+    };
+  };
   if (first_syncs_left_ > 0) {
     // Tools answer from the logs as they are: after the first sync of every
     // source since the start, as the socket's queries do.
-    auto copy = std::make_shared<rapidjson::Document>();
-    copy->CopyFrom(*params, copy->GetAllocator());
-    after_first_sync_.push_back([this, conn, id_json, copy] {
-      if (conns_.count(conn) != 0) McpCall(conn, id_json, copy.get());
-    });
+    after_first_sync_.push_back(later(fresh));
     return;
   }
   if (!fresh && (tool == "remember" || tool == "correct")) {
     // Freshness: the line the agent wrote a moment ago is ingested first, so
     // that a quote of it resolves to its event (at most 2 s of waiting).
-    auto copy = std::make_shared<rapidjson::Document>();
-    copy->CopyFrom(*params, copy->GetAllocator());
-    Freshen(2000, [this, conn, id_json, copy] {
-      if (conns_.count(conn) != 0) McpCall(conn, id_json, copy.get(), true);
-    });
+    Freshen(2000, later(true));
+    return;
+  }
+  if (!fresh && (tool == "search" || tool == "timeline") && !SyncsIdle()) {
+    // What the watcher marked changed is ingested first (at most 1 s).
+    WhenSynced(1000, later(true));
     return;
   }
   static const std::map<std::string, std::string> kMethod = {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "daemon/rpc_json.hpp"
 
+#include <algorithm>
+
 #include "core/util/text.hpp"
 #include "proto/protocol.hpp"
 
@@ -256,6 +258,60 @@ void WriteTombstone(Writer& w, const TombstoneRow& t) {
     w.Int64(t.events);
   }
   w.EndObject();
+}
+
+std::string BoundStrings(std::string json, std::size_t max_bytes) {
+  if (json.size() <= max_bytes) return json;
+  rapidjson::Document d;
+  d.Parse(json.data(), json.size());
+  if (d.HasParseError()) return json;
+  std::vector<rapidjson::Value*> strings;
+  std::vector<rapidjson::Value*> stack = {&d};
+  while (!stack.empty()) {
+    rapidjson::Value* v = stack.back();
+    stack.pop_back();
+    if (v->IsString() && v->GetStringLength() > 256) {
+      strings.push_back(v);
+    } else if (v->IsObject()) {
+      for (auto& kv : v->GetObject()) stack.push_back(&kv.value);
+    } else if (v->IsArray()) {
+      for (auto& e : v->GetArray()) stack.push_back(&e);
+    }
+  }
+  // The greatest common length that brings the whole under the bound
+  // (escapes make the JSON longer than the strings; the marker is ~60 B).
+  const std::size_t budget = max_bytes - max_bytes / 10;
+  auto size_with = [&](std::size_t cap) {
+    std::size_t size = json.size();
+    for (const auto* v : strings)
+      if (v->GetStringLength() > cap) size -= v->GetStringLength() - cap - 64;
+    return size;
+  };
+  std::size_t lo = 256, hi = 256;
+  for (const auto* v : strings) hi = std::max<std::size_t>(hi, v->GetStringLength());
+  while (lo < hi) {
+    std::size_t mid = lo + (hi - lo + 1) / 2;
+    if (size_with(mid) <= budget)
+      lo = mid;
+    else
+      hi = mid - 1;
+  }
+  for (auto* v : strings) {
+    const std::size_t n = v->GetStringLength();
+    if (n <= lo) continue;
+    // Cut where a character starts.
+    const char* text = v->GetString();
+    std::size_t end = lo;
+    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+    std::string cut(text, end);
+    cut += " [... cut: " + std::to_string(n - cut.size()) + " of " + std::to_string(n) +
+           " bytes left out; ask for fewer results, or get one id]";
+    v->SetString(cut.c_str(), static_cast<rapidjson::SizeType>(cut.size()), d.GetAllocator());
+  }
+  rapidjson::StringBuffer sb;
+  rpc::Writer w(sb);
+  d.Accept(w);
+  return sb.GetString();
 }
 
 }  // namespace origin::rpc

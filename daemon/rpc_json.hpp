@@ -62,4 +62,9 @@ void WriteEntry(Writer& w, const EntryRow& e, const std::function<void(Writer&)>
 void WriteOutcome(Writer& w, const ForgetOutcome& o, bool dry_run);
 void WriteTombstone(Writer& w, const TombstoneRow& t);
 
+/// JSON cut to about `max_bytes`: its longest strings (an event's text, a
+/// raw line) are shortened to one common length, each saying how much was
+/// cut; JSON already within the bound comes back as it was.
+std::string BoundStrings(std::string json, std::size_t max_bytes);
+
 }  // namespace origin::rpc

@@ -6,6 +6,13 @@
 set -eu
 cd "$(dirname "$0")/.."
 sh packaging/deps.sh
+# The real MCP clients (tests/clients) run on Node.js, from the npm registry,
+# pinned by the lock file.  Debian's nodejs and npm unless a Node.js is
+# already there.
+if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+  sh packaging/deps.sh nodejs npm
+fi
+(cd tests/clients && npm ci --no-audit --no-fund --prefer-offline --loglevel=error)
 build=build-asan
 if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" --buildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false
@@ -16,11 +23,14 @@ export ASAN_OPTIONS="abort_on_error=0:halt_on_error=1:detect_leaks=1:strict_stri
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 status=0
 meson test -C "$build" --print-errorlogs --num-processes 2 || status=$?
-# One closing line for people and CI: the doctest cases of every suite.
+# One closing line for people and CI: the doctest cases of every suite and
+# the Node.js tests of the real MCP clients.
 log="$build/meson-logs/testlog.txt"
 if [ -f "$log" ]; then
   awk -F'|' '/\[doctest\] test cases:/ {
       split($2, p, " "); split($3, f, " "); passed += p[1]; failed += f[1] }
+    /^# pass [0-9]+$/ { split($0, w, " "); passed += w[3] }
+    /^# fail [0-9]+$/ { split($0, w, " "); failed += w[3] }
     END { printf "tests: %d passed, %d failed\n", passed, failed }' "$log"
 fi
 exit "$status"

@@ -2,6 +2,7 @@
 // The daemon's parts on their own: the instance lock, the home checks, the
 // worker threads and the loop poster.
 #include <doctest/doctest.h>
+#include <rapidjson/document.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 
 #include "core/store/schema.hpp"
 #include "daemon/instance.hpp"
+#include "daemon/rpc_json.hpp"
 #include "daemon/uv.hpp"
 #include "daemon/workers.hpp"
 #include "tests/support/support.hpp"
@@ -113,5 +115,33 @@ TEST_SUITE("daemon") {
       CHECK(ran == 100);
     }
     CHECK(uv_loop_close(&loop) == 0);
+  }
+
+  TEST_CASE("daemon: MCP answers are cut to their bound, at character boundaries") {
+    // Small answers come back as they were.
+    CHECK(rpc::BoundStrings(R"({"a":"x"})", 100) == R"({"a":"x"})");
+    // Three long texts, one with multi-byte characters, and short fields.
+    std::string big(60000, 'a');
+    std::string cjk;
+    for (int i = 0; i < 20000; ++i) cjk += "\xe8\xa8\x98";  // 記, 3 bytes
+    std::string json = R"({"events":[{"id":"e1","text":")" + big + R"("},{"id":"e2","text":")" +
+                       cjk + R"("},{"id":"e3","text":"short"}]})";
+    std::string out = rpc::BoundStrings(json, 80000);
+    CHECK(out.size() <= 80000);
+    rapidjson::Document d;
+    d.Parse(out.c_str());
+    REQUIRE_FALSE(d.HasParseError());
+    const auto& ev = d["events"];
+    CHECK(std::string(ev[0]["id"].GetString()) == "e1");
+    CHECK(std::string(ev[2]["text"].GetString()) == "short");
+    std::string t0 = ev[0]["text"].GetString(), t1 = ev[1]["text"].GetString();
+    CHECK(t0.find("cut:") != std::string::npos);
+    CHECK(t0.find("of 60000 bytes") != std::string::npos);
+    CHECK(t1.find("of 60000 bytes") != std::string::npos);
+    // Cut where a character starts: what is kept is whole characters.
+    std::string kept1 = t1.substr(0, t1.find(" [... cut"));
+    CHECK(kept1.size() % 3 == 0);
+    CHECK(kept1 == cjk.substr(0, kept1.size()));
+    CHECK(t0.size() > 30000);  // the budget is shared, not given away
   }
 }
