@@ -60,16 +60,7 @@ void WriteAll(int fd, const std::string& s) {
 // originsd beside this executable, else $ORIGINSD, else on PATH.
 std::string DaemonPath() {
   if (const char* e = std::getenv("ORIGINSD"); e != nullptr && *e != '\0') return e;
-  char self[PATH_MAX];
-  ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n > 0) {
-    self[n] = '\0';
-    std::string dir(self);
-    dir = dir.substr(0, dir.rfind('/'));
-    for (const std::string& cand : {dir + "/originsd", dir + "/../daemon/originsd"})
-      if (::access(cand.c_str(), X_OK) == 0) return cand;
-  }
-  return "originsd";
+  return SiblingExe("originsd", "daemon");
 }
 
 // Runs `originsd --background`, which returns once the daemon is ready or
@@ -98,6 +89,22 @@ void StartDaemon(const proto::Paths& paths) {
 }
 
 }  // namespace
+
+std::string SiblingExe(const char* name, const char* build_dir) {
+  char self[PATH_MAX];
+  ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n > 0) {
+    self[n] = '\0';
+    std::string dir(self);
+    dir = dir.substr(0, dir.rfind('/'));
+    for (const std::string& cand : {dir + "/" + name, dir + "/../" + build_dir + "/" + name}) {
+      char real[PATH_MAX];
+      if (::access(cand.c_str(), X_OK) == 0 && ::realpath(cand.c_str(), real) != nullptr)
+        return real;
+    }
+  }
+  return name;
+}
 
 Connection::~Connection() {
   if (fd_ >= 0) ::close(fd_);

@@ -29,6 +29,11 @@ class ClientError : public std::runtime_error {
   std::string code_;
 };
 
+/// The absolute path of executable `name` installed beside this one (or,
+/// in a build tree, in the sibling folder `build_dir`); `name` itself, to
+/// be found on PATH, when there is none.
+std::string SiblingExe(const char* name, const char* build_dir);
+
 class Connection {
  public:
   /// Connects (and maybe starts the daemon); throws ClientError("unavailable").

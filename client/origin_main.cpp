@@ -19,6 +19,7 @@
 
 #include "client/connection.hpp"
 #include "client/render.hpp"
+#include "client/setup.hpp"
 #include "origin_config.h"
 #include "proto/protocol.hpp"
 
@@ -53,6 +54,9 @@ constexpr const char* kUsage =
     "                         it; shows what it will hide, and hides it with --yes\n"
     "  restore TMB --reason R undo a forget; shows what will come back, restores with --yes\n"
     "  forgotten              every forget and restore, newest first\n"
+    "  mcp                    the MCP server on stdio, for agents (origin mcp install\n"
+    "                         [claude-code|codex|cursor|all] [--print] registers it)\n"
+    "  service                install|uninstall|status: originsd as a user service\n"
     "\n"
     "options:\n"
     "  --json     print the daemon's answer as JSON, for scripts\n"
@@ -644,6 +648,12 @@ int Forgotten(Connection& c, const Args& a) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Setting up, not asking the daemon: these parse their own arguments.
+  if (argc >= 2 && (std::strcmp(argv[1], "mcp") == 0 || std::strcmp(argv[1], "service") == 0)) {
+    std::vector<std::string> rest(argv + 2, argv + argc);
+    return std::strcmp(argv[1], "mcp") == 0 ? origin::client::McpCommand(rest)
+                                            : origin::client::ServiceCommand(rest);
+  }
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--help" || a == "-h" || (i == 1 && a == "help")) {

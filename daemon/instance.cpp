@@ -3,10 +3,14 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <system_error>
@@ -86,6 +90,23 @@ void InstanceLock::WritePidAndVersion(const char* version) {
   std::string s = std::to_string(::getpid()) + " version " + version + "\n";
   Ftruncate(fd_.get(), 0, path_);
   PwriteFull(fd_.get(), s, 0, path_);
+}
+
+bool NotifyServiceManager(const std::string& state) {
+  const char* path = std::getenv("NOTIFY_SOCKET");
+  if (path == nullptr || *path == '\0') return true;
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  const std::size_t len = std::strlen(path);
+  if ((path[0] != '/' && path[0] != '@') || len >= sizeof addr.sun_path) return false;
+  std::memcpy(addr.sun_path, path, len);
+  if (path[0] == '@') addr.sun_path[0] = '\0';  // an abstract socket
+  UniqueFd fd(::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+  if (!fd) return false;
+  const auto addr_len = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + len);
+  return ::sendto(fd.get(), state.data(), state.size(), MSG_NOSIGNAL,
+                  reinterpret_cast<const sockaddr*>(&addr),
+                  addr_len) == static_cast<ssize_t>(state.size());
 }
 
 }  // namespace origin

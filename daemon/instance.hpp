@@ -19,6 +19,11 @@ namespace origin {
 /// that says what to do ("chmod 700 ...").
 void PrepareHome(const proto::Paths& paths);
 
+/// Tells the service manager how the daemon is doing (systemd's sd_notify
+/// protocol: one datagram to $NOTIFY_SOCKET, such as "READY=1"); nothing
+/// when the variable is not set.  Returns false when it could not be sent.
+bool NotifyServiceManager(const std::string& state);
+
 class InstanceLock {
  public:
   /// nullopt if another live daemon holds it (*holder then says which);

@@ -228,6 +228,7 @@ int main(int argc, char** argv) try {
     auto on_stop = [](uv_signal_t* h, int signum) {
       auto* d = static_cast<origin::Daemon*>(h->data);
       LOG_INFO("received %s", strsignal(signum));
+      origin::NotifyServiceManager("STOPPING=1");
       if (d != nullptr) d->BeginShutdown();
     };
     origin::UvHandle<uv_signal_t> sigterm, sigint, sighup;
@@ -251,6 +252,8 @@ int main(int argc, char** argv) try {
     LOG_INFO("originsd %s ready on %s (pid %d), store %s", ORIGIN_VERSION, paths.socket.c_str(),
              static_cast<int>(::getpid()), paths.home.c_str());
     ReportReady("ok");
+    // Under systemd (Type=notify): ready once the socket answers.
+    origin::NotifyServiceManager("READY=1\nMAINPID=" + std::to_string(::getpid()));
     uv_run(&loop, UV_RUN_DEFAULT);
     sigterm.Close();
     sigint.Close();

@@ -5,14 +5,23 @@
 # command, and all that .ci/run does.
 set -eu
 cd "$(dirname "$0")/.."
-sh packaging/deps.sh
+# systemd-analyze checks the service unit `origin service install` writes.
+sh packaging/deps.sh systemd
 # The real MCP clients (tests/clients) run on Node.js, from the npm registry,
 # pinned by the lock file.  Debian's nodejs and npm unless a Node.js is
 # already there.
 if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
   sh packaging/deps.sh nodejs npm
 fi
-(cd tests/clients && npm ci --no-audit --no-fund --prefer-offline --loglevel=error)
+# The agents' own CLIs (claude, codex) check what `origin mcp install` writes;
+# claude's install script puts its native binary in place (no download).  A
+# second run with the same lock file installs nothing.
+lock=$(sha256sum tests/clients/package-lock.json | cut -d' ' -f1)
+if [ "$(cat tests/clients/node_modules/.origin-lock 2>/dev/null)" != "$lock" ]; then
+  (cd tests/clients &&
+    npm ci --no-audit --no-fund --prefer-offline --loglevel=error)
+  echo "$lock" >tests/clients/node_modules/.origin-lock
+fi
 build=build-asan
 if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" --buildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // End to end: a real originsd and the real origin CLI on a temporary home.
 #include <doctest/doctest.h>
+#include <poll.h>
 #include <rapidjson/document.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -538,5 +539,36 @@ TEST_SUITE("e2e") {
     fails({"forget"}, 2, "needs an id");
     fails({"forgotten", "--reason", "x"}, 2, "not an option of forgotten");
     f.Stop();
+  }
+
+  TEST_CASE("daemon: tells a service manager it is ready, and that it stops (sd_notify)") {
+    DaemonFixture f;
+    // systemd's side of the protocol: a datagram socket named by NOTIFY_SOCKET.
+    const std::string path = f.dir().path() + "/notify.sock";
+    int sock = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    REQUIRE(sock >= 0);
+    sockaddr_un addr{};
+    addr.sun_family = AF_UNIX;
+    REQUIRE(path.size() < sizeof addr.sun_path);
+    std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
+    REQUIRE(::bind(sock, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    auto next = [&] {
+      pollfd p{sock, POLLIN, 0};
+      REQUIRE_MESSAGE(::poll(&p, 1, 10000) == 1, "no notification within 10 s");
+      char buf[512];
+      ssize_t n = ::recv(sock, buf, sizeof buf, 0);
+      REQUIRE(n > 0);
+      return std::string(buf, static_cast<std::size_t>(n));
+    };
+    f.env()["NOTIFY_SOCKET"] = path;
+    f.Start({"--rescan-ms", "600000"});
+    const std::string ready = next();
+    CHECK(ready.find("READY=1") != std::string::npos);
+    CHECK(ready.find("MAINPID=" + std::to_string(f.pid())) != std::string::npos);
+    // Ready means the socket answers.
+    CHECK(f.Cli({"status", "--json"}).status == 0);
+    f.Stop();
+    CHECK(next() == "STOPPING=1");
+    ::close(sock);
   }
 }
