@@ -4,23 +4,19 @@
 // errors, nothing but JSON-RPC on stdout (also with no daemon), and leaving
 // when stdin ends (spec: MCP server; ../shared/spec/mcp.md).
 #include <doctest/doctest.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <rapidjson/document.h>
-#include <signal.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <algorithm>
-#include <cctype>
 #include <set>
 #include <tuple>
 
 #include "proto/protocol.hpp"
 #include "tests/e2e/daemon_fixture.hpp"
+#include "tests/support/stdio_process.hpp"
 
 using namespace origin;
 using namespace origin::test;
@@ -30,67 +26,19 @@ namespace {
 // origin-mcp as an agent runs it: stdin and stdout are pipes.
 class Mcp {
  public:
-  explicit Mcp(const std::map<std::string, std::string>& env) {
-    const char* exe = std::getenv("ORIGIN_MCP");
-    REQUIRE_MESSAGE(exe != nullptr, "ORIGIN_MCP is not set (run the tests through meson)");
-    int in[2], out[2];
-    REQUIRE(::pipe2(in, O_CLOEXEC) == 0);
-    REQUIRE(::pipe2(out, O_CLOEXEC) == 0);
-    std::vector<std::string> envs = {"PATH=/usr/bin:/bin"};
-    for (const auto& [k, v] : env) envs.push_back(k + "=" + v);
-    std::vector<char*> cenv;
-    for (auto& e : envs) cenv.push_back(e.data());
-    cenv.push_back(nullptr);
-    pid_ = ::fork();
-    REQUIRE(pid_ >= 0);
-    if (pid_ == 0) {
-      ::dup2(in[0], 0);
-      ::dup2(out[1], 1);
-      char* argv[] = {const_cast<char*>(exe), nullptr};
-      ::execve(exe, argv, cenv.data());
-      ::_exit(127);
-    }
-    ::close(in[0]);
-    ::close(out[1]);
-    to_ = in[1];
-    from_ = out[0];
-  }
-  ~Mcp() {
-    if (to_ >= 0) ::close(to_);
-    if (pid_ > 0) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-    ::close(from_);
-  }
-  void Send(const std::string& line) {
-    std::string s = line + "\n";
-    REQUIRE(::write(to_, s.data(), s.size()) == static_cast<ssize_t>(s.size()));
-  }
+  explicit Mcp(const std::map<std::string, std::string>& env) : proc_(Start(env)) {}
+  void Send(const std::string& line) { REQUIRE(proc_.WriteLine(line)); }
   /// The next line on stdout (within 10 s), which must be one JSON-RPC message.
   rapidjson::Document Read() {
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    for (;;) {
-      if (auto line = pending_.Next()) {
-        rapidjson::Document d;
-        d.Parse(line->c_str());
-        REQUIRE_MESSAGE(!d.HasParseError(), "not JSON on stdout: " << *line);
-        REQUIRE_MESSAGE(d.IsObject(), *line);
-        REQUIRE_MESSAGE(d.HasMember("jsonrpc"), "not JSON-RPC on stdout: " << *line);
-        CHECK(std::string(d["jsonrpc"].GetString()) == "2.0");
-        return d;
-      }
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      deadline - std::chrono::steady_clock::now())
-                      .count();
-      REQUIRE_MESSAGE(left > 0, "no answer from origin-mcp");
-      pollfd p{from_, POLLIN, 0};
-      if (::poll(&p, 1, static_cast<int>(left)) <= 0) continue;
-      char b[65536];
-      ssize_t n = ::read(from_, b, sizeof b);
-      REQUIRE_MESSAGE(n > 0, "origin-mcp closed stdout");
-      pending_.Append(b, static_cast<std::size_t>(n));
-    }
+    auto line = proc_.ReadLine(10000);
+    REQUIRE_MESSAGE(line.has_value(), "no answer from origin-mcp");
+    rapidjson::Document d;
+    d.Parse(line->c_str());
+    REQUIRE_MESSAGE(!d.HasParseError(), "not JSON on stdout: " << *line);
+    REQUIRE_MESSAGE(d.IsObject(), *line);
+    REQUIRE_MESSAGE(d.HasMember("jsonrpc"), "not JSON-RPC on stdout: " << *line);
+    CHECK(std::string(d["jsonrpc"].GetString()) == "2.0");
+    return d;
   }
   rapidjson::Document Call(int id, const std::string& method, const std::string& params = "{}") {
     Send(R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":")" + method +
@@ -111,35 +59,34 @@ class Mcp {
   }
   /// Closes stdin; returns the exit status and the seconds it took.
   std::pair<int, double> CloseAndWait() {
-    ::close(to_);
-    to_ = -1;
     auto t = std::chrono::steady_clock::now();
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = -1;
+    int status = proc_.CloseAndWait();
+    double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
     // Whatever it wrote last must be JSON-RPC too.
-    char b[65536];
-    ssize_t n;
-    while ((n = ::read(from_, b, sizeof b)) > 0) pending_.Append(b, static_cast<std::size_t>(n));
-    while (auto line = pending_.Next()) {
+    for (const std::string& line : proc_.RestOfOutput()) {
       rapidjson::Document d;
-      d.Parse(line->c_str());
-      CHECK_MESSAGE((!d.HasParseError() && d.IsObject() && d.HasMember("jsonrpc")), *line);
+      d.Parse(line.c_str());
+      CHECK_MESSAGE((!d.HasParseError() && d.IsObject() && d.HasMember("jsonrpc")), line);
     }
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status),
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count()};
+    return {status, took};
   }
 
  private:
-  pid_t pid_ = -1;
-  int to_ = -1, from_ = -1;
-  proto::LineBuffer pending_;
+  static StdioProcess Start(const std::map<std::string, std::string>& env) {
+    const char* exe = std::getenv("ORIGIN_MCP");
+    REQUIRE_MESSAGE(exe != nullptr, "ORIGIN_MCP is not set (run the tests through meson)");
+    std::vector<std::string> envs = {"PATH=/usr/bin:/bin"};
+    for (const auto& [k, v] : env) envs.push_back(k + "=" + v);
+    return StdioProcess({exe}, envs);
+  }
+  StdioProcess proc_;
 };
 
 }  // namespace
 
 TEST_SUITE("e2e") {
-  TEST_CASE("mcp: initialize negotiates the version; tools/list follows the rules; JSON-RPC errors") {
+  TEST_CASE(
+      "mcp: initialize negotiates the version; tools/list follows the rules; JSON-RPC errors") {
     DaemonFixture f;
     f.Start({"--rescan-ms", "600000"});
     for (const char* v : {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2099-01-01"}) {
@@ -187,7 +134,8 @@ TEST_SUITE("e2e") {
     m.Send(R"({"jsonrpc":"2.0","id":null,"method":"ping"})");
     CHECK(m.Read()["error"]["code"].GetInt() == -32600);
     CHECK(m.Call(4, "resources/list")["error"]["code"].GetInt() == -32601);
-    CHECK(m.Call(5, "tools/call", R"({"name":"nope","arguments":{}})")["error"]["code"].GetInt() == -32602);
+    CHECK(m.Call(5, "tools/call", R"({"name":"nope","arguments":{}})")["error"]["code"].GetInt() ==
+          -32602);
     CHECK(m.Call(6, "tools/call", R"({"arguments":{}})")["error"]["code"].GetInt() == -32602);
     auto [code, took] = m.CloseAndWait();
     CHECK(code == 0);
@@ -195,19 +143,23 @@ TEST_SUITE("e2e") {
     f.Stop();
   }
 
-  TEST_CASE("mcp: every tool, with valid and invalid input; an agent remembers a line it just wrote") {
+  TEST_CASE(
+      "mcp: every tool, with valid and invalid input; an agent remembers a line it just wrote") {
     DaemonFixture f;
     std::string file = f.claude() + "/projects/-home-dev-app/s1.jsonl";
     WriteFile(file, ClaudeLine("u1", "We chose SQLite for the store"));
     f.Start({"--rescan-ms", "600000"});
     Mcp m(f.env());
-    m.Call(1, "initialize", R"({"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"claude-code","version":"2"}})");
+    m.Call(
+        1, "initialize",
+        R"({"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"claude-code","version":"2"}})");
     // The agent writes a line, then at once remembers quoting it: the daemon
     // ingests what changed before the write (freshness).
     std::string line = ClaudeLine("u2", "The catalog deploys with blue green");
     AppendFile(file, line);
-    auto [text, err] = m.Tool(2, "remember",
-                              R"({"kind":"knowledge","text":"catalog deploys blue-green","confidence":0.9,"sources":[{"quote":"deploys with BLUE green"}]})");
+    auto [text, err] = m.Tool(
+        2, "remember",
+        R"({"kind":"knowledge","text":"catalog deploys blue-green","confidence":0.9,"sources":[{"quote":"deploys with BLUE green"}]})");
     REQUIRE_MESSAGE(!err, text);
     auto doc = Json(text);
     const auto& entry = doc["entry"];
@@ -228,7 +180,8 @@ TEST_SUITE("e2e") {
     CHECK(Json(text)["sessions"].Size() == 1);
     std::tie(text, err) = m.Tool(6, "get", R"({"id":")" + id + R"("})");
     REQUIRE_FALSE(err);
-    std::tie(text, err) = m.Tool(7, "correct", R"({"id":")" + id + R"(","text":"catalog deploys blue-green, twice a day"})");
+    std::tie(text, err) = m.Tool(
+        7, "correct", R"({"id":")" + id + R"(","text":"catalog deploys blue-green, twice a day"})");
     REQUIRE_MESSAGE(!err, text);
     // Invalid input and unknown ids: tool errors with a readable message.
     auto fails = [&](int n, const char* tool, const std::string& args, const char* msg) {
@@ -237,15 +190,20 @@ TEST_SUITE("e2e") {
       CHECK_MESSAGE(t.find(msg) != std::string::npos, t);
     };
     fails(10, "get", R"({"id":"claude-code:nope"})", "no event or entry");
-    fails(11, "remember", R"({"kind":"fact","text":"x","confidence":1,"sources":[{"event_id":"claude-code:u1"}]})", "kind must be");
-    fails(12, "remember", R"({"kind":"memory","text":"x","confidence":1,"sources":[{"quote":"never said"}]})", "no message or tool result");
+    fails(11, "remember",
+          R"({"kind":"fact","text":"x","confidence":1,"sources":[{"event_id":"claude-code:u1"}]})",
+          "kind must be");
+    fails(12, "remember",
+          R"({"kind":"memory","text":"x","confidence":1,"sources":[{"quote":"never said"}]})",
+          "no message or tool result");
     fails(13, "correct", R"({"id":")" + id + R"(","text":"again"})", "not the current version");
     fails(14, "search", R"({"query":"x","since":"yesterday"})", "not an ISO 8601");
     fails(15, "search", R"({"query":"x","limit":500})", "at most 50");
     fails(16, "forget", R"({"id":"claude-code:u1","reason":"  "})", "reason");
     fails(17, "forget", R"({"id":"claude-code:u1"})", "reason");
     // forget, and the forgotten id is a clear error.
-    std::tie(text, err) = m.Tool(18, "forget", R"({"id":"claude-code:u2","reason":"the user asked"})");
+    std::tie(text, err) =
+        m.Tool(18, "forget", R"({"id":"claude-code:u2","reason":"the user asked"})");
     REQUIRE_MESSAGE(!err, text);
     CHECK(Json(text)["recorded"].GetBool());
     fails(19, "get", R"({"id":"claude-code:u2"})", "forgotten");
@@ -254,7 +212,9 @@ TEST_SUITE("e2e") {
     doc = Json(text);
     CHECK(doc["entries"].Size() + doc["events"].Size() == 0);
     // There is no restore tool.
-    CHECK(m.Call(22, "tools/call", R"({"name":"restore","arguments":{"id":"x","reason":"r"}})")["error"]["code"].GetInt() == -32602);
+    CHECK(m.Call(22, "tools/call",
+                 R"({"name":"restore","arguments":{"id":"x","reason":"r"}})")["error"]["code"]
+              .GetInt() == -32602);
     auto [code, took] = m.CloseAndWait();
     CHECK(code == 0);
     CHECK(took < 5);
@@ -266,10 +226,13 @@ TEST_SUITE("e2e") {
     auto env = f.env();
     env["ORIGIN_NO_AUTOSTART"] = "1";
     Mcp m(env);
-    auto d = m.Call(1, "initialize", R"({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}})");
+    auto d = m.Call(
+        1, "initialize",
+        R"({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}})");
     REQUIRE(d.HasMember("error"));
     CHECK(d["error"]["code"].GetInt() == -32603);
-    CHECK(std::string(d["error"]["message"].GetString()).find("not available") != std::string::npos);
+    CHECK(std::string(d["error"]["message"].GetString()).find("not available") !=
+          std::string::npos);
     m.Send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
     CHECK(m.Call(2, "tools/list").HasMember("error"));
     // The daemon comes up: the next request connects.
