@@ -63,22 +63,22 @@ std::vector<std::string> RequestIds(const std::string& line, bool* is_initialize
   d.Parse(line.data(), line.size());
   std::vector<std::string> ids;
   if (d.HasParseError()) return ids;
+  // Adds the id of request `m`; true when it is one.
   auto one = [&](const rapidjson::Value& m) {
-    if (!m.IsObject()) return;
+    if (!m.IsObject()) return false;
     auto id = m.FindMember("id");
     auto method = m.FindMember("method");
     if (id == m.MemberEnd() || method == m.MemberEnd() ||
         !(id->value.IsString() || id->value.IsInt64()))
-      return;
+      return false;
     ids.push_back(proto::ToJson(id->value));
+    return true;
   };
   if (d.IsArray()) {
     for (const auto& m : d.GetArray()) one(m);
-  } else {
-    one(d);
-    auto method = d.IsObject() ? d.FindMember("method") : d.MemberEnd();
-    *is_initialize = !ids.empty() && method->value.IsString() &&
-                     std::strcmp(method->value.GetString(), "initialize") == 0;
+  } else if (one(d)) {
+    const auto& method = d["method"];
+    *is_initialize = method.IsString() && std::strcmp(method.GetString(), "initialize") == 0;
   }
   return ids;
 }

@@ -214,4 +214,34 @@ describe('origin-mcp on the wire (NDJSON)', () => {
     for (const r of batch[0]) assert.ok(r.result, JSON.stringify(r));
     for (const m of got.flat()) assert.equal(m.jsonrpc, '2.0');
   });
+
+  test('odd messages get JSON-RPC errors, and the server goes on', async () => {
+    const odd = [
+      '5', '"x"', 'null', '[1,2]', '{}',
+      '{"jsonrpc":"2.0","id":1.5,"method":"ping"}',
+      '{"jsonrpc":"2.0","id":{},"method":"ping"}',
+      '{"jsonrpc":"2.0","id":true,"method":"ping"}',
+      '{"jsonrpc":"2.0","id":2,"method":5}',
+      '{"jsonrpc":"1.0","id":3,"method":"ping"}',
+      '{"jsonrpc":"2.0","id":4,"method":"tools/call","params":[]}',
+      '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":5}}',
+      '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"get","arguments":"x"}}',
+      '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get","arguments":{"id":["a"]}}}',
+      '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"search","arguments":{"limit":-1}}}',
+      '{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"timeline","arguments":{"since":12}}}',
+      '{"jsonrpc":"2.0","id":10,"method":"initialize","params":{"protocolVersion":5,"clientInfo":"x"}}',
+      '[' .repeat(100000),
+      '{"jsonrpc":"2.0","id":11,"method":"ping"}',
+    ];
+    const { code, got } = await exchange(odd, odd.length - 1);
+    assert.equal(code, 0);
+    const answers = got.flat();
+    for (const m of answers) assert.equal(m.jsonrpc, '2.0');
+    const byId = new Map(answers.filter((m) => m.id !== null).map((m) => [m.id, m]));
+    assert.deepEqual(byId.get(11).result, {});  // still serving
+    assert.ok(byId.get(10).result);  // initialize: a version it knows instead
+    for (const id of [4, 5]) assert.equal(byId.get(id).error.code, -32602);
+    for (const id of [6, 7, 8, 9]) assert.equal(byId.get(id).result.isError, true, JSON.stringify(byId.get(id)));
+    assert.ok(answers.filter((m) => m.error?.code === -32600).length >= 8);
+  });
 });
