@@ -22,6 +22,7 @@
 #include "client/setup.hpp"
 #include "origin_config.h"
 #include "proto/protocol.hpp"
+#include "proto/time.hpp"
 
 namespace {
 
@@ -177,31 +178,6 @@ struct Args {
 };
 
 // A local date or time (YYYY-MM-DD[THH:MM[:SS]]) in ms since the epoch.
-std::optional<std::int64_t> ParseLocalTime(const std::string& s) {
-  std::tm tm{};
-  int n = 0;
-  if (std::sscanf(s.c_str(), "%4d-%2d-%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &n) != 3)
-    return std::nullopt;
-  if (static_cast<std::size_t>(n) != s.size()) {
-    int m = 0;
-    tm.tm_sec = 0;
-    if (std::sscanf(s.c_str() + n, "T%2d:%2d%n", &tm.tm_hour, &tm.tm_min, &m) != 2)
-      return std::nullopt;
-    n += m;
-    if (static_cast<std::size_t>(n) != s.size()) {
-      if (std::sscanf(s.c_str() + n, ":%2d%n", &tm.tm_sec, &m) != 1) return std::nullopt;
-      n += m;
-    }
-    if (static_cast<std::size_t>(n) != s.size()) return std::nullopt;
-  }
-  tm.tm_year -= 1900;
-  tm.tm_mon -= 1;
-  tm.tm_isdst = -1;
-  std::time_t t = std::mktime(&tm);
-  if (t == static_cast<std::time_t>(-1)) return std::nullopt;
-  return static_cast<std::int64_t>(t) * 1000;
-}
-
 std::string JsonString(const std::string& s) {
   rapidjson::Value v(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
   return proto::ToJson(v);
@@ -221,8 +197,11 @@ std::string PositiveNumber(const std::string& key, const std::string& v) {
 
 // A DATE option in ms since the epoch, as the daemon takes it.
 std::string DateParam(const std::string& key, const std::string& v) {
-  auto t = ParseLocalTime(v);
-  if (!t) throw UsageError("--" + key + " takes a date: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS]");
+  auto t = proto::ParseDateTime(v);
+  if (!t)
+    throw UsageError(
+        "--" + key +
+        " takes a date: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], local, or with Z or +HH:MM");
   return std::to_string(*t);
 }
 

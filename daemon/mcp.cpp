@@ -22,6 +22,7 @@
 #include "daemon/log.hpp"
 #include "origin_config.h"
 #include "proto/protocol.hpp"
+#include "proto/time.hpp"
 
 namespace origin {
 
@@ -154,24 +155,7 @@ void CopyTime(const rapidjson::Value& args, const char* from, const char* to,
     throw rpc::RequestError(proto::code::kInvalidArgument,
                             std::string(from) + " must be an ISO 8601 date or time");
   std::string s = it->value.GetString();
-  if (s.size() == 10) s += "T00:00:00";  // a date: its start, local time
-  auto ms = ParseIsoMs(s);
-  if (!ms && s.find('Z') == std::string::npos && s.find('+') == std::string::npos) {
-    // No offset: local time.
-    std::tm tm{};
-    int y, mo, d, h = 0, mi = 0, sec = 0;
-    if (std::sscanf(s.c_str(), "%d-%d-%dT%d:%d:%d", &y, &mo, &d, &h, &mi, &sec) >= 3) {
-      tm.tm_year = y - 1900;
-      tm.tm_mon = mo - 1;
-      tm.tm_mday = d;
-      tm.tm_hour = h;
-      tm.tm_min = mi;
-      tm.tm_sec = sec;
-      tm.tm_isdst = -1;
-      std::time_t t = std::mktime(&tm);
-      if (t != -1) ms = static_cast<std::int64_t>(t) * 1000;
-    }
-  }
+  auto ms = proto::ParseDateTime(s);
   if (!ms)
     throw rpc::RequestError(proto::code::kInvalidArgument,
                             std::string(from) + " is not an ISO 8601 date or time: " + s);

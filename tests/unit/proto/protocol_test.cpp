@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "proto/paths.hpp"
+#include "proto/time.hpp"
 
 using namespace origin::proto;
 
@@ -70,5 +71,48 @@ TEST_SUITE("proto") {
     CHECK(ResolvePaths(longhome).socket == l.socket);  // stable
     ::unsetenv("XDG_RUNTIME_DIR");
     ::unsetenv("ORIGIN_HOME");
+  }
+
+  TEST_CASE("proto: dates and times, one parser for the CLI and the MCP tools") {
+    // With an offset: the instant, whatever the local zone.
+    CHECK(ParseDateTime("2026-01-05T10:00:00Z") == 1767607200000);
+    CHECK(ParseDateTime("2026-01-05T10:00:00.123Z") == 1767607200123);
+    CHECK(ParseDateTime("2026-01-05T10:00:00.1234567Z") == 1767607200123);
+    CHECK(ParseDateTime("2026-01-05T10:00:00.5Z") == 1767607200500);
+    CHECK(ParseDateTime("2026-01-05T12:30:00+02:30") == 1767607200000);
+    CHECK(ParseDateTime("2026-01-05T05:00:00-0500") == 1767607200000);
+    CHECK(ParseDateTime("2026-01-05T10:00Z") == 1767607200000);
+    CHECK(ParseDateTime("2024-02-29T00:00:00Z") == 1709164800000);  // a leap day
+    // Without one: local time.
+    ::setenv("TZ", "Europe/Paris", 1);
+    ::tzset();
+    CHECK(ParseDateTime("2026-01-05") == 1767567600000);           // local midnight (+01:00)
+    CHECK(ParseDateTime("2026-01-05T11:00:00") == 1767607200000);  // 10:00 UTC
+    CHECK(ParseDateTime("2026-07-05T12:00") == 1783245600000);     // summer time (+02:00)
+    ::unsetenv("TZ");
+    ::tzset();
+    // Refused: what is not such a date, trailing text, days that do not exist.
+    for (const char* bad : {"",
+                            "yesterday",
+                            "2026-1-5",
+                            "2026-01-05T",
+                            "2026-01-05 10:00",
+                            "2026-01-05T10",
+                            "2026-01-05T10:00:00Zjunk",
+                            "2026-01-05junk",
+                            "2026-01-05T10:00:00.",
+                            "2026-13-01",
+                            "2026-02-29",
+                            "2026-02-30",
+                            "2026-01-32",
+                            "2026-01-05T24:00",
+                            "2026-01-05T10:60",
+                            "2026-01-05T10:00:61",
+                            "2026-01-05Z",
+                            "2026-01-05T10:00+25:00",
+                            "2026-01-05T10:00+01",
+                            "20260105",
+                            "-2026-01-05"})
+      CHECK_MESSAGE(!ParseDateTime(bad).has_value(), bad);
   }
 }

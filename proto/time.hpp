@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The dates and times people and agents give Origin (the CLI's --since, the
+// MCP tools' since, until, valid_from and valid_to): one parser, so both
+// accept the same.  ISO 8601, extended format:
+//   YYYY-MM-DD                       that day's start, local time
+//   YYYY-MM-DDTHH:MM[:SS[.fff]]      local time
+//   ... followed by Z or +HH:MM / -HH:MM (or +HHMM)   that instant
+// Fractions beyond milliseconds are dropped.  Anything else, trailing text
+// included, is refused.
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace origin::proto {
+
+/// Milliseconds since the epoch (UTC), or nothing when `s` is not such a
+/// date or time (or names a day that does not exist, such as 2026-02-30).
+std::optional<std::int64_t> ParseDateTime(std::string_view s);
+
+}  // namespace origin::proto
