@@ -38,7 +38,7 @@ constexpr const char* kUsage =
     "\n"
     "commands:\n"
     "  status                 what the store holds, per agent, and how big it is\n"
-    "  sync                   ingest every agent's new log lines now\n"
+    "  sync                   ingest every agent's new log lines now (--source NAME: one agent)\n"
     "  search WORDS...        entries and events holding every word (--scope entries|events,\n"
     "                         --all: tool events too, --recent: newest first, --history)\n"
     "  timeline [SESSION]     sessions of the last 7 days, or one session's events\n"
@@ -146,9 +146,9 @@ int Status(Connection& c, bool json) {
   return 0;
 }
 
-int Sync(Connection& c, bool json) {
+int Sync(Connection& c, bool json, const std::string& params) {
   ProgressBar bar(!json && ::isatty(2) != 0);
-  rapidjson::Document r = c.Call("sync", "{}", [&](const rapidjson::Value& note) {
+  rapidjson::Document r = c.Call("sync", params, [&](const rapidjson::Value& note) {
     if (Str(note, "method") != "progress") return;
     const auto& p = note["params"];
     bar.Update(Int(p, "bytes_done"), Int(p, "bytes_total"),
@@ -694,6 +694,9 @@ int main(int argc, char** argv) {
     } else if (args.command == "forgotten") {
       for (const auto& [k, v] : args.opts)
         if (k != "limit") throw UsageError("--" + k + " is not an option of forgotten");
+    } else if (args.command == "sync") {
+      for (const auto& [k, v] : args.opts)
+        if (k != "source") throw UsageError("--" + k + " is not an option of sync");
     } else if (!args.opts.empty()) {
       throw UsageError("--" + args.opts.begin()->first + " is not an option of " + args.command);
     }
@@ -705,7 +708,11 @@ int main(int argc, char** argv) {
     proto::Paths paths = proto::ResolvePaths();
     Connection c = Connection::Open(paths, "origin");
     if (args.command == "status") return Status(c, args.json);
-    if (args.command == "sync") return Sync(c, args.json);
+    if (args.command == "sync") {
+      auto src = args.opts.find("source");
+      return Sync(c, args.json,
+                  src == args.opts.end() ? "{}" : "{\"source\":" + JsonString(src->second) + "}");
+    }
     if (args.command == "timeline") return Timeline(c, args);
     if (args.command == "projects") return Projects(c, args);
     if (args.command == "entries") return Entries(c, args);

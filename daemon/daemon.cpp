@@ -366,7 +366,28 @@ void Daemon::Dispatch(Connection& c, const std::string& line) {
   } else if (method == "status") {
     DoStatus(c.id, id_json);
   } else if (method == "sync") {
-    DoSync(c.id, id_json);
+    // `source`: one agent's logs only (origin sync --source NAME).
+    std::string only;
+    try {
+      only = rpc::Params(params).Str("source").value_or("");
+    } catch (const rpc::RequestError& e) {
+      SendError(c.id, id_json, e.code(), e.what());
+      return;
+    }
+    if (!only.empty()) {
+      std::string known;
+      bool found = false;
+      for (const auto& a : adapters_) {
+        known += (known.empty() ? "" : ", ") + std::string(a->id());
+        found = found || a->id() == only;
+      }
+      if (!found) {
+        SendError(c.id, id_json, proto::code::kInvalidArgument,
+                  "unknown source " + only + " (" + known + ")");
+        return;
+      }
+    }
+    DoSync(c.id, id_json, only);
   } else if (method == "shutdown") {
     Send(c.id, "{\"id\":" + id_json + ",\"result\":{\"stopping\":true}}");
     // Let the answer go out first.
@@ -961,9 +982,10 @@ void Daemon::WhenSynced(int wait_ms, std::function<void()> then) {
   when_synced_.push_back(run);
 }
 
-void Daemon::DoSync(std::uint64_t conn_id, std::string id_json) {
+void Daemon::DoSync(std::uint64_t conn_id, std::string id_json, const std::string& only) {
   std::vector<const SourceAdapter*> all;
-  for (auto& a : adapters_) all.push_back(a.get());
+  for (auto& a : adapters_)
+    if (only.empty() || a->id() == only) all.push_back(a.get());
   const Snapshot before{totals_.files, totals_.lines, totals_.bytes, totals_.events};
   const bool mcp = IsMcp(conn_id);
   writer_->Post([this, conn_id, id_json, all, before, mcp](Db& db) {

@@ -148,7 +148,8 @@ class Daemon {
   bool DispatchQuery(std::uint64_t conn_id, const std::string& id_json, const std::string& method,
                      const rpc::Params& params);
   void DoStatus(std::uint64_t conn_id, std::string id_json);
-  void DoSync(std::uint64_t conn_id, std::string id_json);
+  /// Ingests what changed, in every source or in `only`, and answers.
+  void DoSync(std::uint64_t conn_id, std::string id_json, const std::string& only = "");
 
   // Ingestion scheduling and watching.
   void ScheduleSync(std::size_t source, int delay_ms);

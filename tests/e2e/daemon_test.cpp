@@ -73,6 +73,14 @@ TEST_SUITE("e2e") {
     CHECK(r.out.find("SOURCE") != std::string::npos);
     auto st = Json(f.Cli({"status", "--json"}).out);
     CHECK(st["sources"][0]["parse_errors_7d"].GetInt64() == 1);
+    // --source: one agent's logs only; an unknown one is a usage error.
+    d = Json(f.Cli({"sync", "--source", "codex", "--json"}).out);
+    REQUIRE(d["sources"].Size() == 1);
+    CHECK(std::string(d["sources"][0]["source"].GetString()) == "codex");
+    r = f.Cli({"sync", "--source", "vim"});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("unknown source vim (claude-code, codex)") != std::string::npos);
+    CHECK(f.Cli({"sync", "--days", "3"}).status == 2);
     f.Stop();
   }
 
