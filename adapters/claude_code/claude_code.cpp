@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: MIT
 #include "adapters/claude_code/claude_code.hpp"
 
+#include <dirent.h>
 #include <rapidjson/document.h>
 
+#include <algorithm>
+#include <fstream>
+#include <vector>
+
 #include "adapters/common/json.hpp"
+#include "adapters/common/memory_stream.hpp"
 #include "core/ingest/walk.hpp"
 #include "core/util/text.hpp"
 
@@ -47,6 +53,31 @@ std::string ToolResultText(const Json& content) {
   return out;
 }
 
+// The cwd of the first session log of a project directory (by name) that
+// names one in its first 64 KiB.
+std::optional<std::string> FirstCwd(const std::string& project_dir) {
+  DIR* d = ::opendir(project_dir.c_str());
+  if (d == nullptr) return std::nullopt;
+  std::vector<std::string> logs;
+  while (dirent* e = ::readdir(d))
+    if (EndsWith(e->d_name, ".jsonl")) logs.emplace_back(e->d_name);
+  ::closedir(d);
+  std::sort(logs.begin(), logs.end());
+  for (const std::string& name : logs) {
+    std::ifstream in(project_dir + "/" + name, std::ios::binary);
+    std::string line;
+    std::size_t read = 0;
+    while (read < (64u << 10) && std::getline(in, line)) {
+      read += line.size() + 1;
+      rapidjson::Document doc;
+      doc.Parse(line.data(), line.size());
+      if (doc.HasParseError() || !doc.IsObject()) continue;
+      if (auto cwd = NonEmpty(doc, "cwd")) return cwd;
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 Discovery ClaudeCodeAdapter::Discover() const {
@@ -70,10 +101,34 @@ Discovery ClaudeCodeAdapter::Discover() const {
     d.dirs.insert(d.dirs.begin(), root_);
     d.root_exists = true;
   }
+  // The projects' memory directories, each a memory stream (watched too).
+  for (const std::string& dir : std::vector<std::string>(d.dirs)) {
+    const std::string projects = root_ + "/projects/";
+    if (dir.rfind(projects, 0) != 0) continue;
+    std::string slug = dir.substr(projects.size());
+    if (slug.empty() || slug.find('/') != std::string::npos) continue;
+    const std::string memory = dir + "/memory";
+    if (auto stream = MemoryStream(memory, "memory/" + slug + ".jsonl")) {
+      d.files.push_back(std::move(*stream));
+      d.dirs.push_back(memory);
+    }
+  }
   return d;
 }
 
+std::string ClaudeCodeAdapter::Generate(const SourceFile& stream, std::string_view last_line,
+                                        std::size_t max_bytes, std::int64_t now_ms) const {
+  // Where the memories belong: the cwd the project's sessions give (the
+  // slug alone is ambiguous), from the first of them that says.
+  MemoryPlace place;
+  const std::string project_dir = stream.abs_path.substr(0, stream.abs_path.rfind('/'));
+  place.cwd = FirstCwd(project_dir);
+  if (place.cwd) place.project = LastPathSegment(*place.cwd);
+  return GenerateMemoryLines(stream, last_line, max_bytes, now_ms, place);
+}
+
 ParsedLine ClaudeCodeAdapter::ParseLine(std::string_view line, ParseContext& ctx) const {
+  if (ctx.key.rfind("memory/", 0) == 0) return ParseMemoryLine(line);
   rapidjson::Document doc;
   ParseObject(line, doc);
   ParsedLine out;

@@ -4,8 +4,10 @@
 //
 // Files: <root>/projects/<cwd-slug>/<session-id>.jsonl, sub-agents in the old
 // layout (<slug>/agent-<id>.jsonl, lines marked isSidechain) and the new one
-// (<slug>/<session-id>/subagents/[workflows/<id>/]agent-<id>.jsonl).  Each
-// project's memory/ directory and every tool-results/ directory are skipped.
+// (<slug>/<session-id>/subagents/[workflows/<id>/]agent-<id>.jsonl); every
+// tool-results/ directory is skipped.  Each project's memory/ directory is a
+// memory stream (adapters/common/memory_stream.hpp), mirrored as
+// memory/<cwd-slug>.jsonl, whose cwd is read from the project's sessions.
 // user and assistant lines become events: text blocks joined into one
 // message event (<uuid>), each tool_use / tool_result block its own event
 // (<uuid>#<block>, truncated to 2,000 / 4,000 characters); thinking blocks
@@ -32,6 +34,9 @@ class ClaudeCodeAdapter final : public SourceAdapter {
     return nullptr;
   }
   ParsedLine ParseLine(std::string_view line, ParseContext& ctx) const override;
+  /// The memory streams (memory/<cwd-slug>.jsonl): see memory_stream.hpp.
+  std::string Generate(const SourceFile& stream, std::string_view last_line, std::size_t max_bytes,
+                       std::int64_t now_ms) const override;
 
  private:
   std::string root_;

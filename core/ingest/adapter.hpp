@@ -27,6 +27,12 @@ struct SourceFile {
   bool zstd = false;      // the file is zstd-compressed (Codex .jsonl.zst)
   std::int64_t size = 0;  // from stat, at discovery
   std::int64_t mtime_ns = 0;
+  // A generated stream (spec: Ingestion, Generated sources): its lines come
+  // from SourceAdapter::Generate, not from reading abs_path.  `token`
+  // changes whenever there may be new lines; a stream whose token is the
+  // one recorded after its last complete look is skipped without asking.
+  bool generated = false;
+  std::string token;
 };
 
 /// A directory that could not be read, or another discovery problem.
@@ -84,6 +90,13 @@ class ParseError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A generated stream's data cannot be read right now (a database busy or
+/// mid-write): tried again at the next look, not reported as an error.
+class SourceBusy : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 class SourceAdapter {
  public:
   virtual ~SourceAdapter() = default;
@@ -100,6 +113,17 @@ class SourceAdapter {
                                                std::string_view saved) const = 0;
   /// Parses one complete line (without its newline).  Throws ParseError.
   virtual ParsedLine ParseLine(std::string_view line, ParseContext& ctx) const = 0;
+  /// A generated stream's next lines: complete lines, each ending in \n,
+  /// that follow `last_line` (its last mirrored line, without the newline;
+  /// empty for a new stream), at most about `max_bytes` (a longer line
+  /// alone), or "" when there are none.  Each record is written once, when
+  /// it will no longer change, and where to go on is read from `last_line`
+  /// alone: the adapter keeps no state, and the same data and last line give
+  /// the same lines on every store.  `now_ms` dates what has no time of its
+  /// own (a deletion noticed now).  Throws SourceBusy, or another exception
+  /// for a stream that cannot be read.
+  virtual std::string Generate(const SourceFile& stream, std::string_view last_line,
+                               std::size_t max_bytes, std::int64_t now_ms) const;
 };
 
 }  // namespace origin

@@ -77,6 +77,18 @@ bool SafeKey(std::string_view key) {
   return true;
 }
 
+// The latest generation's row, into `row` (nothing for a new file); false,
+// with the reason in `out`, when its mirror is broken (no append, ever).
+bool LoadUnbroken(Db& db, std::string_view source, std::string_view key,
+                  std::optional<RawRow>& row, FileOutcome& out) {
+  row = LoadLatest(db, source, key);
+  if (row && row->broken) {
+    out.error = *row->broken;
+    return false;
+  }
+  return true;
+}
+
 RawRow CreateGeneration(Db& db, std::string_view source, const SourceFile& f,
                         std::int64_t generation, std::int64_t now) {
   RawRow r;
@@ -311,11 +323,86 @@ FileOutcome Ingester::IngestFile(const SourceAdapter& adapter, const SourceFile&
   }
 }
 
+std::string SourceAdapter::Generate(const SourceFile& stream, std::string_view, std::size_t,
+                                    std::int64_t) const {
+  throw std::logic_error(std::string(id()) + " generates no stream " + stream.key);
+}
+
+void Ingester::IngestGenerated(const SourceAdapter& adapter, const SourceFile& f,
+                               const std::function<void()>& between, FileOutcome& out) {
+  const std::string_view source = adapter.id();
+  // The token recorded after the last complete look: nothing to ask.
+  std::optional<RawRow> row = LoadLatest(db_, source, f.key);
+  if (row && row->path == f.abs_path && row->tail_hash == f.token) return;
+  std::unique_ptr<FileState> state;
+  for (;;) {
+    Transaction tx(db_);
+    const std::int64_t now = clock_.NowMs();
+    if (!LoadUnbroken(db_, source, f.key, row, out)) return;
+    if (!row) {
+      row = CreateGeneration(db_, source, f, 1, now);
+      out.changed = true;
+    }
+    if (!state) state = adapter.LoadState(f.key, row->parse_state);
+    // Where to go on: the stream's last line, read back from its mirror.
+    std::string last;
+    if (row->mirror.lines > 0) {
+      auto l = mirrors_.ReadLine(db_, row->id, row->mirror.lines);
+      if (!l) throw MirrorBroken("mirror " + row->mirror.mirror + " has lost its last line");
+      last = std::move(*l);
+    }
+    std::string data;
+    try {
+      data = adapter.Generate(f, last, kMaxTransactionBytes, now);
+    } catch (const SourceBusy&) {
+      return;  // tried again at the next look; what was committed stays
+    }
+    std::int64_t lines = 0;
+    for (char c : data) lines += c == '\n';
+    if (!data.empty() && data.back() != '\n')
+      throw std::logic_error(std::string(source) + " generated an incomplete line for " + f.key);
+    if (data.empty()) {
+      // Up to date: the token says so until the stream changes again.
+      db_.Prepare("UPDATE raw_file SET tail_hash = ?, path = ? WHERE id = ?")
+          .BindBlob(1, f.token.data(), f.token.size())
+          .Bind(2, f.abs_path)
+          .Bind(3, row->id)
+          .Run();
+      tx.Commit();
+      return;
+    }
+    AppendResult appended = mirrors_.Append(row->mirror, data, lines, /*seal=*/false);
+    MirrorStore::RecordAppend(db_, appended);
+    const std::int64_t parse_errors =
+        InsertLines(adapter, f, data, row->mirror.lines, row->id, state.get(), out);
+    auto& cur = db_.Prepare(
+        "UPDATE raw_file SET path = ?, grown_at = ?, parse_state = ?, "
+        "parse_errors = parse_errors + ? WHERE id = ?");
+    cur.Bind(1, f.abs_path).Bind(2, now);
+    if (state)
+      cur.Bind(3, state->Save());
+    else
+      cur.Bind(3, nullptr);
+    cur.Bind(4, parse_errors).Bind(5, row->id).Run();
+    tx.Commit();
+    mirrors_.AfterCommit(appended);
+    out.changed = true;
+    out.lines += lines;
+    out.bytes += static_cast<std::int64_t>(data.size());
+    out.parse_errors += parse_errors;
+    if (between) between();
+  }
+}
+
 void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
                       const std::function<void()>& between, FileOutcome& out) {
   const std::string_view source = adapter.id();
   if (!SafeKey(f.key)) {
     out.error = f.abs_path + ": unsafe file name, not mirrored";
+    return;
+  }
+  if (f.generated) {
+    IngestGenerated(adapter, f, between, out);
     return;
   }
   // Unchanged since the last look: skipped without taking the write lock.
@@ -344,11 +431,7 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
   for (;;) {
     Transaction tx(db_);
     const std::int64_t now = clock_.NowMs();
-    row = LoadLatest(db_, source, f.key);
-    if (row && row->broken) {
-      out.error = *row->broken;
-      return;
-    }
+    if (!LoadUnbroken(db_, source, f.key, row, out)) return;
     if (!row || row->mirror.bytes != expected_pos) {
       // First transaction, or another process moved the cursor: check the
       // bytes before the cursor still hash to what was ingested.

@@ -17,7 +17,11 @@
 //     in the same transaction.
 //
 // A file whose size and modification time are those of its last look is
-// skipped without taking the write lock.  Thread affinity: the writer
+// skipped without taking the write lock.  A generated stream (an agent's
+// database, a memory directory) is read through its adapter instead: the
+// lines that follow the last one mirrored, until there are none, after
+// which its token is recorded in place of the tail hash; an unchanged token
+// skips it without asking the adapter.  Thread affinity: the writer
 // thread, which owns `db`.  `between` runs after every transaction, so that
 // other writes get through during a long import.
 
@@ -106,6 +110,10 @@ class Ingester {
  private:
   void Ingest(const SourceAdapter& adapter, const SourceFile& file,
               const std::function<void()>& between, FileOutcome& out);
+  /// A generated stream: the adapter's lines after the mirror's last one,
+  /// a transaction at a time, until it has none; then its token.
+  void IngestGenerated(const SourceAdapter& adapter, const SourceFile& stream,
+                       const std::function<void()>& between, FileOutcome& out);
   /// Parses `data` (complete lines, following `lines_before` lines of the
   /// mirror `file_id`), inserts its events, updates sessions and titles.
   /// Inside the caller's transaction; returns the lines that failed to parse.

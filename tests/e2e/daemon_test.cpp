@@ -53,6 +53,38 @@ TEST_SUITE("e2e") {
     f.Stop();
   }
 
+  TEST_CASE("e2e: a memory file an agent writes is mirrored and found, and so is its deletion") {
+    DaemonFixture f;
+    const std::string project = f.claude() + "/projects/-home-dev-app";
+    WriteFile(project + "/s1.jsonl", ClaudeLine("u1", "first"));
+    std::filesystem::create_directories(project + "/memory");
+    f.Start({"--rescan-ms", "600000"});
+    // Written while the daemon watches: the watcher brings it in.
+    WriteFile(project + "/memory/feedback_tests.md",
+              "---\ntype: feedback\n---\nRun the tests with ctest, never make test.\n");
+    auto found = [&](const char* op) {
+      auto r = f.Cli({"search", "--all", "--json", "ctest"});
+      if (r.status != 0) return false;
+      auto d = Json(r.out);
+      for (const auto& e : d["events"].GetArray())
+        if (std::string(e["kind"].GetString()) == "memory" &&
+            std::string(e["call_id"].GetString()) == op)
+          return true;
+      return false;
+    };
+    CHECK(f.WaitFor([&] { return found("write"); }));
+    // Deleted: a line of its own in the stream's mirror, an event with no
+    // text; the version written before stays (invariant 3).
+    std::filesystem::remove(project + "/memory/feedback_tests.md");
+    const std::string mirror = f.home() + "/raw/claude-code/memory/-home-dev-app.jsonl.tail";
+    CHECK(f.WaitFor([&] {
+      return std::filesystem::exists(mirror) &&
+             ReadAll(mirror).find("\"op\":\"delete\"") != std::string::npos;
+    }));
+    CHECK(found("write"));
+    f.Stop();
+  }
+
   TEST_CASE("e2e: origin sync ingests now and reports; status prints a table") {
     DaemonFixture f;
     f.Start({"--rescan-ms", "600000"});

@@ -11,6 +11,7 @@
 
 #include "core/c/fd.hpp"
 #include "core/store/schema.hpp"
+#include "core/util/hash.hpp"
 
 namespace origin::test {
 
@@ -72,6 +73,13 @@ TestStore::TestStore(const std::string& base) : dir(base) {
   db = OpenWriteConnection(db_path());
   mirrors = std::make_unique<MirrorStore>(raw_dir());
   ingester = std::make_unique<Ingester>(*db, *mirrors, clock);
+}
+
+std::map<std::string, std::string> HashTree(const std::string& root) {
+  std::map<std::string, std::string> out;
+  for (auto& e : std::filesystem::recursive_directory_iterator(root))
+    if (e.is_regular_file()) out[e.path().string()] = Sha256Hex(ReadAll(e.path().string()));
+  return out;
 }
 
 }  // namespace origin::test

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -36,6 +37,9 @@ class ScopedTempDir {
 void WriteFile(const std::string& path, std::string_view data);  // creates parent dirs
 void AppendFile(const std::string& path, std::string_view data);
 std::string ReadAll(const std::string& path);
+/// The SHA-256 of every regular file under `root`, by path: an agent's
+/// files must be byte-identical before and after a sync.
+std::map<std::string, std::string> HashTree(const std::string& root);
 bool Exists(const std::string& path);
 /// Sets a file's modification time (ns since the epoch).
 void SetMtime(const std::string& path, std::int64_t mtime_ns);

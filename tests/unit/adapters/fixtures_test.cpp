@@ -13,6 +13,8 @@
 #include <rapidjson/writer.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -31,13 +33,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const std::string kFixtures = std::string(ORIGIN_SOURCE_DIR) + "/tests/fixtures/";
-
-std::map<std::string, std::string> HashTree(const std::string& root) {
-  std::map<std::string, std::string> out;
-  for (auto& e : fs::recursive_directory_iterator(root))
-    if (e.is_regular_file()) out[e.path().string()] = Sha256Hex(ReadAll(e.path().string()));
-  return out;
-}
 
 std::string EventsOf(Db& db, std::int64_t file_id, std::int64_t lines, std::int64_t errors) {
   Stmt st(db.get(),
@@ -133,10 +128,13 @@ void CheckAgent(const std::string& agent, SourceAdapter& adapter, const std::str
     std::string path(st.Text(1));
     std::string rel = path.substr(copy.size() + 1);
     if (rel.size() > 4 && rel.substr(rel.size() - 4) == ".zst") rel.resize(rel.size() - 4);
-    CHECK(s.mirrors->ReadContent(*s.db, st.Int(0)) ==
-          (path.substr(path.size() - 4) == ".zst"
-               ? DecompressFrame(ReadAll(path), ReadAll(kFixtures + agent + "/" + rel).size())
-               : ReadAll(path)));
+    // A file's mirror is its content; a generated stream (a directory) has
+    // no file to compare with: its events are compared below.
+    if (!fs::is_directory(path))
+      CHECK(s.mirrors->ReadContent(*s.db, st.Int(0)) ==
+            (path.substr(path.size() - 4) == ".zst"
+                 ? DecompressFrame(ReadAll(path), ReadAll(kFixtures + agent + "/" + rel).size())
+                 : ReadAll(path)));
     Compare(kFixtures + agent + "/" + rel + ".expected",
             EventsOf(*s.db, st.Int(0), st.Int(2), st.Int(3)));
     ++files;
@@ -153,11 +151,19 @@ TEST_SUITE("adapters") {
   TEST_CASE("adapters: Claude Code fixtures give their expected events") {
     ScopedTempDir d;
     adapters::ClaudeCodeAdapter a(d / "claude");
-    CheckAgent("claude-code", a, d / "claude");
+    CheckAgent("claude-code", a, d / "claude", [](const std::string& root) {
+      // A memory's time is its file's: fixed, as in the expected events.
+      for (auto& e : fs::directory_iterator(root + "/projects/-home-dev-app/memory"))
+        fs::last_write_time(e.path(), fs::file_time_type::clock::from_sys(std::chrono::sys_seconds{
+                                          std::chrono::sys_days{std::chrono::January / 5 / 2026}}));
+    });
     CHECK(ReadAll(d / "claude/projects/-home-dev-app/5b0c1a2e-0000-4000-8000-00000000e1e1.jsonl")
               .find("SECRET-THOUGHT") != std::string::npos);
-    // memory/ and tool-results/ are not session logs.
-    CHECK(a.Discover().files.size() == 6);
+    // tool-results/ holds no session log; memory/ is a memory stream.
+    Discovery found = a.Discover();
+    CHECK(found.files.size() == 7);
+    CHECK(std::count_if(found.files.begin(), found.files.end(),
+                        [](const SourceFile& f) { return f.generated; }) == 1);
   }
 
   TEST_CASE("adapters: Codex fixtures give their expected events, compressed ones too") {

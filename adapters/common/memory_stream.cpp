@@ -1,0 +1,233 @@
+// SPDX-License-Identifier: MIT
+#include "adapters/common/memory_stream.hpp"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <map>
+#include <vector>
+
+#include "adapters/common/json.hpp"
+#include "core/c/fd.hpp"
+#include "core/util/hash.hpp"
+
+namespace origin::adapters {
+
+namespace {
+
+struct DirFile {
+  std::string name;
+  std::int64_t size = 0;
+  std::int64_t mtime_ns = 0;
+};
+
+// The regular *.md files of `dir` (symlinks and the rest left out), by name.
+std::optional<std::vector<DirFile>> ListMarkdown(const std::string& dir) {
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return std::nullopt;
+  std::vector<DirFile> out;
+  const int fd = ::dirfd(d);
+  while (dirent* e = ::readdir(d)) {
+    std::string_view name = e->d_name;
+    if (name.size() < 4 || !EndsWith(name, ".md") || name.front() == '.') continue;
+    struct stat st {};
+    if (::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+    out.push_back({std::string(name), static_cast<std::int64_t>(st.st_size),
+                   static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec});
+  }
+  ::closedir(d);
+  std::sort(out.begin(), out.end(),
+            [](const DirFile& a, const DirFile& b) { return a.name < b.name; });
+  return out;
+}
+
+// The whole of a memory file, or nothing when it cannot be read as one (gone
+// meanwhile, no longer a regular file, grown past the limit).
+std::optional<std::string> ReadMemoryFile(const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  if (!fd) return std::nullopt;
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > kMaxMemoryFileBytes)
+    return std::nullopt;
+  std::string out;
+  char buf[65536];
+  for (;;) {
+    ssize_t n = ::read(fd.get(), buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return std::nullopt;
+    if (n == 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+    if (out.size() > static_cast<std::size_t>(kMaxMemoryFileBytes)) return std::nullopt;
+  }
+  return out;
+}
+
+struct MemoryFileState {
+  std::string id;
+  std::optional<std::string> hash;  // none once deleted
+};
+using DirState = std::map<std::string, MemoryFileState>;
+
+DirState StateOf(std::string_view last_line) {
+  DirState state;
+  if (last_line.empty()) return state;
+  rapidjson::Document doc;
+  ParseObject(last_line, doc);  // our own line: it parses, or the mirror is not ours
+  const Json* s = Member(doc, "state");
+  if (s == nullptr || !s->IsObject()) throw ParseError("a memory stream line without its state");
+  for (const auto& kv : s->GetObject()) {
+    if (!kv.value.IsObject()) continue;
+    MemoryFileState f;
+    f.id = std::string(Str(kv.value, "id").value_or(""));
+    if (auto h = Str(kv.value, "hash")) f.hash = std::string(*h);
+    state[std::string(kv.name.GetString(), kv.name.GetStringLength())] = std::move(f);
+  }
+  return state;
+}
+
+void WriteStr(rapidjson::Writer<rapidjson::StringBuffer>& w, std::string_view s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+void WriteOpt(rapidjson::Writer<rapidjson::StringBuffer>& w, const std::optional<std::string>& s) {
+  if (s)
+    WriteStr(w, *s);
+  else
+    w.Null();
+}
+
+std::string Line(const std::string& file, const char* op, std::int64_t time,
+                 const MemoryPlace& place, const std::string& id, const std::string& hash,
+                 std::string_view content, const DirState& state) {
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  w.StartObject();
+  w.Key("file");
+  WriteStr(w, file);
+  w.Key("op");
+  w.String(op);
+  w.Key("time");
+  w.Int64(time);
+  w.Key("project");
+  WriteOpt(w, place.project);
+  w.Key("cwd");
+  WriteOpt(w, place.cwd);
+  w.Key("id");
+  WriteStr(w, id);
+  w.Key("hash");
+  WriteStr(w, hash);
+  w.Key("content");
+  WriteStr(w, content);
+  w.Key("state");
+  w.StartObject();
+  for (const auto& [name, f] : state) {
+    w.Key(name.c_str(), static_cast<rapidjson::SizeType>(name.size()));
+    w.StartObject();
+    w.Key("id");
+    WriteStr(w, f.id);
+    w.Key("hash");
+    WriteOpt(w, f.hash);
+    w.EndObject();
+  }
+  w.EndObject();
+  w.EndObject();
+  return std::string(sb.GetString(), sb.GetSize()) + "\n";
+}
+
+// The chained id of a file's next line.
+std::string NextId(const std::string& stream_key, const std::string& file, const DirState& state,
+                   const char* op, const std::string& content_hash) {
+  auto it = state.find(file);
+  const std::string prev = it != state.end() ? it->second.id : stream_key + "\n" + file;
+  return "memory:" + Sha256Hex(prev + "\n" + op + "\n" + content_hash);
+}
+
+}  // namespace
+
+std::optional<SourceFile> MemoryStream(const std::string& dir, std::string key) {
+  auto files = ListMarkdown(dir);
+  if (!files) return std::nullopt;
+  SourceFile f;
+  f.abs_path = dir;
+  f.key = std::move(key);
+  f.generated = true;
+  std::string digest;
+  for (const DirFile& x : *files) {
+    digest += x.name + '\0' + std::to_string(x.size) + '\0' + std::to_string(x.mtime_ns) + '\n';
+    f.size += x.size;
+    f.mtime_ns = std::max(f.mtime_ns, x.mtime_ns);
+  }
+  f.token = Sha256Hex(digest);
+  return f;
+}
+
+std::string GenerateMemoryLines(const SourceFile& stream, std::string_view last_line,
+                                std::size_t max_bytes, std::int64_t now_ms,
+                                const MemoryPlace& place) {
+  DirState state = StateOf(last_line);
+  auto files = ListMarkdown(stream.abs_path);
+  // A directory that cannot be listed now says nothing about its files.
+  if (!files) throw SourceBusy("cannot read " + stream.abs_path);
+  const std::vector<DirFile>& present = *files;
+  std::string out;
+  // New and changed files, oldest first.
+  std::vector<DirFile> by_age = present;
+  std::stable_sort(by_age.begin(), by_age.end(),
+                   [](const DirFile& a, const DirFile& b) { return a.mtime_ns < b.mtime_ns; });
+  for (const DirFile& f : by_age) {
+    if (f.size > kMaxMemoryFileBytes) continue;  // left out
+    auto content = ReadMemoryFile(stream.abs_path + "/" + f.name);
+    if (!content) continue;  // left as it was
+    const std::string hash = Sha256Hex(*content);
+    auto it = state.find(f.name);
+    if (it != state.end() && it->second.hash == hash) continue;
+    const std::string id = NextId(stream.key, f.name, state, "write", hash);
+    state[f.name] = {id, hash};
+    out += Line(f.name, "write", f.mtime_ns / 1000000, place, id, hash, *content, state);
+    if (out.size() >= max_bytes) return out;
+  }
+  // Then the files that are gone (a directory gone: all of them).
+  for (auto& [name, f] : state) {
+    if (!f.hash) continue;
+    bool there = std::any_of(present.begin(), present.end(),
+                             [&](const DirFile& p) { return p.name == name; });
+    if (there) continue;
+    const std::string id = NextId(stream.key, name, state, "delete", "");
+    f = {id, std::nullopt};
+    out += Line(name, "delete", now_ms, place, id, "", "", state);
+    if (out.size() >= max_bytes) return out;
+  }
+  return out;
+}
+
+ParsedLine ParseMemoryLine(std::string_view line) {
+  rapidjson::Document doc;
+  ParseObject(line, doc);
+  auto file = Str(doc, "file");
+  auto op = Str(doc, "op");
+  auto id = Str(doc, "id");
+  const Json* time = Member(doc, "time");
+  if (!file || !op || !id || id->empty() || time == nullptr || !time->IsInt64() ||
+      (*op != "write" && *op != "delete"))
+    throw ParseError("not a memory stream line");
+  ParsedEvent ev;
+  ev.native_id = std::string(*id);
+  ev.ts = time->GetInt64();
+  ev.role = "system";
+  ev.kind = "memory";
+  ev.text = std::string(Str(doc, "content").value_or(""));
+  ev.cwd = NonEmpty(doc, "cwd");
+  ev.tool_name = std::string(*file);
+  ev.call_id = std::string(*op);
+  ParsedLine out;
+  out.events.push_back(std::move(ev));
+  return out;
+}
+
+}  // namespace origin::adapters
