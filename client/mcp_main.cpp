@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <rapidjson/document.h>
+#include <rapidjson/reader.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 #include <signal.h>
@@ -20,10 +21,13 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "client/connection.hpp"
@@ -55,56 +59,169 @@ bool WriteAll(int fd, std::string_view s) {
   return true;
 }
 
-// The ids of the requests in a line (one message or a batch) as JSON; none
-// for notifications or what is not JSON.  `is_initialize` is set for an
-// initialize request on its own.
-std::vector<std::string> RequestIds(const std::string& line, bool* is_initialize) {
-  rapidjson::Document d;
-  d.Parse(line.data(), line.size());
-  std::vector<std::string> ids;
-  if (d.HasParseError()) return ids;
-  // Adds the id of request `m`; true when it is one.
-  auto one = [&](const rapidjson::Value& m) {
-    if (!m.IsObject()) return false;
-    auto id = m.FindMember("id");
-    auto method = m.FindMember("method");
-    if (id == m.MemberEnd() || method == m.MemberEnd() ||
-        !(id->value.IsString() || id->value.IsInt64()))
-      return false;
-    ids.push_back(proto::ToJson(id->value));
+// The messages of a line (one, or a batch's), read without building them: a
+// SAX pass with RapidJSON's iterative parser, so no nesting, however deep,
+// can exhaust the stack, and nothing is allocated for what is not needed.
+// For each message (an object at the top, or in the top array): its id as
+// JSON when it is a string or an integer, and its method when it is a
+// string.  Invalid JSON gives no message.
+struct Message {
+  std::string id;  // JSON text; "" when absent or of another type
+  std::optional<std::string> method;
+};
+
+class Scan : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Scan> {
+ public:
+  std::vector<Message> messages;
+  bool batch() const { return batch_; }
+
+  bool StartObject() {
+    if (++depth_ == MessageDepth()) messages.emplace_back();
+    field_ = kNone;
     return true;
-  };
-  if (d.IsArray()) {
-    for (const auto& m : d.GetArray()) one(m);
-  } else if (one(d)) {
-    const auto& method = d["method"];
-    *is_initialize = method.IsString() && std::strcmp(method.GetString(), "initialize") == 0;
   }
+  bool EndObject(rapidjson::SizeType) {
+    --depth_;
+    field_ = kNone;
+    return true;
+  }
+  bool StartArray() {
+    if (++depth_ == 1) batch_ = true;
+    field_ = kNone;
+    return true;
+  }
+  bool EndArray(rapidjson::SizeType) {
+    --depth_;
+    field_ = kNone;
+    return true;
+  }
+  bool Key(const char* s, rapidjson::SizeType n, bool) {
+    field_ = kNone;
+    if (depth_ == MessageDepth() && !messages.empty()) {
+      std::string_view k(s, n);
+      field_ = k == "id" ? kId : k == "method" ? kMethod : kNone;
+    }
+    return true;
+  }
+  bool String(const char* s, rapidjson::SizeType n, bool) {
+    if (field_ == kId) {
+      rapidjson::Value v(s, n);
+      messages.back().id = proto::ToJson(v);
+    } else if (field_ == kMethod) {
+      messages.back().method = std::string(s, n);
+    }
+    field_ = kNone;
+    return true;
+  }
+  bool Int64Id(std::int64_t i) {
+    if (field_ == kId) messages.back().id = std::to_string(i);
+    field_ = kNone;
+    return true;
+  }
+  bool Int(int i) { return Int64Id(i); }
+  bool Uint(unsigned u) { return Int64Id(u); }
+  bool Int64(std::int64_t i) { return Int64Id(i); }
+  bool Uint64(std::uint64_t u) {
+    if (u <= static_cast<std::uint64_t>(INT64_MAX)) return Int64Id(static_cast<std::int64_t>(u));
+    return Default();
+  }
+  bool Default() {
+    field_ = kNone;
+    return true;
+  }
+
+ private:
+  int MessageDepth() const { return batch_ ? 2 : 1; }
+  enum Field { kNone, kId, kMethod };
+  int depth_ = 0;
+  bool batch_ = false;
+  Field field_ = kNone;
+};
+
+std::vector<Message> Messages(const std::string& line, bool* batch = nullptr) {
+  Scan scan;
+  rapidjson::Reader reader;
+  rapidjson::StringStream ss(line.c_str());
+  if (reader.Parse<rapidjson::kParseIterativeFlag>(ss, scan).IsError()) return {};
+  if (batch != nullptr) *batch = scan.batch();
+  return std::move(scan.messages);
+}
+
+// The ids of the requests in a line (a message with an id and a method);
+// `is_initialize` is set for an initialize request on its own.
+std::vector<std::string> RequestIds(const std::string& line, bool* is_initialize) {
+  bool batch = false;
+  std::vector<Message> msgs = Messages(line, &batch);
+  std::vector<std::string> ids;
+  for (const Message& m : msgs)
+    if (!m.id.empty() && m.method) ids.push_back(m.id);
+  *is_initialize = !batch && !ids.empty() && msgs[0].method == std::string("initialize");
   return ids;
 }
 
 // The ids a line from the daemon answers (one reply or a batch's array).
 std::vector<std::string> ReplyIds(const std::string& line) {
-  rapidjson::Document d;
-  d.Parse(line.data(), line.size());
   std::vector<std::string> ids;
-  if (d.HasParseError()) return ids;
-  auto one = [&](const rapidjson::Value& m) {
-    if (!m.IsObject()) return;
-    if (auto id = m.FindMember("id"); id != m.MemberEnd()) ids.push_back(proto::ToJson(id->value));
-  };
-  if (d.IsArray())
-    for (const auto& m : d.GetArray()) one(m);
-  else
-    one(d);
+  for (const Message& m : Messages(line))
+    if (!m.id.empty()) ids.push_back(m.id);
   return ids;
 }
 
+// `line` (a request the daemon takes) with its top-level id replaced: a
+// SAX pass from the reader to a writer.
+class ReplaceId : public rapidjson::Writer<rapidjson::StringBuffer> {
+ public:
+  ReplaceId(rapidjson::StringBuffer& sb, const char* id)
+      : rapidjson::Writer<rapidjson::StringBuffer>(sb), id_(id) {}
+  using Base = rapidjson::Writer<rapidjson::StringBuffer>;
+  bool StartObject() {
+    ++depth_;
+    return Base::StartObject();
+  }
+  bool EndObject(rapidjson::SizeType n) {
+    --depth_;
+    return Base::EndObject(n);
+  }
+  bool StartArray() {
+    ++depth_;
+    return Base::StartArray();
+  }
+  bool EndArray(rapidjson::SizeType n) {
+    --depth_;
+    return Base::EndArray(n);
+  }
+  bool Key(const char* s, rapidjson::SizeType n, bool copy) {
+    replace_ = depth_ == 1 && std::string_view(s, n) == "id";
+    return Base::Key(s, n, copy);
+  }
+  bool String(const char* s, rapidjson::SizeType n, bool copy) {
+    if (std::exchange(replace_, false)) return Base::String(id_);
+    return Base::String(s, n, copy);
+  }
+  bool Int(int i) { return std::exchange(replace_, false) ? Base::String(id_) : Base::Int(i); }
+  bool Uint(unsigned u) {
+    return std::exchange(replace_, false) ? Base::String(id_) : Base::Uint(u);
+  }
+  bool Int64(std::int64_t i) {
+    return std::exchange(replace_, false) ? Base::String(id_) : Base::Int64(i);
+  }
+  bool Uint64(std::uint64_t u) {
+    return std::exchange(replace_, false) ? Base::String(id_) : Base::Uint64(u);
+  }
+
+ private:
+  const char* id_;
+  int depth_ = 0;
+  bool replace_ = false;
+};
+
 std::string WithId(const std::string& line, const char* id) {
-  rapidjson::Document d;
-  d.Parse(line.data(), line.size());
-  d["id"].SetString(id, d.GetAllocator());
-  return proto::ToJson(d);
+  rapidjson::StringBuffer sb;
+  ReplaceId w(sb, id);
+  rapidjson::Reader reader;
+  rapidjson::StringStream ss(line.c_str());
+  reader.Parse<rapidjson::kParseIterativeFlag>(ss, w);
+  return sb.GetString();
 }
 
 constexpr const char* kReplayId = "origin-mcp:initialize";
