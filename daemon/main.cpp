@@ -15,6 +15,7 @@
 #include <string>
 
 #include "adapters/registry.hpp"
+#include "core/entries/entries.hpp"
 #include "core/store/event_index.hpp"
 #include "core/store/schema.hpp"
 #include "daemon/daemon.hpp"
@@ -83,20 +84,6 @@ bool ParseArgs(int argc, char** argv, Args& a) {
     }
   }
   return true;
-}
-
-std::string StoreName(origin::Db& db) {
-  auto& st = db.Prepare("SELECT value FROM setting WHERE key = 'store.name'");
-  if (st.Step()) {
-    std::string v(st.Text(0));
-    st.Reset();
-    return v;
-  }
-  st.Reset();
-  if (const char* d = std::getenv("ORIGIN_DEVICE"); d != nullptr && *d != '\0') return d;
-  char host[256] = {};
-  if (::gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') return host;
-  return "device";
 }
 
 // In --background mode the parent waits on this pipe for one line: "ok" or
@@ -199,7 +186,7 @@ int main(int argc, char** argv) try {
       LOG_INFO("upgrading the store from format %d to %d", before, origin::kSchemaVersion);
     db = origin::OpenWriteConnection(paths.db);
     if (before > 0 && before < origin::kSchemaVersion) LOG_INFO("store upgraded");
-    store_name = StoreName(*db);
+    store_name = origin::StoreNameOf(*db);
   } catch (const std::exception& e) {
     Fail("open the store " + paths.db + ": " + e.what());
   }

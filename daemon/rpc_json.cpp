@@ -178,7 +178,7 @@ void WriteEntry(Writer& w, const EntryRow& e, const std::function<void(Writer&)>
   w.Key("root");
   Str(w, e.root);
   w.Key("imported");
-  w.Bool(false);
+  w.Bool(e.imported);
   w.Key("ended");
   w.Bool(e.ended);
   w.Key("valid_from");

@@ -128,7 +128,18 @@ std::string ClaudeCodeAdapter::Generate(const SourceFile& stream, std::string_vi
 }
 
 ParsedLine ClaudeCodeAdapter::ParseLine(std::string_view line, ParseContext& ctx) const {
-  if (ctx.key.rfind("memory/", 0) == 0) return ParseMemoryLine(line);
+  if (ctx.key.rfind("memory/", 0) == 0) {
+    // Claude Code's types (sources.md 1.6): user and feedback are how the
+    // user thinks and works (cognition), project is what happened (memory),
+    // reference is knowledge, and so is a file without a type.
+    return ParseMemoryLine(line, [](std::string_view file, std::string_view content) {
+      return MarkdownMemory(file, content, [](const std::string& type) -> std::string {
+        if (type == "user" || type == "feedback") return "cognition";
+        if (type == "project") return "memory";
+        return "knowledge";
+      });
+    });
+  }
   rapidjson::Document doc;
   ParseObject(line, doc);
   ParsedLine out;

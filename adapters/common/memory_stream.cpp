@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <map>
 #include <vector>
 
@@ -103,7 +104,8 @@ void WriteOpt(rapidjson::Writer<rapidjson::StringBuffer>& w, const std::optional
 }
 
 std::string Line(const std::string& file, const char* op, std::int64_t time,
-                 const MemoryPlace& place, const std::string& id, const std::string& hash,
+                 const MemoryPlace& place, const std::string& id,
+                 const std::optional<std::string>& prev, const std::string& hash,
                  std::string_view content, const DirState& state) {
   rapidjson::StringBuffer sb;
   rapidjson::Writer<rapidjson::StringBuffer> w(sb);
@@ -120,6 +122,8 @@ std::string Line(const std::string& file, const char* op, std::int64_t time,
   WriteOpt(w, place.cwd);
   w.Key("id");
   WriteStr(w, id);
+  w.Key("prev");
+  WriteOpt(w, prev);
   w.Key("hash");
   WriteStr(w, hash);
   w.Key("content");
@@ -188,8 +192,10 @@ std::string GenerateMemoryLines(const SourceFile& stream, std::string_view last_
     auto it = state.find(f.name);
     if (it != state.end() && it->second.hash == hash) continue;
     const std::string id = NextId(stream.key, f.name, state, "write", hash);
+    std::optional<std::string> prev;
+    if (it != state.end()) prev = it->second.id;
     state[f.name] = {id, hash};
-    out += Line(f.name, "write", f.mtime_ns / 1000000, place, id, hash, *content, state);
+    out += Line(f.name, "write", f.mtime_ns / 1000000, place, id, prev, hash, *content, state);
     if (out.size() >= max_bytes) return out;
   }
   // Then the files that are gone (a directory gone: all of them).
@@ -199,14 +205,15 @@ std::string GenerateMemoryLines(const SourceFile& stream, std::string_view last_
                              [&](const DirFile& p) { return p.name == name; });
     if (there) continue;
     const std::string id = NextId(stream.key, name, state, "delete", "");
+    const std::string prev = f.id;
     f = {id, std::nullopt};
-    out += Line(name, "delete", now_ms, place, id, "", "", state);
+    out += Line(name, "delete", now_ms, place, id, prev, "", "", state);
     if (out.size() >= max_bytes) return out;
   }
   return out;
 }
 
-ParsedLine ParseMemoryLine(std::string_view line) {
+ParsedLine ParseMemoryLine(std::string_view line, const MemoryReader& read) {
   rapidjson::Document doc;
   ParseObject(line, doc);
   auto file = Str(doc, "file");
@@ -225,9 +232,84 @@ ParsedLine ParseMemoryLine(std::string_view line) {
   ev.cwd = NonEmpty(doc, "cwd");
   ev.tool_name = std::string(*file);
   ev.call_id = std::string(*op);
+  ParsedMemory m;
+  m.file = ev.tool_name.value_or("");
+  m.deleted = *op == "delete";
+  m.time = ev.ts;
+  m.prev_native_id = std::string(Str(doc, "prev").value_or(""));
+  m.project = NonEmpty(doc, "project");
+  if (!m.deleted) m.memory = read(m.file, ev.text);
   ParsedLine out;
   out.events.push_back(std::move(ev));
+  out.memory = std::move(m);
   return out;
+}
+
+FrontMatter ParseFrontMatter(std::string_view content) {
+  FrontMatter fm;
+  auto line_end = [&](std::size_t from) {
+    std::size_t nl = content.find('\n', from);
+    return nl == std::string_view::npos ? content.size() : nl;
+  };
+  std::size_t first = line_end(0);
+  auto trimmed = [](std::string_view s) {
+    std::size_t b = s.find_first_not_of(" \t\r");
+    if (b == std::string_view::npos) return std::string_view();
+    return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+  };
+  if (trimmed(content.substr(0, first)) != "---") {
+    fm.body = std::string(content);
+    return fm;
+  }
+  std::size_t pos = first + 1;
+  while (pos < content.size()) {
+    std::size_t end = line_end(pos);
+    std::string_view l = content.substr(pos, end - pos);
+    pos = end + 1;
+    if (trimmed(l) == "---") {
+      fm.body = std::string(content.substr(std::min(pos, content.size())));
+      return fm;
+    }
+    std::size_t colon = l.find(':');
+    if (colon == std::string_view::npos || l.empty() || l[0] == ' ' || l[0] == '#') continue;
+    std::string_view key = trimmed(l.substr(0, colon)), value = trimmed(l.substr(colon + 1));
+    if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
+        value.back() == value.front())
+      value = value.substr(1, value.size() - 2);
+    fm.fields[std::string(key)] = std::string(value);
+  }
+  // No closing line: not front matter after all.
+  fm.fields.clear();
+  fm.body = std::string(content);
+  return fm;
+}
+
+std::optional<ParsedMemory::Memory> MarkdownMemory(
+    std::string_view file, std::string_view content,
+    const std::function<std::string(const std::string& type)>& kind_of) {
+  if (file == "MEMORY.md") return std::nullopt;  // an index, not a memory
+  FrontMatter fm = ParseFrontMatter(content);
+  auto field = [&](const char* k) {
+    auto it = fm.fields.find(k);
+    return it == fm.fields.end() ? std::string() : it->second;
+  };
+  std::string head = field("name");
+  if (std::string d = field("description"); !d.empty()) head += (head.empty() ? "" : ": ") + d;
+  std::size_t b = fm.body.find_first_not_of(" \t\r\n");
+  std::string body = b == std::string::npos ? "" : fm.body.substr(b);
+  while (!body.empty() && (body.back() == '\n' || body.back() == ' ' || body.back() == '\r'))
+    body.pop_back();
+  std::string text = head.empty() ? body : body.empty() ? head : head + "\n\n" + body;
+  if (text.empty()) return std::nullopt;
+  ParsedMemory::Memory m;
+  m.kind = kind_of(field("type"));
+  m.text = std::move(text);
+  if (std::string c = field("confidence"); !c.empty()) {
+    char* end = nullptr;
+    double v = std::strtod(c.c_str(), &end);
+    if (end != nullptr && *end == '\0' && v >= 0 && v <= 1) m.confidence = v;
+  }
+  return m;
 }
 
 }  // namespace origin::adapters

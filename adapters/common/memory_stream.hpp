@@ -7,9 +7,11 @@
 //
 // A stream's lines, one JSON object each, say what happened to one file:
 //   {"file":"x.md","op":"write"|"delete","time":<ms>,"project":..,"cwd":..,
-//    "id":"memory:<hex>","hash":"<hex>","content":"..","state":{..}}
+//    "id":"memory:<hex>","prev":"memory:<hex>"|null,"hash":"<hex>",
+//    "content":"..","state":{..}}
 // `content` is the whole file as written ("" for a deletion), `time` the
 // file's modification time (or, for a deletion, when it was noticed), and
+// `prev` the id of the file's previous line (null for its first), and
 // `state` the directory after the line: for each file, the id of its latest
 // line and the SHA-256 of its content.  The next lines are computed from the
 // state in the last line alone: first a line for every file that is new or
@@ -24,6 +26,8 @@
 // new ones.
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -49,8 +53,29 @@ std::string GenerateMemoryLines(const SourceFile& stream, std::string_view last_
                                 std::size_t max_bytes, std::int64_t now_ms,
                                 const MemoryPlace& place);
 
+/// Reads the memory in one version of a file: nothing when it holds none.
+using MemoryReader = std::function<std::optional<ParsedMemory::Memory>(std::string_view file,
+                                                                       std::string_view content)>;
+
 /// One line of a memory stream: one event of kind memory, in no session,
-/// whose tool_name is the file's name and call_id the operation.
-ParsedLine ParseMemoryLine(std::string_view line);
+/// whose tool_name is the file's name and call_id the operation, and what
+/// the line says for the file's entry (ParsedLine::memory).
+ParsedLine ParseMemoryLine(std::string_view line, const MemoryReader& read);
+
+/// Markdown with optional YAML front matter (between two `---` lines): its
+/// simple `key: value` fields (quotes removed) and the body after it.
+struct FrontMatter {
+  std::map<std::string, std::string> fields;
+  std::string body;
+};
+FrontMatter ParseFrontMatter(std::string_view content);
+
+/// The memory of a Markdown memory file: `name` and `description` from the
+/// front matter, then the body, as its text; a `confidence` field in [0, 1],
+/// else 0.8; `kind` as the agent's `type` maps it.  Nothing for an index
+/// file (MEMORY.md) or a file with no text.
+std::optional<ParsedMemory::Memory> MarkdownMemory(
+    std::string_view file, std::string_view content,
+    const std::function<std::string(const std::string& type)>& kind_of);
 
 }  // namespace origin::adapters

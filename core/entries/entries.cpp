@@ -151,6 +151,10 @@ void Derive(Db& db, EntryRow& e, std::int64_t now_ms) {
     by.Reset();
   }
   e.ended = e.valid_to && *e.valid_to <= now_ms;
+  auto& imp = db.Prepare("SELECT 1 FROM imported_entry WHERE entry_id = ?");
+  imp.Bind(1, e.id);
+  e.imported = imp.Step();
+  imp.Reset();
 }
 
 }  // namespace
@@ -190,6 +194,18 @@ std::string FixStoreName(Db& db, const std::string& name) {
   return v;
 }
 
+std::string StoreNameOf(Db& db) {
+  auto& st = db.Prepare("SELECT value FROM setting WHERE key = 'store.name'");
+  std::optional<std::string> fixed;
+  if (st.Step()) fixed = std::string(st.Text(0));
+  st.Reset();
+  if (fixed) return *fixed;
+  if (const char* d = std::getenv("ORIGIN_DEVICE"); d != nullptr && *d != '\0') return d;
+  char host[256] = {};
+  if (::gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') return host;
+  return "device";
+}
+
 std::string CurrentVersion(Db& db, const std::string& root) {
   auto& st =
       db.Prepare("SELECT id FROM entry WHERE root = ? ORDER BY created_at DESC, id DESC LIMIT 1");
@@ -223,14 +239,9 @@ std::string Correct(Db& db, const Clock& clock, const std::string& store_name,
                     const std::string& id, const CorrectInput& in) {
   if (in.author.empty()) Invalid("a correction needs an author");
   Transaction tx(db);
-  auto& st = db.Prepare("SELECT " + EntryCols("") + " FROM entry WHERE id = ?");
-  st.Bind(1, id);
-  if (!st.Step()) {
-    st.Reset();
-    throw OpError(Code::kNotFound, "no entry " + id);
-  }
-  EntryRow old = ReadRow(st);
-  st.Reset();
+  std::optional<EntryRow> found = LoadVersion(db, id);
+  if (!found) throw OpError(Code::kNotFound, "no entry " + id);
+  const EntryRow& old = *found;
   if (EntryHidden(db, id)) throw OpError(Code::kForgotten, "entry " + id + " is forgotten");
   std::string current = CurrentVersion(db, old.root);
   if (current != id)
@@ -264,12 +275,22 @@ std::string Correct(Db& db, const Clock& clock, const std::string& store_name,
   return new_id;
 }
 
-std::optional<EntryRow> GetEntry(Db& db, const std::string& id, std::int64_t now_ms) {
+void InsertVersion(Db& db, const EntryRow& e) {
+  Insert(db, e.id, e.kind, e.text, e.confidence, e.author, e.project, e.supersedes, e.root,
+         e.valid_from, e.valid_to, e.created_at, e.origin, e.sources);
+}
+
+std::optional<EntryRow> LoadVersion(Db& db, const std::string& id) {
   auto& st = db.Prepare("SELECT " + EntryCols("") + " FROM entry WHERE id = ?");
   st.Bind(1, id);
   std::optional<EntryRow> out;
   if (st.Step()) out = ReadRow(st);
   st.Reset();
+  return out;
+}
+
+std::optional<EntryRow> GetEntry(Db& db, const std::string& id, std::int64_t now_ms) {
+  std::optional<EntryRow> out = LoadVersion(db, id);
   if (out && EntryHidden(db, id)) throw OpError(Code::kForgotten, "entry " + id + " is forgotten");
   if (out) Derive(db, *out, now_ms);
   return out;

@@ -72,6 +72,7 @@ struct EntryRow {
   std::optional<std::string> superseded_by;
   bool concurrent = false;  // superseded without being corrected
   bool ended = false;       // valid_to has passed
+  bool imported = false;    // derived from an agent's memory file (imported_entry)
 };
 
 /// Writes a new entry; returns its id.  Throws OpError for invalid input or
@@ -121,9 +122,20 @@ void ResolveQuotes(Db& db, std::vector<EntrySource>& sources);
 /// one it had when it first wrote one, else `name`, which it then keeps
 /// (spec: Store names).  In the caller's write transaction.
 std::string FixStoreName(Db& db, const std::string& name);
+/// The name this store goes by: the one it fixed (FixStoreName), else
+/// $ORIGIN_DEVICE, else the host name.  It fixes nothing.
+std::string StoreNameOf(Db& db);
 /// The current version of the chain whose first version is `root`: the
 /// greatest (created_at, id); "" for an unknown root.
 std::string CurrentVersion(Db& db, const std::string& root);
+
+/// Inserts the version `e` as it is, with its sources (entries derived by
+/// the store itself, core/entries/memories): no check beyond the schema's.
+/// In the caller's transaction.
+void InsertVersion(Db& db, const EntryRow& e);
+/// A version as stored (no derived fields), hidden or not; nothing when
+/// there is no such version.
+std::optional<EntryRow> LoadVersion(Db& db, const std::string& id);
 
 /// Quote matching: `quote` occurs in `text`, whitespace and case ignored.
 bool QuoteOccurs(std::string_view text, std::string_view quote);

@@ -375,6 +375,29 @@ ForgetOutcome Restore(Db& db, const Clock& clock, const std::string& store_name,
   return o;
 }
 
+void CoverArrival(Db& db, const std::string& version) {
+  auto& st = db.Prepare("SELECT root, origin FROM entry WHERE id = ?");
+  st.Bind(1, version);
+  if (!st.Step()) {
+    st.Reset();
+    return;
+  }
+  const std::string root(st.Text(0)), origin(st.Text(1));
+  st.Reset();
+  // The forgets in effect covering any earlier version directly.
+  Ids forgets;
+  for (const std::string& v : Versions(db, root))
+    if (v != version) forgets.merge(Covering(db, v));
+  if (forgets.empty()) return;
+  Ids events = Column(db, "SELECT event_id FROM entry_source WHERE entry_id = ?", version);
+  for (const std::string& f : forgets) {
+    AddEffect(db, f, version, "entry", "direct");
+    for (const std::string& ev : events) AddEffect(db, f, ev, "event", "direct");
+  }
+  ForgetOutcome ignored;
+  Decide(db, origin, events, {root}, ignored);
+}
+
 std::vector<TombstoneRow> ListTombstones(Db& db, int limit) {
   auto& st = db.Prepare(
       "SELECT t.id, t.kind, t.target, t.reason, t.created_at, t.origin, m.author, "

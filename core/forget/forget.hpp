@@ -65,6 +65,14 @@ ForgetOutcome Forget(Db& db, const Clock& clock, const std::string& store_name,
 ForgetOutcome Restore(Db& db, const Clock& clock, const std::string& store_name,
                       const TombstoneInput& in);
 
+/// A version that arrived into an existing chain (a memory file's next
+/// version): the forgets in effect that cover the chain by the rules from
+/// their targets cover it too, and the events it cites, so that what a
+/// forget hid stays hidden as the chain grows (invariant 2); then the chain
+/// and those events are decided again.  A restore of such a forget brings
+/// the chain back at its latest version.  In the caller's transaction.
+void CoverArrival(Db& db, const std::string& version);
+
 struct TombstoneRow {
   std::string id, kind, target, reason;
   std::int64_t created_at = 0;

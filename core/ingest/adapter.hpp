@@ -60,8 +60,28 @@ struct ParsedEvent {
   bool is_error = false;
 };
 
+/// A memory stream line (spec: Native memories): what happened to one file,
+/// and the memory its adapter reads in the new version, if any.
+struct ParsedMemory {
+  std::string file;
+  bool deleted = false;
+  std::int64_t time = 0;       // ms UTC: the file's mtime, or when the deletion was noticed
+  std::string prev_native_id;  // the file's previous line's event, "" for its first
+  std::optional<std::string> project;
+  // The memory in this version: nothing for a deletion, an empty file, an
+  // index file (MEMORY.md) or anything else that holds no memory.
+  struct Memory {
+    std::string kind;  // memory | knowledge | cognition
+    std::string text;
+    double confidence = 0.8;
+  };
+  std::optional<Memory> memory;
+};
+
 struct ParsedLine {
   std::vector<ParsedEvent> events;
+  /// For a memory stream line: its one event is the line's, events[0].
+  std::optional<ParsedMemory> memory;
   // A session title carried by this line (sessionTitle / manualTitle).
   std::optional<std::string> title;
   std::string title_session;  // native session id the title belongs to

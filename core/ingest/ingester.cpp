@@ -13,6 +13,8 @@
 
 #include "core/c/fd.hpp"
 #include "core/c/zstd.hpp"
+#include "core/entries/entries.hpp"
+#include "core/entries/memories.hpp"
 #include "core/forget/visible.hpp"
 #include "core/util/hash.hpp"
 #include "core/util/text.hpp"
@@ -79,8 +81,8 @@ bool SafeKey(std::string_view key) {
 
 // The latest generation's row, into `row` (nothing for a new file); false,
 // with the reason in `out`, when its mirror is broken (no append, ever).
-bool LoadUnbroken(Db& db, std::string_view source, std::string_view key,
-                  std::optional<RawRow>& row, FileOutcome& out) {
+bool LoadUnbroken(Db& db, std::string_view source, std::string_view key, std::optional<RawRow>& row,
+                  FileOutcome& out) {
   row = LoadLatest(db, source, key);
   if (row && row->broken) {
     out.error = *row->broken;
@@ -521,6 +523,11 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
   std::int64_t parse_errors = 0;
   std::int64_t line_no = lines_before;
   std::string id, session_key;
+  struct MemoryLine {
+    std::string event_id, prev_event_id;
+    ParsedMemory memory;
+  };
+  std::vector<MemoryLine> memories;
   std::size_t pos = 0;
   while (pos < data.size()) {
     std::size_t nl = data.find('\n', pos);
@@ -537,6 +544,12 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
       ++parse_errors;
       continue;
     }
+    if (parsed.memory && parsed.events.size() == 1)
+      memories.push_back({std::string(source) + ":" + parsed.events[0].native_id,
+                          parsed.memory->prev_native_id.empty()
+                              ? std::string()
+                              : std::string(source) + ":" + parsed.memory->prev_native_id,
+                          std::move(*parsed.memory)});
     if (parsed.agent_version) agent_version = parsed.agent_version;
     if (parsed.title && !parsed.title_session.empty())
       titles.push_back(
@@ -599,6 +612,12 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
       if (!added.IsNull(5) && added.Int(6) == 0) a.model = std::string(added.Text(5));
     }
     added.Reset();
+  }
+  // Memory lines derive their entries' versions once their events are in.
+  if (!memories.empty()) {
+    if (store_name_.empty()) store_name_ = StoreNameOf(db_);
+    for (const MemoryLine& m : memories)
+      DeriveMemory(db_, std::string(source), store_name_, m.event_id, m.prev_event_id, m.memory);
   }
   for (auto& [sess, v] : session_versions)
     if (auto it = aggs.find(sess); it != aggs.end()) it->second.agent_version = v;

@@ -244,6 +244,13 @@ CREATE TABLE IF NOT EXISTS tombstone_effect (
   PRIMARY KEY (tombstone, item, how)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS tombstone_effect_item ON tombstone_effect(item);
+-- The entry versions derived from agents' memory files (spec: Native
+-- memories): every store derives them from the memory streams it parses, so
+-- they are never sent to another store.
+CREATE TABLE IF NOT EXISTS imported_entry (
+  entry_id TEXT PRIMARY KEY,        -- entry.id
+  event_id TEXT NOT NULL            -- the memory stream line's event it is derived from
+) WITHOUT ROWID;
 -- What is hidden now, each item with one forget in effect that covers it.
 -- Every read filters on these.
 CREATE TABLE IF NOT EXISTS forgotten_entry (

@@ -16,6 +16,10 @@
 #include <vector>
 
 #include "adapters/claude_code/claude_code.hpp"
+#include "core/entries/entries.hpp"
+#include "core/entries/memories.hpp"
+#include "core/forget/forget.hpp"
+#include "core/forget/visible.hpp"
 #include "core/ingest/ingester.hpp"
 #include "core/store/mirror.hpp"
 #include "tests/support/support.hpp"
@@ -87,6 +91,7 @@ struct World {
         R"({"type":"user","uuid":"u1","sessionId":"s1","timestamp":"2026-01-05T10:00:00.000Z","cwd":"/home/dev/app","message":{"role":"user","content":"hi"}})"
         "\n");
     fs::create_directories(mem);
+    FixStoreName(*store.db, "testbox");  // the name its entries record
   }
   void Write(const std::string& name, const std::string& text, int minute) {
     WriteFile(mem + "/" + name, text);
@@ -200,5 +205,125 @@ TEST_SUITE("adapters") {
     auto ev = MemoryEvents(*w.store.db);
     REQUIRE(ev.size() == 1);
     CHECK(ev[0].text == "alpha\n");
+  }
+
+  TEST_CASE("memory entries: one per file, superseded as it changes, ended when deleted") {
+    World w;
+    History(w);
+    Db& db = *w.store.db;
+    const std::int64_t now = w.store.clock.NowMs();
+    auto ev = MemoryEvents(db);
+    REQUIRE(ev.size() == 5);
+    // MEMORY.md is an index: no entry.  user_role.md: its four lines derive
+    // four versions of one entry.
+    CHECK(db.QueryInt("SELECT count(*) FROM imported_entry") == 4);
+    CHECK_FALSE(LoadVersion(db, MemoryEntryId(ev[1].id)));
+    auto first = GetEntry(db, MemoryEntryId(ev[0].id), now);
+    REQUIRE(first);
+    CHECK(first->imported);
+    CHECK(first->root == first->id);
+    CHECK(first->kind == "cognition");  // type: user
+    CHECK(first->confidence == doctest::Approx(0.8));
+    CHECK(first->author == "claude-code@testbox");
+    CHECK(first->project == std::string("app"));
+    CHECK(first->text == "The user is a C++ developer.");
+    REQUIRE(first->sources.size() == 1);
+    CHECK(*first->sources[0].event_id == ev[0].id);  // invariant 1
+    auto history = EntryHistory(db, first->root, now);
+    REQUIRE(history.size() == 4);
+    CHECK(history[1].supersedes == history[0].id);
+    CHECK(history[1].text == "The user is a senior C++ developer.");
+    CHECK(history[1].created_at == ev[2].ts);  // the file's modification time
+    // The deletion: the last version again, ended then.
+    CHECK(history[2].supersedes == history[1].id);
+    CHECK(history[2].text == history[1].text);
+    CHECK(history[2].valid_to == ev[3].ts);
+    // Back: current again, and not ended.
+    CHECK(history[3].supersedes == history[2].id);
+    CHECK(history[3].status == "active");
+    CHECK_FALSE(history[3].ended);
+    CHECK(history[3].text == "The user is a C++ developer.");
+    EntryFilter current;
+    auto listed = ListEntries(db, current, now);
+    REQUIRE(listed.size() == 1);
+    CHECK(listed[0].id == history[3].id);
+    // The same stream derives the same versions on another store.
+    World other;
+    History(other);
+    auto again = EntryHistory(*other.store.db, first->root, now);
+    REQUIRE(again.size() == 4);
+    for (std::size_t i = 0; i < 4; ++i) CHECK(again[i].id == history[i].id);
+  }
+
+  TEST_CASE(
+      "memory entries: a forget survives the file's later versions; a restore brings the latest "
+      "back") {
+    World w;
+    w.Write("project_db.md", "---\ntype: project\nconfidence: 0.6\n---\nThe store is SQLite.\n", 1);
+    w.Sync();
+    Db& db = *w.store.db;
+    const std::int64_t now = w.store.clock.NowMs();
+    auto listed = ListEntries(db, EntryFilter{}, now);
+    REQUIRE(listed.size() == 1);
+    CHECK(listed[0].kind == "memory");  // type: project
+    CHECK(listed[0].confidence == doctest::Approx(0.6));
+    TombstoneInput in;
+    in.target = listed[0].id;
+    in.reason = "not to be shared";
+    in.author = "user@testbox";
+    ForgetOutcome f = Forget(db, w.store.clock, "testbox", in);
+    REQUIRE(f.tombstone);
+    // The agent rewrites its file twice: each version arrives hidden, with
+    // its event (invariant 2).
+    w.Write("project_db.md", "---\ntype: project\n---\nThe store is SQLite in WAL mode.\n", 2);
+    w.Sync();
+    w.Write("project_db.md", "---\ntype: project\n---\nThe store is SQLite, WAL, 10 s busy.\n", 3);
+    w.Sync();
+    auto ev = MemoryEvents(db);
+    REQUIRE(ev.size() == 3);
+    for (const Row& e : ev) {
+      CHECK(EventHidden(db, e.id));
+      CHECK(EntryHidden(db, MemoryEntryId(e.id)));
+    }
+    CHECK(ListEntries(db, EntryFilter{}, now).empty());
+    CHECK(SearchEntries(db, "WAL", EntryFilter{}, now).empty());
+    // Restored: back at its latest version.
+    TombstoneInput r;
+    r.target = *f.tombstone;
+    r.reason = "fine after all";
+    r.author = "user@testbox";
+    Restore(db, w.store.clock, "testbox", r);
+    listed = ListEntries(db, EntryFilter{}, now);
+    REQUIRE(listed.size() == 1);
+    CHECK(listed[0].id == MemoryEntryId(ev[2].id));
+    CHECK(listed[0].text == "The store is SQLite, WAL, 10 s busy.");
+    CHECK_FALSE(EventHidden(db, ev[1].id));
+  }
+
+  TEST_CASE(
+      "memory entries: an emptied file ends its entry; a deletion with nothing to end derives "
+      "nothing") {
+    World w;
+    w.Write("a.md", "remember this\n", 1);
+    w.Write("MEMORY.md", "- [a](a.md)\n", 2);
+    w.Sync();
+    w.Write("a.md", "", 3);
+    fs::remove(w.mem + "/MEMORY.md");
+    w.Sync();
+    Db& db = *w.store.db;
+    auto ev = MemoryEvents(db);
+    REQUIRE(ev.size() == 4);
+    CHECK(db.QueryInt("SELECT count(*) FROM imported_entry") == 2);
+    auto ended = LoadVersion(db, MemoryEntryId(ev[2].id));
+    REQUIRE(ended);
+    CHECK(ended->text == "remember this");
+    CHECK(ended->valid_to == ev[2].ts);
+    CHECK(ListEntries(db, EntryFilter{}, ev[2].ts + 1).empty());  // ended by then
+    // Written again after an ending: it supersedes the ended version.
+    w.Write("a.md", "remember this again\n", 9);
+    w.Sync();
+    auto listed = ListEntries(db, EntryFilter{}, ev[2].ts + 1);
+    REQUIRE(listed.size() == 1);
+    CHECK(listed[0].supersedes == ended->id);
   }
 }
