@@ -107,11 +107,7 @@ Discovery ClaudeCodeAdapter::Discover() const {
     if (dir.rfind(projects, 0) != 0) continue;
     std::string slug = dir.substr(projects.size());
     if (slug.empty() || slug.find('/') != std::string::npos) continue;
-    const std::string memory = dir + "/memory";
-    if (auto stream = MemoryStream(memory, "memory/" + slug + ".jsonl")) {
-      d.files.push_back(std::move(*stream));
-      d.dirs.push_back(memory);
-    }
+    AddMemoryStream(d, dir + "/memory", "memory/" + slug + ".jsonl");
   }
   return d;
 }
@@ -129,15 +125,8 @@ std::string ClaudeCodeAdapter::Generate(const SourceFile& stream, std::string_vi
 
 ParsedLine ClaudeCodeAdapter::ParseLine(std::string_view line, ParseContext& ctx) const {
   if (ctx.key.rfind("memory/", 0) == 0) {
-    // Claude Code's types (sources.md 1.6): user and feedback are how the
-    // user thinks and works (cognition), project is what happened (memory),
-    // reference is knowledge, and so is a file without a type.
     return ParseMemoryLine(line, [](std::string_view file, std::string_view content) {
-      return MarkdownMemory(file, content, [](const std::string& type) -> std::string {
-        if (type == "user" || type == "feedback") return "cognition";
-        if (type == "project") return "memory";
-        return "knowledge";
-      });
+      return MarkdownMemory(file, content, ClaudeStyleKind);
     });
   }
   rapidjson::Document doc;

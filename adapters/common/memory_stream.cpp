@@ -284,10 +284,8 @@ FrontMatter ParseFrontMatter(std::string_view content) {
   return fm;
 }
 
-std::optional<ParsedMemory::Memory> MarkdownMemory(
-    std::string_view file, std::string_view content,
-    const std::function<std::string(const std::string& type)>& kind_of) {
-  if (file == "MEMORY.md") return std::nullopt;  // an index, not a memory
+std::optional<ParsedMemory::Memory> MarkdownMemory(std::string_view file, std::string_view content,
+                                                   const MemoryKind& kind_of) {
   FrontMatter fm = ParseFrontMatter(content);
   auto field = [&](const char* k) {
     auto it = fm.fields.find(k);
@@ -302,7 +300,8 @@ std::optional<ParsedMemory::Memory> MarkdownMemory(
   std::string text = head.empty() ? body : body.empty() ? head : head + "\n\n" + body;
   if (text.empty()) return std::nullopt;
   ParsedMemory::Memory m;
-  m.kind = kind_of(field("type"));
+  m.kind = kind_of(file, field("type"));
+  if (m.kind.empty()) return std::nullopt;
   m.text = std::move(text);
   if (std::string c = field("confidence"); !c.empty()) {
     char* end = nullptr;
@@ -310,6 +309,37 @@ std::optional<ParsedMemory::Memory> MarkdownMemory(
     if (end != nullptr && *end == '\0' && v >= 0 && v <= 1) m.confidence = v;
   }
   return m;
+}
+
+std::string ClaudeStyleKind(std::string_view file, const std::string& type) {
+  if (file == "MEMORY.md") return "";
+  if (type == "user" || type == "feedback") return "cognition";
+  if (type == "project") return "memory";
+  return "knowledge";
+}
+
+void AddMemoryStream(Discovery& d, const std::string& dir, std::string key) {
+  if (auto stream = MemoryStream(dir, std::move(key))) {
+    d.files.push_back(std::move(*stream));
+    d.dirs.push_back(dir);
+  }
+}
+
+std::vector<std::string> SubDirs(const std::string& dir) {
+  std::vector<std::string> out;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return out;
+  const int fd = ::dirfd(d);
+  while (dirent* e = ::readdir(d)) {
+    std::string_view name = e->d_name;
+    if (name == "." || name == "..") continue;
+    struct stat st {};
+    if (::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+      out.emplace_back(name);
+  }
+  ::closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace origin::adapters

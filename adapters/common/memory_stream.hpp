@@ -31,6 +31,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/ingest/adapter.hpp"
 
@@ -72,10 +73,24 @@ FrontMatter ParseFrontMatter(std::string_view content);
 
 /// The memory of a Markdown memory file: `name` and `description` from the
 /// front matter, then the body, as its text; a `confidence` field in [0, 1],
-/// else 0.8; `kind` as the agent's `type` maps it.  Nothing for an index
-/// file (MEMORY.md) or a file with no text.
-std::optional<ParsedMemory::Memory> MarkdownMemory(
-    std::string_view file, std::string_view content,
-    const std::function<std::string(const std::string& type)>& kind_of);
+/// else 0.8; its kind as `kind_of` maps the file's name and its front
+/// matter's `type`.  Nothing when `kind_of` gives "" (an index file) or the
+/// file has no text.
+using MemoryKind = std::function<std::string(std::string_view file, const std::string& type)>;
+std::optional<ParsedMemory::Memory> MarkdownMemory(std::string_view file, std::string_view content,
+                                                   const MemoryKind& kind_of);
+
+/// Claude Code's types (sources.md 1.6), which ZCode follows: `user` and
+/// `feedback` (how the user thinks and works) are cognition, `project` (what
+/// happened) is memory, `reference` and no type are knowledge; MEMORY.md is
+/// the index, not a memory.
+std::string ClaudeStyleKind(std::string_view file, const std::string& type);
+
+/// Adds the memory stream of `dir`, if it is a directory, to a discovery
+/// (and `dir` to the directories watched).
+void AddMemoryStream(Discovery& d, const std::string& dir, std::string key);
+
+/// The names of the subdirectories of `dir` (not following symlinks), sorted.
+std::vector<std::string> SubDirs(const std::string& dir);
 
 }  // namespace origin::adapters

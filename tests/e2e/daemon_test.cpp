@@ -111,7 +111,7 @@ TEST_SUITE("e2e") {
     CHECK(std::string(d["sources"][0]["source"].GetString()) == "codex");
     r = f.Cli({"sync", "--source", "vim"});
     CHECK(r.status == 2);
-    CHECK(r.err.find("unknown source vim (claude-code, codex)") != std::string::npos);
+    CHECK(r.err.find("unknown source vim (claude-code, codex, zcode, grok)") != std::string::npos);
     CHECK(f.Cli({"sync", "--days", "3"}).status == 2);
     f.Stop();
   }

@@ -18,10 +18,14 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <vector>
 
 #include "adapters/claude_code/claude_code.hpp"
 #include "adapters/codex/codex.hpp"
+#include "adapters/grok/grok.hpp"
+#include "adapters/zcode/zcode.hpp"
 #include "core/c/zstd.hpp"
+#include "core/entries/entries.hpp"
 #include "core/util/hash.hpp"
 #include "core/util/text.hpp"
 #include "tests/support/support.hpp"
@@ -107,6 +111,20 @@ void Compare(const std::string& expected_path, const std::string& actual) {
   CHECK(ReadAll(expected_path) == actual);
 }
 
+// A memory's time is its file's: fixed in the copies, as in the expected
+// events (one minute apart, by name, so that "oldest first" is fixed too).
+void FixMemoryTimes(const std::string& root) {
+  std::vector<fs::path> md;
+  for (auto& e : fs::recursive_directory_iterator(root))
+    if (e.is_regular_file() && e.path().extension() == ".md") md.push_back(e.path());
+  std::sort(md.begin(), md.end());
+  using namespace std::chrono;
+  for (std::size_t i = 0; i < md.size(); ++i)
+    fs::last_write_time(
+        md[i], fs::file_time_type::clock::from_sys(sys_seconds{sys_days{January / 5 / 2026}} +
+                                                   minutes(static_cast<int>(i))));
+}
+
 // Copies the fixture root, ingests it, and compares every file's events.
 void CheckAgent(const std::string& agent, SourceAdapter& adapter, const std::string& copy,
                 const std::function<void(const std::string&)>& prepare = {}) {
@@ -151,12 +169,7 @@ TEST_SUITE("adapters") {
   TEST_CASE("adapters: Claude Code fixtures give their expected events") {
     ScopedTempDir d;
     adapters::ClaudeCodeAdapter a(d / "claude");
-    CheckAgent("claude-code", a, d / "claude", [](const std::string& root) {
-      // A memory's time is its file's: fixed, as in the expected events.
-      for (auto& e : fs::directory_iterator(root + "/projects/-home-dev-app/memory"))
-        fs::last_write_time(e.path(), fs::file_time_type::clock::from_sys(std::chrono::sys_seconds{
-                                          std::chrono::sys_days{std::chrono::January / 5 / 2026}}));
-    });
+    CheckAgent("claude-code", a, d / "claude", FixMemoryTimes);
     CHECK(ReadAll(d / "claude/projects/-home-dev-app/5b0c1a2e-0000-4000-8000-00000000e1e1.jsonl")
               .find("SECRET-THOUGHT") != std::string::npos);
     // tool-results/ holds no session log; memory/ is a memory stream.
@@ -177,6 +190,34 @@ TEST_SUITE("adapters") {
         fs::remove(p);
       }
     });
+  }
+
+  TEST_CASE("adapters: ZCode's and Grok Build's memory directories give their expected events") {
+    ScopedTempDir d;
+    adapters::ZcodeAdapter z(d / "zcode");
+    CheckAgent("zcode", z, d / "zcode", FixMemoryTimes);
+    adapters::GrokAdapter g(d / "grok");
+    CheckAgent("grok", g, d / "grok", FixMemoryTimes);
+    // What each derives: ZCode's MEMORY.md is an index; Grok's is the memory.
+    TestStore s;
+    FixStoreName(*s.db, "testbox");
+    Ingester ing(*s.db, *s.mirrors, s.clock);
+    ing.Sync({&z, &g}, {});
+    Stmt st(s.db->get(),
+            "SELECT e.author, e.kind, e.confidence, coalesce(e.project, ''), v.tool_name "
+            "FROM imported_entry i JOIN entry e ON e.id = i.entry_id JOIN event v ON v.id = "
+            "i.event_id ORDER BY v.tool_name");
+    std::string got;
+    while (st.Step())
+      got += std::string(st.Text(0)) + " " + std::string(st.Text(1)) + " " +
+             std::to_string(st.Double(2)).substr(0, 3) + " " + std::string(st.Text(3)) + " " +
+             std::string(st.Text(4)) + "\n";
+    CHECK(got ==
+          "grok@testbox memory 0.8 app 2026-01-05-fix-timer-019f75d0.md\n"
+          "grok@testbox knowledge 0.8  MEMORY.md\n"
+          "grok@testbox knowledge 0.8 app MEMORY.md\n"
+          "zcode@testbox cognition 0.8 app feedback_tests.md\n"
+          "zcode@testbox memory 0.9 app project_layout.md\n");
   }
 
   TEST_CASE("adapters: roots come from CLAUDE_CONFIG_DIR and CODEX_HOME") {
