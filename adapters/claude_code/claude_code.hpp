@@ -30,9 +30,6 @@ class ClaudeCodeAdapter final : public SourceAdapter {
   std::string_view display_name() const override { return "Claude Code"; }
   const std::string& root() const override { return root_; }
   Discovery Discover() const override;
-  std::unique_ptr<FileState> LoadState(std::string_view, std::string_view) const override {
-    return nullptr;
-  }
   ParsedLine ParseLine(std::string_view line, ParseContext& ctx) const override;
   /// The memory streams (memory/<cwd-slug>.jsonl): see memory_stream.hpp.
   std::string Generate(const SourceFile& stream, std::string_view last_line, std::size_t max_bytes,

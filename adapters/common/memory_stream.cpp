@@ -325,6 +325,12 @@ void AddMemoryStream(Discovery& d, const std::string& dir, std::string key) {
   }
 }
 
+std::string WithoutHashSuffix(std::string_view name, std::size_t hex_len) {
+  std::size_t dash = name.rfind('-');
+  if (dash == std::string_view::npos || name.size() - dash - 1 != hex_len) return std::string(name);
+  return std::string(name.substr(0, dash));
+}
+
 std::vector<std::string> SubDirs(const std::string& dir) {
   std::vector<std::string> out;
   DIR* d = ::opendir(dir.c_str());

@@ -90,6 +90,10 @@ std::string ClaudeStyleKind(std::string_view file, const std::string& type);
 /// (and `dir` to the directories watched).
 void AddMemoryStream(Discovery& d, const std::string& dir, std::string key);
 
+/// `name` without a trailing `-<hex_len characters>` (the hash agents add
+/// to a project's name in their memory directories' names), else `name`.
+std::string WithoutHashSuffix(std::string_view name, std::size_t hex_len);
+
 /// The names of the subdirectories of `dir` (not following symlinks), sorted.
 std::vector<std::string> SubDirs(const std::string& dir);
 

@@ -7,22 +7,9 @@
 
 namespace origin::adapters {
 
-namespace {
-
-// <project-slug>-<8 hex>: the slug.
-std::string ProjectOfWorkspace(std::string_view ws) {
-  std::size_t dash = ws.rfind('-');
-  if (dash == std::string_view::npos || ws.size() - dash - 1 != 8) return std::string(ws);
-  return std::string(ws.substr(0, dash));
-}
-
-}  // namespace
-
 Discovery GrokAdapter::Discover() const {
-  Discovery d;
-  d.root_exists = IsDirectory(root_);
+  Discovery d = RootDiscovery(root_);
   if (!d.root_exists) return d;
-  d.dirs.push_back(root_);
   const std::string memory = root_ + "/memory";
   AddMemoryStream(d, memory, "memory/global.jsonl");
   for (const std::string& ws : SubDirs(memory)) {
@@ -40,7 +27,7 @@ std::string GrokAdapter::Generate(const SourceFile& stream, std::string_view las
   ws.remove_prefix(std::string_view("memory/").size());
   ws.remove_suffix(std::string_view(".jsonl").size());
   if (EndsWith(ws, "/sessions")) ws.remove_suffix(std::string_view("/sessions").size());
-  if (stream.key != "memory/global.jsonl") place.project = ProjectOfWorkspace(ws);
+  if (stream.key != "memory/global.jsonl") place.project = WithoutHashSuffix(ws, 8);
   return GenerateMemoryLines(stream, last_line, max_bytes, now_ms, place);
 }
 

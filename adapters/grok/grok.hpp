@@ -25,9 +25,6 @@ class GrokAdapter final : public SourceAdapter {
   std::string_view display_name() const override { return "Grok Build"; }
   const std::string& root() const override { return root_; }
   Discovery Discover() const override;
-  std::unique_ptr<FileState> LoadState(std::string_view, std::string_view) const override {
-    return nullptr;
-  }
   ParsedLine ParseLine(std::string_view line, ParseContext& ctx) const override;
   std::string Generate(const SourceFile& stream, std::string_view last_line, std::size_t max_bytes,
                        std::int64_t now_ms) const override;

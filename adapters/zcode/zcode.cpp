@@ -7,22 +7,9 @@
 
 namespace origin::adapters {
 
-namespace {
-
-// <lower-cased basename>-<16 hex>: the basename.
-std::string ProjectOfSlug(std::string_view slug) {
-  std::size_t dash = slug.rfind('-');
-  if (dash == std::string_view::npos || slug.size() - dash - 1 != 16) return std::string(slug);
-  return std::string(slug.substr(0, dash));
-}
-
-}  // namespace
-
 Discovery ZcodeAdapter::Discover() const {
-  Discovery d;
-  d.root_exists = IsDirectory(root_);
+  Discovery d = RootDiscovery(root_);
   if (!d.root_exists) return d;
-  d.dirs.push_back(root_);
   const std::string projects = root_ + "/cli/memories/projects";
   if (IsDirectory(projects)) {
     d.dirs.push_back(projects);
@@ -40,7 +27,7 @@ std::string ZcodeAdapter::Generate(const SourceFile& stream, std::string_view la
   std::string_view key = stream.key;  // memory/<slug>.jsonl
   key.remove_prefix(std::string_view("memory/").size());
   key.remove_suffix(std::string_view(".jsonl").size());
-  place.project = ProjectOfSlug(key);
+  place.project = WithoutHashSuffix(key, 16);
   return GenerateMemoryLines(stream, last_line, max_bytes, now_ms, place);
 }
 

@@ -90,4 +90,11 @@ Discovery Walk(const std::string& root, const WalkRules& rules) {
   return out;
 }
 
+Discovery RootDiscovery(const std::string& root) {
+  Discovery d;
+  d.root_exists = IsDirectory(root);
+  if (d.root_exists) d.dirs.push_back(root);
+  return d;
+}
+
 }  // namespace origin

@@ -22,6 +22,10 @@ struct WalkRules {
 /// True when `path` is a directory (following symlinks).
 bool IsDirectory(const std::string& path);
 
+/// A discovery of `root` with nothing found yet: whether it exists, and, if
+/// it does, `root` among the directories to watch.
+Discovery RootDiscovery(const std::string& root);
+
 /// Walks `root`.  Files come out sorted by key.
 Discovery Walk(const std::string& root, const WalkRules& rules);
 
