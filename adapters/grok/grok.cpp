@@ -1,15 +1,157 @@
 // SPDX-License-Identifier: MIT
 #include "adapters/grok/grok.hpp"
 
+#include <rapidjson/document.h>
+
+#include <vector>
+
 #include "adapters/common/json.hpp"
 #include "adapters/common/memory_stream.hpp"
 #include "core/ingest/walk.hpp"
 
 namespace origin::adapters {
 
+namespace {
+
+// The run of message chunks in progress (see grok.hpp), carried from line
+// to line and saved with the cursor.
+struct GrokState final : FileState {
+  std::string kind;  // user_message_chunk | agent_message_chunk; "" for none
+  std::string id, text;
+  std::int64_t ts = 0, line = 0;
+  std::optional<std::string> model;
+
+  std::string Save() const override {
+    if (kind.empty()) return "";
+    rapidjson::Document d(rapidjson::kObjectType);
+    auto& a = d.GetAllocator();
+    d.AddMember("kind", rapidjson::Value(kind.c_str(), a), a);
+    d.AddMember("id", rapidjson::Value(id.c_str(), a), a);
+    d.AddMember("text",
+                rapidjson::Value(text.c_str(), static_cast<rapidjson::SizeType>(text.size()), a),
+                a);
+    d.AddMember("ts", ts, a);
+    d.AddMember("line", line, a);
+    if (model) d.AddMember("model", rapidjson::Value(model->c_str(), a), a);
+    return Serialize(d);
+  }
+};
+
+// %XX escapes decoded; nothing for a malformed escape.
+std::optional<std::string> PercentDecode(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '%') {
+      out += s[i];
+      continue;
+    }
+    if (i + 2 >= s.size()) return std::nullopt;
+    auto hex = [](char c) -> int {
+      if (c >= '0' && c <= '9') return c - '0';
+      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+      return -1;
+    };
+    int hi = hex(s[i + 1]), lo = hex(s[i + 2]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out += static_cast<char>(hi * 16 + lo);
+    i += 2;
+  }
+  return out;
+}
+
+// sessions/<encoded-cwd>/<uuid>/updates.jsonl, or
+// sessions/<encoded-cwd>/<uuid>/subagents/<id>/updates.jsonl.
+struct SessionKey {
+  std::string session;
+  std::optional<std::string> cwd, agent;
+};
+
+SessionKey ParseKey(std::string_view key) {
+  std::vector<std::string_view> parts;
+  std::size_t pos = 0;
+  while (pos <= key.size()) {
+    std::size_t end = key.find('/', pos);
+    if (end == std::string_view::npos) end = key.size();
+    parts.push_back(key.substr(pos, end - pos));
+    pos = end + 1;
+  }
+  SessionKey k;
+  if (parts.size() >= 4) {
+    k.session = std::string(parts[2]);
+    if (auto cwd = PercentDecode(parts[1]); cwd && !cwd->empty() && cwd->front() == '/')
+      k.cwd = cwd;
+  }
+  if (parts.size() == 6 && parts[3] == "subagents") k.agent = std::string(parts[4]);
+  return k;
+}
+
+// The text of a tool call update's content items, else its rawOutput.
+std::string ToolOutput(const Json& update) {
+  std::string out;
+  if (const Json* content = Member(update, "content"); content != nullptr && content->IsArray()) {
+    for (const Json& item : content->GetArray()) {
+      auto type = Str(item, "type");
+      if (type == "content") {
+        if (const Json* c = Member(item, "content"))
+          AppendParagraph(out, Str(*c, "text").value_or(""));
+      } else if (type == "diff") {
+        AppendParagraph(out, "[diff " + std::string(Str(item, "path").value_or("?")) + "]");
+      }
+    }
+  }
+  if (out.empty())
+    if (const Json* raw = Member(update, "rawOutput"))
+      out =
+          raw->IsString() ? std::string(raw->GetString(), raw->GetStringLength()) : Serialize(*raw);
+  return out;
+}
+
+std::optional<std::int64_t> Millis(const Json* meta) {
+  if (meta == nullptr) return std::nullopt;
+  const Json* t = Member(*meta, "agentTimestampMs");
+  if (t != nullptr && t->IsInt64()) return t->GetInt64();
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::unique_ptr<FileState> GrokAdapter::LoadState(std::string_view key,
+                                                  std::string_view saved) const {
+  if (key.rfind("memory/", 0) == 0) return nullptr;
+  auto st = std::make_unique<GrokState>();
+  if (!saved.empty()) {
+    rapidjson::Document d;
+    d.Parse(saved.data(), saved.size());
+    if (!d.HasParseError() && d.IsObject()) {
+      st->kind = std::string(Str(d, "kind").value_or(""));
+      st->id = std::string(Str(d, "id").value_or(""));
+      st->text = std::string(Str(d, "text").value_or(""));
+      if (const Json* t = Member(d, "ts"); t != nullptr && t->IsInt64()) st->ts = t->GetInt64();
+      if (const Json* l = Member(d, "line"); l != nullptr && l->IsInt64()) st->line = l->GetInt64();
+      st->model = NonEmpty(d, "model");
+    }
+  }
+  return st;
+}
+
 Discovery GrokAdapter::Discover() const {
-  Discovery d = RootDiscovery(root_);
+  WalkRules rules;
+  rules.enter_dir = [](std::string_view rel) {
+    std::string_view name = Basename(rel);
+    return name != "images" && name != "prompts" && name != "compaction_checkpoints" &&
+           name != "compaction_requests" && name != "recap_requests";
+  };
+  rules.accept_file = [](std::string_view rel, SourceFile& f) {
+    if (Basename(rel) != "updates.jsonl") return false;
+    f.key = "sessions/" + std::string(rel);
+    return true;
+  };
+  Discovery d = Walk(root_ + "/sessions", rules);
+  Discovery top = RootDiscovery(root_);
+  d.root_exists = top.root_exists;
   if (!d.root_exists) return d;
+  d.dirs.insert(d.dirs.begin(), top.dirs.begin(), top.dirs.end());
   const std::string memory = root_ + "/memory";
   AddMemoryStream(d, memory, "memory/global.jsonl");
   for (const std::string& ws : SubDirs(memory)) {
@@ -32,13 +174,97 @@ std::string GrokAdapter::Generate(const SourceFile& stream, std::string_view las
 }
 
 ParsedLine GrokAdapter::ParseLine(std::string_view line, ParseContext& ctx) const {
-  if (ctx.key.rfind("memory/", 0) != 0) throw ParseError("not a Grok Build memory stream");
+  if (ctx.key.rfind("memory/", 0) != 0) return ParseUpdate(line, ctx);
   const bool session_log = EndsWith(ctx.key, "/sessions.jsonl");
   return ParseMemoryLine(line, [session_log](std::string_view file, std::string_view content) {
     return MarkdownMemory(file, content, [session_log](std::string_view, const std::string&) {
       return std::string(session_log ? "memory" : "knowledge");
     });
   });
+}
+
+}  // namespace origin::adapters
+
+namespace origin::adapters {
+
+ParsedLine GrokAdapter::ParseUpdate(std::string_view line, ParseContext& ctx) const {
+  auto& st = *static_cast<GrokState*>(ctx.state);
+  rapidjson::Document doc;
+  ParseObject(line, doc);  // a torn append is a parse error, counted
+  const Json* params = Member(doc, "params");
+  const Json* update = params != nullptr ? Member(*params, "update") : nullptr;
+  if (update == nullptr || !update->IsObject()) return {};
+  const std::string kind(Str(*update, "sessionUpdate").value_or(""));
+  const SessionKey key = ParseKey(ctx.key);
+  const Json* meta = Member(*params, "_meta");
+  const Json* update_meta = Member(*update, "_meta");
+  std::int64_t ts = 0;
+  if (auto ms = Millis(meta))
+    ts = *ms;
+  else if (auto ms2 = Millis(update_meta))
+    ts = *ms2;
+  else if (const Json* t = Member(doc, "timestamp"); t != nullptr && t->IsInt64())
+    ts = t->GetInt64() * 1000;
+  std::string id;
+  if (meta != nullptr) id = std::string(Str(*meta, "eventId").value_or(""));
+  if (id.empty()) id = key.session + ":" + std::to_string(ctx.line_no);
+  std::optional<std::string> model;
+  if (update_meta != nullptr) model = NonEmpty(*update_meta, "modelId");
+
+  ParsedLine out;
+  auto event = [&](std::string native_id, const char* role, const char* ev_kind) -> ParsedEvent& {
+    ParsedEvent& e = out.events.emplace_back();
+    e.native_id = std::move(native_id);
+    e.session = key.session;
+    e.ts = ts;
+    e.role = role;
+    e.kind = ev_kind;
+    e.cwd = key.cwd;
+    e.agent = key.agent;
+    return e;
+  };
+  const bool chunk = kind == "user_message_chunk" || kind == "agent_message_chunk";
+  if (chunk && kind == st.kind) {  // the run goes on
+    if (const Json* c = Member(*update, "content")) st.text += Str(*c, "text").value_or("");
+    if (model) st.model = model;
+    return out;
+  }
+  // The run in progress ends here: its message.
+  if (!st.kind.empty()) {
+    const bool user = st.kind == "user_message_chunk";
+    if (st.text.find_first_not_of(" \t\r\n") != std::string::npos) {
+      ParsedEvent& e = event(st.id, user ? "user" : "assistant", "message");
+      e.ts = st.ts;
+      e.text = st.text;
+      e.line = st.line;
+      if (!user) e.model = st.model;
+    }
+    st = GrokState{};
+  }
+  if (chunk) {
+    st.kind = kind;
+    st.id = id;
+    st.ts = ts;
+    st.line = ctx.line_no;
+    st.model = model;
+    if (const Json* c = Member(*update, "content")) st.text = Str(*c, "text").value_or("");
+  } else if (kind == "tool_call") {
+    ParsedEvent& e = event(id, "assistant", "tool_call");
+    e.tool_name = NonEmpty(*update, "title");
+    e.call_id = NonEmpty(*update, "toolCallId");
+    const Json* input = Member(*update, "rawInput");
+    e.text = Truncate(input != nullptr ? Serialize(*input) : "", kToolCallChars);
+    e.model = model;
+  } else if (kind == "tool_call_update") {
+    auto status = Str(*update, "status");
+    if (status == "completed" || status == "failed") {
+      ParsedEvent& e = event(id, "tool", "tool_result");
+      e.call_id = NonEmpty(*update, "toolCallId");
+      e.text = Truncate(ToolOutput(*update), kToolResultChars);
+      e.is_error = status == "failed";
+    }
+  }
+  return out;
 }
 
 }  // namespace origin::adapters

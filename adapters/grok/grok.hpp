@@ -2,15 +2,39 @@
 #pragma once
 // Grok Build (sources.md section 5), root $GROK_HOME or ~/.grok.
 //
-// Read so far: the native memory (sources.md 5.5), plain Markdown without
-// front matter, as memory streams (adapters/common/memory_stream.hpp):
+// Sessions: sessions/<encoded-cwd>/<session-uuid>/updates.jsonl, the
+// authoritative ACP stream (5.3), and each sub-agent's
+// <session-uuid>/subagents/<id>/updates.jsonl, whose events belong to the
+// parent session and name the sub-agent in `agent`.  The session is the
+// directory's uuid, the cwd the directory name percent-decoded (unknown when
+// Grok shortened it).  Per line (`session/update` or `_x.ai/session/update`):
+//   user_message_chunk / agent_message_chunk   consecutive chunks of one kind
+//       are joined into one message event (user / assistant), emitted when
+//       the run ends (at the next line of another kind), under the first
+//       chunk's eventId and line; the run in progress is carried in the file
+//       state, so a message straddling two reads is still one event.  The
+//       last message of a stream therefore arrives with the next line Grok
+//       writes after it.
+//   agent_thought_chunk   not indexed (like Claude Code's thinking); ends a run
+//   tool_call             a tool_call event (title as the tool, rawInput)
+//   tool_call_update      with a final status (completed, failed) a
+//                         tool_result event (its text content or rawOutput;
+//                         is_error when failed); earlier updates give nothing
+//   everything else (plan, hook_execution, retry_state, available_commands_update, ...)
+//                         nothing; kept in the mirror
+// Times: params._meta.agentTimestampMs, else update._meta.agentTimestampMs,
+// else `timestamp` (seconds).  Not read yet: summary.json (titles, a
+// generated source) and chat_history.jsonl (the fallback).
+//
+// Memory (5.5), plain Markdown without front matter, as memory streams
+// (adapters/common/memory_stream.hpp):
 //   memory/                    memory/global.jsonl: the global MEMORY.md
 //   memory/<ws>/               memory/<ws>.jsonl: a workspace's MEMORY.md
 //   memory/<ws>/sessions/      memory/<ws>/sessions.jsonl: per-session logs
 // where <ws> is <project-slug>-<8 hex>.  A MEMORY.md here is the memory
 // itself (curated by Grok's "dream"), not an index: it is knowledge; a
 // session log is memory (what happened), ended when dream consumes and
-// deletes it.  The sessions (updates.jsonl, summary.json) are not read yet.
+// deletes it.
 
 #include <string>
 
@@ -25,11 +49,13 @@ class GrokAdapter final : public SourceAdapter {
   std::string_view display_name() const override { return "Grok Build"; }
   const std::string& root() const override { return root_; }
   Discovery Discover() const override;
+  std::unique_ptr<FileState> LoadState(std::string_view key, std::string_view saved) const override;
   ParsedLine ParseLine(std::string_view line, ParseContext& ctx) const override;
   std::string Generate(const SourceFile& stream, std::string_view last_line, std::size_t max_bytes,
                        std::int64_t now_ms) const override;
 
  private:
+  ParsedLine ParseUpdate(std::string_view line, ParseContext& ctx) const;
   std::string root_;
 };
 

@@ -58,6 +58,10 @@ struct ParsedEvent {
   std::string text;
   std::optional<std::string> cwd, git_branch, tool_name, call_id, agent, model;
   bool is_error = false;
+  // The line the event comes from when it is an earlier line than the one
+  // being parsed (a message joined from chunks is emitted when its run ends;
+  // it points to its first chunk's line, invariant 1).
+  std::optional<std::int64_t> line;
 };
 
 /// A memory stream line (spec: Native memories): what happened to one file,

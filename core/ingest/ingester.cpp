@@ -575,7 +575,7 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
       stage.Bind(6, ev.cwd).Bind(7, ev.git_branch).Bind(8, ev.role).Bind(9, ev.kind);
       stage.BindStatic(10, text).Bind(11, ev.tool_name).Bind(12, ev.call_id);
       stage.Bind(13, ev.is_error ? 1 : 0).Bind(14, ev.agent).Bind(15, ev.model);
-      stage.Bind(16, file_id).Bind(17, line_no);
+      stage.Bind(16, file_id).Bind(17, ev.line.value_or(line_no));
       stage.Run();
     }
   }

@@ -220,6 +220,30 @@ TEST_SUITE("adapters") {
           "zcode@testbox memory 0.9 app project_layout.md\n");
   }
 
+  TEST_CASE("adapters: a Grok Build message whose chunks straddle two reads is one event") {
+    ScopedTempDir d;
+    const std::string rel =
+        "sessions/%2Fhome%2Fdev%2Fapp/019f75d0-ebe1-7db0-a59a-60af9ffa9e71/updates.jsonl";
+    const std::string all = ReadAll(kFixtures + "grok/" + rel);
+    // Up to the first of the two chunks of the agent's reply (line 12).
+    std::size_t cut = 0;
+    for (int i = 0; i < 12; ++i) cut = all.find('\n', cut) + 1;
+    WriteFile(d / ("grok/" + rel), all.substr(0, cut));
+    adapters::GrokAdapter g(d / "grok");
+    TestStore s;
+    Ingester ing(*s.db, *s.mirrors, s.clock);
+    ing.Sync({&g}, {});
+    const char* reply = "SELECT count(*) FROM event WHERE text LIKE 'Fixed:%'";
+    CHECK(s.db->QueryInt(reply) == 0);  // the run goes on, as far as anyone can tell
+    AppendFile(d / ("grok/" + rel), all.substr(cut));
+    ing.Sync({&g}, {});
+    Stmt st(s.db->get(), "SELECT text, line FROM event WHERE text LIKE 'Fixed:%'");
+    REQUIRE(st.Step());
+    CHECK(st.Text(0) == "Fixed: the test now waits on the event.");
+    CHECK(st.Int(1) == 12);  // its first chunk's line (invariant 1)
+    CHECK_FALSE(st.Step());
+  }
+
   TEST_CASE("adapters: roots come from CLAUDE_CONFIG_DIR and CODEX_HOME") {
     adapters::ClaudeCodeAdapter c("/nonexistent/claude");
     Discovery d = c.Discover();
