@@ -2,12 +2,17 @@
 #include "adapters/grok/grok.hpp"
 
 #include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
+#include <fstream>
+#include <iterator>
 #include <vector>
 
 #include "adapters/common/json.hpp"
 #include "adapters/common/memory_stream.hpp"
 #include "core/ingest/walk.hpp"
+#include "core/util/hash.hpp"
 
 namespace origin::adapters {
 
@@ -143,9 +148,19 @@ Discovery GrokAdapter::Discover() const {
            name != "compaction_requests" && name != "recap_requests";
   };
   rules.accept_file = [](std::string_view rel, SourceFile& f) {
-    if (Basename(rel) != "updates.jsonl") return false;
-    f.key = "sessions/" + std::string(rel);
-    return true;
+    if (Basename(rel) == "updates.jsonl") {
+      f.key = "sessions/" + std::string(rel);
+      return true;
+    }
+    // A persisted session's summary.json, rewritten every turn: its titles
+    // as a generated stream (not in a sub-agent's directory).
+    if (Basename(rel) == "summary.json" && rel.find("/subagents/") == std::string_view::npos) {
+      f.key = "sessions/" + std::string(rel.substr(0, rel.size() - 5)) + ".titles.jsonl";
+      f.generated = true;
+      f.token = Sha256Hex(std::to_string(f.size) + ":" + std::to_string(f.mtime_ns));
+      return true;
+    }
+    return false;
   };
   Discovery d = Walk(root_ + "/sessions", rules);
   Discovery top = RootDiscovery(root_);
@@ -163,6 +178,7 @@ Discovery GrokAdapter::Discover() const {
 
 std::string GrokAdapter::Generate(const SourceFile& stream, std::string_view last_line,
                                   std::size_t max_bytes, std::int64_t now_ms) const {
+  if (stream.key.rfind("sessions/", 0) == 0) return GenerateTitles(stream, last_line);
   MemoryPlace place;
   // memory/global.jsonl, memory/<ws>.jsonl, memory/<ws>/sessions.jsonl
   std::string_view ws = stream.key;
@@ -174,6 +190,7 @@ std::string GrokAdapter::Generate(const SourceFile& stream, std::string_view las
 }
 
 ParsedLine GrokAdapter::ParseLine(std::string_view line, ParseContext& ctx) const {
+  if (EndsWith(ctx.key, ".titles.jsonl")) return ParseTitle(line, ctx);
   if (ctx.key.rfind("memory/", 0) != 0) return ParseUpdate(line, ctx);
   const bool session_log = EndsWith(ctx.key, "/sessions.jsonl");
   return ParseMemoryLine(line, [session_log](std::string_view file, std::string_view content) {
@@ -264,6 +281,72 @@ ParsedLine GrokAdapter::ParseUpdate(std::string_view line, ParseContext& ctx) co
       e.is_error = status == "failed";
     }
   }
+  return out;
+}
+
+}  // namespace origin::adapters
+
+namespace origin::adapters {
+
+// summary.json's title as sources.md 5.2 gives it: a name the user gave
+// (/rename: title_is_manual, the name in info.title, else generated_title),
+// else the generated title, else session_summary; trimmed.
+std::string GrokAdapter::GenerateTitles(const SourceFile& stream,
+                                        std::string_view last_line) const {
+  std::ifstream in(stream.abs_path, std::ios::binary);
+  if (!in) throw SourceBusy("cannot read " + stream.abs_path);  // mid-rename: next look
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  rapidjson::Document d;
+  d.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());
+  if (d.HasParseError() || !d.IsObject())
+    throw SourceBusy(stream.abs_path + " is not JSON (being written?)");
+  auto trim = [](std::string_view v) {
+    std::size_t b = v.find_first_not_of(" \t\r\n");
+    if (b == std::string_view::npos) return std::string();
+    return std::string(v.substr(b, v.find_last_not_of(" \t\r\n") - b + 1));
+  };
+  const bool manual = Bool(d, "title_is_manual");
+  std::string title;
+  if (manual)
+    if (const Json* info = Member(d, "info"); info != nullptr && info->IsObject())
+      title = trim(Str(*info, "title").value_or(""));
+  if (title.empty()) title = trim(Str(d, "generated_title").value_or(""));
+  if (title.empty()) title = trim(Str(d, "session_summary").value_or(""));
+  if (title.empty()) return "";
+  // The session: the directory's uuid.
+  std::string_view key = stream.key;  // sessions/<enc>/<uuid>/summary.titles.jsonl
+  key = key.substr(0, key.rfind('/'));
+  const std::string session(Basename(key));
+  if (!last_line.empty()) {
+    rapidjson::Document last;
+    last.Parse(last_line.data(), last_line.size());
+    if (!last.HasParseError() && last.IsObject() && Str(last, "title").value_or("") == title &&
+        Bool(last, "manual") == manual)
+      return "";  // as the last line says
+  }
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  w.StartObject();
+  w.Key("session");
+  w.String(session.c_str(), static_cast<rapidjson::SizeType>(session.size()));
+  w.Key("title");
+  w.String(title.c_str(), static_cast<rapidjson::SizeType>(title.size()));
+  w.Key("manual");
+  w.Bool(manual);
+  w.EndObject();
+  return std::string(sb.GetString()) + "\n";
+}
+
+ParsedLine GrokAdapter::ParseTitle(std::string_view line, ParseContext&) const {
+  rapidjson::Document d;
+  ParseObject(line, d);
+  auto session = NonEmpty(d, "session");
+  auto title = NonEmpty(d, "title");
+  if (!session || !title) throw ParseError("not a title line");
+  ParsedLine out;
+  out.title = title;
+  out.title_session = *session;
+  out.title_manual = Bool(d, "manual");
   return out;
 }
 

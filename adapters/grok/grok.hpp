@@ -23,8 +23,10 @@
 //   everything else (plan, hook_execution, retry_state, available_commands_update, ...)
 //                         nothing; kept in the mirror
 // Times: params._meta.agentTimestampMs, else update._meta.agentTimestampMs,
-// else `timestamp` (seconds).  Not read yet: summary.json (titles, a
-// generated source) and chat_history.jsonl (the fallback).
+// else `timestamp` (seconds).  summary.json, which Grok rewrites every
+// turn, is a generated stream of titles (<uuid>/summary.titles.jsonl): a
+// line whenever the title it gives changes, a name the user gave (/rename)
+// marked manual.  Not read yet: chat_history.jsonl (the fallback).
 //
 // Memory (5.5), plain Markdown without front matter, as memory streams
 // (adapters/common/memory_stream.hpp):
@@ -56,6 +58,8 @@ class GrokAdapter final : public SourceAdapter {
 
  private:
   ParsedLine ParseUpdate(std::string_view line, ParseContext& ctx) const;
+  std::string GenerateTitles(const SourceFile& stream, std::string_view last_line) const;
+  ParsedLine ParseTitle(std::string_view line, ParseContext& ctx) const;
   std::string root_;
 };
 

@@ -59,10 +59,10 @@ void WalkDir(const std::string& root, const std::string& rel, const WalkRules& r
       if (rules.enter_dir(child_rel)) subdirs.push_back(std::move(child_rel));
     } else if (S_ISREG(cs.st_mode)) {
       SourceFile f;
-      if (!rules.accept_file(child_rel, f)) continue;
       f.abs_path = child_abs;
       f.size = cs.st_size;
       f.mtime_ns = static_cast<std::int64_t>(cs.st_mtim.tv_sec) * 1000000000 + cs.st_mtim.tv_nsec;
+      if (!rules.accept_file(child_rel, f)) continue;
       out.files.push_back(std::move(f));
     }
   }

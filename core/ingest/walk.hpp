@@ -15,7 +15,9 @@ namespace origin {
 struct WalkRules {
   /// Whether to enter the directory `rel` (relative to the root, no leading /).
   std::function<bool(std::string_view rel)> enter_dir;
-  /// Turns a regular file into a SourceFile (key, zstd); false to skip it.
+  /// Turns a regular file into a SourceFile (key, zstd, or a generated
+  /// stream's token; its path, size and mtime are filled in already); false
+  /// to skip it.
   std::function<bool(std::string_view rel, SourceFile& out)> accept_file;
 };
 

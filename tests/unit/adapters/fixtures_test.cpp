@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <vector>
 
 #include "adapters/claude_code/claude_code.hpp"
@@ -140,15 +141,19 @@ void CheckAgent(const std::string& agent, SourceAdapter& adapter, const std::str
   CHECK(HashTree(copy) == before);              // the agent's files are left as they were
   CHECK(ing.Sync({&adapter}, {}).events == 0);  // and a second sync adds nothing
 
-  Stmt st(s.db->get(), "SELECT id, path, lines_ingested, parse_errors FROM raw_file ORDER BY key");
+  std::set<std::string> generated;  // streams the adapter writes: no file to compare with
+  for (const SourceFile& f : adapter.Discover().files)
+    if (f.generated) generated.insert(f.key);
+  Stmt st(s.db->get(),
+          "SELECT id, path, lines_ingested, parse_errors, key FROM raw_file ORDER BY key");
   int files = 0;
   while (st.Step()) {
     std::string path(st.Text(1));
     std::string rel = path.substr(copy.size() + 1);
     if (rel.size() > 4 && rel.substr(rel.size() - 4) == ".zst") rel.resize(rel.size() - 4);
-    // A file's mirror is its content; a generated stream (a directory) has
-    // no file to compare with: its events are compared below.
-    if (!fs::is_directory(path))
+    // A file's mirror is its content; a generated stream's events are
+    // compared below.
+    if (generated.count(std::string(st.Text(4))) == 0)
       CHECK(s.mirrors->ReadContent(*s.db, st.Int(0)) ==
             (path.substr(path.size() - 4) == ".zst"
                  ? DecompressFrame(ReadAll(path), ReadAll(kFixtures + agent + "/" + rel).size())
@@ -242,6 +247,45 @@ TEST_SUITE("adapters") {
     CHECK(st.Text(0) == "Fixed: the test now waits on the event.");
     CHECK(st.Int(1) == 12);  // its first chunk's line (invariant 1)
     CHECK_FALSE(st.Step());
+  }
+
+  TEST_CASE("adapters: Grok Build titles come from summary.json as it is rewritten") {
+    ScopedTempDir d;
+    const std::string dir =
+        d / "grok/sessions/%2Fhome%2Fdev%2Fapp/019f75d0-0000-7000-8000-0000000000aa";
+    WriteFile(dir + "/updates.jsonl", "");
+    adapters::GrokAdapter g(d / "grok");
+    TestStore s;
+    Ingester ing(*s.db, *s.mirrors, s.clock);
+    auto title = [&](const std::string& summary, int second) {
+      WriteFile(dir + "/summary.json", summary);
+      fs::last_write_time(
+          dir + "/summary.json",
+          fs::file_time_type::clock::from_sys(
+              std::chrono::sys_seconds{std::chrono::sys_days{std::chrono::January / 5 / 2026}} +
+              std::chrono::seconds(second)));
+      ing.Sync({&g}, {});
+      Stmt st(s.db->get(), "SELECT coalesce(title, ''), title_manual FROM session");
+      return st.Step() ? std::string(st.Text(0)) + (st.Int(1) ? " (manual)" : "") : "-";
+    };
+    // No session row yet: titles wait for the session's events, so a first
+    // message is written too.
+    AppendFile(
+        dir + "/updates.jsonl",
+        R"({"params":{"update":{"sessionUpdate":"tool_call","toolCallId":"c1","title":"ls"},"_meta":{"eventId":"e1","agentTimestampMs":1767600000000}}})"
+        "\n");
+    CHECK(title(R"({"generated_title":"  Fix the timer  ","session_summary":"x"})", 1) ==
+          "Fix the timer");
+    CHECK(title(R"({"generated_title":"","session_summary":"Timer work"})", 2) == "Timer work");
+    CHECK(title(R"({"info":{"title":"Mine"},"title_is_manual":true,"generated_title":"G"})", 3) ==
+          "Mine (manual)");
+    // A generated title never replaces the name the user gave.
+    CHECK(title(R"({"generated_title":"Later"})", 4) == "Mine (manual)");
+    // One line per change of title, none for a rewrite that keeps it.
+    title(R"({"generated_title":"Later","num_messages":9})", 5);
+    const std::string mirror = s.mirrors->ReadContent(
+        *s.db, s.db->QueryInt("SELECT id FROM raw_file WHERE key LIKE '%titles.jsonl'"));
+    CHECK(std::count(mirror.begin(), mirror.end(), '\n') == 4);
   }
 
   TEST_CASE("adapters: roots come from CLAUDE_CONFIG_DIR and CODEX_HOME") {
