@@ -114,6 +114,8 @@ DaemonFixture::DaemonFixture(const std::string& base) : dir_(base) {
   env_["ORIGIN_HOME"] = home();
   env_["CLAUDE_CONFIG_DIR"] = claude();
   env_["CODEX_HOME"] = codex();
+  env_["ZCODE_HOME"] = zcode();
+  env_["GROK_HOME"] = grok();
   env_["HOME"] = dir_ / "user";
   env_["ORIGIN_DEVICE"] = "testbox";
   env_["ORIGIN_NO_AUTOSTART"] = "1";

@@ -85,6 +85,39 @@ TEST_SUITE("e2e") {
     f.Stop();
   }
 
+  TEST_CASE("e2e: a Grok Build session and a ZCode memory arrive while the daemon watches") {
+    DaemonFixture f;
+    f.Start({"--rescan-ms", "600000"});
+    // Written after the start, under roots that did not exist then:
+    // origin sync finds them (the rescan is off).
+    const std::string s =
+        f.grok() + "/sessions/%2Fhome%2Fdev%2Fapp/019f75d0-0000-7000-8000-0000000000bb";
+    WriteFile(
+        s + "/updates.jsonl",
+        R"({"params":{"sessionId":"x","update":{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":"quokka deploy"}},"_meta":{"eventId":"g1","agentTimestampMs":1767600000000}}})"
+        "\n");
+    WriteFile(f.zcode() + "/cli/memories/projects/app-0123456789abcdef/memory/project_x.md",
+              "---\ntype: project\n---\nThe quokka service deploys on Fridays.\n");
+    REQUIRE(f.Cli({"sync", "--json"}).status == 0);
+    // The user's message is held until its run of chunks ends; the line
+    // that ends it arrives through the watch the sync set up.
+    AppendFile(
+        s + "/updates.jsonl",
+        R"({"params":{"sessionId":"x","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"On it."}},"_meta":{"eventId":"g2","agentTimestampMs":1767600001000}}})"
+        "\n");
+    CHECK(f.WaitFor([&] { return f.Events("grok") == 1; }));
+    auto d = Json(f.Cli({"search", "--json", "quokka"}).out);
+    REQUIRE(d["events"].Size() == 1);
+    CHECK(std::string(d["events"][0]["id"].GetString()) == "grok:g1");
+    REQUIRE(d["entries"].Size() == 1);
+    CHECK(std::string(d["entries"][0]["author"].GetString()) == "zcode@testbox");
+    CHECK(d["entries"][0]["imported"].GetBool());
+    auto st = Json(f.Cli({"status", "--json"}).out);
+    REQUIRE(st["sources"].Size() == 4);
+    CHECK(std::string(st["sources"][3]["name"].GetString()) == "Grok Build");
+    f.Stop();
+  }
+
   TEST_CASE("e2e: origin sync ingests now and reports; status prints a table") {
     DaemonFixture f;
     f.Start({"--rescan-ms", "600000"});
