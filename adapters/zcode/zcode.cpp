@@ -1,15 +1,85 @@
 // SPDX-License-Identifier: MIT
 #include "adapters/zcode/zcode.hpp"
 
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <set>
+#include <vector>
+
 #include "adapters/common/json.hpp"
 #include "adapters/common/memory_stream.hpp"
+#include "core/c/sqlite.hpp"
 #include "core/ingest/walk.hpp"
+#include "core/util/hash.hpp"
+#include "core/util/text.hpp"
 
 namespace origin::adapters {
+
+namespace {
+
+// size:mtime of a file, "-" when there is none.
+std::string StatToken(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "-";
+  return std::to_string(st.st_size) + ":" +
+         std::to_string(static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 +
+                        st.st_mtim.tv_nsec);
+}
+
+bool Busy(int code) {
+  const int primary = code & 0xff;
+  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED || primary == SQLITE_CANTOPEN ||
+         primary == SQLITE_PROTOCOL || primary == SQLITE_IOERR;
+}
+
+// A column holding JSON text, parsed into `out` under `key` (a string when
+// it is not JSON).
+void PutJson(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* key,
+             std::string_view text) {
+  w.Key(key);
+  rapidjson::Document d;
+  d.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());
+  if (!d.HasParseError() && JsonDepthWithin(text, kMaxJsonDepth))
+    d.Accept(w);
+  else
+    w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
+}
+
+void PutText(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* key, const Stmt& st,
+             int col) {
+  w.Key(key);
+  if (st.IsNull(col)) {
+    w.Null();
+    return;
+  }
+  std::string_view v = st.Text(col);
+  w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
+}
+
+}  // namespace
 
 Discovery ZcodeAdapter::Discover() const {
   Discovery d = RootDiscovery(root_);
   if (!d.root_exists) return d;
+  const std::string db_dir = root_ + "/cli/db", db = db_dir + "/db.sqlite";
+  struct stat st {};
+  if (::stat(db.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+    SourceFile f;
+    f.abs_path = db;
+    f.key = "sessions/db.jsonl";
+    f.generated = true;
+    f.size = st.st_size;
+    f.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+    // Writes land in the -wal first: it is part of the token.
+    f.token = Sha256Hex(StatToken(db) + "|" + StatToken(db + "-wal"));
+    d.files.push_back(std::move(f));
+    d.dirs.push_back(db_dir);
+  }
   const std::string projects = root_ + "/cli/memories/projects";
   if (IsDirectory(projects)) {
     d.dirs.push_back(projects);
@@ -23,6 +93,7 @@ Discovery ZcodeAdapter::Discover() const {
 
 std::string ZcodeAdapter::Generate(const SourceFile& stream, std::string_view last_line,
                                    std::size_t max_bytes, std::int64_t now_ms) const {
+  if (stream.key == "sessions/db.jsonl") return GenerateMessages(stream, last_line, max_bytes);
   MemoryPlace place;
   std::string_view key = stream.key;  // memory/<slug>.jsonl
   key.remove_prefix(std::string_view("memory/").size());
@@ -32,10 +103,242 @@ std::string ZcodeAdapter::Generate(const SourceFile& stream, std::string_view la
 }
 
 ParsedLine ZcodeAdapter::ParseLine(std::string_view line, ParseContext& ctx) const {
-  if (ctx.key.rfind("memory/", 0) != 0) throw ParseError("not a ZCode memory stream");
+  if (ctx.key == "sessions/db.jsonl") return ParseMessage(line);
+  if (ctx.key.rfind("memory/", 0) != 0) throw ParseError("not a ZCode stream");
   return ParseMemoryLine(line, [](std::string_view file, std::string_view content) {
     return MarkdownMemory(file, content, ClaudeStyleKind);
   });
+}
+
+}  // namespace origin::adapters
+
+namespace origin::adapters {
+
+std::string ZcodeAdapter::GenerateMessages(const SourceFile& stream, std::string_view last_line,
+                                           std::size_t max_bytes) const {
+  // Where to go on, from the last line alone.
+  std::int64_t upto = 0;
+  std::set<std::int64_t> after;
+  if (!last_line.empty()) {
+    rapidjson::Document last;
+    ParseObject(last_line, last);
+    if (const Json* u = Member(last, "upto"); u != nullptr && u->IsInt64()) upto = u->GetInt64();
+    if (const Json* a = Member(last, "after"); a != nullptr && a->IsArray())
+      for (const Json& v : a->GetArray())
+        if (v.IsInt64()) after.insert(v.GetInt64());
+  }
+  std::string out;
+  // Without a -wal the file holds everything and nobody writes: read it as
+  // immutable (no lock, no file created).  With one, as a reader of the
+  // log, which needs its -shm (read marks only); without it, next look.
+  const std::string wal = stream.abs_path + "-wal", shm = stream.abs_path + "-shm";
+  const bool logged = ::access(wal.c_str(), F_OK) == 0;
+  if (logged && ::access(shm.c_str(), F_OK) != 0)
+    throw SourceBusy(stream.abs_path + " has a -wal but no -shm");
+  const std::string before = StatToken(stream.abs_path);
+  try {
+    Db db(stream.abs_path, logged ? Db::Mode::kReadOnly : Db::Mode::kImmutable);
+    // One snapshot for the whole look.
+    db.Exec("BEGIN");
+    auto& msgs = db.Prepare(
+        "SELECT rowid, id, session_id, sequence, time_created, data FROM message "
+        "WHERE rowid > ? ORDER BY rowid LIMIT 5000");
+    msgs.Bind(1, upto);
+    bool held = false;  // a message before this one is still changing
+    while (msgs.Step() && out.size() < max_bytes) {
+      const std::int64_t rowid = msgs.Int(0);
+      if (after.count(rowid) != 0) {
+        if (!held) {
+          upto = rowid;
+          after.erase(rowid);
+        }
+        continue;
+      }
+      const std::string id(msgs.Text(1)), session(msgs.Text(2));
+      const std::int64_t sequence = msgs.Int(3);
+      std::string_view data = msgs.Text(5);
+      rapidjson::Document m;
+      m.Parse<rapidjson::kParseIterativeFlag>(data.data(), data.size());
+      bool complete = false;
+      if (!m.HasParseError() && m.IsObject()) {
+        const auto role = Str(m, "role");
+        const Json* time = Member(m, "time");
+        complete = role == "user" || Member(m, "finish") != nullptr ||
+                   (time != nullptr && time->IsObject() && Member(*time, "completed") != nullptr);
+      }
+      if (!complete) {
+        auto& later =
+            db.Prepare("SELECT 1 FROM message WHERE session_id = ? AND sequence > ? LIMIT 1");
+        later.Bind(1, session).Bind(2, sequence);
+        complete = later.Step();
+        later.Reset();
+      }
+      if (!complete) {
+        held = true;
+        continue;
+      }
+      if (held)
+        after.insert(rowid);
+      else
+        upto = rowid;
+      rapidjson::StringBuffer sb;
+      rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+      w.StartObject();
+      w.Key("message");
+      w.StartObject();
+      w.Key("id");
+      w.String(id.c_str(), static_cast<rapidjson::SizeType>(id.size()));
+      w.Key("session_id");
+      w.String(session.c_str(), static_cast<rapidjson::SizeType>(session.size()));
+      w.Key("sequence");
+      w.Int64(sequence);
+      w.Key("time_created");
+      w.Int64(msgs.Int(4));
+      PutJson(w, "data", data);
+      w.EndObject();
+      auto& sess = db.Prepare(
+          "SELECT id, parent_id, directory, title, title_source, version FROM session WHERE id = "
+          "?");
+      sess.Bind(1, session);
+      w.Key("session");
+      if (sess.Step()) {
+        w.StartObject();
+        PutText(w, "id", sess, 0);
+        PutText(w, "parent_id", sess, 1);
+        PutText(w, "directory", sess, 2);
+        PutText(w, "title", sess, 3);
+        PutText(w, "title_source", sess, 4);
+        PutText(w, "version", sess, 5);
+        w.EndObject();
+      } else {
+        w.Null();
+      }
+      sess.Reset();
+      auto& parts = db.Prepare(
+          "SELECT id, time_created, data FROM part WHERE message_id = ? "
+          "ORDER BY sequence, time_created, id");
+      parts.Bind(1, id);
+      w.Key("parts");
+      w.StartArray();
+      while (parts.Step()) {
+        w.StartObject();
+        PutText(w, "id", parts, 0);
+        w.Key("time_created");
+        w.Int64(parts.Int(1));
+        PutJson(w, "data", parts.Text(2));
+        w.EndObject();
+      }
+      parts.Reset();
+      w.EndArray();
+      w.Key("upto");
+      w.Int64(upto);
+      w.Key("after");
+      w.StartArray();
+      for (std::int64_t a : after) w.Int64(a);
+      w.EndArray();
+      w.EndObject();
+      out.append(sb.GetString(), sb.GetSize()).push_back('\n');
+    }
+    msgs.Reset();
+    db.Exec("COMMIT");
+  } catch (const SqliteError& e) {
+    if (Busy(e.code()) || !logged) throw SourceBusy(e.what());
+    throw;
+  }
+  // Read as immutable while ZCode began writing: what was read may be torn.
+  if (!logged && (::access(wal.c_str(), F_OK) == 0 || StatToken(stream.abs_path) != before))
+    throw SourceBusy(stream.abs_path + " changed while it was read");
+  return out;
+}
+
+ParsedLine ZcodeAdapter::ParseMessage(std::string_view line) {
+  rapidjson::Document doc;
+  ParseObject(line, doc);
+  const Json* msg = Member(doc, "message");
+  if (msg == nullptr || !msg->IsObject()) throw ParseError("a ZCode line without its message");
+  const Json* data = Member(*msg, "data");
+  auto id = NonEmpty(*msg, "id");
+  auto session_id = NonEmpty(*msg, "session_id");
+  const Json* created = Member(*msg, "time_created");
+  if (!id || !session_id || data == nullptr || !data->IsObject() || created == nullptr ||
+      !created->IsInt64())
+    throw ParseError("a ZCode message without id, session, time or data");
+  const Json* sess = Member(doc, "session");
+  std::optional<std::string> parent, directory;
+  ParsedLine out;
+  if (sess != nullptr && sess->IsObject()) {
+    parent = NonEmpty(*sess, "parent_id");
+    directory = NonEmpty(*sess, "directory");
+    out.agent_version = NonEmpty(*sess, "version");
+    if (!parent) {
+      out.title = NonEmpty(*sess, "title");
+      out.title_session = *session_id;
+      out.title_manual = Str(*sess, "title_source") == "custom";
+    }
+  }
+  const std::string role(Str(*data, "role").value_or(""));
+  std::optional<std::string> cwd = directory;
+  if (const Json* path = Member(*data, "path"); path != nullptr && path->IsObject())
+    if (auto c = NonEmpty(*path, "cwd")) cwd = c;
+  auto event = [&](std::string native_id, const char* r, const char* kind,
+                   std::int64_t ts) -> ParsedEvent& {
+    ParsedEvent& e = out.events.emplace_back();
+    e.native_id = std::move(native_id);
+    e.session = parent.value_or(*session_id);
+    if (parent) e.agent = *session_id;
+    e.ts = ts;
+    e.role = r;
+    e.kind = kind;
+    e.cwd = cwd;
+    return e;
+  };
+  std::string text;
+  std::vector<const Json*> tools;
+  if (const Json* parts = Member(doc, "parts"); parts != nullptr && parts->IsArray()) {
+    for (const Json& p : parts->GetArray()) {
+      const Json* pd = Member(p, "data");
+      if (pd == nullptr || !pd->IsObject()) continue;
+      auto type = Str(*pd, "type");
+      if (type == "text") AppendParagraph(text, Str(*pd, "text").value_or(""));
+      if (type == "tool") tools.push_back(&p);
+    }
+  }
+  const std::int64_t ts = created->GetInt64();
+  if (role == "user" || role == "assistant") {
+    if (text.find_first_not_of(" \t\r\n") != std::string::npos) {
+      ParsedEvent& e = event(*id, role == "user" ? "user" : "assistant", "message", ts);
+      e.text = text;
+      if (role == "assistant") e.model = NonEmpty(*data, "modelID");
+    }
+  }
+  for (const Json* p : tools) {
+    const Json& pd = (*p)["data"];
+    const std::string part_id(Str(*p, "id").value_or(""));
+    std::int64_t pts = ts;
+    if (const Json* t = Member(*p, "time_created");
+        t != nullptr && t->IsInt64() && t->GetInt64() > 0)
+      pts = t->GetInt64();
+    const Json* state = Member(pd, "state");
+    const std::optional<std::string> tool = NonEmpty(pd, "tool"), call_id = NonEmpty(pd, "callID");
+    ParsedEvent& call = event(part_id + "#call", "assistant", "tool_call", pts);
+    call.tool_name = tool;
+    call.call_id = call_id;
+    const Json* input = state != nullptr ? Member(*state, "input") : nullptr;
+    call.text = Truncate(input != nullptr ? Serialize(*input) : "", kToolCallChars);
+    auto status = state != nullptr ? Str(*state, "status") : std::nullopt;
+    if (status == "completed" || status == "error") {
+      ParsedEvent& res = event(part_id + "#result", "tool", "tool_result", pts);
+      res.call_id = call_id;  // not through `call`: the vector may have moved
+      res.tool_name = tool;
+      const Json* o = Member(*state, status == "error" ? "error" : "output");
+      res.text = Truncate(o == nullptr    ? ""
+                          : o->IsString() ? std::string(o->GetString(), o->GetStringLength())
+                                          : Serialize(*o),
+                          kToolResultChars);
+      res.is_error = status == "error";
+    }
+  }
+  return out;
 }
 
 }  // namespace origin::adapters

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "core/c/sqlite.hpp"
 
+#include <cstdio>
+
 namespace origin {
 
 namespace {
@@ -68,9 +70,25 @@ std::string_view Stmt::Blob(int col) const {
 
 Db::Db(const std::string& path, Mode mode) : path_(path) {
   int flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE;
-  flags |=
-      mode == Mode::kReadOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-  int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+  flags |= mode == Mode::kReadWrite ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+                                    : SQLITE_OPEN_READONLY;
+  std::string name = path;
+  if (mode == Mode::kImmutable) {
+    // A URI: the characters URIs give a meaning to are escaped.
+    name = "file:";
+    for (char c : path) {
+      if (c == '%' || c == '?' || c == '#') {
+        char esc[4];
+        std::snprintf(esc, sizeof esc, "%%%02X", static_cast<unsigned char>(c));
+        name += esc;
+      } else {
+        name += c;
+      }
+    }
+    name += "?immutable=1";
+    flags |= SQLITE_OPEN_URI;
+  }
+  int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     std::string msg =
         "open " + path + ": " + (db_ != nullptr ? sqlite3_errmsg(db_) : sqlite3_errstr(rc));

@@ -91,7 +91,10 @@ class Stmt {
 
 class Db {
  public:
-  enum class Mode { kReadWrite, kReadOnly };
+  /// kImmutable: read-only, as a file nothing changes (SQLite's immutable=1:
+  /// no locks, no -wal or -shm created), for another program's database
+  /// that has no write-ahead log at the moment.
+  enum class Mode { kReadWrite, kReadOnly, kImmutable };
   /// Opens (creating when kReadWrite) the database at `path`.  Throws.
   Db(const std::string& path, Mode mode);
   ~Db();

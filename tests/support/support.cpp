@@ -82,4 +82,43 @@ std::map<std::string, std::string> HashTree(const std::string& root) {
   return out;
 }
 
+// ZCode's database, as its CLI lays it out (sources.md 4.2), built here
+// rather than committed: sessions (one a sub-agent), messages and parts, an
+// assistant message still streaming at the end.
+void BuildZcodeDb(const std::string& path) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  Db db(path, Db::Mode::kReadWrite);
+  db.Exec("PRAGMA journal_mode = WAL");
+  db.Exec(R"sql(
+CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT, parent_id TEXT, directory TEXT,
+  title TEXT, title_source TEXT, version TEXT, time_created INTEGER, time_updated INTEGER);
+CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, sequence INTEGER,
+  time_created INTEGER, data TEXT);
+CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, sequence INTEGER,
+  time_created INTEGER, data TEXT);
+INSERT INTO session VALUES
+  ('sess_8c1f', 'proj_-home-dev-app', NULL, '/home/dev/app', 'Fix parser test', 'custom',
+   '0.16.9', 1767600000000, 1767600300000),
+  ('sess_subagent_1', 'proj_-home-dev-app', 'sess_8c1f', '/home/dev/app', 'explore', NULL,
+   '0.16.9', 1767600100000, 1767600200000);
+INSERT INTO message VALUES
+  ('msg_01', 'sess_8c1f', 1, 1767600000100, '{"role":"user","path":{"cwd":"/home/dev/app"}}'),
+  ('msg_02', 'sess_8c1f', 2, 1767600000200, '{"role":"assistant","modelID":"glm-5.3","path":{"cwd":"/home/dev/app"},"finish":"tool-calls"}'),
+  ('msg_s1', 'sess_subagent_1', 1, 1767600100000, '{"role":"assistant","modelID":"glm-5.3","time":{"created":1767600100000,"completed":1767600100500}}'),
+  ('msg_03', 'sess_8c1f', 3, 1767600000300, '{"role":"assistant","modelID":"glm-5.3","path":{"cwd":"/home/dev/app"}}'),
+  ('msg_04', 'sess_8c1f', 4, 1767600000400, '{"role":"user","path":{"cwd":"/home/dev/app"}}'),
+  ('msg_05', 'sess_8c1f', 5, 1767600000500, '{"role":"assistant","modelID":"glm-5.3","path":{"cwd":"/home/dev/app"}}');
+INSERT INTO part VALUES
+  ('prt_01', 'msg_01', 'sess_8c1f', 1, 1767600000100, '{"type":"text","text":"Fix the failing parser test"}'),
+  ('prt_02', 'msg_02', 'sess_8c1f', 1, 1767600000200, '{"type":"reasoning","text":"SECRET-THOUGHT run the test first"}'),
+  ('prt_03', 'msg_02', 'sess_8c1f', 2, 1767600000210, '{"type":"tool","callID":"call_1","tool":"Bash","state":{"status":"completed","input":{"command":"ctest -R parser"},"output":"1 test failed"}}'),
+  ('prt_04', 'msg_02', 'sess_8c1f', 3, 1767600000220, '{"type":"tool","callID":"call_2","tool":"Read","state":{"status":"error","input":{"path":"nope.cpp"},"error":"no such file"}}'),
+  ('prt_05', 'msg_02', 'sess_8c1f', 4, 1767600000230, '{"type":"step-finish"}'),
+  ('prt_s1', 'msg_s1', 'sess_subagent_1', 1, 1767600100100, '{"type":"text","text":"The parser lives in src/parse."}'),
+  ('prt_06', 'msg_03', 'sess_8c1f', 1, 1767600000300, '{"type":"text","text":"The test expected a trailing newline; fixed."}'),
+  ('prt_07', 'msg_04', 'sess_8c1f', 1, 1767600000400, '{"type":"text","text":"Thanks. Now the docs."}'),
+  ('prt_08', 'msg_05', 'sess_8c1f', 1, 1767600000500, '{"type":"text","text":"Updating the"}');
+)sql");
+}
+
 }  // namespace origin::test

@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 
 #include <cstdint>
-#include <memory>
 #include <map>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -37,6 +37,11 @@ class ScopedTempDir {
 void WriteFile(const std::string& path, std::string_view data);  // creates parent dirs
 void AppendFile(const std::string& path, std::string_view data);
 std::string ReadAll(const std::string& path);
+/// ZCode's database as its CLI lays it out (sources.md 4.2), built by the
+/// tests rather than committed: two sessions (one a sub-agent's), messages
+/// and parts, the last assistant message (msg_05) still streaming.
+void BuildZcodeDb(const std::string& path);
+
 /// The SHA-256 of every regular file under `root`, by path: an agent's
 /// files must be byte-identical before and after a sync.
 std::map<std::string, std::string> HashTree(const std::string& root);

@@ -200,7 +200,10 @@ TEST_SUITE("adapters") {
   TEST_CASE("adapters: ZCode's and Grok Build's memory directories give their expected events") {
     ScopedTempDir d;
     adapters::ZcodeAdapter z(d / "zcode");
-    CheckAgent("zcode", z, d / "zcode", FixMemoryTimes);
+    CheckAgent("zcode", z, d / "zcode", [](const std::string& root) {
+      FixMemoryTimes(root);
+      BuildZcodeDb(root + "/cli/db/db.sqlite");
+    });
     adapters::GrokAdapter g(d / "grok");
     CheckAgent("grok", g, d / "grok", FixMemoryTimes);
     // What each derives: ZCode's MEMORY.md is an index; Grok's is the memory.
