@@ -4,15 +4,13 @@
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
-#include <sqlite3.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <set>
 #include <vector>
 
 #include "adapters/common/json.hpp"
 #include "adapters/common/memory_stream.hpp"
+#include "adapters/common/sqlite_source.hpp"
 #include "core/c/sqlite.hpp"
 #include "core/ingest/walk.hpp"
 #include "core/util/hash.hpp"
@@ -21,21 +19,6 @@
 namespace origin::adapters {
 
 namespace {
-
-// size:mtime of a file, "-" when there is none.
-std::string StatToken(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return "-";
-  return std::to_string(st.st_size) + ":" +
-         std::to_string(static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 +
-                        st.st_mtim.tv_nsec);
-}
-
-bool Busy(int code) {
-  const int primary = code & 0xff;
-  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED || primary == SQLITE_CANTOPEN ||
-         primary == SQLITE_PROTOCOL || primary == SQLITE_IOERR;
-}
 
 // A column holding JSON text, parsed into `out` under `key` (a string when
 // it is not JSON).
@@ -66,18 +49,9 @@ void PutText(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* key, con
 Discovery ZcodeAdapter::Discover() const {
   Discovery d = RootDiscovery(root_);
   if (!d.root_exists) return d;
-  const std::string db_dir = root_ + "/cli/db", db = db_dir + "/db.sqlite";
-  struct stat st {};
-  if (::stat(db.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-    SourceFile f;
-    f.abs_path = db;
-    f.key = "sessions/db.jsonl";
-    f.generated = true;
-    f.size = st.st_size;
-    f.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
-    // Writes land in the -wal first: it is part of the token.
-    f.token = Sha256Hex(StatToken(db) + "|" + StatToken(db + "-wal"));
-    d.files.push_back(std::move(f));
+  const std::string db_dir = root_ + "/cli/db";
+  if (auto f = DatabaseStream(db_dir + "/db.sqlite", "sessions/db.jsonl")) {
+    d.files.push_back(std::move(*f));
     d.dirs.push_back(db_dir);
   }
   const std::string projects = root_ + "/cli/memories/projects";
@@ -127,19 +101,8 @@ std::string ZcodeAdapter::GenerateMessages(const SourceFile& stream, std::string
       for (const Json& v : a->GetArray())
         if (v.IsInt64()) after.insert(v.GetInt64());
   }
-  std::string out;
-  // Without a -wal the file holds everything and nobody writes: read it as
-  // immutable (no lock, no file created).  With one, as a reader of the
-  // log, which needs its -shm (read marks only); without it, next look.
-  const std::string wal = stream.abs_path + "-wal", shm = stream.abs_path + "-shm";
-  const bool logged = ::access(wal.c_str(), F_OK) == 0;
-  if (logged && ::access(shm.c_str(), F_OK) != 0)
-    throw SourceBusy(stream.abs_path + " has a -wal but no -shm");
-  const std::string before = StatToken(stream.abs_path);
-  try {
-    Db db(stream.abs_path, logged ? Db::Mode::kReadOnly : Db::Mode::kImmutable);
-    // One snapshot for the whole look.
-    db.Exec("BEGIN");
+  return ReadDatabase(stream.abs_path, [&](Db& db) {
+    std::string out;
     auto& msgs = db.Prepare(
         "SELECT rowid, id, session_id, sequence, time_created, data FROM message "
         "WHERE rowid > ? ORDER BY rowid LIMIT 5000");
@@ -240,15 +203,8 @@ std::string ZcodeAdapter::GenerateMessages(const SourceFile& stream, std::string
       out.append(sb.GetString(), sb.GetSize()).push_back('\n');
     }
     msgs.Reset();
-    db.Exec("COMMIT");
-  } catch (const SqliteError& e) {
-    if (Busy(e.code()) || !logged) throw SourceBusy(e.what());
-    throw;
-  }
-  // Read as immutable while ZCode began writing: what was read may be torn.
-  if (!logged && (::access(wal.c_str(), F_OK) == 0 || StatToken(stream.abs_path) != before))
-    throw SourceBusy(stream.abs_path + " changed while it was read");
-  return out;
+    return out;
+  });
 }
 
 ParsedLine ZcodeAdapter::ParseMessage(std::string_view line) {
