@@ -5,6 +5,7 @@
 
 #include "adapters/claude_code/claude_code.hpp"
 #include "adapters/codex/codex.hpp"
+#include "adapters/cursor/cursor.hpp"
 #include "adapters/grok/grok.hpp"
 #include "adapters/zcode/zcode.hpp"
 
@@ -21,6 +22,7 @@ std::vector<std::unique_ptr<SourceAdapter>> MakeAdapters(const std::string& home
   std::vector<std::unique_ptr<SourceAdapter>> out;
   out.push_back(std::make_unique<ClaudeCodeAdapter>(EnvOr("CLAUDE_CONFIG_DIR", home + "/.claude")));
   out.push_back(std::make_unique<CodexAdapter>(EnvOr("CODEX_HOME", home + "/.codex")));
+  out.push_back(std::make_unique<CursorAdapter>(home + "/.cursor"));
   out.push_back(std::make_unique<ZcodeAdapter>(EnvOr("ZCODE_HOME", home + "/.zcode")));
   out.push_back(std::make_unique<GrokAdapter>(EnvOr("GROK_HOME", home + "/.grok")));
   return out;

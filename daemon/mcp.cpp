@@ -69,7 +69,7 @@ const Tool kTools[] = {
 "include_tools":{"type":"boolean","description":"search tool calls and results too"},
 "recent":{"type":"boolean","description":"newest first instead of by relevance"},
 "history":{"type":"boolean","description":"superseded and ended entries too"},
-"source":{"type":"string","description":"an agent: claude-code, codex, zcode, grok"},
+"source":{"type":"string","description":"an agent: claude-code, codex, cursor, zcode, grok"},
 "project":{"type":"string"},
 "since":{"type":"string","description":"ISO 8601 date or time"},
 "until":{"type":"string","description":"ISO 8601 date or time"},

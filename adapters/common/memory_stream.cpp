@@ -331,21 +331,5 @@ std::string WithoutHashSuffix(std::string_view name, std::size_t hex_len) {
   return std::string(name.substr(0, dash));
 }
 
-std::vector<std::string> SubDirs(const std::string& dir) {
-  std::vector<std::string> out;
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return out;
-  const int fd = ::dirfd(d);
-  while (dirent* e = ::readdir(d)) {
-    std::string_view name = e->d_name;
-    if (name == "." || name == "..") continue;
-    struct stat st {};
-    if (::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
-      out.emplace_back(name);
-  }
-  ::closedir(d);
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 }  // namespace origin::adapters

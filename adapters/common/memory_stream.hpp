@@ -94,7 +94,5 @@ void AddMemoryStream(Discovery& d, const std::string& dir, std::string key);
 /// to a project's name in their memory directories' names), else `name`.
 std::string WithoutHashSuffix(std::string_view name, std::size_t hex_len);
 
-/// The names of the subdirectories of `dir` (not following symlinks), sorted.
-std::vector<std::string> SubDirs(const std::string& dir);
 
 }  // namespace origin::adapters

@@ -10,11 +10,13 @@
 // JSON) names the latest root blob; a tree blob lists its children as
 // protobuf field 1 (32-byte blob ids), and a blob that starts with '{' is a
 // message ({role, content}).  The stream has a line per message of the
-// latest tree, in order, each holding its blob id and the ids of the tree's
-// messages so far (a digest), so that a rewind (a root that no longer holds
-// later messages) goes on from where the trees part; a blob, being named by
-// its content, never changes.  Messages carry no time: the chat's createdAt
-// plus the message's index in ms keeps them in order.  Events per line:
+// latest tree, in order, each holding its blob id, its index in the tree
+// and a digest of the tree's message ids so far.  The next look goes on
+// after the last index while the tree still begins with the same messages;
+// after a rewind (a root on another branch) the tree is written again from
+// its start, and the messages it shares with the old branch, the same
+// blobs, add no event.  A blob, named by its content, never changes.  Messages carry no time: the
+// chat's createdAt plus the message's index in ms keeps them in order.  Events per line:
 //   user        the text (the <user_query> in it, when there is one): a
 //               message; a message of only <user_info> context: meta
 //   assistant   text parts joined: a message (model: the chat's
@@ -38,8 +40,8 @@ class CursorAdapter final : public SourceAdapter {
   const std::string& root() const override { return root_; }
   Discovery Discover() const override;
   ParsedLine ParseLine(std::string_view line, ParseContext& ctx) const override;
-  std::string Generate(const SourceFile& stream, std::string_view last_line,
-                       std::size_t max_bytes, std::int64_t now_ms) const override;
+  std::string Generate(const SourceFile& stream, std::string_view last_line, std::size_t max_bytes,
+                       std::int64_t now_ms) const override;
 
  private:
   std::string root_;

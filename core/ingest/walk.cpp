@@ -2,6 +2,7 @@
 #include "core/ingest/walk.hpp"
 
 #include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -95,6 +96,23 @@ Discovery RootDiscovery(const std::string& root) {
   d.root_exists = IsDirectory(root);
   if (d.root_exists) d.dirs.push_back(root);
   return d;
+}
+
+std::vector<std::string> SubDirs(const std::string& dir) {
+  std::vector<std::string> out;
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return out;
+  const int fd = ::dirfd(d);
+  while (dirent* e = ::readdir(d)) {
+    std::string_view name = e->d_name;
+    if (name == "." || name == "..") continue;
+    struct stat st {};
+    if (::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
+      out.emplace_back(name);
+  }
+  ::closedir(d);
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 }  // namespace origin

@@ -7,6 +7,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/ingest/adapter.hpp"
 
@@ -27,6 +28,10 @@ bool IsDirectory(const std::string& path);
 /// A discovery of `root` with nothing found yet: whether it exists, and, if
 /// it does, `root` among the directories to watch.
 Discovery RootDiscovery(const std::string& root);
+
+/// The names of the subdirectories of `dir` (not following symlinks), sorted;
+/// none when it cannot be read.
+std::vector<std::string> SubDirs(const std::string& dir);
 
 /// Walks `root`.  Files come out sorted by key.
 Discovery Walk(const std::string& root, const WalkRules& rules);

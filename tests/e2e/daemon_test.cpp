@@ -113,8 +113,8 @@ TEST_SUITE("e2e") {
     CHECK(std::string(d["entries"][0]["author"].GetString()) == "zcode@testbox");
     CHECK(d["entries"][0]["imported"].GetBool());
     auto st = Json(f.Cli({"status", "--json"}).out);
-    REQUIRE(st["sources"].Size() == 4);
-    CHECK(std::string(st["sources"][3]["name"].GetString()) == "Grok Build");
+    REQUIRE(st["sources"].Size() == 5);
+    CHECK(std::string(st["sources"][4]["name"].GetString()) == "Grok Build");
     f.Stop();
   }
 
@@ -144,7 +144,7 @@ TEST_SUITE("e2e") {
     CHECK(std::string(d["sources"][0]["source"].GetString()) == "codex");
     r = f.Cli({"sync", "--source", "vim"});
     CHECK(r.status == 2);
-    CHECK(r.err.find("unknown source vim (claude-code, codex, zcode, grok)") != std::string::npos);
+    CHECK(r.err.find("unknown source vim (claude-code, codex, cursor, zcode, grok)") != std::string::npos);
     CHECK(f.Cli({"sync", "--days", "3"}).status == 2);
     f.Stop();
   }

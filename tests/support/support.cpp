@@ -121,4 +121,46 @@ INSERT INTO part VALUES
 )sql");
 }
 
+void BuildCursorChat(const std::string& path, const std::vector<std::string>& messages) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  Db db(path, Db::Mode::kReadWrite);
+  db.Exec("PRAGMA journal_mode = WAL");
+  db.Exec(
+      "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT);"
+      "CREATE TABLE IF NOT EXISTS blobs (id TEXT PRIMARY KEY, data BLOB);");
+  auto put = [&](const std::string& data) {
+    const std::string id = Sha256Hex(data);
+    auto& st = db.Prepare("INSERT OR IGNORE INTO blobs(id, data) VALUES (?, ?)");
+    st.Bind(1, id).BindBlob(2, data.data(), data.size()).Run();
+    return id;
+  };
+  // A tree blob: field 1 (0x0A), length 32 (0x20), the raw id, per child;
+  // then a field the reader must skip (9: a workspace path).
+  auto tree = [&](const std::vector<std::string>& children) {
+    std::string b;
+    for (const std::string& hex : children) {
+      b += '\x0a';
+      b += '\x20';
+      for (std::size_t i = 0; i < hex.size(); i += 2)
+        b += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+    }
+    const std::string ws = "/home/dev/app";
+    b += '\x4a';  // field 9, length-delimited
+    b += static_cast<char>(ws.size());
+    b += ws;
+    return put(b);
+  };
+  std::vector<std::string> ids;
+  for (const std::string& m : messages) ids.push_back(put(m));
+  const std::size_t half = ids.size() / 2;
+  std::vector<std::string> top = {tree(std::vector<std::string>(ids.begin(), ids.begin() + half))};
+  top.insert(top.end(), ids.begin() + half, ids.end());
+  const std::string root = tree(top);
+  const std::string meta =
+      R"({"agentId":"ac43c6","latestRootBlobId":")" + root +
+      R"(","name":"Fix flaky test","mode":"default","createdAt":1768862746153,"lastUsedModel":"gpt-5"})";
+  auto& st = db.Prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('0', ?)");
+  st.Bind(1, Hex(meta)).Run();
+}
+
 }  // namespace origin::test

@@ -10,6 +10,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/c/fd.hpp"
 #include "core/c/sqlite.hpp"
@@ -41,6 +42,14 @@ std::string ReadAll(const std::string& path);
 /// tests rather than committed: two sessions (one a sub-agent's), messages
 /// and parts, the last assistant message (msg_05) still streaming.
 void BuildZcodeDb(const std::string& path);
+
+/// A cursor-agent chat database (sources.md 3.3) at `path`, built by the
+/// tests: `meta` with hex-encoded JSON naming the root blob, message blobs
+/// (JSON) and protobuf tree blobs listing their children.  `messages` are
+/// the chat's messages in order, as JSON; the tree is a root holding a
+/// subtree of the first half and the rest directly.  Rewrites an existing
+/// chat's tree (a new root) when called again.
+void BuildCursorChat(const std::string& path, const std::vector<std::string>& messages);
 
 /// The SHA-256 of every regular file under `root`, by path: an agent's
 /// files must be byte-identical before and after a sync.

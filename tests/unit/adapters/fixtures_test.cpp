@@ -23,6 +23,7 @@
 
 #include "adapters/claude_code/claude_code.hpp"
 #include "adapters/codex/codex.hpp"
+#include "adapters/cursor/cursor.hpp"
 #include "adapters/grok/grok.hpp"
 #include "adapters/zcode/zcode.hpp"
 #include "core/c/zstd.hpp"
@@ -289,6 +290,38 @@ TEST_SUITE("adapters") {
     const std::string mirror = s.mirrors->ReadContent(
         *s.db, s.db->QueryInt("SELECT id FROM raw_file WHERE key LIKE '%titles.jsonl'"));
     CHECK(std::count(mirror.begin(), mirror.end(), '\n') == 4);
+  }
+
+  TEST_CASE(
+      "adapters: a cursor-agent chat gives its expected events, and a rewind adds none twice") {
+    const std::vector<std::string> chat = {
+        R"({"role":"user","content":"<user_info>OS: linux</user_info>"})",
+        R"({"role":"user","content":"<user_info>OS: linux</user_info>\n<user_query>\nFix the flaky test\n</user_query>"})",
+        R"({"id":"1","role":"assistant","content":[{"type":"reasoning","text":"SECRET-THOUGHT check the timer"},{"type":"text","text":"Reading it."},{"type":"tool-call","toolCallId":"toolu_9","toolName":"Read","args":{"path":"t/flaky.cpp"}}]})",
+        R"({"role":"tool","id":"toolu_9","content":[{"type":"tool-result","toolCallId":"toolu_9","toolName":"Read","result":"int main() {}","isError":false}]})",
+        R"({"id":"1","role":"assistant","content":"The timer races; fixed."})",
+    };
+    ScopedTempDir d;
+    adapters::CursorAdapter c(d / "cursor");
+    const std::string db = "/chats/9f3b2c/ac43c6/store.db";
+    CheckAgent("cursor", c, d / "cursor",
+               [&](const std::string& root) { BuildCursorChat(root + db, chat); });
+    // More messages, then a rewind to another branch after the second.
+    TestStore s;
+    Ingester ing(*s.db, *s.mirrors, s.clock);
+    ing.Sync({&c}, {});
+    const std::int64_t before = s.db->QueryInt("SELECT count(*) FROM event");
+    auto more = chat;
+    more.push_back(R"({"role":"user","content":"<user_query>And the docs</user_query>"})");
+    BuildCursorChat(d / ("cursor" + db), more);
+    ing.Sync({&c}, {});
+    CHECK(s.db->QueryInt("SELECT count(*) FROM event") == before + 1);
+    std::vector<std::string> branch(chat.begin(), chat.begin() + 2);
+    branch.push_back(R"({"role":"assistant","content":"Another answer."})");
+    BuildCursorChat(d / ("cursor" + db), branch);
+    ing.Sync({&c}, {});
+    CHECK(s.db->QueryInt("SELECT count(*) FROM event") == before + 2);  // only the new one
+    CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE text = 'Another answer.'") == 1);
   }
 
   TEST_CASE("adapters: roots come from CLAUDE_CONFIG_DIR and CODEX_HOME") {

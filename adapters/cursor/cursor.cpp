@@ -1,0 +1,329 @@
+// SPDX-License-Identifier: MIT
+#include "adapters/cursor/cursor.hpp"
+
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <cstdlib>
+#include <functional>
+#include <set>
+#include <vector>
+
+#include "adapters/common/json.hpp"
+#include "adapters/common/memory_stream.hpp"
+#include "adapters/common/sqlite_source.hpp"
+#include "core/ingest/walk.hpp"
+#include "core/util/hash.hpp"
+#include "core/util/text.hpp"
+
+namespace origin::adapters {
+
+namespace {
+
+constexpr std::size_t kMaxTreeDepth = 64;
+
+std::optional<std::string> Unhex(std::string_view hex) {
+  if (hex.size() % 2 != 0) return std::nullopt;
+  std::string out;
+  out.reserve(hex.size() / 2);
+  auto nib = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (std::size_t i = 0; i < hex.size(); i += 2) {
+    int hi = nib(hex[i]), lo = nib(hex[i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out += static_cast<char>(hi * 16 + lo);
+  }
+  return out;
+}
+
+// The child ids a tree blob lists: protobuf field 1, length 32 (0x0A 0x20),
+// each as hex.  Other fields are skipped as protobuf says.
+std::vector<std::string> ChildIds(std::string_view b) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  auto varint = [&](std::uint64_t& v) {
+    v = 0;
+    for (int shift = 0; i < b.size() && shift < 64; shift += 7) {
+      auto c = static_cast<unsigned char>(b[i++]);
+      v |= static_cast<std::uint64_t>(c & 0x7f) << shift;
+      if ((c & 0x80) == 0) return true;
+    }
+    return false;
+  };
+  while (i < b.size()) {
+    std::uint64_t tag = 0;
+    if (!varint(tag)) break;
+    const std::uint64_t field = tag >> 3, wire = tag & 7;
+    if (wire == 0) {
+      std::uint64_t ignored;
+      if (!varint(ignored)) break;
+    } else if (wire == 1) {
+      i += 8;
+    } else if (wire == 5) {
+      i += 4;
+    } else if (wire == 2) {
+      std::uint64_t len = 0;
+      if (!varint(len) || len > b.size() - i) break;
+      if (field == 1 && len == 32) out.push_back(Hex(b.substr(i, 32)));
+      i += len;
+    } else {
+      break;  // groups, or not protobuf
+    }
+  }
+  return out;
+}
+
+struct Chat {
+  std::string agent_id, name, model;
+  std::int64_t created = 0;
+  std::vector<std::pair<std::string, std::string>> messages;  // blob id, JSON
+};
+
+// The chat's messages in the order of its latest tree.
+Chat ReadChat(Db& db) {
+  Chat chat;
+  std::string root;
+  {
+    auto& meta = db.Prepare("SELECT key, value FROM meta");
+    while (meta.Step()) {
+      std::string value(meta.Text(1));
+      std::optional<std::string> json = Unhex(value);
+      if (!json) json = value;
+      rapidjson::Document d;
+      d.Parse(json->data(), json->size());
+      if (d.HasParseError() || !d.IsObject()) continue;
+      chat.agent_id = std::string(Str(d, "agentId").value_or(chat.agent_id));
+      root = std::string(Str(d, "latestRootBlobId").value_or(root));
+      chat.name = std::string(Str(d, "name").value_or(chat.name));
+      chat.model = std::string(Str(d, "lastUsedModel").value_or(chat.model));
+      if (const Json* c = Member(d, "createdAt")) {
+        if (c->IsInt64()) chat.created = c->GetInt64();
+        if (c->IsString()) chat.created = std::strtoll(c->GetString(), nullptr, 10);
+      }
+    }
+    meta.Reset();
+  }
+  if (root.empty()) return chat;
+  auto& blob = db.Prepare("SELECT data FROM blobs WHERE id = ?");
+  std::set<std::string> seen;
+  // Depth first, children in order; a blob reached twice is read once.
+  std::function<void(const std::string&, std::size_t)> walk = [&](const std::string& id,
+                                                                  std::size_t depth) {
+    if (depth > kMaxTreeDepth || !seen.insert(id).second) return;
+    blob.Bind(1, id);
+    std::string data;
+    bool found = blob.Step();
+    if (found) data = std::string(blob.Blob(0));
+    blob.Reset();
+    if (!found) return;
+    if (!data.empty() && data.front() == '{') {
+      chat.messages.emplace_back(id, std::move(data));
+      return;
+    }
+    for (const std::string& child : ChildIds(data)) walk(child, depth + 1);
+  };
+  walk(root, 0);
+  return chat;
+}
+
+// The text of a message's content: a string, or its text parts joined.
+std::string ContentText(const Json* content) {
+  if (content == nullptr) return "";
+  if (content->IsString()) return std::string(content->GetString(), content->GetStringLength());
+  std::string out;
+  if (content->IsArray())
+    for (const Json& p : content->GetArray())
+      if (Str(p, "type") == "text") AppendParagraph(out, Str(p, "text").value_or(""));
+  return out;
+}
+
+// What is between <tag> and </tag>, trimmed; nothing without both.
+std::optional<std::string> Between(std::string_view text, std::string_view tag) {
+  const std::string open = "<" + std::string(tag) + ">", close = "</" + std::string(tag) + ">";
+  std::size_t a = text.find(open);
+  if (a == std::string_view::npos) return std::nullopt;
+  std::size_t b = text.find(close, a + open.size());
+  if (b == std::string_view::npos) return std::nullopt;
+  std::string_view in = text.substr(a + open.size(), b - a - open.size());
+  std::size_t s = in.find_first_not_of(" \t\r\n");
+  if (s == std::string_view::npos) return std::string();
+  return std::string(in.substr(s, in.find_last_not_of(" \t\r\n") - s + 1));
+}
+
+}  // namespace
+
+Discovery CursorAdapter::Discover() const {
+  Discovery d = RootDiscovery(root_);
+  if (!d.root_exists) return d;
+  const std::string chats = root_ + "/chats";
+  if (!IsDirectory(chats)) return d;
+  d.dirs.push_back(chats);
+  for (const std::string& ws : SubDirs(chats)) {
+    d.dirs.push_back(chats + "/" + ws);
+    for (const std::string& agent : SubDirs(chats + "/" + ws)) {
+      const std::string dir = chats + "/" + ws + "/" + agent;
+      if (auto f = DatabaseStream(dir + "/store.db", "chats/" + ws + "/" + agent + ".jsonl")) {
+        d.files.push_back(std::move(*f));
+        d.dirs.push_back(dir);
+      }
+    }
+  }
+  return d;
+}
+
+std::string CursorAdapter::Generate(const SourceFile& stream, std::string_view last_line,
+                                    std::size_t max_bytes, std::int64_t) const {
+  // Where to go on: the tree's messages written so far, as the last line
+  // lists them (their ids' digest chain and count).
+  std::int64_t written = 0;
+  std::string chain;  // digest of the ids written, in order
+  if (!last_line.empty()) {
+    rapidjson::Document last;
+    ParseObject(last_line, last);
+    if (const Json* n = Member(last, "index"); n != nullptr && n->IsInt64())
+      written = n->GetInt64() + 1;
+    chain = std::string(Str(last, "chain").value_or(""));
+  }
+  return ReadDatabase(stream.abs_path, [&](Db& db) {
+    Chat chat = ReadChat(db);
+    // Go on after the messages written, if the tree still begins with them;
+    // after a rewind (another branch) it is written again from its start:
+    // the messages it shares with the old one are the same blobs, whose
+    // events are there already.
+    std::string digest;
+    std::int64_t start = 0;
+    const auto total = static_cast<std::int64_t>(chat.messages.size());
+    for (; start < total && start < written; ++start)
+      digest = Sha256Hex(digest + chat.messages[static_cast<std::size_t>(start)].first);
+    if (start != written || digest != chain) {
+      digest.clear();
+      start = 0;
+    }
+    std::string out;
+    for (std::int64_t i = start; i < total; ++i) {
+      const auto& [id, json] = chat.messages[static_cast<std::size_t>(i)];
+      digest = Sha256Hex(digest + id);
+      rapidjson::StringBuffer sb;
+      rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+      w.StartObject();
+      w.Key("agent_id");
+      w.String(chat.agent_id.c_str(), static_cast<rapidjson::SizeType>(chat.agent_id.size()));
+      w.Key("name");
+      w.String(chat.name.c_str(), static_cast<rapidjson::SizeType>(chat.name.size()));
+      w.Key("model");
+      w.String(chat.model.c_str(), static_cast<rapidjson::SizeType>(chat.model.size()));
+      w.Key("created_at");
+      w.Int64(chat.created);
+      w.Key("index");
+      w.Int64(i);
+      w.Key("chain");
+      w.String(digest.c_str(), static_cast<rapidjson::SizeType>(digest.size()));
+      w.Key("blob");
+      w.String(id.c_str(), static_cast<rapidjson::SizeType>(id.size()));
+      w.Key("message");
+      rapidjson::Document m;
+      m.Parse<rapidjson::kParseIterativeFlag>(json.data(), json.size());
+      if (!m.HasParseError() && JsonDepthWithin(json, kMaxJsonDepth))
+        m.Accept(w);
+      else
+        w.String(json.data(), static_cast<rapidjson::SizeType>(json.size()));
+      w.EndObject();
+      out.append(sb.GetString(), sb.GetSize()).push_back('\n');
+      if (out.size() >= max_bytes) break;
+    }
+    return out;
+  });
+}
+
+ParsedLine CursorAdapter::ParseLine(std::string_view line, ParseContext& ctx) const {
+  rapidjson::Document doc;
+  ParseObject(line, doc);
+  auto blob = NonEmpty(doc, "blob");
+  const Json* index = Member(doc, "index");
+  const Json* created = Member(doc, "created_at");
+  const Json* msg = Member(doc, "message");
+  if (!blob || index == nullptr || !index->IsInt64() || created == nullptr || !created->IsInt64() ||
+      msg == nullptr || !msg->IsObject())
+    throw ParseError("not a cursor-agent message line");
+  // The session: the agent id, else the directory's name.
+  std::string session(Str(doc, "agent_id").value_or(""));
+  if (session.empty()) {
+    std::string_view key = ctx.key;
+    session = std::string(Basename(key.substr(0, key.size() - 6)));
+  }
+  ParsedLine out;
+  if (auto name = NonEmpty(doc, "name")) {
+    out.title = name;
+    out.title_session = session;
+  }
+  const std::int64_t ts = created->GetInt64() + index->GetInt64();
+  const std::string role(Str(*msg, "role").value_or(""));
+  const Json* content = Member(*msg, "content");
+  auto event = [&](std::string native_id, const char* r, const char* kind) -> ParsedEvent& {
+    ParsedEvent& e = out.events.emplace_back();
+    e.native_id = std::move(native_id);
+    e.session = session;
+    e.ts = ts;
+    e.role = r;
+    e.kind = kind;
+    return e;
+  };
+  if (role == "user") {
+    std::string text = ContentText(content);
+    if (auto query = Between(text, "user_query")) {
+      event(*blob, "user", "message").text = *query;
+    } else if (text.find_first_not_of(" \t\r\n") != std::string::npos) {
+      // Only the environment the CLI injects (<user_info>): context, not a prompt.
+      const bool context = Between(text, "user_info").has_value();
+      event(*blob, context ? "system" : "user", context ? "meta" : "message").text = text;
+    }
+    return out;
+  }
+  if (role == "assistant") {
+    std::string text = ContentText(content);
+    if (text.find_first_not_of(" \t\r\n") != std::string::npos) {
+      ParsedEvent& e = event(*blob, "assistant", "message");
+      e.text = text;
+      e.model = NonEmpty(doc, "model");
+    }
+    if (content != nullptr && content->IsArray()) {
+      int n = 0;
+      for (const Json& p : content->GetArray()) {
+        ++n;
+        if (Str(p, "type") != "tool-call") continue;
+        ParsedEvent& e = event(*blob + "#" + std::to_string(n), "assistant", "tool_call");
+        e.tool_name = NonEmpty(p, "toolName");
+        e.call_id = NonEmpty(p, "toolCallId");
+        const Json* args = Member(p, "args");
+        e.text = Truncate(args != nullptr ? Serialize(*args) : "", kToolCallChars);
+      }
+    }
+    return out;
+  }
+  if (role == "tool" && content != nullptr && content->IsArray()) {
+    int n = 0;
+    for (const Json& p : content->GetArray()) {
+      ++n;
+      if (Str(p, "type") != "tool-result") continue;
+      ParsedEvent& e = event(*blob + "#" + std::to_string(n), "tool", "tool_result");
+      e.tool_name = NonEmpty(p, "toolName");
+      e.call_id = NonEmpty(p, "toolCallId");
+      const Json* result = Member(p, "result");
+      std::string text = result == nullptr ? ""
+                         : result->IsString()
+                             ? std::string(result->GetString(), result->GetStringLength())
+                         : result->IsArray() ? ContentText(result)
+                                             : Serialize(*result);
+      e.text = Truncate(text, kToolResultChars);
+      e.is_error = Bool(p, "isError");
+    }
+  }
+  return out;
+}
+
+}  // namespace origin::adapters
