@@ -22,7 +22,13 @@ std::vector<std::unique_ptr<SourceAdapter>> MakeAdapters(const std::string& home
   std::vector<std::unique_ptr<SourceAdapter>> out;
   out.push_back(std::make_unique<ClaudeCodeAdapter>(EnvOr("CLAUDE_CONFIG_DIR", home + "/.claude")));
   out.push_back(std::make_unique<CodexAdapter>(EnvOr("CODEX_HOME", home + "/.codex")));
-  out.push_back(std::make_unique<CursorAdapter>(home + "/.cursor"));
+  // The IDE keeps its data where VS Code forks do: the user data directory.
+#ifdef __APPLE__
+  const std::string cursor_user = home + "/Library/Application Support/Cursor/User";
+#else
+  const std::string cursor_user = EnvOr("XDG_CONFIG_HOME", home + "/.config") + "/Cursor/User";
+#endif
+  out.push_back(std::make_unique<CursorAdapter>(home + "/.cursor", cursor_user));
   out.push_back(std::make_unique<ZcodeAdapter>(EnvOr("ZCODE_HOME", home + "/.zcode")));
   out.push_back(std::make_unique<GrokAdapter>(EnvOr("GROK_HOME", home + "/.grok")));
   return out;

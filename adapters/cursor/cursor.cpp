@@ -5,8 +5,10 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -159,7 +161,13 @@ std::optional<std::string> Between(std::string_view text, std::string_view tag) 
 
 Discovery CursorAdapter::Discover() const {
   Discovery d = RootDiscovery(root_);
-  if (!d.root_exists) return d;
+  // The IDE's database.
+  const std::string global = ide_user_ + "/globalStorage";
+  if (auto f = DatabaseStream(global + "/state.vscdb", "ide/state.vscdb.jsonl")) {
+    d.files.push_back(std::move(*f));
+    d.dirs.push_back(global);
+    d.root_exists = true;
+  }
   const std::string chats = root_ + "/chats";
   if (!IsDirectory(chats)) return d;
   d.dirs.push_back(chats);
@@ -178,6 +186,7 @@ Discovery CursorAdapter::Discover() const {
 
 std::string CursorAdapter::Generate(const SourceFile& stream, std::string_view last_line,
                                     std::size_t max_bytes, std::int64_t) const {
+  if (stream.key == "ide/state.vscdb.jsonl") return GenerateIde(stream, last_line, max_bytes);
   // Where to go on: the tree's messages written so far, as the last line
   // lists them (their ids' digest chain and count).
   std::int64_t written = 0;
@@ -241,6 +250,7 @@ std::string CursorAdapter::Generate(const SourceFile& stream, std::string_view l
 }
 
 ParsedLine CursorAdapter::ParseLine(std::string_view line, ParseContext& ctx) const {
+  if (ctx.key == "ide/state.vscdb.jsonl") return ParseBubble(line);
   rapidjson::Document doc;
   ParseObject(line, doc);
   auto blob = NonEmpty(doc, "blob");
@@ -321,6 +331,189 @@ ParsedLine CursorAdapter::ParseLine(std::string_view line, ParseContext& ctx) co
                                              : Serialize(*result);
       e.text = Truncate(text, kToolResultChars);
       e.is_error = Bool(p, "isError");
+    }
+  }
+  return out;
+}
+
+}  // namespace origin::adapters
+
+namespace origin::adapters {
+
+namespace {
+
+constexpr std::size_t kMaxToolField = 64 << 10;
+
+struct Composer {
+  std::string name, model;
+  std::int64_t created = 0;
+  std::vector<std::string> bubbles;  // in order
+  bool generating = true;            // unless its status says otherwise
+};
+
+std::optional<Composer> LoadComposer(Db& db, const std::string& id) {
+  auto& st = db.Prepare("SELECT value FROM cursorDiskKV WHERE key = ?");
+  st.Bind(1, "composerData:" + id);
+  std::optional<std::string> value;
+  if (st.Step()) value = std::string(st.Blob(0));
+  st.Reset();
+  if (!value) return std::nullopt;
+  rapidjson::Document d;
+  d.Parse<rapidjson::kParseIterativeFlag>(value->data(), value->size());
+  if (d.HasParseError() || !d.IsObject()) return std::nullopt;
+  Composer c;
+  c.name = std::string(Str(d, "name").value_or(""));
+  if (const Json* mc = Member(d, "modelConfig"); mc != nullptr && mc->IsObject())
+    c.model = std::string(Str(*mc, "modelName").value_or(""));
+  if (const Json* t = Member(d, "createdAt"); t != nullptr && t->IsInt64())
+    c.created = t->GetInt64();
+  if (const Json* h = Member(d, "fullConversationHeadersOnly"); h != nullptr && h->IsArray())
+    for (const Json& b : h->GetArray())
+      if (auto id2 = Str(b, "bubbleId")) c.bubbles.emplace_back(*id2);
+  auto status = Str(d, "status");
+  c.generating = !(status == "completed" || status == "aborted");
+  return c;
+}
+
+void PutString(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* key, std::string_view v) {
+  w.Key(key);
+  w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
+}
+
+// A tool field as text, cut to the limit (bubbles can hold whole files).
+std::string ToolField(const Json* v) {
+  if (v == nullptr || v->IsNull()) return "";
+  std::string s = v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : Serialize(*v);
+  return std::string(TruncateChars(s, kMaxToolField));
+}
+
+}  // namespace
+
+std::string CursorAdapter::GenerateIde(const SourceFile& stream, std::string_view last_line,
+                                       std::size_t max_bytes) const {
+  RowCursor cursor = RowCursor::FromLine(last_line);
+  return ReadDatabase(stream.abs_path, [&](Db& db) {
+    std::string out;
+    std::map<std::string, std::optional<Composer>> composers;  // this look's
+    auto& rows = db.Prepare(
+        "SELECT rowid, key, value FROM cursorDiskKV WHERE rowid > ? AND key LIKE 'bubbleId:%' "
+        "ORDER BY rowid LIMIT 5000");
+    rows.Bind(1, cursor.upto());
+    while (rows.Step() && out.size() < max_bytes) {
+      const std::int64_t rowid = rows.Int(0);
+      if (cursor.Done(rowid)) continue;
+      // bubbleId:<composer>:<bubble>
+      std::string_view key = rows.Text(1);
+      key.remove_prefix(std::string_view("bubbleId:").size());
+      const std::size_t colon = key.find(':');
+      if (colon == std::string_view::npos) continue;
+      const std::string cid(key.substr(0, colon)), bid(key.substr(colon + 1));
+      auto it = composers.find(cid);
+      if (it == composers.end()) it = composers.emplace(cid, LoadComposer(db, cid)).first;
+      if (!it->second) continue;  // no conversation holds it (deleted)
+      const Composer& c = *it->second;
+      auto pos = std::find(c.bubbles.begin(), c.bubbles.end(), bid);
+      if (pos == c.bubbles.end()) {
+        if (c.generating) cursor.Hold();  // not listed yet
+        continue;                         // else not part of the conversation
+      }
+      if (pos + 1 == c.bubbles.end() && c.generating) {
+        cursor.Hold();  // the last one, still streaming
+        continue;
+      }
+      std::string_view value = rows.Blob(2);
+      rapidjson::Document b;
+      b.Parse<rapidjson::kParseIterativeFlag>(value.data(), value.size());
+      if (b.HasParseError() || !b.IsObject()) continue;
+      cursor.Out(rowid);
+      rapidjson::StringBuffer sb;
+      rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+      w.StartObject();
+      w.Key("composer");
+      w.StartObject();
+      PutString(w, "id", cid);
+      PutString(w, "name", c.name);
+      PutString(w, "model", c.model);
+      w.Key("created_at");
+      w.Int64(c.created);
+      w.EndObject();
+      w.Key("bubble");
+      w.StartObject();
+      PutString(w, "id", bid);
+      w.Key("type");
+      const Json* type = Member(b, "type");
+      w.Int(type != nullptr && type->IsInt() ? type->GetInt() : 0);
+      PutString(w, "text", Str(b, "text").value_or(""));
+      PutString(w, "created_at", Str(b, "createdAt").value_or(""));
+      if (const Json* t = Member(b, "toolFormerData"); t != nullptr && t->IsObject()) {
+        w.Key("tool");
+        w.StartObject();
+        const Json* name = Member(*t, "name");
+        if (name == nullptr || !name->IsString()) name = Member(*t, "tool");
+        PutString(w, "name", ToolField(name));
+        const Json* args = Member(*t, "rawArgs");
+        if (args == nullptr) args = Member(*t, "params");
+        PutString(w, "args", ToolField(args));
+        PutString(w, "result", ToolField(Member(*t, "result")));
+        PutString(w, "status", ToolField(Member(*t, "status")));
+        w.EndObject();
+      }
+      w.EndObject();
+      cursor.Write(w);
+      w.EndObject();
+      out.append(sb.GetString(), sb.GetSize()).push_back('\n');
+    }
+    rows.Reset();
+    return out;
+  });
+}
+
+ParsedLine CursorAdapter::ParseBubble(std::string_view line) {
+  rapidjson::Document doc;
+  ParseObject(line, doc);
+  const Json* c = Member(doc, "composer");
+  const Json* b = Member(doc, "bubble");
+  if (c == nullptr || !c->IsObject() || b == nullptr || !b->IsObject())
+    throw ParseError("not a Cursor bubble line");
+  auto cid = NonEmpty(*c, "id");
+  auto bid = NonEmpty(*b, "id");
+  if (!cid || !bid) throw ParseError("a Cursor bubble without its ids");
+  ParsedLine out;
+  if (auto name = NonEmpty(*c, "name")) {
+    out.title = name;
+    out.title_session = *cid;
+  }
+  std::int64_t ts = 0;
+  if (const Json* t = Member(*c, "created_at"); t != nullptr && t->IsInt64()) ts = t->GetInt64();
+  if (auto at = ParseIsoMs(Str(*b, "created_at").value_or(""))) ts = *at;
+  const Json* type = Member(*b, "type");
+  const int kind = type != nullptr && type->IsInt() ? type->GetInt() : 0;
+  auto event = [&](std::string id, const char* role, const char* ev_kind) -> ParsedEvent& {
+    ParsedEvent& e = out.events.emplace_back();
+    e.native_id = std::move(id);
+    e.session = *cid;
+    e.ts = ts;
+    e.role = role;
+    e.kind = ev_kind;
+    return e;
+  };
+  const std::string text(Str(*b, "text").value_or(""));
+  if (text.find_first_not_of(" \t\r\n") != std::string::npos && (kind == 1 || kind == 2)) {
+    ParsedEvent& e = event(*bid, kind == 1 ? "user" : "assistant", "message");
+    e.text = text;
+    if (kind == 2) e.model = NonEmpty(*c, "model");
+  }
+  if (const Json* t = Member(*b, "tool"); t != nullptr && t->IsObject()) {
+    const std::optional<std::string> name = NonEmpty(*t, "name");
+    ParsedEvent& call = event(*bid + "#call", "assistant", "tool_call");
+    call.tool_name = name;
+    call.text = Truncate(Str(*t, "args").value_or(""), kToolCallChars);
+    auto status = Str(*t, "status");
+    if (status == "completed" || status == "error" || status == "failed") {
+      ParsedEvent& res = event(*bid + "#result", "tool", "tool_result");
+      res.tool_name = name;
+      res.text = Truncate(Str(*t, "result").value_or(""), kToolResultChars);
+      res.is_error = status != "completed";
     }
   }
   return out;

@@ -23,8 +23,29 @@
 //               lastUsedModel); each tool-call part a tool_call
 //               (<blob>#<n>); reasoning parts not indexed
 //   tool        each tool-result part a tool_result (is_error)
-// The session is the agent id; its title the chat's name.  Not read yet:
-// the IDE's state.vscdb (3.1) and its agent transcripts (3.2).
+// The session is the agent id; its title the chat's name.
+//
+// The IDE (3.1): <user data dir>/globalStorage/state.vscdb (Linux
+// ~/.config/Cursor/User, macOS ~/Library/Application Support/Cursor/User),
+// one generated stream, ide/state.vscdb.jsonl, read like the chats.  Its
+// cursorDiskKV table holds each conversation's header (composerData:<id>:
+// name, createdAt, modelConfig.modelName, status and the ordered bubble
+// list fullConversationHeadersOnly) and each message (bubbleId:<composer>:
+// <bubble>: type 1 user, 2 assistant, text, createdAt, toolFormerData).
+// Bubbles are rewritten in place while they stream (a rewrite gives the row
+// a new rowid), so a bubble is written out only once it will no longer
+// change: when a later bubble follows it in its conversation, or, for the
+// last one, when the conversation's status says it is no longer generating
+// (completed, aborted).  Rows go out in rowid order, with `upto` and
+// `after` as ZCode's messages do.  A line holds the conversation's name,
+// model and time, and the bubble's type, text, time and tool (name,
+// arguments and result, cut to 64 KiB each: bubbles can hold whole files).
+// Events: a user bubble a message; an assistant bubble its text as a
+// message, its tool as a tool_call (<bubble>#call) and, once completed or
+// failed, a tool_result (<bubble>#result).  Thinking is not indexed.  The
+// session is the conversation (composer) id; its title the name.  The
+// workspace (project) is not read yet, nor the older layouts (<0.40) and
+// the agent transcripts (3.2); credentials (cursorAuth/*) are never read.
 
 #include <string>
 
@@ -34,7 +55,9 @@ namespace origin::adapters {
 
 class CursorAdapter final : public SourceAdapter {
  public:
-  explicit CursorAdapter(std::string root) : root_(std::move(root)) {}
+  /// `root` is ~/.cursor; `ide_user` the IDE's user data directory.
+  CursorAdapter(std::string root, std::string ide_user)
+      : root_(std::move(root)), ide_user_(std::move(ide_user)) {}
   std::string_view id() const override { return "cursor"; }
   std::string_view display_name() const override { return "Cursor"; }
   const std::string& root() const override { return root_; }
@@ -44,7 +67,10 @@ class CursorAdapter final : public SourceAdapter {
                        std::int64_t now_ms) const override;
 
  private:
-  std::string root_;
+  std::string GenerateIde(const SourceFile& stream, std::string_view last_line,
+                          std::size_t max_bytes) const;
+  static ParsedLine ParseBubble(std::string_view line);
+  std::string root_, ide_user_;
 };
 
 }  // namespace origin::adapters

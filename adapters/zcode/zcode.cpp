@@ -90,33 +90,16 @@ namespace origin::adapters {
 
 std::string ZcodeAdapter::GenerateMessages(const SourceFile& stream, std::string_view last_line,
                                            std::size_t max_bytes) const {
-  // Where to go on, from the last line alone.
-  std::int64_t upto = 0;
-  std::set<std::int64_t> after;
-  if (!last_line.empty()) {
-    rapidjson::Document last;
-    ParseObject(last_line, last);
-    if (const Json* u = Member(last, "upto"); u != nullptr && u->IsInt64()) upto = u->GetInt64();
-    if (const Json* a = Member(last, "after"); a != nullptr && a->IsArray())
-      for (const Json& v : a->GetArray())
-        if (v.IsInt64()) after.insert(v.GetInt64());
-  }
+  RowCursor cursor = RowCursor::FromLine(last_line);
   return ReadDatabase(stream.abs_path, [&](Db& db) {
     std::string out;
     auto& msgs = db.Prepare(
         "SELECT rowid, id, session_id, sequence, time_created, data FROM message "
         "WHERE rowid > ? ORDER BY rowid LIMIT 5000");
-    msgs.Bind(1, upto);
-    bool held = false;  // a message before this one is still changing
+    msgs.Bind(1, cursor.upto());
     while (msgs.Step() && out.size() < max_bytes) {
       const std::int64_t rowid = msgs.Int(0);
-      if (after.count(rowid) != 0) {
-        if (!held) {
-          upto = rowid;
-          after.erase(rowid);
-        }
-        continue;
-      }
+      if (cursor.Done(rowid)) continue;
       const std::string id(msgs.Text(1)), session(msgs.Text(2));
       const std::int64_t sequence = msgs.Int(3);
       std::string_view data = msgs.Text(5);
@@ -137,13 +120,10 @@ std::string ZcodeAdapter::GenerateMessages(const SourceFile& stream, std::string
         later.Reset();
       }
       if (!complete) {
-        held = true;
+        cursor.Hold();
         continue;
       }
-      if (held)
-        after.insert(rowid);
-      else
-        upto = rowid;
+      cursor.Out(rowid);
       rapidjson::StringBuffer sb;
       rapidjson::Writer<rapidjson::StringBuffer> w(sb);
       w.StartObject();
@@ -193,12 +173,7 @@ std::string ZcodeAdapter::GenerateMessages(const SourceFile& stream, std::string
       }
       parts.Reset();
       w.EndArray();
-      w.Key("upto");
-      w.Int64(upto);
-      w.Key("after");
-      w.StartArray();
-      for (std::int64_t a : after) w.Int64(a);
-      w.EndArray();
+      cursor.Write(w);
       w.EndObject();
       out.append(sb.GetString(), sb.GetSize()).push_back('\n');
     }

@@ -163,4 +163,32 @@ void BuildCursorChat(const std::string& path, const std::vector<std::string>& me
   st.Bind(1, Hex(meta)).Run();
 }
 
+void PutCursorConversation(const std::string& path, const std::string& composer,
+                           const std::string& status,
+                           const std::vector<std::pair<std::string, std::string>>& bubbles) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  Db db(path, Db::Mode::kReadWrite);
+  db.Exec("PRAGMA journal_mode = WAL");
+  db.Exec(
+      "CREATE TABLE IF NOT EXISTS ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB);"
+      "CREATE TABLE IF NOT EXISTS cursorDiskKV (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB);"
+      "INSERT INTO cursorDiskKV VALUES ('cursorAuth/accessToken', 'SECRET-TOKEN');");
+  std::string headers;
+  for (const auto& [id, json] : bubbles)
+    headers += std::string(headers.empty() ? "" : ",") + R"({"bubbleId":")" + id + R"(","type":1})";
+  auto& put = db.Prepare("INSERT OR REPLACE INTO cursorDiskKV(key, value) VALUES (?, ?)");
+  put.Bind(1, "composerData:" + composer)
+      .Bind(
+          2,
+          R"({"_v":10,"composerId":")" + composer +
+              R"(","name":"Add rate limiter","createdAt":1767600000000,"status":")" + status +
+              R"(","unifiedMode":"agent","modelConfig":{"modelName":"claude-4.5-sonnet"},"fullConversationHeadersOnly":[)" +
+              headers + "]}")
+      .Run();
+  for (const auto& [id, json] : bubbles) {
+    put.Reset();
+    put.Bind(1, "bubbleId:" + composer + ":" + id).Bind(2, json).Run();
+  }
+}
+
 }  // namespace origin::test

@@ -51,6 +51,14 @@ void BuildZcodeDb(const std::string& path);
 /// chat's tree (a new root) when called again.
 void BuildCursorChat(const std::string& path, const std::vector<std::string>& messages);
 
+/// Cursor's IDE database (sources.md 3.1) at `path`, built by the tests:
+/// `cursorDiskKV` with the conversation `composer` (its status `status`) and
+/// its bubbles as (id, JSON), in order; another call adds or rewrites rows
+/// as Cursor does (INSERT OR REPLACE, which gives a row a new rowid).
+void PutCursorConversation(const std::string& path, const std::string& composer,
+                           const std::string& status,
+                           const std::vector<std::pair<std::string, std::string>>& bubbles);
+
 /// The SHA-256 of every regular file under `root`, by path: an agent's
 /// files must be byte-identical before and after a sync.
 std::map<std::string, std::string> HashTree(const std::string& root);

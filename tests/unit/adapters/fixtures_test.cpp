@@ -127,6 +127,16 @@ void FixMemoryTimes(const std::string& root) {
                                                    minutes(static_cast<int>(i))));
 }
 
+// A conversation of Cursor's IDE, as sources.md 3.1 shows one.
+const std::vector<std::pair<std::string, std::string>> kIdeBubbles = {
+    {"b1",
+     R"({"_v":3,"bubbleId":"b1","type":1,"text":"Add a token-bucket limiter to router.ts","createdAt":"2026-01-05T08:00:00.000Z"})"},
+    {"b2",
+     R"({"_v":3,"bubbleId":"b2","type":2,"text":"","thinking":{"text":"SECRET-THOUGHT look at router first"},"toolFormerData":{"name":"read_file","rawArgs":"{\"target_file\":\"src/router.ts\"}","result":"{\"contents\":\"export const r = 1\"}","status":"completed"},"createdAt":"2026-01-05T08:00:02.000Z"})"},
+    {"b3",
+     R"({"_v":3,"bubbleId":"b3","type":2,"text":"Added the limiter in src/limit.ts.","createdAt":"2026-01-05T08:00:09.000Z"})"},
+};
+
 // Copies the fixture root, ingests it, and compares every file's events.
 void CheckAgent(const std::string& agent, SourceAdapter& adapter, const std::string& copy,
                 const std::function<void(const std::string&)>& prepare = {}) {
@@ -302,10 +312,15 @@ TEST_SUITE("adapters") {
         R"({"id":"1","role":"assistant","content":"The timer races; fixed."})",
     };
     ScopedTempDir d;
-    adapters::CursorAdapter c(d / "cursor");
+    // The IDE's user directory, inside the copy here so that the check of
+    // byte-identical files covers it too.
+    adapters::CursorAdapter c(d / "cursor", d / "cursor/ide-user");
     const std::string db = "/chats/9f3b2c/ac43c6/store.db";
-    CheckAgent("cursor", c, d / "cursor",
-               [&](const std::string& root) { BuildCursorChat(root + db, chat); });
+    CheckAgent("cursor", c, d / "cursor", [&](const std::string& root) {
+      BuildCursorChat(root + db, chat);
+      PutCursorConversation(root + "/ide-user/globalStorage/state.vscdb", "6f1e", "completed",
+                            kIdeBubbles);
+    });
     // More messages, then a rewind to another branch after the second.
     TestStore s;
     Ingester ing(*s.db, *s.mirrors, s.clock);
@@ -322,6 +337,34 @@ TEST_SUITE("adapters") {
     ing.Sync({&c}, {});
     CHECK(s.db->QueryInt("SELECT count(*) FROM event") == before + 2);  // only the new one
     CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE text = 'Another answer.'") == 1);
+  }
+
+  TEST_CASE("adapters: Cursor's IDE bubbles go out once they no longer change") {
+    ScopedTempDir d;
+    adapters::CursorAdapter c(d / "cursor", d / "ide");
+    const std::string db = d / "ide/globalStorage/state.vscdb";
+    // Streaming: the last bubble is not out while the conversation generates.
+    auto streaming = kIdeBubbles;
+    streaming[2].second =
+        R"({"_v":3,"bubbleId":"b3","type":2,"text":"Added the","createdAt":"2026-01-05T08:00:09.000Z"})";
+    PutCursorConversation(db, "6f1e", "generating", streaming);
+    TestStore s;
+    Ingester ing(*s.db, *s.mirrors, s.clock);
+    CHECK(ing.Sync({&c}, {}).sources.at(0).errors.empty());
+    CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE id = 'cursor:b3'") == 0);
+    CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE id = 'cursor:b1'") == 1);
+    // Done: the bubble's final text, once.
+    PutCursorConversation(db, "6f1e", "completed", kIdeBubbles);
+    ing.Sync({&c}, {});
+    Stmt st(s.db->get(), "SELECT text FROM event WHERE id = 'cursor:b3'");
+    REQUIRE(st.Step());
+    CHECK(st.Text(0) == "Added the limiter in src/limit.ts.");
+    CHECK_FALSE(st.Step());
+    // Credentials in the same table are never read.
+    CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE text LIKE '%SECRET-TOKEN%'") == 0);
+    const std::string mirror = s.mirrors->ReadContent(
+        *s.db, s.db->QueryInt("SELECT id FROM raw_file WHERE key = 'ide/state.vscdb.jsonl'"));
+    CHECK(mirror.find("SECRET-TOKEN") == std::string::npos);
   }
 
   TEST_CASE("adapters: roots come from CLAUDE_CONFIG_DIR and CODEX_HOME") {
