@@ -397,7 +397,7 @@ std::string CursorAdapter::GenerateIde(const SourceFile& stream, std::string_vie
     std::map<std::string, std::optional<Composer>> composers;  // this look's
     auto& rows = db.Prepare(
         "SELECT rowid, key, value FROM cursorDiskKV WHERE rowid > ? AND key LIKE 'bubbleId:%' "
-        "ORDER BY rowid LIMIT 5000");
+        "ORDER BY rowid");  // stepped only as far as this look goes
     rows.Bind(1, cursor.upto());
     while (rows.Step() && out.size() < max_bytes) {
       const std::int64_t rowid = rows.Int(0);

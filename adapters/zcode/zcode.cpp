@@ -95,7 +95,7 @@ std::string ZcodeAdapter::GenerateMessages(const SourceFile& stream, std::string
     std::string out;
     auto& msgs = db.Prepare(
         "SELECT rowid, id, session_id, sequence, time_created, data FROM message "
-        "WHERE rowid > ? ORDER BY rowid LIMIT 5000");
+        "WHERE rowid > ? ORDER BY rowid");  // stepped only as far as this look goes
     msgs.Bind(1, cursor.upto());
     while (msgs.Step() && out.size() < max_bytes) {
       const std::int64_t rowid = msgs.Int(0);
