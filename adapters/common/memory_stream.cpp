@@ -331,5 +331,4 @@ std::string WithoutHashSuffix(std::string_view name, std::size_t hex_len) {
   return std::string(name.substr(0, dash));
 }
 
-
 }  // namespace origin::adapters

@@ -94,5 +94,4 @@ void AddMemoryStream(Discovery& d, const std::string& dir, std::string key);
 /// to a project's name in their memory directories' names), else `name`.
 std::string WithoutHashSuffix(std::string_view name, std::size_t hex_len);
 
-
 }  // namespace origin::adapters

@@ -5,7 +5,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "adapters/common/json.hpp"
 #include "core/util/hash.hpp"
 
 namespace origin::adapters {
@@ -63,43 +62,6 @@ std::string ReadDatabase(const std::string& path, const std::function<std::strin
   if (!logged && (::access(wal.c_str(), F_OK) == 0 || StatToken(path) != before))
     throw SourceBusy(path + " changed while it was read");
   return out;
-}
-
-RowCursor RowCursor::FromLine(std::string_view last_line) {
-  RowCursor c;
-  if (last_line.empty()) return c;
-  rapidjson::Document last;
-  ParseObject(last_line, last);
-  if (const Json* u = Member(last, "upto"); u != nullptr && u->IsInt64()) c.upto_ = u->GetInt64();
-  if (const Json* a = Member(last, "after"); a != nullptr && a->IsArray())
-    for (const Json& v : a->GetArray())
-      if (v.IsInt64()) c.after_.insert(v.GetInt64());
-  return c;
-}
-
-bool RowCursor::Done(std::int64_t rowid) {
-  if (after_.count(rowid) == 0) return false;
-  if (!held_) {
-    upto_ = rowid;
-    after_.erase(rowid);
-  }
-  return true;
-}
-
-void RowCursor::Out(std::int64_t rowid) {
-  if (held_)
-    after_.insert(rowid);
-  else
-    upto_ = rowid;
-}
-
-void RowCursor::Write(rapidjson::Writer<rapidjson::StringBuffer>& w) const {
-  w.Key("upto");
-  w.Int64(upto_);
-  w.Key("after");
-  w.StartArray();
-  for (std::int64_t a : after_) w.Int64(a);
-  w.EndArray();
 }
 
 }  // namespace origin::adapters

@@ -15,6 +15,7 @@
 #include "adapters/common/json.hpp"
 #include "adapters/common/memory_stream.hpp"
 #include "adapters/common/sqlite_source.hpp"
+#include "adapters/common/stream_cursor.hpp"
 #include "core/ingest/walk.hpp"
 #include "core/util/hash.hpp"
 #include "core/util/text.hpp"
@@ -187,36 +188,17 @@ Discovery CursorAdapter::Discover() const {
 std::string CursorAdapter::Generate(const SourceFile& stream, std::string_view last_line,
                                     std::size_t max_bytes, std::int64_t) const {
   if (stream.key == "ide/state.vscdb.jsonl") return GenerateIde(stream, last_line, max_bytes);
-  // Where to go on: the tree's messages written so far, as the last line
-  // lists them (their ids' digest chain and count).
-  std::int64_t written = 0;
-  std::string chain;  // digest of the ids written, in order
-  if (!last_line.empty()) {
-    rapidjson::Document last;
-    ParseObject(last_line, last);
-    if (const Json* n = Member(last, "index"); n != nullptr && n->IsInt64())
-      written = n->GetInt64() + 1;
-    chain = std::string(Str(last, "chain").value_or(""));
-  }
+  SequenceCursor cursor = SequenceCursor::FromLine(last_line);
   return ReadDatabase(stream.abs_path, [&](Db& db) {
     Chat chat = ReadChat(db);
-    // Go on after the messages written, if the tree still begins with them;
-    // after a rewind (another branch) it is written again from its start:
-    // the messages it shares with the old one are the same blobs, whose
-    // events are there already.
-    std::string digest;
-    std::int64_t start = 0;
-    const auto total = static_cast<std::int64_t>(chat.messages.size());
-    for (; start < total && start < written; ++start)
-      digest = Sha256Hex(digest + chat.messages[static_cast<std::size_t>(start)].first);
-    if (start != written || digest != chain) {
-      digest.clear();
-      start = 0;
-    }
+    // After a rewind (another branch) the tree is written again from its
+    // start: the messages it shares with the old one are the same blobs,
+    // whose events are there already.
+    std::vector<std::string> ids;
+    for (const auto& m : chat.messages) ids.push_back(m.first);
     std::string out;
-    for (std::int64_t i = start; i < total; ++i) {
-      const auto& [id, json] = chat.messages[static_cast<std::size_t>(i)];
-      digest = Sha256Hex(digest + id);
+    for (std::size_t i = cursor.Start(ids); i < ids.size(); ++i) {
+      const auto& [id, json] = chat.messages[i];
       rapidjson::StringBuffer sb;
       rapidjson::Writer<rapidjson::StringBuffer> w(sb);
       w.StartObject();
@@ -228,10 +210,7 @@ std::string CursorAdapter::Generate(const SourceFile& stream, std::string_view l
       w.String(chat.model.c_str(), static_cast<rapidjson::SizeType>(chat.model.size()));
       w.Key("created_at");
       w.Int64(chat.created);
-      w.Key("index");
-      w.Int64(i);
-      w.Key("chain");
-      w.String(digest.c_str(), static_cast<rapidjson::SizeType>(digest.size()));
+      cursor.Write(w, i, id);
       w.Key("blob");
       w.String(id.c_str(), static_cast<rapidjson::SizeType>(id.size()));
       w.Key("message");

@@ -11,6 +11,7 @@
 #include "adapters/common/json.hpp"
 #include "adapters/common/memory_stream.hpp"
 #include "adapters/common/sqlite_source.hpp"
+#include "adapters/common/stream_cursor.hpp"
 #include "core/c/sqlite.hpp"
 #include "core/ingest/walk.hpp"
 #include "core/util/hash.hpp"

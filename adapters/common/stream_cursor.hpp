@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Where a generated stream goes on, read from its last line alone (spec:
+// Ingestion, Generated sources: the adapter keeps no state of its own).
+//   RowCursor       rows of a database in rowid order, some still changing
+//                   (ZCode's messages, Cursor's IDE bubbles);
+//   SequenceCursor  an ordered sequence of items that may be replaced from
+//                   some point on (a cursor-agent chat after a rewind, a
+//                   Grok history after compaction).
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace origin::adapters {
+
+/// Where a generated stream of database rows goes on (ZCode's messages,
+/// Cursor's bubbles), read from its last line alone: every row up to the
+/// rowid `upto` is out, and so is each row in `after`.  A row still
+/// changing holds `upto` back while later rows go out.
+class RowCursor {
+ public:
+  /// From the "upto" and "after" of `last_line` (none for a new stream).
+  static RowCursor FromLine(std::string_view last_line);
+  std::int64_t upto() const { return upto_; }
+  /// Whether the row is out already (it is skipped); it then moves `upto`
+  /// on when nothing before it is held.
+  bool Done(std::int64_t rowid);
+  /// The row is still changing: it stays for a later look.
+  void Hold() { held_ = true; }
+  /// The row goes out now.
+  void Out(std::int64_t rowid);
+  /// Writes "upto" and "after" (members of the line's object).
+  void Write(rapidjson::Writer<rapidjson::StringBuffer>& w) const;
+
+ private:
+  std::int64_t upto_ = 0;
+  std::set<std::int64_t> after_;
+  bool held_ = false;
+};
+
+/// Every line says the index of its item in the sequence and a digest of
+/// the ids of the items up to it.  The next look goes on after the last
+/// item written while the sequence still begins with the items written;
+/// otherwise (the sequence was replaced) it is written again from its
+/// start, and items it shares with the old one, under the same ids, add no
+/// event.
+class SequenceCursor {
+ public:
+  /// From the "index" and "chain" of `last_line` (none for a new stream).
+  static SequenceCursor FromLine(std::string_view last_line);
+  /// The index of the first item of `ids` (the sequence's item ids, in
+  /// order) to write now.
+  std::size_t Start(const std::vector<std::string>& ids);
+  /// Item `index` (from Start on, in order) with id `id` goes out: writes
+  /// its "index" and "chain".
+  void Write(rapidjson::Writer<rapidjson::StringBuffer>& w, std::size_t index,
+             const std::string& id);
+
+ private:
+  std::int64_t written_ = 0;  // items written so far
+  std::string chain_;         // their ids' digest, as the last line says
+  std::string digest_;        // the digest as this look goes
+};
+
+}  // namespace origin::adapters
