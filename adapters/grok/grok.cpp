@@ -4,15 +4,20 @@
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <vector>
 
 #include "adapters/common/json.hpp"
 #include "adapters/common/memory_stream.hpp"
+#include "adapters/common/stream_cursor.hpp"
 #include "core/ingest/walk.hpp"
 #include "core/util/hash.hpp"
+#include "core/util/text.hpp"
 
 namespace origin::adapters {
 
@@ -152,6 +157,23 @@ Discovery GrokAdapter::Discover() const {
       f.key = "sessions/" + std::string(rel);
       return true;
     }
+    // chat_history.jsonl, where the session has no updates.jsonl: a
+    // generated stream of its items (it is rewritten on compaction).
+    if (Basename(rel) == "chat_history.jsonl" &&
+        rel.find("/subagents/") == std::string_view::npos) {
+      const std::string dir = f.abs_path.substr(0, f.abs_path.rfind('/'));
+      if (::access((dir + "/updates.jsonl").c_str(), F_OK) == 0) return false;
+      f.key = "sessions/" + std::string(rel.substr(0, rel.size() - 6)) + ".items.jsonl";
+      f.generated = true;
+      struct stat summary {};
+      std::string digest = std::to_string(f.size) + ":" + std::to_string(f.mtime_ns);
+      if (::stat((dir + "/summary.json").c_str(), &summary) == 0)
+        digest += "|" + std::to_string(summary.st_size) + ":" +
+                  std::to_string(summary.st_mtim.tv_sec) + "." +
+                  std::to_string(summary.st_mtim.tv_nsec);
+      f.token = Sha256Hex(digest);
+      return true;
+    }
     // A persisted session's summary.json, rewritten every turn: its titles
     // as a generated stream (not in a sub-agent's directory).
     if (Basename(rel) == "summary.json" && rel.find("/subagents/") == std::string_view::npos) {
@@ -178,6 +200,7 @@ Discovery GrokAdapter::Discover() const {
 
 std::string GrokAdapter::Generate(const SourceFile& stream, std::string_view last_line,
                                   std::size_t max_bytes, std::int64_t now_ms) const {
+  if (EndsWith(stream.key, ".items.jsonl")) return GenerateHistory(stream, last_line, max_bytes);
   if (stream.key.rfind("sessions/", 0) == 0) return GenerateTitles(stream, last_line);
   MemoryPlace place;
   // memory/global.jsonl, memory/<ws>.jsonl, memory/<ws>/sessions.jsonl
@@ -191,6 +214,7 @@ std::string GrokAdapter::Generate(const SourceFile& stream, std::string_view las
 
 ParsedLine GrokAdapter::ParseLine(std::string_view line, ParseContext& ctx) const {
   if (EndsWith(ctx.key, ".titles.jsonl")) return ParseTitle(line, ctx);
+  if (EndsWith(ctx.key, ".items.jsonl")) return ParseHistoryItem(line, ctx);
   if (ctx.key.rfind("memory/", 0) != 0) return ParseUpdate(line, ctx);
   const bool session_log = EndsWith(ctx.key, "/sessions.jsonl");
   return ParseMemoryLine(line, [session_log](std::string_view file, std::string_view content) {
@@ -347,6 +371,141 @@ ParsedLine GrokAdapter::ParseTitle(std::string_view line, ParseContext&) const {
   out.title = title;
   out.title_session = *session;
   out.title_manual = Bool(d, "manual");
+  return out;
+}
+
+}  // namespace origin::adapters
+
+namespace origin::adapters {
+
+// chat_history.jsonl's items (sources.md 5.4), written out with an id from
+// their own bytes (and how often the same line came before), so that the
+// items a compaction keeps are the same items; dated from the session's
+// creation (summary.json's created_at, else the file's mtime), one ms apart.
+std::string GrokAdapter::GenerateHistory(const SourceFile& stream, std::string_view last_line,
+                                         std::size_t max_bytes) const {
+  std::ifstream in(stream.abs_path, std::ios::binary);
+  if (!in) throw SourceBusy("cannot read " + stream.abs_path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  text.resize(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);  // whole lines
+  const std::string dir = stream.abs_path.substr(0, stream.abs_path.rfind('/'));
+  std::int64_t base = stream.mtime_ns / 1000000;
+  {
+    std::ifstream sum(dir + "/summary.json", std::ios::binary);
+    std::string js((std::istreambuf_iterator<char>(sum)), std::istreambuf_iterator<char>());
+    rapidjson::Document d;
+    d.Parse<rapidjson::kParseIterativeFlag>(js.data(), js.size());
+    if (!d.HasParseError() && d.IsObject())
+      if (auto at = ParseIsoMs(Str(d, "created_at").value_or(""))) base = *at;
+  }
+  std::vector<std::string> ids, items;
+  std::map<std::string, int> seen;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t nl = text.find('\n', pos);
+    std::string_view line(text.data() + pos, nl - pos);
+    pos = nl + 1;
+    rapidjson::Document d;
+    d.Parse<rapidjson::kParseIterativeFlag>(line.data(), line.size());
+    if (d.HasParseError() || !d.IsObject() || !JsonDepthWithin(line, kMaxJsonDepth)) continue;
+    const std::string h = Sha256Hex(line).substr(0, 24);
+    ids.push_back(h + "." + std::to_string(seen[h]++));
+    items.emplace_back(line);
+  }
+  SequenceCursor cursor = SequenceCursor::FromLine(last_line);
+  std::string out;
+  for (std::size_t i = cursor.Start(ids); i < ids.size() && out.size() < max_bytes; ++i) {
+    rapidjson::StringBuffer sb;
+    rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+    w.StartObject();
+    w.Key("item_id");
+    w.String(ids[i].c_str(), static_cast<rapidjson::SizeType>(ids[i].size()));
+    w.Key("ts");
+    w.Int64(base + static_cast<std::int64_t>(i));
+    cursor.Write(w, i, ids[i]);
+    w.Key("item");
+    rapidjson::Document d;
+    d.Parse<rapidjson::kParseIterativeFlag>(items[i].data(), items[i].size());
+    d.Accept(w);
+    w.EndObject();
+    out.append(sb.GetString(), sb.GetSize()).push_back('\n');
+  }
+  return out;
+}
+
+ParsedLine GrokAdapter::ParseHistoryItem(std::string_view line, ParseContext& ctx) const {
+  rapidjson::Document doc;
+  ParseObject(line, doc);
+  auto item_id = NonEmpty(doc, "item_id");
+  const Json* ts = Member(doc, "ts");
+  const Json* item = Member(doc, "item");
+  if (!item_id || ts == nullptr || !ts->IsInt64() || item == nullptr || !item->IsObject())
+    throw ParseError("not a Grok history item line");
+  const SessionKey key = ParseKey(ctx.key);
+  ParsedLine out;
+  auto event = [&](std::string suffix, const char* role, const char* kind) -> ParsedEvent& {
+    ParsedEvent& e = out.events.emplace_back();
+    e.native_id = key.session + ":h:" + *item_id + suffix;
+    e.session = key.session;
+    e.ts = ts->GetInt64();
+    e.role = role;
+    e.kind = kind;
+    e.cwd = key.cwd;
+    return e;
+  };
+  auto text_of = [](const Json* c) {
+    if (c == nullptr) return std::string();
+    if (c->IsString()) return std::string(c->GetString(), c->GetStringLength());
+    std::string t;
+    if (c->IsArray())
+      for (const Json& p : c->GetArray())
+        if (Str(p, "type") == "text") AppendParagraph(t, Str(p, "text").value_or(""));
+    return t;
+  };
+  const std::string type(Str(*item, "type").value_or(""));
+  const std::string text = text_of(Member(*item, "content"));
+  if (type == "user") {
+    if (Member(*item, "synthetic_reason") != nullptr) return out;  // injected, not said
+    const std::size_t a = text.find("<user_query>"), b = text.find("</user_query>");
+    if (a != std::string::npos && b != std::string::npos && b > a) {
+      std::string q = text.substr(a + 12, b - a - 12);
+      std::size_t s0 = q.find_first_not_of(" \t\r\n");
+      q = s0 == std::string::npos ? "" : q.substr(s0, q.find_last_not_of(" \t\r\n") - s0 + 1);
+      if (!q.empty()) event("", "user", "message").text = q;
+    } else if (Member(*item, "prompt_index") != nullptr &&
+               text.find_first_not_of(" \t\r\n") != std::string::npos) {
+      event("", "user", "message").text = text;
+    }
+    // Neither: the environment preamble (<user_info>), not a prompt.
+  } else if (type == "assistant") {
+    if (text.find_first_not_of(" \t\r\n") != std::string::npos) {
+      ParsedEvent& e = event("", "assistant", "message");
+      e.text = text;
+      e.model = NonEmpty(*item, "model_id");
+    }
+    if (const Json* calls = Member(*item, "tool_calls"); calls != nullptr && calls->IsArray()) {
+      int n = 0;
+      for (const Json& c : calls->GetArray()) {
+        ParsedEvent& e = event("#" + std::to_string(++n), "assistant", "tool_call");
+        e.tool_name = NonEmpty(c, "name");
+        e.call_id = NonEmpty(c, "id");
+        e.text = Truncate(Str(c, "arguments").value_or(""), kToolCallChars);
+      }
+    }
+  } else if (type == "tool_result") {
+    ParsedEvent& e = event("", "tool", "tool_result");
+    e.call_id = NonEmpty(*item, "tool_call_id");
+    e.text = Truncate(text, kToolResultChars);
+  } else if (type == "backend_tool_call") {
+    ParsedEvent& e = event("", "assistant", "tool_call");
+    e.tool_name = NonEmpty(*item, "name");
+    const Json* args = Member(*item, "arguments");
+    e.text = Truncate(args == nullptr    ? ""
+                      : args->IsString() ? std::string(args->GetString(), args->GetStringLength())
+                                         : Serialize(*args),
+                      kToolCallChars);
+  }
+  // system and reasoning items: nothing.
   return out;
 }
 

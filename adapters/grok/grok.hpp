@@ -26,7 +26,20 @@
 // else `timestamp` (seconds).  summary.json, which Grok rewrites every
 // turn, is a generated stream of titles (<uuid>/summary.titles.jsonl): a
 // line whenever the title it gives changes, a name the user gave (/rename)
-// marked manual.  Not read yet: chat_history.jsonl (the fallback).
+// marked manual.
+//
+// Where a session has no updates.jsonl, its chat_history.jsonl (5.4, the
+// model's view, rewritten on compaction) is read instead, as a generated
+// stream of its items (<uuid>/chat_history.items.jsonl).  An item's id comes
+// from its bytes (and how often the same line came before), so the items a
+// compaction keeps keep their events; the stream goes on after the items
+// written while the history still begins with them, else writes it again
+// from the start (SequenceCursor).  Items have no time: they are dated from
+// summary.json's created_at, one ms apart.  A user item is a message when
+// it is a prompt (its <user_query>, or one with prompt_index), never when
+// injected (synthetic_reason) or the environment preamble; an assistant
+// item a message and its tool_calls; tool_result and backend_tool_call
+// their events; system and reasoning nothing.
 //
 // Memory (5.5), plain Markdown without front matter, as memory streams
 // (adapters/common/memory_stream.hpp):
@@ -60,6 +73,9 @@ class GrokAdapter final : public SourceAdapter {
   ParsedLine ParseUpdate(std::string_view line, ParseContext& ctx) const;
   std::string GenerateTitles(const SourceFile& stream, std::string_view last_line) const;
   ParsedLine ParseTitle(std::string_view line, ParseContext& ctx) const;
+  std::string GenerateHistory(const SourceFile& stream, std::string_view last_line,
+                              std::size_t max_bytes) const;
+  ParsedLine ParseHistoryItem(std::string_view line, ParseContext& ctx) const;
   std::string root_;
 };
 

@@ -367,6 +367,33 @@ TEST_SUITE("adapters") {
     CHECK(mirror.find("SECRET-TOKEN") == std::string::npos);
   }
 
+  TEST_CASE(
+      "adapters: a Grok Build history compacted keeps its events, and adds only what is new") {
+    ScopedTempDir d;
+    const std::string rel = "sessions/%2Fhome%2Fdev%2Fapp/019f75d0-0000-7000-8000-0000000000cc";
+    fs::create_directories(d / ("grok/" + rel));
+    for (const char* f : {"/chat_history.jsonl", "/summary.json"})
+      fs::copy_file(kFixtures + "grok/" + rel + f, d / ("grok/" + rel + f));
+    adapters::GrokAdapter g(d / "grok");
+    TestStore s;
+    Ingester ing(*s.db, *s.mirrors, s.clock);
+    ing.Sync({&g}, {});
+    const std::int64_t before = s.db->QueryInt("SELECT count(*) FROM event");
+    CHECK(before == 6);
+    // Compaction: a summary replaces the first items; the last ones stay.
+    const std::string all = ReadAll(d / ("grok/" + rel + "/chat_history.jsonl"));
+    std::size_t cut = 0;
+    for (int i = 0; i < 7; ++i) cut = all.find('\n', cut) + 1;
+    WriteFile(
+        d / ("grok/" + rel + "/chat_history.jsonl"),
+        std::string(
+            R"({"type":"user","content":"<user_query>Summary: the build needed -luv.</user_query>"})") +
+            "\n" + all.substr(cut));
+    ing.Sync({&g}, {});
+    CHECK(s.db->QueryInt("SELECT count(*) FROM event") == before + 1);
+    CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE text = 'Link with -luv.'") == 1);
+  }
+
   TEST_CASE("adapters: roots come from CLAUDE_CONFIG_DIR and CODEX_HOME") {
     adapters::ClaudeCodeAdapter c("/nonexistent/claude");
     Discovery d = c.Discover();
