@@ -62,4 +62,14 @@ std::string Truncate(std::string_view s, std::size_t max_chars) {
   return std::string(TruncateChars(s, max_chars));
 }
 
+std::string TextParts(const Json* content) {
+  if (content == nullptr) return "";
+  if (content->IsString()) return std::string(content->GetString(), content->GetStringLength());
+  std::string out;
+  if (content->IsArray())
+    for (const Json& p : content->GetArray())
+      if (Str(p, "type") == "text") AppendParagraph(out, Str(p, "text").value_or(""));
+  return out;
+}
+
 }  // namespace origin::adapters

@@ -32,6 +32,10 @@ std::string_view StrOr(const Json& v, std::string_view dflt);
 /// Compact JSON text of any value.
 std::string Serialize(const Json& v);
 
+/// A message content as text: a string, or its {type: "text", text} parts
+/// joined by blank lines; "" for anything else.
+std::string TextParts(const Json* content);
+
 /// Appends `piece` to `out`, separated by a blank line when out is not empty.
 void AppendParagraph(std::string& out, std::string_view piece);
 /// The first `max_chars` characters of `s` (the spec's truncation of tool

@@ -134,17 +134,6 @@ Chat ReadChat(Db& db) {
   return chat;
 }
 
-// The text of a message's content: a string, or its text parts joined.
-std::string ContentText(const Json* content) {
-  if (content == nullptr) return "";
-  if (content->IsString()) return std::string(content->GetString(), content->GetStringLength());
-  std::string out;
-  if (content->IsArray())
-    for (const Json& p : content->GetArray())
-      if (Str(p, "type") == "text") AppendParagraph(out, Str(p, "text").value_or(""));
-  return out;
-}
-
 // What is between <tag> and </tag>, trimmed; nothing without both.
 std::optional<std::string> Between(std::string_view text, std::string_view tag) {
   const std::string open = "<" + std::string(tag) + ">", close = "</" + std::string(tag) + ">";
@@ -263,7 +252,7 @@ ParsedLine CursorAdapter::ParseLine(std::string_view line, ParseContext& ctx) co
     return e;
   };
   if (role == "user") {
-    std::string text = ContentText(content);
+    std::string text = TextParts(content);
     if (auto query = Between(text, "user_query")) {
       event(*blob, "user", "message").text = *query;
     } else if (text.find_first_not_of(" \t\r\n") != std::string::npos) {
@@ -274,7 +263,7 @@ ParsedLine CursorAdapter::ParseLine(std::string_view line, ParseContext& ctx) co
     return out;
   }
   if (role == "assistant") {
-    std::string text = ContentText(content);
+    std::string text = TextParts(content);
     if (text.find_first_not_of(" \t\r\n") != std::string::npos) {
       ParsedEvent& e = event(*blob, "assistant", "message");
       e.text = text;
@@ -306,7 +295,7 @@ ParsedLine CursorAdapter::ParseLine(std::string_view line, ParseContext& ctx) co
       std::string text = result == nullptr ? ""
                          : result->IsString()
                              ? std::string(result->GetString(), result->GetStringLength())
-                         : result->IsArray() ? ContentText(result)
+                         : result->IsArray() ? TextParts(result)
                                              : Serialize(*result);
       e.text = Truncate(text, kToolResultChars);
       e.is_error = Bool(p, "isError");

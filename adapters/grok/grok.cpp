@@ -453,17 +453,8 @@ ParsedLine GrokAdapter::ParseHistoryItem(std::string_view line, ParseContext& ct
     e.cwd = key.cwd;
     return e;
   };
-  auto text_of = [](const Json* c) {
-    if (c == nullptr) return std::string();
-    if (c->IsString()) return std::string(c->GetString(), c->GetStringLength());
-    std::string t;
-    if (c->IsArray())
-      for (const Json& p : c->GetArray())
-        if (Str(p, "type") == "text") AppendParagraph(t, Str(p, "text").value_or(""));
-    return t;
-  };
   const std::string type(Str(*item, "type").value_or(""));
-  const std::string text = text_of(Member(*item, "content"));
+  const std::string text = TextParts(Member(*item, "content"));
   if (type == "user") {
     if (Member(*item, "synthetic_reason") != nullptr) return out;  // injected, not said
     const std::size_t a = text.find("<user_query>"), b = text.find("</user_query>");
