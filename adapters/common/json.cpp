@@ -72,4 +72,16 @@ std::string TextParts(const Json* content) {
   return out;
 }
 
+std::optional<std::string> TagContent(std::string_view text, std::string_view tag) {
+  const std::string open = "<" + std::string(tag) + ">", close = "</" + std::string(tag) + ">";
+  std::size_t a = text.find(open);
+  if (a == std::string_view::npos) return std::nullopt;
+  std::size_t b = text.find(close, a + open.size());
+  if (b == std::string_view::npos) return std::nullopt;
+  std::string_view in = text.substr(a + open.size(), b - a - open.size());
+  std::size_t s = in.find_first_not_of(" \t\r\n");
+  if (s == std::string_view::npos) return std::string();
+  return std::string(in.substr(s, in.find_last_not_of(" \t\r\n") - s + 1));
+}
+
 }  // namespace origin::adapters

@@ -36,6 +36,10 @@ std::string Serialize(const Json& v);
 /// joined by blank lines; "" for anything else.
 std::string TextParts(const Json* content);
 
+/// What is between <tag> and </tag> in `text` (as agents wrap a prompt in
+/// <user_query>), trimmed; nothing without both.
+std::optional<std::string> TagContent(std::string_view text, std::string_view tag);
+
 /// Appends `piece` to `out`, separated by a blank line when out is not empty.
 void AppendParagraph(std::string& out, std::string_view piece);
 /// The first `max_chars` characters of `s` (the spec's truncation of tool

@@ -134,19 +134,6 @@ Chat ReadChat(Db& db) {
   return chat;
 }
 
-// What is between <tag> and </tag>, trimmed; nothing without both.
-std::optional<std::string> Between(std::string_view text, std::string_view tag) {
-  const std::string open = "<" + std::string(tag) + ">", close = "</" + std::string(tag) + ">";
-  std::size_t a = text.find(open);
-  if (a == std::string_view::npos) return std::nullopt;
-  std::size_t b = text.find(close, a + open.size());
-  if (b == std::string_view::npos) return std::nullopt;
-  std::string_view in = text.substr(a + open.size(), b - a - open.size());
-  std::size_t s = in.find_first_not_of(" \t\r\n");
-  if (s == std::string_view::npos) return std::string();
-  return std::string(in.substr(s, in.find_last_not_of(" \t\r\n") - s + 1));
-}
-
 }  // namespace
 
 Discovery CursorAdapter::Discover() const {
@@ -253,11 +240,11 @@ ParsedLine CursorAdapter::ParseLine(std::string_view line, ParseContext& ctx) co
   };
   if (role == "user") {
     std::string text = TextParts(content);
-    if (auto query = Between(text, "user_query")) {
+    if (auto query = TagContent(text, "user_query")) {
       event(*blob, "user", "message").text = *query;
     } else if (text.find_first_not_of(" \t\r\n") != std::string::npos) {
       // Only the environment the CLI injects (<user_info>): context, not a prompt.
-      const bool context = Between(text, "user_info").has_value();
+      const bool context = TagContent(text, "user_info").has_value();
       event(*blob, context ? "system" : "user", context ? "meta" : "message").text = text;
     }
     return out;

@@ -457,12 +457,8 @@ ParsedLine GrokAdapter::ParseHistoryItem(std::string_view line, ParseContext& ct
   const std::string text = TextParts(Member(*item, "content"));
   if (type == "user") {
     if (Member(*item, "synthetic_reason") != nullptr) return out;  // injected, not said
-    const std::size_t a = text.find("<user_query>"), b = text.find("</user_query>");
-    if (a != std::string::npos && b != std::string::npos && b > a) {
-      std::string q = text.substr(a + 12, b - a - 12);
-      std::size_t s0 = q.find_first_not_of(" \t\r\n");
-      q = s0 == std::string::npos ? "" : q.substr(s0, q.find_last_not_of(" \t\r\n") - s0 + 1);
-      if (!q.empty()) event("", "user", "message").text = q;
+    if (auto q = TagContent(text, "user_query")) {
+      if (!q->empty()) event("", "user", "message").text = *q;
     } else if (Member(*item, "prompt_index") != nullptr &&
                text.find_first_not_of(" \t\r\n") != std::string::npos) {
       event("", "user", "message").text = text;
