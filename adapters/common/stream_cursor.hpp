@@ -35,6 +35,11 @@ class RowCursor {
   void Hold() { held_ = true; }
   /// The row goes out now.
   void Out(std::int64_t rowid);
+  /// The row gives nothing, now or later: `upto` passes it when nothing
+  /// before it is held.
+  void Pass(std::int64_t rowid) {
+    if (!held_) upto_ = rowid;
+  }
   /// Writes "upto" and "after" (members of the line's object).
   void Write(rapidjson::Writer<rapidjson::StringBuffer>& w) const;
 

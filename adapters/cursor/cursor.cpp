@@ -304,17 +304,15 @@ struct Composer {
   std::int64_t created = 0;
   std::vector<std::string> bubbles;  // in order
   bool generating = true;            // unless its status says otherwise
+  std::string status;
 };
 
-std::optional<Composer> LoadComposer(Db& db, const std::string& id) {
-  auto& st = db.Prepare("SELECT value FROM cursorDiskKV WHERE key = ?");
-  st.Bind(1, "composerData:" + id);
-  std::optional<std::string> value;
-  if (st.Step()) value = std::string(st.Blob(0));
-  st.Reset();
-  if (!value) return std::nullopt;
+// A conversation's header, from its composerData value; with the older
+// layout (before 0.40) its bubbles are inline, in `legacy`.
+std::optional<Composer> ParseComposer(std::string_view value,
+                                      rapidjson::Document* legacy = nullptr) {
   rapidjson::Document d;
-  d.Parse<rapidjson::kParseIterativeFlag>(value->data(), value->size());
+  d.Parse<rapidjson::kParseIterativeFlag>(value.data(), value.size());
   if (d.HasParseError() || !d.IsObject()) return std::nullopt;
   Composer c;
   c.name = std::string(Str(d, "name").value_or(""));
@@ -325,9 +323,41 @@ std::optional<Composer> LoadComposer(Db& db, const std::string& id) {
   if (const Json* h = Member(d, "fullConversationHeadersOnly"); h != nullptr && h->IsArray())
     for (const Json& b : h->GetArray())
       if (auto id2 = Str(b, "bubbleId")) c.bubbles.emplace_back(*id2);
-  auto status = Str(d, "status");
-  c.generating = !(status == "completed" || status == "aborted");
+  c.status = std::string(Str(d, "status").value_or(""));
+  c.generating = !(c.status == "completed" || c.status == "aborted");
+  if (legacy != nullptr) *legacy = std::move(d);
   return c;
+}
+
+std::optional<Composer> LoadComposer(Db& db, const std::string& id) {
+  auto& st = db.Prepare("SELECT value FROM cursorDiskKV WHERE key = ?");
+  st.Bind(1, "composerData:" + id);
+  std::optional<std::string> value;
+  if (st.Step()) value = std::string(st.Blob(0));
+  st.Reset();
+  if (!value) return std::nullopt;
+  return ParseComposer(*value);
+}
+
+// The bubbles of an older composerData (before 0.40): `conversation`, an
+// array of bubbles (or of headers whose bubbles are in `conversationMap`).
+std::vector<const Json*> InlineBubbles(const rapidjson::Document& d) {
+  std::vector<const Json*> out;
+  const Json* conv = Member(d, "conversation");
+  if (conv == nullptr || !conv->IsArray()) return out;
+  const Json* map = Member(d, "conversationMap");
+  for (const Json& b : conv->GetArray()) {
+    if (!b.IsObject()) continue;
+    if (Member(b, "text") == nullptr && map != nullptr && map->IsObject())
+      if (auto id = Str(b, "bubbleId"))
+        if (const Json* full = Member(*map, std::string(*id).c_str()); full != nullptr)
+          if (full->IsObject()) {
+            out.push_back(full);
+            continue;
+          }
+    out.push_back(&b);
+  }
+  return out;
 }
 
 void PutString(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* key, std::string_view v) {
@@ -342,6 +372,47 @@ std::string ToolField(const Json* v) {
   return std::string(TruncateChars(s, kMaxToolField));
 }
 
+// A line of the IDE's stream: the conversation and one bubble.
+std::string BubbleLine(const std::string& cid, const Composer& c, const std::string& bid,
+                       const Json& b, const RowCursor& cursor) {
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  w.StartObject();
+  w.Key("composer");
+  w.StartObject();
+  PutString(w, "id", cid);
+  PutString(w, "name", c.name);
+  PutString(w, "model", c.model);
+  w.Key("created_at");
+  w.Int64(c.created);
+  w.EndObject();
+  w.Key("bubble");
+  w.StartObject();
+  PutString(w, "id", bid);
+  w.Key("type");
+  const Json* type = Member(b, "type");
+  w.Int(type != nullptr && type->IsInt() ? type->GetInt() : 0);
+  PutString(w, "text", Str(b, "text").value_or(""));
+  PutString(w, "created_at", Str(b, "createdAt").value_or(""));
+  if (const Json* t = Member(b, "toolFormerData"); t != nullptr && t->IsObject()) {
+    w.Key("tool");
+    w.StartObject();
+    const Json* name = Member(*t, "name");
+    if (name == nullptr || !name->IsString()) name = Member(*t, "tool");
+    PutString(w, "name", ToolField(name));
+    const Json* args = Member(*t, "rawArgs");
+    if (args == nullptr) args = Member(*t, "params");
+    PutString(w, "args", ToolField(args));
+    PutString(w, "result", ToolField(Member(*t, "result")));
+    PutString(w, "status", ToolField(Member(*t, "status")));
+    w.EndObject();
+  }
+  w.EndObject();
+  cursor.Write(w);
+  w.EndObject();
+  return std::string(sb.GetString(), sb.GetSize()) + "\n";
+}
+
 }  // namespace
 
 std::string CursorAdapter::GenerateIde(const SourceFile& stream, std::string_view last_line,
@@ -351,26 +422,58 @@ std::string CursorAdapter::GenerateIde(const SourceFile& stream, std::string_vie
     std::string out;
     std::map<std::string, std::optional<Composer>> composers;  // this look's
     auto& rows = db.Prepare(
-        "SELECT rowid, key, value FROM cursorDiskKV WHERE rowid > ? AND key LIKE 'bubbleId:%' "
+        "SELECT rowid, key, value FROM cursorDiskKV WHERE rowid > ? AND "
+        "(key LIKE 'bubbleId:%' OR key LIKE 'composerData:%') "
         "ORDER BY rowid");  // stepped only as far as this look goes
     rows.Bind(1, cursor.upto());
     while (rows.Step() && out.size() < max_bytes) {
       const std::int64_t rowid = rows.Int(0);
       if (cursor.Done(rowid)) continue;
-      // bubbleId:<composer>:<bubble>
       std::string_view key = rows.Text(1);
+      if (key.rfind("composerData:", 0) == 0) {
+        // The older layout (before 0.40) keeps a finished conversation's
+        // bubbles inline: they go out together.  Newer headers give nothing.
+        const std::string cid(key.substr(std::string_view("composerData:").size()));
+        rapidjson::Document d;
+        std::optional<Composer> c = ParseComposer(rows.Blob(2), &d);
+        std::vector<const Json*> inline_bubbles;
+        if (c && c->bubbles.empty()) inline_bubbles = InlineBubbles(d);
+        // An older conversation without a status is finished long ago.
+        if (inline_bubbles.empty() || c->status == "generating") {
+          if (!inline_bubbles.empty())
+            cursor.Hold();
+          else
+            cursor.Pass(rowid);
+          continue;
+        }
+        cursor.Out(rowid);
+        for (const Json* b : inline_bubbles)
+          if (auto bid = Str(*b, "bubbleId"))
+            out += BubbleLine(cid, *c, std::string(*bid), *b, cursor);
+        continue;
+      }
+      // bubbleId:<composer>:<bubble>
       key.remove_prefix(std::string_view("bubbleId:").size());
       const std::size_t colon = key.find(':');
-      if (colon == std::string_view::npos) continue;
+      if (colon == std::string_view::npos) {
+        cursor.Pass(rowid);
+        continue;
+      }
       const std::string cid(key.substr(0, colon)), bid(key.substr(colon + 1));
       auto it = composers.find(cid);
       if (it == composers.end()) it = composers.emplace(cid, LoadComposer(db, cid)).first;
-      if (!it->second) continue;  // no conversation holds it (deleted)
+      if (!it->second) {  // no conversation holds it (deleted)
+        cursor.Pass(rowid);
+        continue;
+      }
       const Composer& c = *it->second;
       auto pos = std::find(c.bubbles.begin(), c.bubbles.end(), bid);
       if (pos == c.bubbles.end()) {
-        if (c.generating) cursor.Hold();  // not listed yet
-        continue;                         // else not part of the conversation
+        if (c.generating)
+          cursor.Hold();  // not listed yet
+        else
+          cursor.Pass(rowid);  // not part of the conversation
+        continue;
       }
       if (pos + 1 == c.bubbles.end() && c.generating) {
         cursor.Hold();  // the last one, still streaming
@@ -379,44 +482,12 @@ std::string CursorAdapter::GenerateIde(const SourceFile& stream, std::string_vie
       std::string_view value = rows.Blob(2);
       rapidjson::Document b;
       b.Parse<rapidjson::kParseIterativeFlag>(value.data(), value.size());
-      if (b.HasParseError() || !b.IsObject()) continue;
-      cursor.Out(rowid);
-      rapidjson::StringBuffer sb;
-      rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-      w.StartObject();
-      w.Key("composer");
-      w.StartObject();
-      PutString(w, "id", cid);
-      PutString(w, "name", c.name);
-      PutString(w, "model", c.model);
-      w.Key("created_at");
-      w.Int64(c.created);
-      w.EndObject();
-      w.Key("bubble");
-      w.StartObject();
-      PutString(w, "id", bid);
-      w.Key("type");
-      const Json* type = Member(b, "type");
-      w.Int(type != nullptr && type->IsInt() ? type->GetInt() : 0);
-      PutString(w, "text", Str(b, "text").value_or(""));
-      PutString(w, "created_at", Str(b, "createdAt").value_or(""));
-      if (const Json* t = Member(b, "toolFormerData"); t != nullptr && t->IsObject()) {
-        w.Key("tool");
-        w.StartObject();
-        const Json* name = Member(*t, "name");
-        if (name == nullptr || !name->IsString()) name = Member(*t, "tool");
-        PutString(w, "name", ToolField(name));
-        const Json* args = Member(*t, "rawArgs");
-        if (args == nullptr) args = Member(*t, "params");
-        PutString(w, "args", ToolField(args));
-        PutString(w, "result", ToolField(Member(*t, "result")));
-        PutString(w, "status", ToolField(Member(*t, "status")));
-        w.EndObject();
+      if (b.HasParseError() || !b.IsObject()) {
+        cursor.Pass(rowid);
+        continue;
       }
-      w.EndObject();
-      cursor.Write(w);
-      w.EndObject();
-      out.append(sb.GetString(), sb.GetSize()).push_back('\n');
+      cursor.Out(rowid);
+      out += BubbleLine(cid, c, bid, b, cursor);
     }
     rows.Reset();
     return out;

@@ -44,8 +44,10 @@
 // message, its tool as a tool_call (<bubble>#call) and, once completed or
 // failed, a tool_result (<bubble>#result).  Thinking is not indexed.  The
 // session is the conversation (composer) id; its title the name.  The
-// workspace (project) is not read yet, nor the older layouts (<0.40) and
-// the agent transcripts (3.2); credentials (cursorAuth/*) are never read.
+// older layout (before 0.40), bubbles inline in composerData (conversation,
+// conversationMap), goes out a conversation at a time once it is not
+// generating.  The workspace (project) is not read yet, nor the agent
+// transcripts (3.2); credentials (cursorAuth/*) are never read.
 
 #include <string>
 

@@ -360,6 +360,16 @@ TEST_SUITE("adapters") {
     REQUIRE(st.Step());
     CHECK(st.Text(0) == "Added the limiter in src/limit.ts.");
     CHECK_FALSE(st.Step());
+    // The older layout (before 0.40): a conversation's bubbles inline, some
+    // through conversationMap.
+    {
+      Db w(db, Db::Mode::kReadWrite);
+      w.Exec(
+          R"sql(INSERT INTO cursorDiskKV VALUES ('composerData:old1', '{"composerId":"old1","name":"Old chat","createdAt":1717200000000,"conversation":[{"bubbleId":"o1","type":1,"text":"How do I rebase?"},{"bubbleId":"o2","type":2}],"conversationMap":{"o2":{"bubbleId":"o2","type":2,"text":"Use git rebase -i."}}}'))sql");
+    }
+    ing.Sync({&c}, {});
+    CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE session = 'cursor:old1'") == 2);
+    CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE text = 'Use git rebase -i.'") == 1);
     // Credentials in the same table are never read.
     CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE text LIKE '%SECRET-TOKEN%'") == 0);
     const std::string mirror = s.mirrors->ReadContent(
