@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "adapters/claude_code/claude_code.hpp"
 
-#include <dirent.h>
 #include <rapidjson/document.h>
 
 #include <algorithm>
@@ -56,12 +55,10 @@ std::string ToolResultText(const Json& content) {
 // The cwd of the first session log of a project directory (by name) that
 // names one in its first 64 KiB.
 std::optional<std::string> FirstCwd(const std::string& project_dir) {
-  DIR* d = ::opendir(project_dir.c_str());
-  if (d == nullptr) return std::nullopt;
   std::vector<std::string> logs;
-  while (dirent* e = ::readdir(d))
-    if (EndsWith(e->d_name, ".jsonl")) logs.emplace_back(e->d_name);
-  ::closedir(d);
+  ForEachEntry(project_dir, [&](std::string_view name, const struct stat& st) {
+    if (S_ISREG(st.st_mode) && EndsWith(name, ".jsonl")) logs.emplace_back(name);
+  });
   std::sort(logs.begin(), logs.end());
   for (const std::string& name : logs) {
     std::ifstream in(project_dir + "/" + name, std::ios::binary);

@@ -125,7 +125,7 @@ Discovery CodexAdapter::Discover() const {
       f.abs_path = index;
       f.key = std::string(kSessionIndex);
       f.size = st.st_size;
-      f.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+      f.mtime_ns = MtimeNs(st);
       by_key[f.key] = f;
     }
   }

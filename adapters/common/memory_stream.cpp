@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "adapters/common/memory_stream.hpp"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -16,6 +15,7 @@
 
 #include "adapters/common/json.hpp"
 #include "core/c/fd.hpp"
+#include "core/ingest/walk.hpp"
 #include "core/util/hash.hpp"
 
 namespace origin::adapters {
@@ -30,19 +30,13 @@ struct DirFile {
 
 // The regular *.md files of `dir` (symlinks and the rest left out), by name.
 std::optional<std::vector<DirFile>> ListMarkdown(const std::string& dir) {
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return std::nullopt;
   std::vector<DirFile> out;
-  const int fd = ::dirfd(d);
-  while (dirent* e = ::readdir(d)) {
-    std::string_view name = e->d_name;
-    if (name.size() < 4 || !EndsWith(name, ".md") || name.front() == '.') continue;
-    struct stat st {};
-    if (::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
-    out.push_back({std::string(name), static_cast<std::int64_t>(st.st_size),
-                   static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec});
-  }
-  ::closedir(d);
+  bool listed = ForEachEntry(dir, [&](std::string_view name, const struct stat& st) {
+    if (name.size() < 4 || !EndsWith(name, ".md") || name.front() == '.' || !S_ISREG(st.st_mode))
+      return;
+    out.push_back({std::string(name), static_cast<std::int64_t>(st.st_size), MtimeNs(st)});
+  });
+  if (!listed) return std::nullopt;
   std::sort(out.begin(), out.end(),
             [](const DirFile& a, const DirFile& b) { return a.name < b.name; });
   return out;

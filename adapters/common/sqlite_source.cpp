@@ -5,20 +5,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/ingest/walk.hpp"
 #include "core/util/hash.hpp"
 
 namespace origin::adapters {
 
 namespace {
-
-// size:mtime of a file, "-" when there is none.
-std::string StatToken(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return "-";
-  return std::to_string(st.st_size) + ":" +
-         std::to_string(static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 +
-                        st.st_mtim.tv_nsec);
-}
 
 bool Busy(int code) {
   const int primary = code & 0xff;
@@ -36,9 +28,9 @@ std::optional<SourceFile> DatabaseStream(const std::string& path, std::string ke
   f.key = std::move(key);
   f.generated = true;
   f.size = st.st_size;
-  f.mtime_ns = static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+  f.mtime_ns = MtimeNs(st);
   // Writes land in the -wal first: it is part of the token.
-  f.token = Sha256Hex(StatToken(path) + "|" + StatToken(path + "-wal"));
+  f.token = Sha256Hex(FileStamp(path) + "|" + FileStamp(path + "-wal"));
   return f;
 }
 
@@ -47,7 +39,7 @@ std::string ReadDatabase(const std::string& path, const std::function<std::strin
   const bool logged = ::access(wal.c_str(), F_OK) == 0;
   if (logged && ::access(shm.c_str(), F_OK) != 0)
     throw SourceBusy(path + " has a -wal but no -shm");
-  const std::string before = StatToken(path);
+  const std::string before = FileStamp(path);
   std::string out;
   try {
     Db db(path, logged ? Db::Mode::kReadOnly : Db::Mode::kImmutable);
@@ -59,7 +51,7 @@ std::string ReadDatabase(const std::string& path, const std::function<std::strin
     throw;
   }
   // Read as immutable while the agent began writing: what was read may be torn.
-  if (!logged && (::access(wal.c_str(), F_OK) == 0 || StatToken(path) != before))
+  if (!logged && (::access(wal.c_str(), F_OK) == 0 || FileStamp(path) != before))
     throw SourceBusy(path + " changed while it was read");
   return out;
 }

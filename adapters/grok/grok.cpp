@@ -4,7 +4,6 @@
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <fstream>
@@ -165,13 +164,9 @@ Discovery GrokAdapter::Discover() const {
       if (::access((dir + "/updates.jsonl").c_str(), F_OK) == 0) return false;
       f.key = "sessions/" + std::string(rel.substr(0, rel.size() - 6)) + ".items.jsonl";
       f.generated = true;
-      struct stat summary {};
-      std::string digest = std::to_string(f.size) + ":" + std::to_string(f.mtime_ns);
-      if (::stat((dir + "/summary.json").c_str(), &summary) == 0)
-        digest += "|" + std::to_string(summary.st_size) + ":" +
-                  std::to_string(summary.st_mtim.tv_sec) + "." +
-                  std::to_string(summary.st_mtim.tv_nsec);
-      f.token = Sha256Hex(digest);
+      // Items are dated from summary.json: it is part of the token.
+      f.token = Sha256Hex(std::to_string(f.size) + ":" + std::to_string(f.mtime_ns) + "|" +
+                          FileStamp(dir + "/summary.json"));
       return true;
     }
     // A persisted session's summary.json, rewritten every turn: its titles

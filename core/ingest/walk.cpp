@@ -62,7 +62,7 @@ void WalkDir(const std::string& root, const std::string& rel, const WalkRules& r
       SourceFile f;
       f.abs_path = child_abs;
       f.size = cs.st_size;
-      f.mtime_ns = static_cast<std::int64_t>(cs.st_mtim.tv_sec) * 1000000000 + cs.st_mtim.tv_nsec;
+      f.mtime_ns = MtimeNs(cs);
       if (!rules.accept_file(child_rel, f)) continue;
       out.files.push_back(std::move(f));
     }
@@ -98,19 +98,35 @@ Discovery RootDiscovery(const std::string& root) {
   return d;
 }
 
-std::vector<std::string> SubDirs(const std::string& dir) {
-  std::vector<std::string> out;
-  DIR* d = ::opendir(dir.c_str());
-  if (d == nullptr) return out;
-  const int fd = ::dirfd(d);
-  while (dirent* e = ::readdir(d)) {
+std::int64_t MtimeNs(const struct stat& st) {
+  return static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
+}
+
+std::string FileStamp(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return "-";
+  return std::to_string(st.st_size) + ":" + std::to_string(MtimeNs(st));
+}
+
+bool ForEachEntry(const std::string& dir,
+                  const std::function<void(std::string_view name, const struct stat& st)>& fn) {
+  std::unique_ptr<DIR, DirCloser> d(::opendir(dir.c_str()));
+  if (!d) return false;
+  const int fd = ::dirfd(d.get());
+  while (dirent* e = ::readdir(d.get())) {
     std::string_view name = e->d_name;
     if (name == "." || name == "..") continue;
     struct stat st {};
-    if (::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode))
-      out.emplace_back(name);
+    if (::fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0) fn(name, st);
   }
-  ::closedir(d);
+  return true;
+}
+
+std::vector<std::string> SubDirs(const std::string& dir) {
+  std::vector<std::string> out;
+  ForEachEntry(dir, [&](std::string_view name, const struct stat& st) {
+    if (S_ISDIR(st.st_mode)) out.emplace_back(name);
+  });
   std::sort(out.begin(), out.end());
   return out;
 }

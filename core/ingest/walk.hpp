@@ -4,6 +4,9 @@
 // symlinked directories at most once each (a symlink loop is reported, not
 // followed forever), reports unreadable directories and goes on.
 
+#include <sys/stat.h>
+
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -28,6 +31,19 @@ bool IsDirectory(const std::string& path);
 /// A discovery of `root` with nothing found yet: whether it exists, and, if
 /// it does, `root` among the directories to watch.
 Discovery RootDiscovery(const std::string& root);
+
+/// A file's modification time, in ns since the epoch.
+std::int64_t MtimeNs(const struct stat& st);
+
+/// `<size>:<mtime ns>` of a file, "-" when there is none: the stuff of a
+/// generated stream's token (what can be known without reading the file).
+std::string FileStamp(const std::string& path);
+
+/// Calls `fn` with the name and lstat (a symlink is not followed) of each
+/// entry of `dir` but . and .., in directory order; false when `dir` cannot
+/// be read.
+bool ForEachEntry(const std::string& dir,
+                  const std::function<void(std::string_view name, const struct stat& st)>& fn);
 
 /// The names of the subdirectories of `dir` (not following symlinks), sorted;
 /// none when it cannot be read.
