@@ -940,13 +940,18 @@ void Daemon::CloseOneShot(OneShot* t) {
            [](uv_handle_t* p) { delete static_cast<OneShot*>(p->data); });
 }
 
-void Daemon::Freshen(int wait_ms, std::function<void()> then) {
-  // `then` runs once: when the sync is done or when the wait is over.
+std::function<void()> Daemon::AtMostAfter(int wait_ms, std::function<void()> then) {
   auto once = std::make_shared<std::function<void()>>(std::move(then));
   auto run = [once] {
     if (*once) std::exchange(*once, nullptr)();
   };
   After(wait_ms, run);
+  return run;
+}
+
+void Daemon::Freshen(int wait_ms, std::function<void()> then) {
+  // `then` runs once: when the sync is done or when the wait is over.
+  auto run = AtMostAfter(wait_ms, std::move(then));
   std::vector<const SourceAdapter*> all;
   for (auto& a : adapters_) all.push_back(a.get());
   writer_->Post([this, all, run](Db& db) {
@@ -974,12 +979,7 @@ void Daemon::WhenSynced(int wait_ms, std::function<void()> then) {
     then();
     return;
   }
-  auto once = std::make_shared<std::function<void()>>(std::move(then));
-  auto run = [once] {
-    if (*once) std::exchange(*once, nullptr)();
-  };
-  After(wait_ms, run);
-  when_synced_.push_back(run);
+  when_synced_.push_back(AtMostAfter(wait_ms, std::move(then)));
 }
 
 void Daemon::DoSync(std::uint64_t conn_id, std::string id_json, const std::string& only) {

@@ -108,6 +108,9 @@ class Daemon {
   };
   static void CloseOneShot(OneShot* t);
   std::set<OneShot*> one_shots_;  // closed, unfired, by BeginShutdown
+  /// `then`, to run once: by the returned function, or after `wait_ms`,
+  /// whichever comes first (the bounded waits).
+  std::function<void()> AtMostAfter(int wait_ms, std::function<void()> then);
   /// Ingests what changed in every source (a sync that only stats unchanged
   /// files), then runs `then` on the loop thread; after at most `wait_ms`,
   /// `then` runs anyway and the sync goes on by itself.
