@@ -84,4 +84,26 @@ std::optional<std::string> TagContent(std::string_view text, std::string_view ta
   return std::string(in.substr(s, in.find_last_not_of(" \t\r\n") - s + 1));
 }
 
+void WriteString(JsonWriter& w, std::string_view s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+void WriteMember(JsonWriter& w, const char* key, std::string_view s) {
+  w.Key(key);
+  WriteString(w, s);
+}
+
+void WriteJsonText(JsonWriter& w, std::string_view text) {
+  // The depth first: a document too deep would exhaust the stack freeing it.
+  if (JsonDepthWithin(text, kMaxJsonDepth)) {
+    rapidjson::Document d;
+    d.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());
+    if (!d.HasParseError()) {
+      d.Accept(w);
+      return;
+    }
+  }
+  WriteString(w, text);
+}
+
 }  // namespace origin::adapters

@@ -5,6 +5,8 @@
 // changes between versions (sources.md: parse tolerantly).
 
 #include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include <optional>
 #include <string>
@@ -31,6 +33,15 @@ bool Bool(const Json& obj, const char* key);
 std::string_view StrOr(const Json& v, std::string_view dflt);
 /// Compact JSON text of any value.
 std::string Serialize(const Json& v);
+
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
+/// A string value (any bytes: its length is given).
+void WriteString(JsonWriter& w, std::string_view s);
+/// A member `key` with a string value.
+void WriteMember(JsonWriter& w, const char* key, std::string_view s);
+/// `text` as the JSON it holds when it is JSON (within kMaxJsonDepth), else
+/// as a string (a column an agent filled with JSON, or not).
+void WriteJsonText(JsonWriter& w, std::string_view text);
 
 /// A message content as text: a string, or its {type: "text", text} parts
 /// joined by blank lines; "" for anything else.

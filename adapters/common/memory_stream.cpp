@@ -86,13 +86,9 @@ DirState StateOf(std::string_view last_line) {
   return state;
 }
 
-void WriteStr(rapidjson::Writer<rapidjson::StringBuffer>& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
-
 void WriteOpt(rapidjson::Writer<rapidjson::StringBuffer>& w, const std::optional<std::string>& s) {
   if (s)
-    WriteStr(w, *s);
+    WriteString(w, *s);
   else
     w.Null();
 }
@@ -105,7 +101,7 @@ std::string Line(const std::string& file, const char* op, std::int64_t time,
   rapidjson::Writer<rapidjson::StringBuffer> w(sb);
   w.StartObject();
   w.Key("file");
-  WriteStr(w, file);
+  WriteString(w, file);
   w.Key("op");
   w.String(op);
   w.Key("time");
@@ -115,20 +111,20 @@ std::string Line(const std::string& file, const char* op, std::int64_t time,
   w.Key("cwd");
   WriteOpt(w, place.cwd);
   w.Key("id");
-  WriteStr(w, id);
+  WriteString(w, id);
   w.Key("prev");
   WriteOpt(w, prev);
   w.Key("hash");
-  WriteStr(w, hash);
+  WriteString(w, hash);
   w.Key("content");
-  WriteStr(w, content);
+  WriteString(w, content);
   w.Key("state");
   w.StartObject();
   for (const auto& [name, f] : state) {
     w.Key(name.c_str(), static_cast<rapidjson::SizeType>(name.size()));
     w.StartObject();
     w.Key("id");
-    WriteStr(w, f.id);
+    WriteString(w, f.id);
     w.Key("hash");
     WriteOpt(w, f.hash);
     w.EndObject();

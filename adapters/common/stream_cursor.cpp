@@ -74,7 +74,7 @@ void SequenceCursor::Write(rapidjson::Writer<rapidjson::StringBuffer>& w, std::s
   w.Key("index");
   w.Int64(static_cast<std::int64_t>(index));
   w.Key("chain");
-  w.String(digest_.c_str(), static_cast<rapidjson::SizeType>(digest_.size()));
+  WriteString(w, digest_);
 }
 
 }  // namespace origin::adapters

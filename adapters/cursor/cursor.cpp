@@ -179,23 +179,18 @@ std::string CursorAdapter::Generate(const SourceFile& stream, std::string_view l
       rapidjson::Writer<rapidjson::StringBuffer> w(sb);
       w.StartObject();
       w.Key("agent_id");
-      w.String(chat.agent_id.c_str(), static_cast<rapidjson::SizeType>(chat.agent_id.size()));
+      WriteString(w, chat.agent_id);
       w.Key("name");
-      w.String(chat.name.c_str(), static_cast<rapidjson::SizeType>(chat.name.size()));
+      WriteString(w, chat.name);
       w.Key("model");
-      w.String(chat.model.c_str(), static_cast<rapidjson::SizeType>(chat.model.size()));
+      WriteString(w, chat.model);
       w.Key("created_at");
       w.Int64(chat.created);
       cursor.Write(w, i, id);
       w.Key("blob");
-      w.String(id.c_str(), static_cast<rapidjson::SizeType>(id.size()));
+      WriteString(w, id);
       w.Key("message");
-      rapidjson::Document m;
-      m.Parse<rapidjson::kParseIterativeFlag>(json.data(), json.size());
-      if (!m.HasParseError() && JsonDepthWithin(json, kMaxJsonDepth))
-        m.Accept(w);
-      else
-        w.String(json.data(), static_cast<rapidjson::SizeType>(json.size()));
+      WriteJsonText(w, json);
       w.EndObject();
       out.append(sb.GetString(), sb.GetSize()).push_back('\n');
       if (out.size() >= max_bytes) break;
@@ -360,11 +355,6 @@ std::vector<const Json*> InlineBubbles(const rapidjson::Document& d) {
   return out;
 }
 
-void PutString(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* key, std::string_view v) {
-  w.Key(key);
-  w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
-}
-
 // A tool field as text, cut to the limit (bubbles can hold whole files).
 std::string ToolField(const Json* v) {
   if (v == nullptr || v->IsNull()) return "";
@@ -380,31 +370,31 @@ std::string BubbleLine(const std::string& cid, const Composer& c, const std::str
   w.StartObject();
   w.Key("composer");
   w.StartObject();
-  PutString(w, "id", cid);
-  PutString(w, "name", c.name);
-  PutString(w, "model", c.model);
+  WriteMember(w, "id", cid);
+  WriteMember(w, "name", c.name);
+  WriteMember(w, "model", c.model);
   w.Key("created_at");
   w.Int64(c.created);
   w.EndObject();
   w.Key("bubble");
   w.StartObject();
-  PutString(w, "id", bid);
+  WriteMember(w, "id", bid);
   w.Key("type");
   const Json* type = Member(b, "type");
   w.Int(type != nullptr && type->IsInt() ? type->GetInt() : 0);
-  PutString(w, "text", Str(b, "text").value_or(""));
-  PutString(w, "created_at", Str(b, "createdAt").value_or(""));
+  WriteMember(w, "text", Str(b, "text").value_or(""));
+  WriteMember(w, "created_at", Str(b, "createdAt").value_or(""));
   if (const Json* t = Member(b, "toolFormerData"); t != nullptr && t->IsObject()) {
     w.Key("tool");
     w.StartObject();
     const Json* name = Member(*t, "name");
     if (name == nullptr || !name->IsString()) name = Member(*t, "tool");
-    PutString(w, "name", ToolField(name));
+    WriteMember(w, "name", ToolField(name));
     const Json* args = Member(*t, "rawArgs");
     if (args == nullptr) args = Member(*t, "params");
-    PutString(w, "args", ToolField(args));
-    PutString(w, "result", ToolField(Member(*t, "result")));
-    PutString(w, "status", ToolField(Member(*t, "status")));
+    WriteMember(w, "args", ToolField(args));
+    WriteMember(w, "result", ToolField(Member(*t, "result")));
+    WriteMember(w, "status", ToolField(Member(*t, "status")));
     w.EndObject();
   }
   w.EndObject();

@@ -347,9 +347,9 @@ std::string GrokAdapter::GenerateTitles(const SourceFile& stream,
   rapidjson::Writer<rapidjson::StringBuffer> w(sb);
   w.StartObject();
   w.Key("session");
-  w.String(session.c_str(), static_cast<rapidjson::SizeType>(session.size()));
+  WriteString(w, session);
   w.Key("title");
-  w.String(title.c_str(), static_cast<rapidjson::SizeType>(title.size()));
+  WriteString(w, title);
   w.Key("manual");
   w.Bool(manual);
   w.EndObject();
@@ -414,7 +414,7 @@ std::string GrokAdapter::GenerateHistory(const SourceFile& stream, std::string_v
     rapidjson::Writer<rapidjson::StringBuffer> w(sb);
     w.StartObject();
     w.Key("item_id");
-    w.String(ids[i].c_str(), static_cast<rapidjson::SizeType>(ids[i].size()));
+    WriteString(w, ids[i]);
     w.Key("ts");
     w.Int64(base + static_cast<std::int64_t>(i));
     cursor.Write(w, i, ids[i]);

@@ -15,24 +15,10 @@
 #include "core/c/sqlite.hpp"
 #include "core/ingest/walk.hpp"
 #include "core/util/hash.hpp"
-#include "core/util/text.hpp"
 
 namespace origin::adapters {
 
 namespace {
-
-// A column holding JSON text, parsed into `out` under `key` (a string when
-// it is not JSON).
-void PutJson(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* key,
-             std::string_view text) {
-  w.Key(key);
-  rapidjson::Document d;
-  d.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());
-  if (!d.HasParseError() && JsonDepthWithin(text, kMaxJsonDepth))
-    d.Accept(w);
-  else
-    w.String(text.data(), static_cast<rapidjson::SizeType>(text.size()));
-}
 
 void PutText(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* key, const Stmt& st,
              int col) {
@@ -41,8 +27,7 @@ void PutText(rapidjson::Writer<rapidjson::StringBuffer>& w, const char* key, con
     w.Null();
     return;
   }
-  std::string_view v = st.Text(col);
-  w.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
+  WriteString(w, st.Text(col));
 }
 
 }  // namespace
@@ -131,14 +116,15 @@ std::string ZcodeAdapter::GenerateMessages(const SourceFile& stream, std::string
       w.Key("message");
       w.StartObject();
       w.Key("id");
-      w.String(id.c_str(), static_cast<rapidjson::SizeType>(id.size()));
+      WriteString(w, id);
       w.Key("session_id");
-      w.String(session.c_str(), static_cast<rapidjson::SizeType>(session.size()));
+      WriteString(w, session);
       w.Key("sequence");
       w.Int64(sequence);
       w.Key("time_created");
       w.Int64(msgs.Int(4));
-      PutJson(w, "data", data);
+      w.Key("data");
+      WriteJsonText(w, data);
       w.EndObject();
       auto& sess = db.Prepare(
           "SELECT id, parent_id, directory, title, title_source, version FROM session WHERE id = "
@@ -169,7 +155,8 @@ std::string ZcodeAdapter::GenerateMessages(const SourceFile& stream, std::string
         PutText(w, "id", parts, 0);
         w.Key("time_created");
         w.Int64(parts.Int(1));
-        PutJson(w, "data", parts.Text(2));
+        w.Key("data");
+        WriteJsonText(w, parts.Text(2));
         w.EndObject();
       }
       parts.Reset();
