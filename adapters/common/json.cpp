@@ -78,10 +78,13 @@ std::optional<std::string> TagContent(std::string_view text, std::string_view ta
   if (a == std::string_view::npos) return std::nullopt;
   std::size_t b = text.find(close, a + open.size());
   if (b == std::string_view::npos) return std::nullopt;
-  std::string_view in = text.substr(a + open.size(), b - a - open.size());
-  std::size_t s = in.find_first_not_of(" \t\r\n");
-  if (s == std::string_view::npos) return std::string();
-  return std::string(in.substr(s, in.find_last_not_of(" \t\r\n") - s + 1));
+  return std::string(TrimSpace(text.substr(a + open.size(), b - a - open.size())));
+}
+
+std::string_view TrimSpace(std::string_view s) {
+  std::size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
 }
 
 void WriteString(JsonWriter& w, std::string_view s) {

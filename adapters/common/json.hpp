@@ -47,6 +47,9 @@ void WriteJsonText(JsonWriter& w, std::string_view text);
 /// joined by blank lines; "" for anything else.
 std::string TextParts(const Json* content);
 
+/// `s` without the spaces, tabs and line ends around it.
+std::string_view TrimSpace(std::string_view s);
+
 /// What is between <tag> and </tag> in `text` (as agents wrap a prompt in
 /// <user_query>), trimmed; nothing without both.
 std::optional<std::string> TagContent(std::string_view text, std::string_view tag);

@@ -242,12 +242,7 @@ FrontMatter ParseFrontMatter(std::string_view content) {
     return nl == std::string_view::npos ? content.size() : nl;
   };
   std::size_t first = line_end(0);
-  auto trimmed = [](std::string_view s) {
-    std::size_t b = s.find_first_not_of(" \t\r");
-    if (b == std::string_view::npos) return std::string_view();
-    return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-  };
-  if (trimmed(content.substr(0, first)) != "---") {
+  if (TrimSpace(content.substr(0, first)) != "---") {
     fm.body = std::string(content);
     return fm;
   }
@@ -256,13 +251,13 @@ FrontMatter ParseFrontMatter(std::string_view content) {
     std::size_t end = line_end(pos);
     std::string_view l = content.substr(pos, end - pos);
     pos = end + 1;
-    if (trimmed(l) == "---") {
+    if (TrimSpace(l) == "---") {
       fm.body = std::string(content.substr(std::min(pos, content.size())));
       return fm;
     }
     std::size_t colon = l.find(':');
     if (colon == std::string_view::npos || l.empty() || l[0] == ' ' || l[0] == '#') continue;
-    std::string_view key = trimmed(l.substr(0, colon)), value = trimmed(l.substr(colon + 1));
+    std::string_view key = TrimSpace(l.substr(0, colon)), value = TrimSpace(l.substr(colon + 1));
     if (value.size() >= 2 && (value.front() == '"' || value.front() == '\'') &&
         value.back() == value.front())
       value = value.substr(1, value.size() - 2);

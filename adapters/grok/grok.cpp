@@ -123,6 +123,24 @@ std::optional<std::int64_t> Millis(const Json* meta) {
   return std::nullopt;
 }
 
+// A whole file; nothing when it cannot be read.
+std::optional<std::string> ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// A file holding a JSON object (summary.json); nothing when it cannot be
+// read or is not one (it is being replaced).
+std::optional<rapidjson::Document> ReadJsonObject(const std::string& path) {
+  auto text = ReadText(path);
+  if (!text || !JsonDepthWithin(*text, kMaxJsonDepth)) return std::nullopt;
+  rapidjson::Document d;
+  d.Parse<rapidjson::kParseIterativeFlag>(text->data(), text->size());
+  if (d.HasParseError() || !d.IsObject()) return std::nullopt;
+  return d;
+}
+
 }  // namespace
 
 std::unique_ptr<FileState> GrokAdapter::LoadState(std::string_view key,
@@ -312,25 +330,16 @@ namespace origin::adapters {
 // else the generated title, else session_summary; trimmed.
 std::string GrokAdapter::GenerateTitles(const SourceFile& stream,
                                         std::string_view last_line) const {
-  std::ifstream in(stream.abs_path, std::ios::binary);
-  if (!in) throw SourceBusy("cannot read " + stream.abs_path);  // mid-rename: next look
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  rapidjson::Document d;
-  d.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());
-  if (d.HasParseError() || !d.IsObject())
-    throw SourceBusy(stream.abs_path + " is not JSON (being written?)");
-  auto trim = [](std::string_view v) {
-    std::size_t b = v.find_first_not_of(" \t\r\n");
-    if (b == std::string_view::npos) return std::string();
-    return std::string(v.substr(b, v.find_last_not_of(" \t\r\n") - b + 1));
-  };
-  const bool manual = Bool(d, "title_is_manual");
+  // Mid-rename, or being written: the next look.
+  auto d = ReadJsonObject(stream.abs_path);
+  if (!d) throw SourceBusy(stream.abs_path + " cannot be read as JSON (being written?)");
+  const bool manual = Bool(*d, "title_is_manual");
   std::string title;
   if (manual)
-    if (const Json* info = Member(d, "info"); info != nullptr && info->IsObject())
-      title = trim(Str(*info, "title").value_or(""));
-  if (title.empty()) title = trim(Str(d, "generated_title").value_or(""));
-  if (title.empty()) title = trim(Str(d, "session_summary").value_or(""));
+    if (const Json* info = Member(*d, "info"); info != nullptr && info->IsObject())
+      title = TrimSpace(Str(*info, "title").value_or(""));
+  if (title.empty()) title = TrimSpace(Str(*d, "generated_title").value_or(""));
+  if (title.empty()) title = TrimSpace(Str(*d, "session_summary").value_or(""));
   if (title.empty()) return "";
   // The session: the directory's uuid.
   std::string_view key = stream.key;  // sessions/<enc>/<uuid>/summary.titles.jsonl
@@ -379,20 +388,14 @@ namespace origin::adapters {
 // creation (summary.json's created_at, else the file's mtime), one ms apart.
 std::string GrokAdapter::GenerateHistory(const SourceFile& stream, std::string_view last_line,
                                          std::size_t max_bytes) const {
-  std::ifstream in(stream.abs_path, std::ios::binary);
-  if (!in) throw SourceBusy("cannot read " + stream.abs_path);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto whole = ReadText(stream.abs_path);
+  if (!whole) throw SourceBusy("cannot read " + stream.abs_path);
+  std::string& text = *whole;
   text.resize(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);  // whole lines
   const std::string dir = stream.abs_path.substr(0, stream.abs_path.rfind('/'));
   std::int64_t base = stream.mtime_ns / 1000000;
-  {
-    std::ifstream sum(dir + "/summary.json", std::ios::binary);
-    std::string js((std::istreambuf_iterator<char>(sum)), std::istreambuf_iterator<char>());
-    rapidjson::Document d;
-    d.Parse<rapidjson::kParseIterativeFlag>(js.data(), js.size());
-    if (!d.HasParseError() && d.IsObject())
-      if (auto at = ParseIsoMs(Str(d, "created_at").value_or(""))) base = *at;
-  }
+  if (auto summary = ReadJsonObject(dir + "/summary.json"))
+    if (auto at = ParseIsoMs(Str(*summary, "created_at").value_or(""))) base = *at;
   std::vector<std::string> ids, items;
   std::map<std::string, int> seen;
   std::size_t pos = 0;
