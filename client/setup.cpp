@@ -643,14 +643,14 @@ std::vector<std::string> StateCommand() {
 }
 #endif
 
-// A daemon that answers on the socket (not started by us): its pid, or 0.
-long RunningDaemon(const proto::Paths& paths) {
+// A connection to the daemon that answers on the socket, if one does (none
+// is started for it).
+std::optional<Connection> RunningDaemon(const proto::Paths& paths) {
   ::setenv("ORIGIN_NO_AUTOSTART", "1", 1);
   try {
-    Connection c = Connection::Open(paths, "origin");
-    return static_cast<long>(c.hello().pid);
+    return Connection::Open(paths, "origin");
   } catch (const std::exception&) {
-    return 0;
+    return std::nullopt;
   }
 }
 
@@ -720,9 +720,9 @@ int ServiceCommand(const std::vector<std::string>& args) {
       RunOutput r = RunProgram(StateCommand());
       std::printf("%s", r.output.c_str());
     }
-    long pid = RunningDaemon(paths);
-    if (pid > 0)
-      std::printf("daemon: running (pid %ld) for %s\n", pid, paths.home.c_str());
+    if (auto c = RunningDaemon(paths))
+      std::printf("daemon: running (pid %ld) for %s\n", static_cast<long>(c->hello().pid),
+                  paths.home.c_str());
     else
       std::printf("daemon: not running for %s\n", paths.home.c_str());
     return 0;
@@ -766,11 +766,11 @@ int ServiceCommand(const std::vector<std::string>& args) {
   }
   // A daemon started on demand holds the store: it steps aside for the
   // service (it finishes its current transaction first).
-  if (long pid = RunningDaemon(paths); pid > 0) {
+  if (auto c = RunningDaemon(paths)) {
+    const auto pid = static_cast<pid_t>(c->hello().pid);
     try {
-      Connection c = Connection::Open(paths, "origin");
-      c.Call("shutdown");
-      for (int i = 0; i < 300 && ProcessRuns(static_cast<pid_t>(pid)); ++i) ::usleep(100000);
+      c->Call("shutdown");
+      for (int i = 0; i < 300 && ProcessRuns(pid); ++i) ::usleep(100000);
     } catch (const std::exception&) {
       // It went away by itself.
     }
