@@ -5,6 +5,9 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "core/util/text.hpp"
 
 namespace origin::adapters {
@@ -107,6 +110,21 @@ void WriteJsonText(JsonWriter& w, std::string_view text) {
     }
   }
   WriteString(w, text);
+}
+
+std::optional<std::string> ReadWholeFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::nullopt;
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::optional<rapidjson::Document> ReadJsonObject(const std::string& path) {
+  auto text = ReadWholeFile(path);
+  if (!text || !JsonDepthWithin(*text, kMaxJsonDepth)) return std::nullopt;
+  rapidjson::Document d;
+  d.Parse<rapidjson::kParseIterativeFlag>(text->data(), text->size());
+  if (d.HasParseError() || !d.IsObject()) return std::nullopt;
+  return d;
 }
 
 }  // namespace origin::adapters

@@ -43,6 +43,12 @@ void WriteMember(JsonWriter& w, const char* key, std::string_view s);
 /// as a string (a column an agent filled with JSON, or not).
 void WriteJsonText(JsonWriter& w, std::string_view text);
 
+/// A whole file; nothing when it cannot be read.
+std::optional<std::string> ReadWholeFile(const std::string& path);
+/// A file holding a JSON object (within kMaxJsonDepth); nothing when it
+/// cannot be read or is not one (it is being replaced).
+std::optional<rapidjson::Document> ReadJsonObject(const std::string& path);
+
 /// A message content as text: a string, or its {type: "text", text} parts
 /// joined by blank lines; "" for anything else.
 std::string TextParts(const Json* content);

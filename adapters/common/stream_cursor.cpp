@@ -3,8 +3,11 @@
 
 #include <rapidjson/document.h>
 
+#include <map>
+
 #include "adapters/common/json.hpp"
 #include "core/util/hash.hpp"
+#include "core/util/text.hpp"
 
 namespace origin::adapters {
 
@@ -75,6 +78,67 @@ void SequenceCursor::Write(rapidjson::Writer<rapidjson::StringBuffer>& w, std::s
   w.Int64(static_cast<std::int64_t>(index));
   w.Key("chain");
   WriteString(w, digest_);
+}
+
+std::string GenerateItems(
+    const std::string& path, std::string_view last_line, std::size_t max_bytes,
+    const std::function<void(rapidjson::Writer<rapidjson::StringBuffer>&, std::size_t)>& extra) {
+  std::optional<std::string> text = ReadWholeFile(path);
+  if (!text) throw SourceBusy("cannot read " + path);
+  std::vector<std::string> ids;
+  std::vector<std::string_view> items;
+  std::map<std::string, int> seen;
+  std::size_t pos = 0;
+  while (pos < text->size()) {
+    std::size_t nl = text->find('\n', pos);
+    const bool last = nl == std::string::npos;
+    if (last) nl = text->size();
+    std::string_view line(text->data() + pos, nl - pos);
+    pos = nl + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
+    // A last line without its newline that is not a whole object yet is
+    // still being written: it waits.  A whole line that is not one is kept
+    // as it is, a string, and counts as a parse error.
+    if (last) {
+      rapidjson::Document d;
+      if (JsonDepthWithin(line, kMaxJsonDepth))
+        d.Parse<rapidjson::kParseIterativeFlag>(line.data(), line.size());
+      if (!JsonDepthWithin(line, kMaxJsonDepth) || d.HasParseError() || !d.IsObject()) break;
+    }
+    const std::string h = Sha256Hex(line).substr(0, 24);
+    ids.push_back(h + "." + std::to_string(seen[h]++));
+    items.push_back(line);
+  }
+  SequenceCursor cursor = SequenceCursor::FromLine(last_line);
+  std::string out;
+  for (std::size_t i = cursor.Start(ids); i < ids.size() && out.size() < max_bytes; ++i) {
+    rapidjson::StringBuffer sb;
+    rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+    w.StartObject();
+    w.Key("item_id");
+    WriteString(w, ids[i]);
+    extra(w, i);
+    cursor.Write(w, i, ids[i]);
+    w.Key("item");
+    WriteJsonText(w, items[i]);
+    w.EndObject();
+    out.append(sb.GetString(), sb.GetSize()).push_back('\n');
+  }
+  return out;
+}
+
+ItemLine ParseItemLine(std::string_view line, rapidjson::Document& doc) {
+  ParseObject(line, doc);
+  ItemLine out;
+  auto id = NonEmpty(doc, "item_id");
+  const Json* ts = Member(doc, "ts");
+  out.item = Member(doc, "item");
+  if (!id || ts == nullptr || !ts->IsInt64() || out.item == nullptr || !out.item->IsObject())
+    throw ParseError("not an item line");
+  out.id = std::move(*id);
+  out.ts = ts->GetInt64();
+  return out;
 }
 
 }  // namespace origin::adapters

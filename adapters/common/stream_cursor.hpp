@@ -7,11 +7,16 @@
 //   SequenceCursor  an ordered sequence of items that may be replaced from
 //                   some point on (a cursor-agent chat after a rewind, a
 //                   Grok history after compaction).
+//   GenerateItems   a JSONL file as such a sequence of its lines (Grok's
+//                   chat_history.jsonl, Cursor's agent transcripts).
 
+#include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -72,5 +77,28 @@ class SequenceCursor {
   std::string chain_;         // their ids' digest, as the last line says
   std::string digest_;        // the digest as this look goes
 };
+
+/// A JSONL file as a generated stream of its items, for a file an agent
+/// appends to or rewrites as a whole (a compaction): each line is an item
+/// (one that is not a JSON object is kept as a string, and does not parse),
+/// and so is a last line without its newline once it is a whole object
+/// (Cursor ends its transcripts so).  An item's id is a digest of its bytes and of how often
+/// the same line came before, so the items a rewrite keeps are the same
+/// items.  The items after those already out (SequenceCursor) are written
+/// as {"item_id", <what `extra` writes for the item's index>, "index",
+/// "chain", "item"}, at most about `max_bytes`.  Throws SourceBusy when the
+/// file cannot be read.
+std::string GenerateItems(
+    const std::string& path, std::string_view last_line, std::size_t max_bytes,
+    const std::function<void(rapidjson::Writer<rapidjson::StringBuffer>&, std::size_t)>& extra);
+
+/// A line GenerateItems wrote: its item id, its "ts", the item itself.
+struct ItemLine {
+  std::string id;
+  std::int64_t ts = 0;
+  const rapidjson::Value* item = nullptr;
+};
+/// Reads `line` into `doc`; throws ParseError unless it is such a line.
+ItemLine ParseItemLine(std::string_view line, rapidjson::Document& doc);
 
 }  // namespace origin::adapters

@@ -4,8 +4,10 @@
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -134,10 +136,135 @@ Chat ReadChat(Db& db) {
   return chat;
 }
 
+// The folder a workspace.json's URI opens (file:///abs/path, or a remote's
+// vscode-remote://<authority>/path), percent-decoded.
+std::optional<std::string> FolderPath(std::string_view uri) {
+  const std::size_t scheme = uri.find("://");
+  if (scheme == std::string_view::npos) return std::nullopt;
+  const std::size_t slash = uri.find('/', scheme + 3);
+  if (slash == std::string_view::npos) return std::nullopt;
+  std::string out;
+  for (std::size_t i = slash; i < uri.size(); ++i) {
+    if (uri[i] == '%' && i + 2 < uri.size()) {
+      if (auto byte = Unhex(uri.substr(i + 1, 2))) {
+        out += *byte;
+        i += 2;
+        continue;
+      }
+    }
+    out += uri[i];
+  }
+  return out;
+}
+
+// The IDE's workspaces (workspaceStorage/<hash>/workspace.json): each
+// storage directory and the folder it opens.
+std::vector<std::pair<std::string, std::string>> Workspaces(const std::string& ide_user) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const std::string storage = ide_user + "/workspaceStorage";
+  for (const std::string& hash : SubDirs(storage)) {
+    const std::string dir = storage + "/" + hash;
+    auto ws = ReadJsonObject(dir + "/workspace.json");
+    if (!ws) continue;
+    if (auto folder = FolderPath(Str(*ws, "folder").value_or("")))
+      out.emplace_back(dir, std::move(*folder));
+  }
+  return out;
+}
+
+// A path as Cursor names its project directory (~/.cursor/projects/<slug>:
+// /Users/me/prj -> Users-me-prj), every character but a letter or digit
+// taken as a '-', so that either spelling compares.
+std::string Slug(std::string_view path) {
+  std::string out;
+  for (char c : path)
+    out += (std::isalnum(static_cast<unsigned char>(c)) != 0 || (c & 0x80) != 0) ? c : '-';
+  const std::size_t start = out.find_first_not_of('-');
+  return start == std::string::npos ? "" : out.substr(start);
+}
+
+// The parts of a '/'-separated relative path.
+std::vector<std::string_view> Parts(std::string_view rel) {
+  std::vector<std::string_view> out;
+  for (std::size_t pos = 0;;) {
+    const std::size_t slash = rel.find('/', pos);
+    out.push_back(rel.substr(pos, slash - pos));
+    if (slash == std::string_view::npos) return out;
+    pos = slash + 1;
+  }
+}
+
+// The events of one message, {role, content}, of a cursor-agent chat
+// (content parts text, reasoning, tool-call, tool-result) or of an agent
+// transcript ({role, message: {content}}, parts text, tool_use,
+// tool_result), under `id` (parts: <id>#<n>):
+//   user       the text (the <user_query> in it, when there is one): a
+//              message; a message of only <user_info> context: meta
+//   assistant  text parts joined: a message; each tool call a tool_call
+//   tool, or a user's tool results: each a tool_result (is_error)
+// Reasoning is not indexed.  `event` adds one with its id; this sets the rest.
+void MessageEvents(const Json& msg, const std::string& id,
+                   const std::function<ParsedEvent&(std::string)>& event) {
+  const std::string role(Str(msg, "role").value_or(""));
+  const Json* content = Member(msg, "content");
+  if (content == nullptr)
+    if (const Json* m = Member(msg, "message"); m != nullptr && m->IsObject())
+      content = Member(*m, "content");
+  auto add = [&](std::string native_id, const char* r, const char* kind,
+                 std::string text) -> ParsedEvent& {
+    ParsedEvent& e = event(std::move(native_id));
+    e.role = r;
+    e.kind = kind;
+    e.text = std::move(text);
+    return e;
+  };
+  const std::string text = TextParts(content);
+  const bool has_text = text.find_first_not_of(" \t\r\n") != std::string::npos;
+  if (role == "user" && has_text) {
+    if (auto query = TagContent(text, "user_query")) {
+      add(id, "user", "message", *query);
+    } else {
+      // Only the environment the agent injects (<user_info>): context, not a prompt.
+      const bool context = TagContent(text, "user_info").has_value();
+      add(id, context ? "system" : "user", context ? "meta" : "message", text);
+    }
+  } else if (role == "assistant" && has_text) {
+    add(id, "assistant", "message", text);
+  }
+  if (content == nullptr || !content->IsArray()) return;
+  int n = 0;
+  for (const Json& p : content->GetArray()) {
+    ++n;
+    const std::string_view type = Str(p, "type").value_or("");
+    if (type == "tool-call" || type == "tool_use") {
+      const Json* args = Member(p, type == "tool-call" ? "args" : "input");
+      ParsedEvent& e = add(id + "#" + std::to_string(n), "assistant", "tool_call",
+                           Truncate(args != nullptr ? Serialize(*args) : "", kToolCallChars));
+      e.tool_name = NonEmpty(p, type == "tool-call" ? "toolName" : "name");
+      e.call_id = NonEmpty(p, type == "tool-call" ? "toolCallId" : "id");
+    } else if (type == "tool-result" || type == "tool_result") {
+      const Json* result = Member(p, type == "tool-result" ? "result" : "content");
+      std::string t = result == nullptr ? ""
+                      : result->IsString()
+                          ? std::string(result->GetString(), result->GetStringLength())
+                      : result->IsArray() ? TextParts(result)
+                                          : Serialize(*result);
+      ParsedEvent& e =
+          add(id + "#" + std::to_string(n), "tool", "tool_result", Truncate(t, kToolResultChars));
+      e.tool_name = NonEmpty(p, "toolName");
+      e.call_id = NonEmpty(p, type == "tool-result" ? "toolCallId" : "tool_use_id");
+      e.is_error = Bool(p, type == "tool-result" ? "isError" : "is_error");
+    }
+  }
+}
+
 }  // namespace
 
 Discovery CursorAdapter::Discover() const {
   Discovery d = RootDiscovery(root_);
+  // Conversations held elsewhere, which an agent transcript repeats: the
+  // IDE's and the CLI's.
+  std::set<std::string> held;
   // The IDE's database.
   const std::string global = ide_user_ + "/globalStorage";
   if (auto f = DatabaseStream(global + "/state.vscdb", "ide/state.vscdb.jsonl")) {
@@ -146,24 +273,134 @@ Discovery CursorAdapter::Discover() const {
     d.root_exists = true;
   }
   const std::string chats = root_ + "/chats";
-  if (!IsDirectory(chats)) return d;
-  d.dirs.push_back(chats);
-  for (const std::string& ws : SubDirs(chats)) {
-    d.dirs.push_back(chats + "/" + ws);
-    for (const std::string& agent : SubDirs(chats + "/" + ws)) {
-      const std::string dir = chats + "/" + ws + "/" + agent;
-      if (auto f = DatabaseStream(dir + "/store.db", "chats/" + ws + "/" + agent + ".jsonl")) {
-        d.files.push_back(std::move(*f));
-        d.dirs.push_back(dir);
+  if (IsDirectory(chats)) {
+    d.dirs.push_back(chats);
+    for (const std::string& ws : SubDirs(chats)) {
+      d.dirs.push_back(chats + "/" + ws);
+      for (const std::string& agent : SubDirs(chats + "/" + ws)) {
+        const std::string dir = chats + "/" + ws + "/" + agent;
+        held.insert(agent);
+        if (auto f = DatabaseStream(dir + "/store.db", "chats/" + ws + "/" + agent + ".jsonl")) {
+          d.files.push_back(std::move(*f));
+          d.dirs.push_back(dir);
+        }
       }
     }
   }
+  AddTranscripts(d, held);
   return d;
+}
+
+// Agent transcripts (3.2): ~/.cursor/projects/<slug>/agent-transcripts/
+// <id>/<id>.jsonl, a sub-agent's in <id>/subagents/<sub>.jsonl, each a
+// generated stream of its items, transcripts/<slug>/<id>/ then the same.
+// <id> is the conversation's id, the IDE's composer id (or the CLI's agent
+// id): a transcript repeats a conversation read there, so it is read only
+// for a conversation held nowhere else (SourceFile::repeats).
+void CursorAdapter::AddTranscripts(Discovery& d, std::set<std::string>& held) const {
+  const std::string projects = root_ + "/projects";
+  if (!IsDirectory(projects)) return;
+  WalkRules rules;
+  rules.enter_dir = [](std::string_view rel) {
+    const std::vector<std::string_view> p = Parts(rel);
+    return p.size() == 1 || p.size() == 3 || (p.size() == 2 && p[1] == "agent-transcripts") ||
+           (p.size() == 4 && p[3] == "subagents");
+  };
+  rules.accept_file = [](std::string_view rel, SourceFile& f) {
+    const std::vector<std::string_view> p = Parts(rel);
+    if (p.size() < 4 || p[1] != "agent-transcripts" || !EndsWith(rel, ".jsonl")) return false;
+    const std::string slug(p[0]), id(p[2]);
+    f.repeats_group = "transcripts/" + slug + "/" + id + "/";
+    if (p.size() == 4 && p[3] == id + ".jsonl")
+      f.key = f.repeats_group + id + ".jsonl";
+    else if (p.size() == 5 && p[3] == "subagents")
+      f.key = f.repeats_group + "subagents/" + std::string(p[4]);
+    else
+      return false;
+    f.generated = true;
+    f.token = std::to_string(f.size) + ":" + std::to_string(f.mtime_ns);
+    f.repeats = id;
+    return true;
+  };
+  Discovery t = Walk(projects, rules);
+  d.dirs.insert(d.dirs.end(), t.dirs.begin(), t.dirs.end());
+  d.problems.insert(d.problems.end(), t.problems.begin(), t.problems.end());
+  if (t.files.empty()) return;
+  d.root_exists = true;
+  // The IDE's conversations; while its database cannot be read, every
+  // transcript not started waits, as it may repeat one.
+  bool unknown = false;
+  const std::string global = ide_user_ + "/globalStorage/state.vscdb";
+  if (::access(global.c_str(), F_OK) == 0) {
+    try {
+      ReadDatabase(global, [&](Db& db) {
+        auto& st = db.Prepare(
+            "SELECT key FROM cursorDiskKV WHERE key >= 'composerData:' AND key < 'composerData;'");
+        while (st.Step()) held.insert(std::string(st.Text(0).substr(13)));
+        st.Reset();
+        return std::string();
+      });
+    } catch (const SourceBusy&) {
+      unknown = true;
+    } catch (const std::exception&) {
+      // No cursorDiskKV (an older layout): no conversation there to repeat.
+    }
+  }
+  for (SourceFile& f : t.files) {
+    f.repeats_elsewhere = unknown || held.count(f.repeats) != 0;
+    d.files.push_back(std::move(f));
+  }
+}
+
+std::string CursorAdapter::GenerateTranscript(const SourceFile& stream, std::string_view last_line,
+                                              std::size_t max_bytes) const {
+  // The project: the IDE's workspace whose folder has the transcript's slug.
+  const std::vector<std::string_view> p = Parts(stream.key);
+  std::string cwd;
+  if (p.size() >= 3)
+    for (const auto& [dir, folder] : Workspaces(ide_user_))
+      if (Slug(folder) == Slug(p[1])) cwd = folder;
+  // No times in a transcript: its items are dated when they are first seen,
+  // by the file's mtime, 1 ms apart.
+  const std::int64_t seen = stream.mtime_ns / 1000000;
+  std::optional<std::size_t> first;
+  return GenerateItems(stream.abs_path, last_line, max_bytes, [&](JsonWriter& w, std::size_t i) {
+    if (!first) first = i;
+    w.Key("ts");
+    w.Int64(seen + static_cast<std::int64_t>(i - *first));
+    if (!cwd.empty()) WriteMember(w, "cwd", cwd);
+  });
+}
+
+ParsedLine CursorAdapter::ParseTranscript(std::string_view line, std::string_view key) {
+  rapidjson::Document doc;
+  const ItemLine il = ParseItemLine(line, doc);
+  // transcripts/<slug>/<id>/<id>.jsonl, transcripts/<slug>/<id>/subagents/<sub>.jsonl
+  const std::vector<std::string_view> p = Parts(key.substr(0, key.size() - 6));
+  if (p.size() < 4 || p.size() > 5) throw ParseError("not a Cursor transcript stream");
+  const std::string session(p[2]);
+  const std::optional<std::string> agent =
+      p.size() == 5 ? std::optional<std::string>(p[4]) : std::nullopt;
+  const std::optional<std::string> cwd = NonEmpty(doc, "cwd");
+  ParsedLine out;
+  MessageEvents(*il.item, session + ":t:" + (agent ? *agent + ":" : "") + il.id,
+                [&](std::string native_id) -> ParsedEvent& {
+                  ParsedEvent& e = out.events.emplace_back();
+                  e.native_id = std::move(native_id);
+                  e.session = session;
+                  e.ts = il.ts;
+                  e.cwd = cwd;
+                  e.agent = agent;
+                  return e;
+                });
+  return out;
 }
 
 std::string CursorAdapter::Generate(const SourceFile& stream, std::string_view last_line,
                                     std::size_t max_bytes, std::int64_t) const {
   if (stream.key == "ide/state.vscdb.jsonl") return GenerateIde(stream, last_line, max_bytes);
+  if (stream.key.rfind("transcripts/", 0) == 0)
+    return GenerateTranscript(stream, last_line, max_bytes);
   SequenceCursor cursor = SequenceCursor::FromLine(last_line);
   return ReadDatabase(stream.abs_path, [&](Db& db) {
     Chat chat = ReadChat(db);
@@ -201,6 +438,7 @@ std::string CursorAdapter::Generate(const SourceFile& stream, std::string_view l
 
 ParsedLine CursorAdapter::ParseLine(std::string_view line, ParseContext& ctx) const {
   if (ctx.key == "ide/state.vscdb.jsonl") return ParseBubble(line);
+  if (ctx.key.rfind("transcripts/", 0) == 0) return ParseTranscript(line, ctx.key);
   rapidjson::Document doc;
   ParseObject(line, doc);
   auto blob = NonEmpty(doc, "blob");
@@ -222,67 +460,15 @@ ParsedLine CursorAdapter::ParseLine(std::string_view line, ParseContext& ctx) co
     out.title_session = session;
   }
   const std::int64_t ts = created->GetInt64() + index->GetInt64();
-  const std::string role(Str(*msg, "role").value_or(""));
-  const Json* content = Member(*msg, "content");
-  auto event = [&](std::string native_id, const char* r, const char* kind) -> ParsedEvent& {
+  MessageEvents(*msg, *blob, [&](std::string native_id) -> ParsedEvent& {
     ParsedEvent& e = out.events.emplace_back();
     e.native_id = std::move(native_id);
     e.session = session;
     e.ts = ts;
-    e.role = r;
-    e.kind = kind;
     return e;
-  };
-  if (role == "user") {
-    std::string text = TextParts(content);
-    if (auto query = TagContent(text, "user_query")) {
-      event(*blob, "user", "message").text = *query;
-    } else if (text.find_first_not_of(" \t\r\n") != std::string::npos) {
-      // Only the environment the CLI injects (<user_info>): context, not a prompt.
-      const bool context = TagContent(text, "user_info").has_value();
-      event(*blob, context ? "system" : "user", context ? "meta" : "message").text = text;
-    }
-    return out;
-  }
-  if (role == "assistant") {
-    std::string text = TextParts(content);
-    if (text.find_first_not_of(" \t\r\n") != std::string::npos) {
-      ParsedEvent& e = event(*blob, "assistant", "message");
-      e.text = text;
-      e.model = NonEmpty(doc, "model");
-    }
-    if (content != nullptr && content->IsArray()) {
-      int n = 0;
-      for (const Json& p : content->GetArray()) {
-        ++n;
-        if (Str(p, "type") != "tool-call") continue;
-        ParsedEvent& e = event(*blob + "#" + std::to_string(n), "assistant", "tool_call");
-        e.tool_name = NonEmpty(p, "toolName");
-        e.call_id = NonEmpty(p, "toolCallId");
-        const Json* args = Member(p, "args");
-        e.text = Truncate(args != nullptr ? Serialize(*args) : "", kToolCallChars);
-      }
-    }
-    return out;
-  }
-  if (role == "tool" && content != nullptr && content->IsArray()) {
-    int n = 0;
-    for (const Json& p : content->GetArray()) {
-      ++n;
-      if (Str(p, "type") != "tool-result") continue;
-      ParsedEvent& e = event(*blob + "#" + std::to_string(n), "tool", "tool_result");
-      e.tool_name = NonEmpty(p, "toolName");
-      e.call_id = NonEmpty(p, "toolCallId");
-      const Json* result = Member(p, "result");
-      std::string text = result == nullptr ? ""
-                         : result->IsString()
-                             ? std::string(result->GetString(), result->GetStringLength())
-                         : result->IsArray() ? TextParts(result)
-                                             : Serialize(*result);
-      e.text = Truncate(text, kToolResultChars);
-      e.is_error = Bool(p, "isError");
-    }
-  }
+  });
+  for (ParsedEvent& e : out.events)
+    if (e.role == "assistant" && e.kind == "message") e.model = NonEmpty(doc, "model");
   return out;
 }
 
@@ -362,9 +548,39 @@ std::string ToolField(const Json* v) {
   return std::string(TruncateChars(s, kMaxToolField));
 }
 
+// Which workspace folder each conversation belongs to: the composer ids
+// each workspace's own database lists (ItemTable composer.composerData).
+// A workspace database that cannot be read now gives none.
+std::map<std::string, std::string> ComposerFolders(const std::string& ide_user) {
+  std::map<std::string, std::string> out;
+  for (const auto& [dir, folder] : Workspaces(ide_user)) {
+    const std::string db_path = dir + "/state.vscdb";
+    if (::access(db_path.c_str(), F_OK) != 0) continue;
+    try {
+      ReadDatabase(db_path, [&, &folder = folder](Db& db) {
+        auto& st = db.Prepare("SELECT value FROM ItemTable WHERE key = 'composer.composerData'");
+        if (st.Step()) {
+          std::string_view v = st.Blob(0);
+          rapidjson::Document d;
+          if (JsonDepthWithin(v, kMaxJsonDepth))
+            d.Parse<rapidjson::kParseIterativeFlag>(v.data(), v.size());
+          if (!d.HasParseError() && d.IsObject())
+            if (const Json* all = Member(d, "allComposers"); all != nullptr && all->IsArray())
+              for (const Json& c : all->GetArray())
+                if (auto id = NonEmpty(c, "composerId")) out.emplace(*id, folder);
+        }
+        st.Reset();
+        return std::string();
+      });
+    } catch (const std::exception&) {
+    }
+  }
+  return out;
+}
+
 // A line of the IDE's stream: the conversation and one bubble.
 std::string BubbleLine(const std::string& cid, const Composer& c, const std::string& bid,
-                       const Json& b, const RowCursor& cursor) {
+                       const Json& b, const RowCursor& cursor, std::string_view folder) {
   rapidjson::StringBuffer sb;
   rapidjson::Writer<rapidjson::StringBuffer> w(sb);
   w.StartObject();
@@ -375,6 +591,7 @@ std::string BubbleLine(const std::string& cid, const Composer& c, const std::str
   WriteMember(w, "model", c.model);
   w.Key("created_at");
   w.Int64(c.created);
+  if (!folder.empty()) WriteMember(w, "cwd", folder);
   w.EndObject();
   w.Key("bubble");
   w.StartObject();
@@ -410,7 +627,13 @@ std::string CursorAdapter::GenerateIde(const SourceFile& stream, std::string_vie
   RowCursor cursor = RowCursor::FromLine(last_line);
   return ReadDatabase(stream.abs_path, [&](Db& db) {
     std::string out;
-    std::map<std::string, std::optional<Composer>> composers;  // this look's
+    std::map<std::string, std::optional<Composer>> composers;   // this look's
+    std::optional<std::map<std::string, std::string>> folders;  // read once a bubble goes out
+    auto folder = [&](const std::string& cid) -> std::string_view {
+      if (!folders) folders = ComposerFolders(ide_user_);
+      auto it = folders->find(cid);
+      return it == folders->end() ? std::string_view() : std::string_view(it->second);
+    };
     auto& rows = db.Prepare(
         "SELECT rowid, key, value FROM cursorDiskKV WHERE rowid > ? AND "
         "(key LIKE 'bubbleId:%' OR key LIKE 'composerData:%') "
@@ -439,7 +662,7 @@ std::string CursorAdapter::GenerateIde(const SourceFile& stream, std::string_vie
         cursor.Out(rowid);
         for (const Json* b : inline_bubbles)
           if (auto bid = Str(*b, "bubbleId"))
-            out += BubbleLine(cid, *c, std::string(*bid), *b, cursor);
+            out += BubbleLine(cid, *c, std::string(*bid), *b, cursor, folder(cid));
         continue;
       }
       // bubbleId:<composer>:<bubble>
@@ -477,7 +700,7 @@ std::string CursorAdapter::GenerateIde(const SourceFile& stream, std::string_vie
         continue;
       }
       cursor.Out(rowid);
-      out += BubbleLine(cid, c, bid, b, cursor);
+      out += BubbleLine(cid, c, bid, b, cursor, folder(cid));
     }
     rows.Reset();
     return out;
@@ -504,10 +727,12 @@ ParsedLine CursorAdapter::ParseBubble(std::string_view line) {
   if (auto at = ParseIsoMs(Str(*b, "created_at").value_or(""))) ts = *at;
   const Json* type = Member(*b, "type");
   const int kind = type != nullptr && type->IsInt() ? type->GetInt() : 0;
+  const std::optional<std::string> cwd = NonEmpty(*c, "cwd");
   auto event = [&](std::string id, const char* role, const char* ev_kind) -> ParsedEvent& {
     ParsedEvent& e = out.events.emplace_back();
     e.native_id = std::move(id);
     e.session = *cid;
+    e.cwd = cwd;
     e.ts = ts;
     e.role = role;
     e.kind = ev_kind;

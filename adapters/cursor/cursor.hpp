@@ -46,9 +46,18 @@
 // session is the conversation (composer) id; its title the name.  The
 // older layout (before 0.40), bubbles inline in composerData (conversation,
 // conversationMap), goes out a conversation at a time once it is not
-// generating.  The workspace (project) is not read yet, nor the agent
-// transcripts (3.2); credentials (cursorAuth/*) are never read.
+// generating.  A conversation's workspace (workspaceStorage/<hash>: the
+// folder of workspace.json, whose state.vscdb lists the conversation in
+// composer.composerData) gives its bubbles' cwd.  Credentials
+// (cursorAuth/*) are never read.
+//
+// Agent transcripts (3.2): projects/<slug>/agent-transcripts/<id>/<id>.jsonl
+// and <id>/subagents/<sub>.jsonl, generated streams of their items
+// (GenerateItems), read only for a conversation neither the IDE's database
+// nor a CLI chat holds (SourceFile::repeats).  No ids or times: items are
+// named by their bytes and dated by the file's mtime when first seen.
 
+#include <set>
 #include <string>
 
 #include "core/ingest/adapter.hpp"
@@ -72,6 +81,10 @@ class CursorAdapter final : public SourceAdapter {
   std::string GenerateIde(const SourceFile& stream, std::string_view last_line,
                           std::size_t max_bytes) const;
   static ParsedLine ParseBubble(std::string_view line);
+  void AddTranscripts(Discovery& d, std::set<std::string>& held) const;
+  std::string GenerateTranscript(const SourceFile& stream, std::string_view last_line,
+                                 std::size_t max_bytes) const;
+  static ParsedLine ParseTranscript(std::string_view line, std::string_view key);
   std::string root_, ide_user_;
 };
 

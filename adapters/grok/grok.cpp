@@ -6,8 +6,6 @@
 #include <rapidjson/writer.h>
 #include <unistd.h>
 
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <vector>
 
@@ -121,24 +119,6 @@ std::optional<std::int64_t> Millis(const Json* meta) {
   const Json* t = Member(*meta, "agentTimestampMs");
   if (t != nullptr && t->IsInt64()) return t->GetInt64();
   return std::nullopt;
-}
-
-// A whole file; nothing when it cannot be read.
-std::optional<std::string> ReadText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-// A file holding a JSON object (summary.json); nothing when it cannot be
-// read or is not one (it is being replaced).
-std::optional<rapidjson::Document> ReadJsonObject(const std::string& path) {
-  auto text = ReadText(path);
-  if (!text || !JsonDepthWithin(*text, kMaxJsonDepth)) return std::nullopt;
-  rapidjson::Document d;
-  d.Parse<rapidjson::kParseIterativeFlag>(text->data(), text->size());
-  if (d.HasParseError() || !d.IsObject()) return std::nullopt;
-  return d;
 }
 
 }  // namespace
@@ -388,64 +368,27 @@ namespace origin::adapters {
 // creation (summary.json's created_at, else the file's mtime), one ms apart.
 std::string GrokAdapter::GenerateHistory(const SourceFile& stream, std::string_view last_line,
                                          std::size_t max_bytes) const {
-  auto whole = ReadText(stream.abs_path);
-  if (!whole) throw SourceBusy("cannot read " + stream.abs_path);
-  std::string& text = *whole;
-  text.resize(text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1);  // whole lines
   const std::string dir = stream.abs_path.substr(0, stream.abs_path.rfind('/'));
   std::int64_t base = stream.mtime_ns / 1000000;
   if (auto summary = ReadJsonObject(dir + "/summary.json"))
     if (auto at = ParseIsoMs(Str(*summary, "created_at").value_or(""))) base = *at;
-  std::vector<std::string> ids, items;
-  std::map<std::string, int> seen;
-  std::size_t pos = 0;
-  while (pos < text.size()) {
-    const std::size_t nl = text.find('\n', pos);
-    std::string_view line(text.data() + pos, nl - pos);
-    pos = nl + 1;
-    rapidjson::Document d;
-    d.Parse<rapidjson::kParseIterativeFlag>(line.data(), line.size());
-    if (d.HasParseError() || !d.IsObject() || !JsonDepthWithin(line, kMaxJsonDepth)) continue;
-    const std::string h = Sha256Hex(line).substr(0, 24);
-    ids.push_back(h + "." + std::to_string(seen[h]++));
-    items.emplace_back(line);
-  }
-  SequenceCursor cursor = SequenceCursor::FromLine(last_line);
-  std::string out;
-  for (std::size_t i = cursor.Start(ids); i < ids.size() && out.size() < max_bytes; ++i) {
-    rapidjson::StringBuffer sb;
-    rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-    w.StartObject();
-    w.Key("item_id");
-    WriteString(w, ids[i]);
+  return GenerateItems(stream.abs_path, last_line, max_bytes, [&](JsonWriter& w, std::size_t i) {
     w.Key("ts");
     w.Int64(base + static_cast<std::int64_t>(i));
-    cursor.Write(w, i, ids[i]);
-    w.Key("item");
-    rapidjson::Document d;
-    d.Parse<rapidjson::kParseIterativeFlag>(items[i].data(), items[i].size());
-    d.Accept(w);
-    w.EndObject();
-    out.append(sb.GetString(), sb.GetSize()).push_back('\n');
-  }
-  return out;
+  });
 }
 
 ParsedLine GrokAdapter::ParseHistoryItem(std::string_view line, ParseContext& ctx) const {
   rapidjson::Document doc;
-  ParseObject(line, doc);
-  auto item_id = NonEmpty(doc, "item_id");
-  const Json* ts = Member(doc, "ts");
-  const Json* item = Member(doc, "item");
-  if (!item_id || ts == nullptr || !ts->IsInt64() || item == nullptr || !item->IsObject())
-    throw ParseError("not a Grok history item line");
+  const ItemLine il = ParseItemLine(line, doc);
+  const Json* item = il.item;
   const SessionKey key = ParseKey(ctx.key);
   ParsedLine out;
   auto event = [&](std::string suffix, const char* role, const char* kind) -> ParsedEvent& {
     ParsedEvent& e = out.events.emplace_back();
-    e.native_id = key.session + ":h:" + *item_id + suffix;
+    e.native_id = key.session + ":h:" + il.id + suffix;
     e.session = key.session;
-    e.ts = ts->GetInt64();
+    e.ts = il.ts;
     e.role = role;
     e.kind = kind;
     e.cwd = key.cwd;

@@ -33,6 +33,17 @@ struct SourceFile {
   // one recorded after its last complete look is skipped without asking.
   bool generated = false;
   std::string token;
+  // A stream that may repeat a session another stream of the same source
+  // holds (Cursor's agent transcripts repeat the IDE's conversations), read
+  // together with the streams whose keys start as `repeats_group` does (a
+  // transcript and its sub-agents'): it is started only while the adapter
+  // does not know the session elsewhere (`repeats_elsewhere`), and the
+  // store holds no session <source>:<repeats>, even forgotten, unless one
+  // of the group started it; once started it goes on.  So a conversation
+  // is archived once, and a forgotten one does not come back as a copy.
+  std::string repeats;
+  std::string repeats_group;
+  bool repeats_elsewhere = false;
 };
 
 /// A directory that could not be read, or another discovery problem.

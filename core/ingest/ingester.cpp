@@ -403,6 +403,16 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
     out.error = f.abs_path + ": unsafe file name, not mirrored";
     return;
   }
+  if (!f.repeats.empty() && !LoadLatest(db_, source, f.key)) {
+    if (f.repeats_elsewhere) return;
+    auto& held = db_.Prepare(
+        "SELECT EXISTS (SELECT 1 FROM session WHERE id = ?) AND NOT EXISTS (SELECT 1 FROM "
+        "raw_file WHERE source = ? AND substr(key, 1, length(?3)) = ?3)");
+    held.Bind(1, std::string(source) + ":" + f.repeats).Bind(2, source).Bind(3, f.repeats_group);
+    const bool elsewhere = held.Step() && held.Int(0) != 0;
+    held.Reset();
+    if (elsewhere) return;
+  }
   if (f.generated) {
     IngestGenerated(adapter, f, between, out);
     return;

@@ -191,4 +191,19 @@ void PutCursorConversation(const std::string& path, const std::string& composer,
   }
 }
 
+void PutCursorWorkspace(const std::string& dir, const std::string& folder_uri,
+                        const std::vector<std::string>& composers) {
+  std::filesystem::create_directories(dir);
+  WriteFile(dir + "/workspace.json", R"({"folder":")" + folder_uri + R"("})");
+  Db db(dir + "/state.vscdb", Db::Mode::kReadWrite);
+  db.Exec("CREATE TABLE IF NOT EXISTS ItemTable (key TEXT UNIQUE ON CONFLICT REPLACE, value BLOB)");
+  std::string all;
+  for (const std::string& c : composers)
+    all += std::string(all.empty() ? "" : ",") + R"({"composerId":")" + c +
+           R"(","name":"A chat","createdAt":1767600000000})";
+  db.Prepare("INSERT INTO ItemTable(key, value) VALUES ('composer.composerData', ?)")
+      .Bind(1, R"({"allComposers":[)" + all + R"(],"selectedComposerIds":[]})")
+      .Run();
+}
+
 }  // namespace origin::test

@@ -58,6 +58,11 @@ void BuildCursorChat(const std::string& path, const std::vector<std::string>& me
 void PutCursorConversation(const std::string& path, const std::string& composer,
                            const std::string& status,
                            const std::vector<std::pair<std::string, std::string>>& bubbles);
+/// A Cursor IDE workspace (sources.md 3.1) in `dir`, built by the tests:
+/// workspace.json opening `folder_uri`, and a state.vscdb whose
+/// composer.composerData lists `composers`.
+void PutCursorWorkspace(const std::string& dir, const std::string& folder_uri,
+                        const std::vector<std::string>& composers);
 
 /// The SHA-256 of every regular file under `root`, by path: an agent's
 /// files must be byte-identical before and after a sync.

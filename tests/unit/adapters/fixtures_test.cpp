@@ -28,6 +28,7 @@
 #include "adapters/zcode/zcode.hpp"
 #include "core/c/zstd.hpp"
 #include "core/entries/entries.hpp"
+#include "core/forget/forget.hpp"
 #include "core/util/hash.hpp"
 #include "core/util/text.hpp"
 #include "tests/support/support.hpp"
@@ -320,11 +321,27 @@ TEST_SUITE("adapters") {
       BuildCursorChat(root + db, chat);
       PutCursorConversation(root + "/ide-user/globalStorage/state.vscdb", "6f1e", "completed",
                             kIdeBubbles);
+      // The workspace that lists conversation 6f1e: its project.
+      PutCursorWorkspace(root + "/ide-user/workspaceStorage/ab12", "file:///home/dev/app",
+                         {"6f1e"});
+      // Transcripts are dated by their mtime: fixed here as in the expected events.
+      for (auto& e : fs::recursive_directory_iterator(root + "/projects"))
+        if (e.is_regular_file())
+          fs::last_write_time(e.path(),
+                              fs::file_time_type::clock::from_sys(std::chrono::sys_seconds{
+                                  std::chrono::sys_days{std::chrono::January / 6 / 2026}}));
     });
     // More messages, then a rewind to another branch after the second.
     TestStore s;
     Ingester ing(*s.db, *s.mirrors, s.clock);
     ing.Sync({&c}, {});
+    // The transcript of conversation 6f1e repeats what the IDE's database
+    // holds: it is not read (the IDE's bubbles are).
+    CHECK(s.db->QueryInt(
+              "SELECT count(*) FROM raw_file WHERE key LIKE 'transcripts/%/6f1e.jsonl'") == 0);
+    CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE text LIKE '%DUPLICATE-OF-IDE%'") == 0);
+    CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE session = 'cursor:6f1e' AND "
+                         "project = 'app'") == 4);
     const std::int64_t before = s.db->QueryInt("SELECT count(*) FROM event");
     auto more = chat;
     more.push_back(R"({"role":"user","content":"<user_query>And the docs</user_query>"})");
@@ -402,6 +419,89 @@ TEST_SUITE("adapters") {
     ing.Sync({&g}, {});
     CHECK(s.db->QueryInt("SELECT count(*) FROM event") == before + 1);
     CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE text = 'Link with -luv.'") == 1);
+  }
+
+  TEST_CASE(
+      "adapters: Cursor's agent transcripts are read as they grow, once, and never for a "
+      "conversation another stream holds") {
+    ScopedTempDir d;
+    adapters::CursorAdapter c(d / "cursor", d / "ide");
+    const std::string ide = d / "ide/globalStorage/state.vscdb";
+    const std::string t1 = d / "cursor/projects/home-me-app/agent-transcripts/c1/c1.jsonl";
+    auto line = [](const std::string& role, const std::string& text) {
+      return R"({"role":")" + role + R"(","message":{"content":[{"type":"text","text":")" + text +
+             R"("}]}})";
+    };
+    TestStore s;
+    Ingester ing(*s.db, *s.mirrors, s.clock);
+    auto texts = [&](const std::string& session) {
+      std::vector<std::string> out;
+      Stmt st(s.db->get(), "SELECT text FROM event WHERE session = ? ORDER BY seq");
+      st.Bind(1, session);
+      while (st.Step()) out.emplace_back(st.Text(0));
+      return out;
+    };
+    // Cursor leaves the last line without its newline.
+    WriteFile(t1, line("user", "<user_query>first</user_query>"));
+    CHECK(ing.Sync({&c}, {}).sources.at(0).errors.empty());
+    CHECK(texts("cursor:c1") == std::vector<std::string>{"first"});
+    // It appends the next after a newline; a line still being written waits.
+    AppendFile(t1, "\n" + line("assistant", "second") + "\n" + R"({"role":"assistant","mess)");
+    ing.Sync({&c}, {});
+    CHECK(texts("cursor:c1") == std::vector<std::string>{"first", "second"});
+    AppendFile(t1, R"(age":{"content":[{"type":"text","text":"third"}]}})");
+    ing.Sync({&c}, {});
+    CHECK(texts("cursor:c1") == std::vector<std::string>{"first", "second", "third"});
+    // Rewritten from some point on (a rewind): what it kept adds no event.
+    WriteFile(t1, line("user", "<user_query>first</user_query>") + "\n" +
+                      line("assistant", "second") + "\n" + line("assistant", "fourth"));
+    ing.Sync({&c}, {});
+    CHECK(texts("cursor:c1") == std::vector<std::string>{"first", "second", "third", "fourth"});
+    // Once read, a transcript goes on, even when the IDE comes to hold its
+    // conversation too.
+    PutCursorConversation(ide, "c1", "completed", {});
+    AppendFile(t1, "\n" + line("user", "<user_query>fifth</user_query>"));
+    ing.Sync({&c}, {});
+    CHECK(texts("cursor:c1").back() == "fifth");
+
+    // Conversation c2 is the IDE's: its transcript is not read.
+    PutCursorConversation(ide, "c2", "completed", kIdeBubbles);
+    const std::string t2 = d / "cursor/projects/home-me-app/agent-transcripts/c2/c2.jsonl";
+    WriteFile(t2, line("user", "<user_query>Add a token-bucket limiter COPY-OF-C2</user_query>"));
+    ing.Sync({&c}, {});
+    CHECK(texts("cursor:c2").size() == 4);
+    const std::string copies =
+        "SELECT count(*) FROM event WHERE text LIKE '%COPY-OF-C2%' OR text LIKE '%C2-LATER%'";
+    CHECK(s.db->QueryInt(copies) == 0);
+    // Forgotten, then deleted in the IDE: its transcript does not bring it
+    // back (invariant 2), nor do its sub-agents'.
+    Stmt ids(s.db->get(), "SELECT id FROM event WHERE session = 'cursor:c2'");
+    while (ids.Step()) {
+      TombstoneInput in;
+      in.target = std::string(ids.Text(0));
+      in.reason = "private";
+      in.author = "user@testbox";
+      Forget(*s.db, s.clock, "testbox", in);
+    }
+    {
+      Db w(ide, Db::Mode::kReadWrite);
+      w.Exec(
+          "DELETE FROM cursorDiskKV WHERE key LIKE 'composerData:c2' OR key LIKE 'bubbleId:c2:%'");
+    }
+    AppendFile(t2, "\n" + line("assistant", "C2-LATER"));
+    WriteFile(d / "cursor/projects/home-me-app/agent-transcripts/c2/subagents/s1.jsonl",
+              line("user", "C2-LATER from a sub-agent") + "\n");
+    CHECK(ing.Sync({&c}, {}).sources.at(0).errors.empty());
+    CHECK(s.db->QueryInt(copies) == 0);
+    CHECK(s.db->QueryInt("SELECT count(*) FROM raw_file WHERE key LIKE 'transcripts/%/c2/%'") == 0);
+    // A conversation no other stream holds: a sub-agent's transcript read
+    // first does not keep its parent's out.
+    const std::string t3 = d / "cursor/projects/home-me-app/agent-transcripts/c3";
+    WriteFile(t3 + "/subagents/s1.jsonl", line("assistant", "sub-agent answer") + "\n");
+    ing.Sync({&c}, {});
+    WriteFile(t3 + "/c3.jsonl", line("user", "<user_query>parent prompt</user_query>") + "\n");
+    ing.Sync({&c}, {});
+    CHECK(texts("cursor:c3") == std::vector<std::string>{"sub-agent answer", "parent prompt"});
   }
 
   TEST_CASE("adapters: roots come from CLAUDE_CONFIG_DIR and CODEX_HOME") {
