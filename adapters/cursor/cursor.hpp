@@ -48,7 +48,10 @@
 // conversationMap), goes out a conversation at a time once it is not
 // generating.  A conversation's workspace (workspaceStorage/<hash>: the
 // folder of workspace.json, whose state.vscdb lists the conversation in
-// composer.composerData) gives its bubbles' cwd.  Credentials
+// composer.composerData) gives its bubbles' cwd.  The oldest chat panel
+// (before 0.40): each workspace database's
+// workbench.panel.aichat.view.aichat.chatdata tabs, a generated stream
+// ide/workspaceStorage/<hash>.aichat.jsonl of their bubbles.  Credentials
 // (cursorAuth/*) are never read.
 //
 // Agent transcripts (3.2): projects/<slug>/agent-transcripts/<id>/<id>.jsonl
@@ -85,6 +88,9 @@ class CursorAdapter final : public SourceAdapter {
   std::string GenerateTranscript(const SourceFile& stream, std::string_view last_line,
                                  std::size_t max_bytes) const;
   static ParsedLine ParseTranscript(std::string_view line, std::string_view key);
+  std::string GenerateChatPanel(const SourceFile& stream, std::string_view last_line,
+                                std::size_t max_bytes) const;
+  static ParsedLine ParseChatPanel(std::string_view line);
   std::string root_, ide_user_;
 };
 

@@ -192,7 +192,7 @@ void PutCursorConversation(const std::string& path, const std::string& composer,
 }
 
 void PutCursorWorkspace(const std::string& dir, const std::string& folder_uri,
-                        const std::vector<std::string>& composers) {
+                        const std::vector<std::string>& composers, const std::string& chatdata) {
   std::filesystem::create_directories(dir);
   WriteFile(dir + "/workspace.json", R"({"folder":")" + folder_uri + R"("})");
   Db db(dir + "/state.vscdb", Db::Mode::kReadWrite);
@@ -204,6 +204,12 @@ void PutCursorWorkspace(const std::string& dir, const std::string& folder_uri,
   db.Prepare("INSERT INTO ItemTable(key, value) VALUES ('composer.composerData', ?)")
       .Bind(1, R"({"allComposers":[)" + all + R"(],"selectedComposerIds":[]})")
       .Run();
+  if (!chatdata.empty())
+    db.Prepare(
+          "INSERT INTO ItemTable(key, value) VALUES "
+          "('workbench.panel.aichat.view.aichat.chatdata', ?)")
+        .Bind(1, chatdata)
+        .Run();
 }
 
 }  // namespace origin::test

@@ -60,9 +60,11 @@ void PutCursorConversation(const std::string& path, const std::string& composer,
                            const std::vector<std::pair<std::string, std::string>>& bubbles);
 /// A Cursor IDE workspace (sources.md 3.1) in `dir`, built by the tests:
 /// workspace.json opening `folder_uri`, and a state.vscdb whose
-/// composer.composerData lists `composers`.
+/// composer.composerData lists `composers`, and, when `chatdata` is not
+/// empty, the oldest chat panel's workbench.panel.aichat.view.aichat.chatdata.
 void PutCursorWorkspace(const std::string& dir, const std::string& folder_uri,
-                        const std::vector<std::string>& composers);
+                        const std::vector<std::string>& composers,
+                        const std::string& chatdata = "");
 
 /// The SHA-256 of every regular file under `root`, by path: an agent's
 /// files must be byte-identical before and after a sync.

@@ -321,9 +321,16 @@ TEST_SUITE("adapters") {
       BuildCursorChat(root + db, chat);
       PutCursorConversation(root + "/ide-user/globalStorage/state.vscdb", "6f1e", "completed",
                             kIdeBubbles);
-      // The workspace that lists conversation 6f1e: its project.
-      PutCursorWorkspace(root + "/ide-user/workspaceStorage/ab12", "file:///home/dev/app",
-                         {"6f1e"});
+      // The workspace that lists conversation 6f1e: its project.  It also
+      // holds the oldest chat panel's tabs (Cursor before 0.40).
+      PutCursorWorkspace(
+          root + "/ide-user/workspaceStorage/ab12", "file:///home/dev/app", {"6f1e"},
+          R"({"tabs":[{"tabId":"tab-1","chatTitle":"Explain the router","lastSendTime":1704100000000,"bubbles":[{"id":"u1","type":"user","text":"What does router.ts export?"},{"id":"a1","type":"ai","text":"A single route table, `r`.","modelType":"gpt-4"},{"type":"user","text":"","rawText":"And who imports it?"}]},{"tabId":"tab-2","chatTitle":"Empty","bubbles":[]}]})");
+      // A workspace opened over SSH: its folder is the remote path.
+      PutCursorWorkspace(
+          root + "/ide-user/workspaceStorage/cd34",
+          "vscode-remote://ssh-remote%2Bbox/srv/my%20site", {},
+          R"({"tabs":[{"tabId":"tab-3","createdAt":1704200000000,"bubbles":[{"id":"u9","type":"user","text":"Where is nginx.conf?"}]}]})");
       // Transcripts are dated by their mtime: fixed here as in the expected events.
       for (auto& e : fs::recursive_directory_iterator(root + "/projects"))
         if (e.is_regular_file())
@@ -392,6 +399,28 @@ TEST_SUITE("adapters") {
     const std::string mirror = s.mirrors->ReadContent(
         *s.db, s.db->QueryInt("SELECT id FROM raw_file WHERE key = 'ide/state.vscdb.jsonl'"));
     CHECK(mirror.find("SECRET-TOKEN") == std::string::npos);
+    // The oldest chat panel, rewritten as a whole as a tab grows: only the
+    // new bubble adds an event.
+    const std::string ws = d / "ide/workspaceStorage/ef56";
+    auto panel = [](const std::string& more) {
+      return R"({"tabs":[{"tabId":"t1","lastSendTime":1704100000000,"bubbles":[{"id":"u1","type":"user","text":"hello panel"},{"id":"a1","type":"ai","text":"hi"})" +
+             more + "]}]}";
+    };
+    PutCursorWorkspace(ws, "file:///home/me/site", {}, panel(""));
+    ing.Sync({&c}, {});
+    CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE session = 'cursor:t1'") == 2);
+    {
+      Db w(ws + "/state.vscdb", Db::Mode::kReadWrite);
+      w.Prepare(
+           "UPDATE ItemTable SET value = ? WHERE key = "
+           "'workbench.panel.aichat.view.aichat.chatdata'")
+          .Bind(1, panel(R"(,{"id":"u2","type":"user","text":"and again"})"))
+          .Run();
+    }
+    ing.Sync({&c}, {});
+    CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE session = 'cursor:t1'") == 3);
+    CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE session = 'cursor:t1' AND project = "
+                         "'site'") == 3);
   }
 
   TEST_CASE(
