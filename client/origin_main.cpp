@@ -141,7 +141,8 @@ int Status(Connection& c, bool json) {
     for (const auto& src : r["sources"].GetArray())
       std::printf("  %-12s %s\n", Str(src, "name").c_str(), Str(src, "root").c_str());
     std::printf(
-        "Use an agent (or set CLAUDE_CONFIG_DIR / CODEX_HOME) and its sessions appear here.\n");
+        "Use an agent (or point Origin at its logs with CLAUDE_CONFIG_DIR, CODEX_HOME, ZCODE_HOME "
+        "or GROK_HOME) and its sessions appear here.\n");
   }
   return 0;
 }

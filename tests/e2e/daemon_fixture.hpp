@@ -45,8 +45,9 @@ class DaemonFixture {
   std::string home() const { return dir_ / "home"; }
   std::string claude() const { return dir_ / "claude"; }
   std::string codex() const { return dir_ / "codex"; }
-  std::string zcode() const { return dir_ / "zcode"; }  // not created
-  std::string grok() const { return dir_ / "grok"; }    // not created
+  std::string zcode() const { return dir_ / "zcode"; }          // not created
+  std::string grok() const { return dir_ / "grok"; }            // not created
+  std::string cursor() const { return dir_ / "user/.cursor"; }  // ~/.cursor, not created
   std::string log() const { return dir_ / "originsd.log"; }
   const ScopedTempDir& dir() const { return dir_; }
   std::map<std::string, std::string>& env() { return env_; }

@@ -118,6 +118,26 @@ TEST_SUITE("e2e") {
     f.Stop();
   }
 
+  TEST_CASE("e2e: a Cursor agent transcript arrives as Cursor writes it") {
+    DaemonFixture f;
+    f.Start({"--rescan-ms", "600000"});
+    const std::string t = f.cursor() + "/projects/home-dev-app/agent-transcripts/c9/c9.jsonl";
+    auto line = [](const std::string& role, const std::string& text) {
+      return R"({"role":")" + role + R"(","message":{"content":[{"type":"text","text":")" + text +
+             R"("}]}})";
+    };
+    // Cursor leaves the last line without its newline.
+    WriteFile(t, line("user", "<user_query>why is the wombat cache cold?</user_query>"));
+    REQUIRE(f.Cli({"sync", "--json"}).status == 0);
+    CHECK(f.Events("cursor") == 1);
+    // The next line, through the watch the sync set up.
+    AppendFile(t, "\n" + line("assistant", "The wombat cache expires at midnight."));
+    CHECK(f.WaitFor([&] { return f.Events("cursor") == 2; }));
+    auto d = Json(f.Cli({"search", "--json", "wombat"}).out);
+    CHECK(d["events"].Size() == 2);
+    f.Stop();
+  }
+
   TEST_CASE("e2e: origin sync ingests now and reports; status prints a table") {
     DaemonFixture f;
     f.Start({"--rescan-ms", "600000"});
@@ -144,7 +164,8 @@ TEST_SUITE("e2e") {
     CHECK(std::string(d["sources"][0]["source"].GetString()) == "codex");
     r = f.Cli({"sync", "--source", "vim"});
     CHECK(r.status == 2);
-    CHECK(r.err.find("unknown source vim (claude-code, codex, cursor, zcode, grok)") != std::string::npos);
+    CHECK(r.err.find("unknown source vim (claude-code, codex, cursor, zcode, grok)") !=
+          std::string::npos);
     CHECK(f.Cli({"sync", "--days", "3"}).status == 2);
     f.Stop();
   }
