@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <chrono>
 #include <cstdlib>
 #include <functional>
 #include <map>
@@ -134,6 +135,43 @@ Chat ReadChat(Db& db) {
   };
   walk(root, 0);
   return chat;
+}
+
+// How long a conversation the IDE lists without bubbles may still be
+// getting its first ones (AddTranscripts).
+constexpr std::int64_t kYoungMs = 10 * 60 * 1000;
+
+struct Composer {
+  std::string name, model;
+  std::int64_t created = 0, updated = 0;
+  std::vector<std::string> bubbles;  // in order
+  bool generating = true;            // unless its status says otherwise
+  std::string status;
+};
+
+// A conversation's header, from its composerData value; with the older
+// layout (before 0.40) its bubbles are inline, in `legacy`.
+std::optional<Composer> ParseComposer(std::string_view value,
+                                      rapidjson::Document* legacy = nullptr) {
+  rapidjson::Document d;
+  if (!JsonDepthWithin(value, kMaxJsonDepth)) return std::nullopt;
+  d.Parse<rapidjson::kParseIterativeFlag>(value.data(), value.size());
+  if (d.HasParseError() || !d.IsObject()) return std::nullopt;
+  Composer c;
+  c.name = std::string(Str(d, "name").value_or(""));
+  if (const Json* mc = Member(d, "modelConfig"); mc != nullptr && mc->IsObject())
+    c.model = std::string(Str(*mc, "modelName").value_or(""));
+  if (const Json* t = Member(d, "createdAt"); t != nullptr && t->IsInt64())
+    c.created = t->GetInt64();
+  if (const Json* t = Member(d, "lastUpdatedAt"); t != nullptr && t->IsInt64())
+    c.updated = t->GetInt64();
+  if (const Json* h = Member(d, "fullConversationHeadersOnly"); h != nullptr && h->IsArray())
+    for (const Json& b : h->GetArray())
+      if (auto id2 = Str(b, "bubbleId")) c.bubbles.emplace_back(*id2);
+  c.status = std::string(Str(d, "status").value_or(""));
+  c.generating = !(c.status == "completed" || c.status == "aborted");
+  if (legacy != nullptr) *legacy = std::move(d);
+  return c;
 }
 
 // The folder a workspace.json's URI opens (file:///abs/path, or a remote's
@@ -339,23 +377,45 @@ void CursorAdapter::AddTranscripts(Discovery& d, std::set<std::string>& held) co
   d.problems.insert(d.problems.end(), t.problems.begin(), t.problems.end());
   if (t.files.empty()) return;
   d.root_exists = true;
-  // The IDE's conversations; while its database cannot be read, every
-  // transcript not started waits, as it may repeat one.
+  // Which of them the IDE's database holds.  A conversation it holds with
+  // bubbles is read there.  One it lists without bubbles is kept somewhere
+  // this does not read (a newer layout): its transcript is read, once the
+  // conversation has been quiet for kYoungMs, since a new one's first
+  // bubbles may still be on their way to the database.  While the database
+  // cannot be read, every transcript not started waits.
+  std::set<std::string> ids;
+  for (const SourceFile& f : t.files)
+    if (held.count(f.repeats) == 0) ids.insert(f.repeats);
   bool unknown = false;
   const std::string global = ide_user_ + "/globalStorage/state.vscdb";
-  if (::access(global.c_str(), F_OK) == 0) {
+  if (!ids.empty() && ::access(global.c_str(), F_OK) == 0) {
+    const std::int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count();
     try {
       ReadDatabase(global, [&](Db& db) {
+        if (db.QueryInt("SELECT count(*) FROM sqlite_master WHERE name = 'cursorDiskKV'") == 0)
+          return std::string();  // an older layout: no conversation there to repeat
         auto& st = db.Prepare(
-            "SELECT key FROM cursorDiskKV WHERE key >= 'composerData:' AND key < 'composerData;'");
-        while (st.Step()) held.insert(std::string(st.Text(0).substr(13)));
-        st.Reset();
+            "SELECT value, EXISTS (SELECT 1 FROM cursorDiskKV WHERE key > 'bubbleId:' || ?1 || "
+            "':' AND key < 'bubbleId:' || ?1 || ';') FROM cursorDiskKV WHERE key = "
+            "'composerData:' || ?1");
+        for (const std::string& id : ids) {
+          st.Bind(1, id);
+          if (st.Step()) {
+            bool young = false;
+            if (st.Int(1) == 0) {
+              std::optional<Composer> c = ParseComposer(st.Blob(0));
+              young = c && now - std::max(c->created, c->updated) < kYoungMs;
+            }
+            if (st.Int(1) != 0 || young) held.insert(id);
+          }
+          st.Reset();
+        }
         return std::string();
       });
     } catch (const SourceBusy&) {
       unknown = true;
-    } catch (const std::exception&) {
-      // No cursorDiskKV (an older layout): no conversation there to repeat.
     }
   }
   for (SourceFile& f : t.files) {
@@ -493,36 +553,6 @@ namespace origin::adapters {
 namespace {
 
 constexpr std::size_t kMaxToolField = 64 << 10;
-
-struct Composer {
-  std::string name, model;
-  std::int64_t created = 0;
-  std::vector<std::string> bubbles;  // in order
-  bool generating = true;            // unless its status says otherwise
-  std::string status;
-};
-
-// A conversation's header, from its composerData value; with the older
-// layout (before 0.40) its bubbles are inline, in `legacy`.
-std::optional<Composer> ParseComposer(std::string_view value,
-                                      rapidjson::Document* legacy = nullptr) {
-  rapidjson::Document d;
-  d.Parse<rapidjson::kParseIterativeFlag>(value.data(), value.size());
-  if (d.HasParseError() || !d.IsObject()) return std::nullopt;
-  Composer c;
-  c.name = std::string(Str(d, "name").value_or(""));
-  if (const Json* mc = Member(d, "modelConfig"); mc != nullptr && mc->IsObject())
-    c.model = std::string(Str(*mc, "modelName").value_or(""));
-  if (const Json* t = Member(d, "createdAt"); t != nullptr && t->IsInt64())
-    c.created = t->GetInt64();
-  if (const Json* h = Member(d, "fullConversationHeadersOnly"); h != nullptr && h->IsArray())
-    for (const Json& b : h->GetArray())
-      if (auto id2 = Str(b, "bubbleId")) c.bubbles.emplace_back(*id2);
-  c.status = std::string(Str(d, "status").value_or(""));
-  c.generating = !(c.status == "completed" || c.status == "aborted");
-  if (legacy != nullptr) *legacy = std::move(d);
-  return c;
-}
 
 std::optional<Composer> LoadComposer(Db& db, const std::string& id) {
   auto& st = db.Prepare("SELECT value FROM cursorDiskKV WHERE key = ?");

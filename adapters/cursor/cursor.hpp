@@ -56,8 +56,8 @@
 //
 // Agent transcripts (3.2): projects/<slug>/agent-transcripts/<id>/<id>.jsonl
 // and <id>/subagents/<sub>.jsonl, generated streams of their items
-// (GenerateItems), read only for a conversation neither the IDE's database
-// nor a CLI chat holds (SourceFile::repeats).  No ids or times: items are
+// (GenerateItems), read only for a conversation whose messages neither the
+// IDE's database (bubbles) nor a CLI chat holds (SourceFile::repeats).  No ids or times: items are
 // named by their bytes and dated by the file's mtime when first seen.
 
 #include <set>

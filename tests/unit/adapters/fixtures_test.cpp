@@ -531,6 +531,26 @@ TEST_SUITE("adapters") {
     WriteFile(t3 + "/c3.jsonl", line("user", "<user_query>parent prompt</user_query>") + "\n");
     ing.Sync({&c}, {});
     CHECK(texts("cursor:c3") == std::vector<std::string>{"sub-agent answer", "parent prompt"});
+    // A conversation the IDE lists without bubbles keeps its messages
+    // somewhere else (a newer layout): its transcript is read, once it has
+    // been quiet for a while (c4); a new one's bubbles may be on their way (c5).
+    PutCursorConversation(ide, "c4", "completed", {});
+    {
+      Db w(ide, Db::Mode::kReadWrite);
+      const std::int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   std::chrono::system_clock::now().time_since_epoch())
+                                   .count();
+      w.Prepare("INSERT INTO cursorDiskKV(key, value) VALUES ('composerData:c5', ?)")
+          .Bind(1, R"({"composerId":"c5","createdAt":)" + std::to_string(now) + "}")
+          .Run();
+    }
+    for (const char* id : {"c4", "c5"})
+      WriteFile(d / ("cursor/projects/home-me-app/agent-transcripts/" + std::string(id) + "/" + id +
+                     ".jsonl"),
+                line("user", std::string("<user_query>only here ") + id + "</user_query>") + "\n");
+    ing.Sync({&c}, {});
+    CHECK(texts("cursor:c4") == std::vector<std::string>{"only here c4"});
+    CHECK(texts("cursor:c5").empty());
   }
 
   TEST_CASE("adapters: roots come from CLAUDE_CONFIG_DIR and CODEX_HOME") {
