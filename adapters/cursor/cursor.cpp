@@ -137,6 +137,27 @@ Chat ReadChat(Db& db) {
   return chat;
 }
 
+// The folder a workspace.json's URI opens (file:///abs/path, or a remote's
+// vscode-remote://<authority>/path), percent-decoded.
+std::optional<std::string> FolderPath(std::string_view uri) {
+  const std::size_t scheme = uri.find("://");
+  if (scheme == std::string_view::npos) return std::nullopt;
+  const std::size_t slash = uri.find('/', scheme + 3);
+  if (slash == std::string_view::npos) return std::nullopt;
+  std::string out;
+  for (std::size_t i = slash; i < uri.size(); ++i) {
+    if (uri[i] == '%' && i + 2 < uri.size()) {
+      if (auto byte = Unhex(uri.substr(i + 1, 2))) {
+        out += *byte;
+        i += 2;
+        continue;
+      }
+    }
+    out += uri[i];
+  }
+  return out;
+}
+
 // How long a conversation the IDE lists without bubbles may still be
 // getting its first ones (AddTranscripts).
 constexpr std::int64_t kYoungMs = 10 * 60 * 1000;
@@ -144,6 +165,7 @@ constexpr std::int64_t kYoungMs = 10 * 60 * 1000;
 struct Composer {
   std::string name, model;
   std::int64_t created = 0, updated = 0;
+  std::string folder;                // its workspaceIdentifier's, when it names one
   std::vector<std::string> bubbles;  // in order
   bool generating = true;            // unless its status says otherwise
   std::string status;
@@ -165,6 +187,14 @@ std::optional<Composer> ParseComposer(std::string_view value,
     c.created = t->GetInt64();
   if (const Json* t = Member(d, "lastUpdatedAt"); t != nullptr && t->IsInt64())
     c.updated = t->GetInt64();
+  // Newer versions name the workspace: {id, uri: {fsPath, external, path}}.
+  if (const Json* ws = Member(d, "workspaceIdentifier"); ws != nullptr && ws->IsObject())
+    if (const Json* uri = Member(*ws, "uri"); uri != nullptr && uri->IsObject()) {
+      if (auto fs = NonEmpty(*uri, "fsPath"))
+        c.folder = *fs;
+      else if (auto ext = NonEmpty(*uri, "external"))
+        c.folder = FolderPath(*ext).value_or("");
+    }
   if (const Json* h = Member(d, "fullConversationHeadersOnly"); h != nullptr && h->IsArray())
     for (const Json& b : h->GetArray())
       if (auto id2 = Str(b, "bubbleId")) c.bubbles.emplace_back(*id2);
@@ -172,27 +202,6 @@ std::optional<Composer> ParseComposer(std::string_view value,
   c.generating = !(c.status == "completed" || c.status == "aborted");
   if (legacy != nullptr) *legacy = std::move(d);
   return c;
-}
-
-// The folder a workspace.json's URI opens (file:///abs/path, or a remote's
-// vscode-remote://<authority>/path), percent-decoded.
-std::optional<std::string> FolderPath(std::string_view uri) {
-  const std::size_t scheme = uri.find("://");
-  if (scheme == std::string_view::npos) return std::nullopt;
-  const std::size_t slash = uri.find('/', scheme + 3);
-  if (slash == std::string_view::npos) return std::nullopt;
-  std::string out;
-  for (std::size_t i = slash; i < uri.size(); ++i) {
-    if (uri[i] == '%' && i + 2 < uri.size()) {
-      if (auto byte = Unhex(uri.substr(i + 1, 2))) {
-        out += *byte;
-        i += 2;
-        continue;
-      }
-    }
-    out += uri[i];
-  }
-  return out;
 }
 
 // The IDE's workspaces (workspaceStorage/<hash>/workspace.json): each
@@ -706,7 +715,8 @@ std::string CursorAdapter::GenerateIde(const SourceFile& stream, std::string_vie
         cursor.Out(rowid);
         for (const Json* b : inline_bubbles)
           if (auto bid = Str(*b, "bubbleId"))
-            out += BubbleLine(cid, *c, std::string(*bid), *b, cursor, folder(cid));
+            out += BubbleLine(cid, *c, std::string(*bid), *b, cursor,
+                              c->folder.empty() ? folder(cid) : c->folder);
         continue;
       }
       // bubbleId:<composer>:<bubble>
@@ -744,7 +754,7 @@ std::string CursorAdapter::GenerateIde(const SourceFile& stream, std::string_vie
         continue;
       }
       cursor.Out(rowid);
-      out += BubbleLine(cid, c, bid, b, cursor, folder(cid));
+      out += BubbleLine(cid, c, bid, b, cursor, c.folder.empty() ? folder(cid) : c.folder);
     }
     rows.Reset();
     return out;

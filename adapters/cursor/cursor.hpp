@@ -46,7 +46,8 @@
 // session is the conversation (composer) id; its title the name.  The
 // older layout (before 0.40), bubbles inline in composerData (conversation,
 // conversationMap), goes out a conversation at a time once it is not
-// generating.  A conversation's workspace (workspaceStorage/<hash>: the
+// generating.  A conversation's workspace (its workspaceIdentifier, else
+// workspaceStorage/<hash>: the
 // folder of workspace.json, whose state.vscdb lists the conversation in
 // composer.composerData) gives its bubbles' cwd.  The oldest chat panel
 // (before 0.40): each workspace database's

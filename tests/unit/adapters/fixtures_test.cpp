@@ -399,6 +399,15 @@ TEST_SUITE("adapters") {
     const std::string mirror = s.mirrors->ReadContent(
         *s.db, s.db->QueryInt("SELECT id FROM raw_file WHERE key = 'ide/state.vscdb.jsonl'"));
     CHECK(mirror.find("SECRET-TOKEN") == std::string::npos);
+    // A newer conversation names its workspace itself.
+    {
+      Db w(db, Db::Mode::kReadWrite);
+      w.Exec(
+          R"sql(INSERT INTO cursorDiskKV VALUES ('composerData:w1', '{"composerId":"w1","createdAt":1767600000000,"status":"completed","workspaceIdentifier":{"id":"9a8b","uri":{"$mid":1,"fsPath":"/home/me/tool","external":"file:///home/me/tool","path":"/home/me/tool","scheme":"file"}},"fullConversationHeadersOnly":[{"bubbleId":"x1","type":1}]}'), ('bubbleId:w1:x1', '{"bubbleId":"x1","type":1,"text":"where is the config?"}'))sql");
+    }
+    ing.Sync({&c}, {});
+    CHECK(s.db->QueryInt(
+              "SELECT count(*) FROM event WHERE session = 'cursor:w1' AND project = 'tool'") == 1);
     // The oldest chat panel, rewritten as a whole as a tab grows: only the
     // new bubble adds an event.
     const std::string ws = d / "ide/workspaceStorage/ef56";
