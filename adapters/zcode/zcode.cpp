@@ -211,14 +211,23 @@ ParsedLine ZcodeAdapter::ParseMessage(std::string_view line) {
     e.cwd = cwd;
     return e;
   };
-  std::string text;
+  // The harness's own text in a user message (a text part marked
+  // synthetic, or one that is only a <system-reminder>) is context, not
+  // what the user said.
+  std::string text, harness;
   std::vector<const Json*> tools;
   if (const Json* parts = Member(doc, "parts"); parts != nullptr && parts->IsArray()) {
     for (const Json& p : parts->GetArray()) {
       const Json* pd = Member(p, "data");
       if (pd == nullptr || !pd->IsObject()) continue;
       auto type = Str(*pd, "type");
-      if (type == "text") AppendParagraph(text, Str(*pd, "text").value_or(""));
+      if (type == "text") {
+        const std::string_view t = Str(*pd, "text").value_or("");
+        const std::string_view trimmed = TrimSpace(t);
+        const bool reminder =
+            trimmed.rfind("<system-reminder>", 0) == 0 && EndsWith(trimmed, "</system-reminder>");
+        AppendParagraph(role == "user" && (Bool(*pd, "synthetic") || reminder) ? harness : text, t);
+      }
       if (type == "tool") tools.push_back(&p);
     }
   }
@@ -229,6 +238,8 @@ ParsedLine ZcodeAdapter::ParseMessage(std::string_view line) {
       e.text = text;
       if (role == "assistant") e.model = NonEmpty(*data, "modelID");
     }
+    if (harness.find_first_not_of(" \t\r\n") != std::string::npos)
+      event(*id + "#context", "system", "meta", ts).text = harness;
   }
   for (const Json* p : tools) {
     const Json& pd = (*p)["data"];

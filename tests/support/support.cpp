@@ -117,6 +117,13 @@ INSERT INTO part VALUES
   ('prt_s1', 'msg_s1', 'sess_subagent_1', 1, 1767600100100, '{"type":"text","text":"The parser lives in src/parse."}'),
   ('prt_06', 'msg_03', 'sess_8c1f', 1, 1767600000300, '{"type":"text","text":"The test expected a trailing newline; fixed."}'),
   ('prt_07', 'msg_04', 'sess_8c1f', 1, 1767600000400, '{"type":"text","text":"Thanks. Now the docs."}'),
+  ('prt_r1', 'msg_04', 'sess_8c1f', 2, 1767600000401, '{"type":"text","text":"<system-reminder>The TodoWrite tool hasn''t been used recently.</system-reminder>"}'),
+  ('prt_r2', 'msg_04', 'sess_8c1f', 3, 1767600000402, '{"type":"text","synthetic":true,"text":"Called the Read tool with {\"path\":\"README.md\"}"}'),
+  ('prt_f1', 'msg_04', 'sess_8c1f', 4, 1767600000403, '{"type":"file","mime":"text/plain","filename":"notes.txt","url":"file:///home/dev/app/notes.txt"}'),
+  ('prt_x1', 'msg_03', 'sess_8c1f', 0, 1767600000299, '{"type":"step-start"}'),
+  ('prt_x2', 'msg_03', 'sess_8c1f', 2, 1767600000301, '{"type":"patch","hash":"4b825dc","files":["/home/dev/app/test/parser.cpp"]}'),
+  ('prt_x3', 'msg_03', 'sess_8c1f', 3, 1767600000302, '{"type":"compaction","auto":true}'),
+  ('prt_x4', 'msg_03', 'sess_8c1f', 4, 1767600000303, '{"type":"subtask","prompt":"Explore src/parse","description":"explore","agent":"explore"}'),
   ('prt_08', 'msg_05', 'sess_8c1f', 1, 1767600000500, '{"type":"text","text":"Updating the"}');
 )sql");
 }
