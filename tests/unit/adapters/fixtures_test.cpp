@@ -403,11 +403,16 @@ TEST_SUITE("adapters") {
     {
       Db w(db, Db::Mode::kReadWrite);
       w.Exec(
-          R"sql(INSERT INTO cursorDiskKV VALUES ('composerData:w1', '{"composerId":"w1","createdAt":1767600000000,"status":"completed","workspaceIdentifier":{"id":"9a8b","uri":{"$mid":1,"fsPath":"/home/me/tool","external":"file:///home/me/tool","path":"/home/me/tool","scheme":"file"}},"fullConversationHeadersOnly":[{"bubbleId":"x1","type":1}]}'), ('bubbleId:w1:x1', '{"bubbleId":"x1","type":1,"text":"where is the config?"}'))sql");
+          R"sql(INSERT INTO cursorDiskKV VALUES ('composerData:w1', '{"composerId":"w1","createdAt":1767600000000,"status":"completed","workspaceIdentifier":{"id":"9a8b","uri":{"$mid":1,"fsPath":"/home/me/tool","external":"file:///home/me/tool","path":"/home/me/tool","scheme":"file"}},"fullConversationHeadersOnly":[{"bubbleId":"x1","type":1},{"bubbleId":"x2","type":2}]}'), ('bubbleId:w1:x1', '{"bubbleId":"x1","type":1,"text":"where is the config?"}'), ('bubbleId:w1:x2', '{"bubbleId":"x2","type":2,"text":"","toolFormerData":{"tool":15,"params":"{\"glob\":\"*.toml\"}","result":"no match","status":"error"}}'))sql");
     }
     ing.Sync({&c}, {});
     CHECK(s.db->QueryInt(
-              "SELECT count(*) FROM event WHERE session = 'cursor:w1' AND project = 'tool'") == 1);
+              "SELECT count(*) FROM event WHERE session = 'cursor:w1' AND project = 'tool'") == 3);
+    // Tool fields vary: a numeric `tool` and `params` for `name` and `rawArgs`.
+    CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE id = 'cursor:x2#call' AND tool_name = "
+                         "'15' AND text = '{\"glob\":\"*.toml\"}'") == 1);
+    CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE id = 'cursor:x2#result' AND is_error = "
+                         "1 AND text = 'no match'") == 1);
     // The oldest chat panel, rewritten as a whole as a tab grows: only the
     // new bubble adds an event.
     const std::string ws = d / "ide/workspaceStorage/ef56";
