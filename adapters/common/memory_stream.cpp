@@ -142,6 +142,14 @@ std::string NextId(const std::string& stream_key, const std::string& file, const
   return "memory:" + Sha256Hex(prev + "\n" + op + "\n" + content_hash);
 }
 
+// A listing's token: each file's name, size and mtime.
+std::string ListingToken(const std::vector<DirFile>& files) {
+  std::string digest;
+  for (const DirFile& x : files)
+    digest += x.name + '\0' + std::to_string(x.size) + '\0' + std::to_string(x.mtime_ns) + '\n';
+  return Sha256Hex(digest);
+}
+
 }  // namespace
 
 std::optional<SourceFile> MemoryStream(const std::string& dir, std::string key) {
@@ -151,13 +159,11 @@ std::optional<SourceFile> MemoryStream(const std::string& dir, std::string key) 
   f.abs_path = dir;
   f.key = std::move(key);
   f.generated = true;
-  std::string digest;
   for (const DirFile& x : *files) {
-    digest += x.name + '\0' + std::to_string(x.size) + '\0' + std::to_string(x.mtime_ns) + '\n';
     f.size += x.size;
     f.mtime_ns = std::max(f.mtime_ns, x.mtime_ns);
   }
-  f.token = Sha256Hex(digest);
+  f.token = ListingToken(*files);
   return f;
 }
 
@@ -200,6 +206,12 @@ std::string GenerateMemoryLines(const SourceFile& stream, std::string_view last_
     out += Line(name, "delete", now_ms, place, id, prev, "", "", state);
     if (out.size() >= max_bytes) return out;
   }
+  // Up to date with a directory that changed since discovery: its token
+  // must not be recorded.  A file written and deleted again between the two
+  // would leave the directory with the token recorded, and its deletion
+  // unseen.  The next look (the change's own watch event) asks again.
+  if (out.empty() && ListingToken(present) != stream.token)
+    throw SourceBusy(stream.abs_path + " changed while it was read");
   return out;
 }
 

@@ -207,6 +207,27 @@ TEST_SUITE("adapters") {
     CHECK(ev[0].text == "alpha\n");
   }
 
+  TEST_CASE(
+      "memory stream: a file written after discovery and deleted before the next look is seen "
+      "deleted") {
+    // The token a look records must be one the directory had when it was
+    // read: else a file written between discovery and the look, then
+    // deleted, would bring the directory back to the recorded token, and
+    // its deletion would never be looked at.
+    World w;
+    Discovery d = w.adapter.Discover();  // the directory is empty here, never looked at
+    w.Write("user_role.md", "---\ntype: user\n---\nA data engineer.\n", 1);
+    Ingester ing(*w.store.db, *w.store.mirrors, w.store.clock);
+    for (const SourceFile& f : d.files)
+      if (f.generated) CHECK(ing.IngestFile(w.adapter, f, {}).error.empty());
+    REQUIRE(MemoryEvents(*w.store.db).size() == 1);  // the look read the file
+    fs::remove(w.mem + "/user_role.md");
+    w.Sync();
+    auto ev = MemoryEvents(*w.store.db);
+    REQUIRE(ev.size() == 2);
+    CHECK(ev[1].op == "delete");
+  }
+
   TEST_CASE("memory entries: one per file, superseded as it changes, ended when deleted") {
     World w;
     History(w);
