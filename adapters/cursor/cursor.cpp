@@ -601,35 +601,55 @@ std::string ToolField(const Json* v) {
   return std::string(TruncateChars(s, kMaxToolField));
 }
 
+}  // namespace
+
 // Which workspace folder each conversation belongs to: the composer ids
 // each workspace's own database lists (ItemTable composer.composerData).
-// A workspace database that cannot be read now gives none.
-std::map<std::string, std::string> ComposerFolders(const std::string& ide_user) {
+// A workspace database that cannot be read now gives none.  What a
+// database lists is kept while its size and mtime (and its -wal's) stay
+// the same: a first import asks at every look, and would otherwise open
+// every workspace database each time.
+std::map<std::string, std::string> CursorAdapter::ComposerFolders() const {
   std::map<std::string, std::string> out;
-  for (const auto& [dir, folder] : Workspaces(ide_user)) {
+  std::lock_guard<std::mutex> lock(workspaces_mu_);
+  std::map<std::string, WorkspaceList> seen;
+  for (const auto& [dir, folder] : Workspaces(ide_user_)) {
     const std::string db_path = dir + "/state.vscdb";
-    if (::access(db_path.c_str(), F_OK) != 0) continue;
-    try {
-      ReadDatabase(db_path, [&, &folder = folder](Db& db) {
-        auto& st = db.Prepare("SELECT value FROM ItemTable WHERE key = 'composer.composerData'");
-        if (st.Step()) {
-          std::string_view v = st.Blob(0);
-          rapidjson::Document d;
-          if (JsonDepthWithin(v, kMaxJsonDepth))
-            d.Parse<rapidjson::kParseIterativeFlag>(v.data(), v.size());
-          if (!d.HasParseError() && d.IsObject())
-            if (const Json* all = Member(d, "allComposers"); all != nullptr && all->IsArray())
-              for (const Json& c : all->GetArray())
-                if (auto id = NonEmpty(c, "composerId")) out.emplace(*id, folder);
-        }
-        st.Reset();
-        return std::string();
-      });
-    } catch (const std::exception&) {
+    const std::string stamp = FileStamp(db_path) + "|" + FileStamp(db_path + "-wal");
+    auto cached = workspaces_.find(db_path);
+    if (cached != workspaces_.end() && cached->second.stamp == stamp) {
+      seen[db_path] = std::move(cached->second);
+    } else if (::access(db_path.c_str(), F_OK) == 0) {
+      WorkspaceList list{stamp, {}};
+      try {
+        ReadDatabase(db_path, [&](Db& db) {
+          auto& st = db.Prepare("SELECT value FROM ItemTable WHERE key = 'composer.composerData'");
+          if (st.Step()) {
+            std::string_view v = st.Blob(0);
+            rapidjson::Document d;
+            if (JsonDepthWithin(v, kMaxJsonDepth))
+              d.Parse<rapidjson::kParseIterativeFlag>(v.data(), v.size());
+            if (!d.HasParseError() && d.IsObject())
+              if (const Json* all = Member(d, "allComposers"); all != nullptr && all->IsArray())
+                for (const Json& c : all->GetArray())
+                  if (auto id = NonEmpty(c, "composerId")) list.composers.push_back(*id);
+          }
+          st.Reset();
+          return std::string();
+        });
+        seen[db_path] = std::move(list);
+      } catch (const std::exception&) {
+        // Not now (busy, or not a workspace database): asked again next time.
+      }
     }
+    if (auto it = seen.find(db_path); it != seen.end())
+      for (const std::string& id : it->second.composers) out.emplace(id, folder);
   }
+  workspaces_ = std::move(seen);  // workspaces gone are dropped
   return out;
 }
+
+namespace {
 
 // A line of the IDE's stream: the conversation and one bubble.
 std::string BubbleLine(const std::string& cid, const Composer& c, const std::string& bid,
@@ -683,7 +703,7 @@ std::string CursorAdapter::GenerateIde(const SourceFile& stream, std::string_vie
     std::map<std::string, std::optional<Composer>> composers;   // this look's
     std::optional<std::map<std::string, std::string>> folders;  // read once a bubble goes out
     auto folder = [&](const std::string& cid) -> std::string_view {
-      if (!folders) folders = ComposerFolders(ide_user_);
+      if (!folders) folders = ComposerFolders();
       auto it = folders->find(cid);
       return it == folders->end() ? std::string_view() : std::string_view(it->second);
     };

@@ -61,8 +61,11 @@
 // IDE's database (bubbles) nor a CLI chat holds (SourceFile::repeats).  No ids or times: items are
 // named by their bytes and dated by the file's mtime when first seen.
 
+#include <map>
+#include <mutex>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/ingest/adapter.hpp"
 
@@ -92,7 +95,16 @@ class CursorAdapter final : public SourceAdapter {
   std::string GenerateChatPanel(const SourceFile& stream, std::string_view last_line,
                                 std::size_t max_bytes) const;
   static ParsedLine ParseChatPanel(std::string_view line);
+  std::map<std::string, std::string> ComposerFolders() const;
   std::string root_, ide_user_;
+  // What each workspace database lists, by its path, while its stamp holds
+  // (ComposerFolders): derived data, checked at every use, not state.
+  struct WorkspaceList {
+    std::string stamp;
+    std::vector<std::string> composers;
+  };
+  mutable std::mutex workspaces_mu_;
+  mutable std::map<std::string, WorkspaceList> workspaces_;
 };
 
 }  // namespace origin::adapters

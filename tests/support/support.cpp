@@ -96,6 +96,9 @@ CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, sequence INTEGER,
   time_created INTEGER, data TEXT);
 CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, sequence INTEGER,
   time_created INTEGER, data TEXT);
+CREATE INDEX message_session_idx ON message(session_id);
+CREATE INDEX part_message_idx ON part(message_id);
+CREATE INDEX part_session_idx ON part(session_id);
 INSERT INTO session VALUES
   ('sess_8c1f', 'proj_-home-dev-app', NULL, '/home/dev/app', 'Fix parser test', 'custom',
    '0.16.9', 1767600000000, 1767600300000),
