@@ -61,19 +61,7 @@ std::string Json(const std::function<void(rapidjson::Writer<rapidjson::StringBuf
 void BuildZcode(const std::string& path, int n) {
   fs::create_directories(fs::path(path).parent_path());
   Db db(path, Db::Mode::kReadWrite);
-  db.Exec("PRAGMA journal_mode = WAL");
-  db.Exec(
-      "CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT, parent_id TEXT, directory "
-      "TEXT, title TEXT, title_source TEXT, version TEXT, time_created INTEGER, time_updated "
-      "INTEGER);"
-      "CREATE TABLE message (id TEXT PRIMARY KEY, session_id TEXT, sequence INTEGER, "
-      "time_created INTEGER, data TEXT);"
-      "CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, sequence "
-      "INTEGER, time_created INTEGER, data TEXT);"
-      // ZCode's schema is OpenCode's, whose drizzle tables index these.
-      "CREATE INDEX message_session_idx ON message(session_id);"
-      "CREATE INDEX part_message_idx ON part(message_id);"
-      "CREATE INDEX part_session_idx ON part(session_id);");
+  CreateZcodeSchema(db);
   db.Exec("BEGIN");
   auto& sess = db.Prepare("INSERT INTO session VALUES (?, 'proj_-home-dev-app', NULL, "
                           "'/home/dev/app', ?, NULL, '0.16.9', ?, ?)");

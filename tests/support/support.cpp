@@ -85,10 +85,9 @@ std::map<std::string, std::string> HashTree(const std::string& root) {
 // ZCode's database, as its CLI lays it out (sources.md 4.2), built here
 // rather than committed: sessions (one a sub-agent), messages and parts, an
 // assistant message still streaming at the end.
-void BuildZcodeDb(const std::string& path) {
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
-  Db db(path, Db::Mode::kReadWrite);
+void CreateZcodeSchema(Db& db) {
   db.Exec("PRAGMA journal_mode = WAL");
+  // OpenCode's tables and the indexes its drizzle schema declares.
   db.Exec(R"sql(
 CREATE TABLE session (id TEXT PRIMARY KEY, project_id TEXT, parent_id TEXT, directory TEXT,
   title TEXT, title_source TEXT, version TEXT, time_created INTEGER, time_updated INTEGER);
@@ -99,6 +98,14 @@ CREATE TABLE part (id TEXT PRIMARY KEY, message_id TEXT, session_id TEXT, sequen
 CREATE INDEX message_session_idx ON message(session_id);
 CREATE INDEX part_message_idx ON part(message_id);
 CREATE INDEX part_session_idx ON part(session_id);
+)sql");
+}
+
+void BuildZcodeDb(const std::string& path) {
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  Db db(path, Db::Mode::kReadWrite);
+  CreateZcodeSchema(db);
+  db.Exec(R"sql(
 INSERT INTO session VALUES
   ('sess_8c1f', 'proj_-home-dev-app', NULL, '/home/dev/app', 'Fix parser test', 'custom',
    '0.16.9', 1767600000000, 1767600300000),

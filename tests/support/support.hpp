@@ -38,6 +38,8 @@ class ScopedTempDir {
 void WriteFile(const std::string& path, std::string_view data);  // creates parent dirs
 void AppendFile(const std::string& path, std::string_view data);
 std::string ReadAll(const std::string& path);
+/// ZCode's tables (sources.md 4.2, OpenCode's schema with its indexes), in WAL mode.
+void CreateZcodeSchema(Db& db);
 /// ZCode's database as its CLI lays it out (sources.md 4.2), built by the
 /// tests rather than committed: two sessions (one a sub-agent's), messages
 /// and parts, the last assistant message (msg_05) still streaming.
