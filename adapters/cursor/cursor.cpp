@@ -319,13 +319,14 @@ Discovery CursorAdapter::Discover() const {
     d.dirs.push_back(global);
     d.root_exists = true;
   }
-  // The oldest chat panel, in each workspace's own database.
+  // The oldest chat panel, in each workspace's own database.  Those are
+  // not watched: Cursor writes an open workspace's UI state there all the
+  // time, and the panel they hold no longer changes; the rescan looks.
   const std::string storage = ide_user_ + "/workspaceStorage";
   if (IsDirectory(storage)) {
     d.dirs.push_back(storage);
     d.root_exists = true;
     for (const std::string& hash : SubDirs(storage)) {
-      d.dirs.push_back(storage + "/" + hash);
       if (auto f = DatabaseStream(storage + "/" + hash + "/state.vscdb",
                                   "ide/workspaceStorage/" + hash + ".aichat.jsonl"))
         d.files.push_back(std::move(*f));
