@@ -204,6 +204,16 @@ std::optional<Composer> ParseComposer(std::string_view value,
   return c;
 }
 
+std::optional<Composer> LoadComposer(Db& db, const std::string& id) {
+  auto& st = db.Prepare("SELECT value FROM cursorDiskKV WHERE key = ?");
+  st.Bind(1, "composerData:" + id);
+  std::optional<std::string> value;
+  if (st.Step()) value = std::string(st.Blob(0));
+  st.Reset();
+  if (!value) return std::nullopt;
+  return ParseComposer(*value);
+}
+
 // The IDE's workspaces (workspaceStorage/<hash>/workspace.json): each
 // storage directory and the folder it opens.
 std::vector<std::pair<std::string, std::string>> Workspaces(const std::string& ide_user) {
@@ -436,10 +446,27 @@ void CursorAdapter::AddTranscripts(Discovery& d, std::set<std::string>& held) co
 
 std::string CursorAdapter::GenerateTranscript(const SourceFile& stream, std::string_view last_line,
                                               std::size_t max_bytes) const {
-  // The project: the IDE's workspace whose folder has the transcript's slug.
+  // The conversation's name and workspace, when the IDE lists it (keeping
+  // its messages elsewhere); else the project is the IDE's workspace whose
+  // folder has the transcript's slug.
   const std::vector<std::string_view> p = Parts(stream.key);
-  std::string cwd;
-  if (p.size() >= 3)
+  std::string cwd, title;
+  const std::string global = ide_user_ + "/globalStorage/state.vscdb";
+  if (p.size() >= 3 && ::access(global.c_str(), F_OK) == 0) {
+    try {
+      ReadDatabase(global, [&](Db& db) {
+        if (db.QueryInt("SELECT count(*) FROM sqlite_master WHERE name = 'cursorDiskKV'") != 0)
+          if (std::optional<Composer> c = LoadComposer(db, std::string(p[2]))) {
+            title = c->name;
+            cwd = c->folder;
+          }
+        return std::string();
+      });
+    } catch (const std::exception&) {
+      // Not now: these lines go without them.
+    }
+  }
+  if (p.size() >= 3 && cwd.empty())
     for (const auto& [dir, folder] : Workspaces(ide_user_))
       if (Slug(folder) == Slug(p[1])) cwd = folder;
   // No times in a transcript: its items are dated when they are first seen,
@@ -451,6 +478,7 @@ std::string CursorAdapter::GenerateTranscript(const SourceFile& stream, std::str
     w.Key("ts");
     w.Int64(seen + static_cast<std::int64_t>(i - *first));
     if (!cwd.empty()) WriteMember(w, "cwd", cwd);
+    if (!title.empty()) WriteMember(w, "title", title);
   });
 }
 
@@ -465,6 +493,10 @@ ParsedLine CursorAdapter::ParseTranscript(std::string_view line, std::string_vie
       p.size() == 5 ? std::optional<std::string>(p[4]) : std::nullopt;
   const std::optional<std::string> cwd = NonEmpty(doc, "cwd");
   ParsedLine out;
+  if (auto title = NonEmpty(doc, "title")) {
+    out.title = title;
+    out.title_session = session;
+  }
   MessageEvents(*il.item, session + ":t:" + (agent ? *agent + ":" : "") + il.id,
                 [&](std::string native_id) -> ParsedEvent& {
                   ParsedEvent& e = out.events.emplace_back();
@@ -563,16 +595,6 @@ namespace origin::adapters {
 namespace {
 
 constexpr std::size_t kMaxToolField = 64 << 10;
-
-std::optional<Composer> LoadComposer(Db& db, const std::string& id) {
-  auto& st = db.Prepare("SELECT value FROM cursorDiskKV WHERE key = ?");
-  st.Bind(1, "composerData:" + id);
-  std::optional<std::string> value;
-  if (st.Step()) value = std::string(st.Blob(0));
-  st.Reset();
-  if (!value) return std::nullopt;
-  return ParseComposer(*value);
-}
 
 // The bubbles of an older composerData (before 0.40): `conversation`, an
 // array of bubbles (or of headers whose bubbles are in `conversationMap`).

@@ -564,6 +564,11 @@ TEST_SUITE("adapters") {
                 line("user", std::string("<user_query>only here ") + id + "</user_query>") + "\n");
     ing.Sync({&c}, {});
     CHECK(texts("cursor:c4") == std::vector<std::string>{"only here c4"});
+    {
+      Stmt t(s.db->get(), "SELECT title FROM session WHERE id = 'cursor:c4'");
+      REQUIRE(t.Step());
+      CHECK(t.Text(0) == "Add rate limiter");  // the name the IDE lists it under
+    }
     CHECK(texts("cursor:c5").empty());
   }
 
