@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: MIT
+// No line of a log can crash a parser (design principles: bad input gets a
+// clear error).  Every line the fixtures mirror, for all five agents and
+// every kind of stream (files, generated streams, memory streams), is
+// parsed again after mutations: each value replaced by values of every other
+// type, bytes flipped, cut and repeated (a fixed seed), and a set of lines
+// no agent writes.  A parser may throw (the line is a parse error) but must
+// not crash, hang or read out of bounds (the CI build runs under ASan and
+// UBSan).
+
+#include <doctest/doctest.h>
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "adapters/claude_code/claude_code.hpp"
+#include "adapters/codex/codex.hpp"
+#include "adapters/cursor/cursor.hpp"
+#include "adapters/grok/grok.hpp"
+#include "adapters/zcode/zcode.hpp"
+#include "core/store/mirror.hpp"
+#include "tests/support/support.hpp"
+
+using namespace origin;
+using namespace origin::test;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Seed {
+  std::string key, line;
+};
+
+// Every line the adapter's fixtures mirror, with its stream's key.
+std::vector<Seed> MirroredLines(const SourceAdapter& a, const std::string& fixture,
+                                const std::string& copy,
+                                const std::function<void(const std::string&)>& prepare) {
+  fs::copy(std::string(ORIGIN_SOURCE_DIR) + "/tests/fixtures/" + fixture, copy,
+           fs::copy_options::recursive);
+  if (prepare) prepare(copy);
+  // Lines carry files' mtimes (memory versions, transcript items): fixed,
+  // so that every run mutates the same lines.
+  for (auto& e : fs::recursive_directory_iterator(copy))
+    if (e.is_regular_file()) SetMtime(e.path().string(), 1767600000000000000);
+  TestStore s;
+  Ingester ing(*s.db, *s.mirrors, s.clock);
+  ing.Sync({&a}, {});
+  std::vector<Seed> out;
+  Stmt st(s.db->get(), "SELECT id, key FROM raw_file ORDER BY id");
+  while (st.Step()) {
+    const std::string content = s.mirrors->ReadContent(*s.db, st.Int(0));
+    std::size_t pos = 0;
+    while (pos < content.size()) {
+      std::size_t nl = content.find('\n', pos);
+      if (nl == std::string::npos) nl = content.size();
+      out.push_back({std::string(st.Text(1)), content.substr(pos, nl - pos)});
+      pos = nl + 1;
+    }
+  }
+  return out;
+}
+
+// The values of a document in depth-first order.
+void Values(rapidjson::Value& v, std::vector<rapidjson::Value*>& out, std::size_t cap) {
+  if (out.size() >= cap) return;
+  out.push_back(&v);
+  if (v.IsObject())
+    for (auto& m : v.GetObject()) Values(m.value, out, cap);
+  else if (v.IsArray())
+    for (auto& e : v.GetArray()) Values(e, out, cap);
+}
+
+std::string Write(const rapidjson::Value& v) {
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  v.Accept(w);
+  return std::string(sb.GetString(), sb.GetSize());
+}
+
+// Lines made from `seed`: each of its values (up to 80) replaced by each of
+// the replacements, then byte-level mutations.
+std::vector<std::string> Mutations(const std::string& seed, std::mt19937& rng) {
+  std::vector<std::string> out;
+  rapidjson::Document doc;
+  doc.Parse(seed.data(), seed.size());
+  if (!doc.HasParseError()) {
+    std::vector<rapidjson::Value*> values;
+    Values(doc, values, 80);
+    static const char* replacements[] = {
+        "null", "0",  "-1",   "1.5e308", "18446744073709551615", "\"\"", "\"x\"",
+        "[]",   "{}", "true", "[{}]",    "\"\\u0000\\ud800\""};
+    for (std::size_t k = 0; k < values.size(); ++k)
+      for (const char* r : replacements) {
+        rapidjson::Document copy;
+        copy.CopyFrom(doc, copy.GetAllocator());
+        std::vector<rapidjson::Value*> cv;
+        Values(copy, cv, 80);
+        rapidjson::Document rep(&copy.GetAllocator());
+        rep.Parse(r);
+        cv[k]->CopyFrom(rep, copy.GetAllocator());
+        out.push_back(Write(copy));
+      }
+  }
+  for (int i = 0; i < 40 && !seed.empty(); ++i) {
+    std::string m = seed;
+    std::uniform_int_distribution<std::size_t> at(0, m.size() - 1);
+    switch (i % 4) {
+      case 0:
+        m[at(rng)] = static_cast<char>(rng());
+        break;
+      case 1:
+        m.resize(at(rng));
+        break;
+      case 2: {
+        const std::size_t a = at(rng);
+        m.insert(a, m.substr(a, 16));
+        break;
+      }
+      default:
+        m.erase(at(rng), 8);
+    }
+    out.push_back(m);
+  }
+  return out;
+}
+
+std::vector<std::string> Fixed() {
+  return {
+      "",
+      "{}",
+      "[]",
+      "null",
+      "1",
+      "\"s\"",
+      std::string(100000, '['),
+      std::string(50000, '{') + "\"a\":1",
+      R"({"a":)" + std::string(300, '[') + std::string(300, ']') + "}",
+      "\xff\xfe\xfd",
+      R"({"type":"user","message":{"content":[)" + std::string(20000, '1') + "]}}",
+      R"({"item_id":"x","ts":1,"item":{"role":"user","message":{"content":[{"type":"tool_use","input":[]}]}}})",
+      R"({"composer":{"id":"c"},"bubble":{"id":"b","type":2,"tool":{"name":7,"status":"completed"}}})",
+      R"({"id":"t:1","tab":{"id":"t"},"index":-1,"bubble":{"type":"ai","text":7}})"};
+}
+
+}  // namespace
+
+TEST_SUITE("adapters") {
+  TEST_CASE("adapters: no mutation of a mirrored line crashes a parser") {
+    ScopedTempDir d;
+    struct Agent {
+      std::unique_ptr<SourceAdapter> adapter;
+      std::string fixture;
+      std::function<void(const std::string&)> prepare;
+    };
+    std::vector<Agent> agents;
+    agents.push_back(
+        {std::make_unique<adapters::ClaudeCodeAdapter>(d / "claude"), "claude-code", {}});
+    agents.push_back({std::make_unique<adapters::CodexAdapter>(d / "codex"), "codex", {}});
+    agents.push_back(
+        {std::make_unique<adapters::CursorAdapter>(d / "cursor", d / "cursor/ide-user"), "cursor",
+         [](const std::string& root) {
+           BuildCursorChat(
+               root + "/chats/9f3b2c/ac43c6/store.db",
+               {R"({"role":"user","content":"<user_query>hi</user_query>"})",
+                R"({"role":"assistant","content":[{"type":"text","text":"yes"},{"type":"tool-call","toolCallId":"t","toolName":"Read","args":{"p":1}}]})",
+                R"({"role":"tool","content":[{"type":"tool-result","toolCallId":"t","result":[{"type":"text","text":"r"}],"isError":true}]})"});
+           PutCursorConversation(
+               root + "/ide-user/globalStorage/state.vscdb", "6f1e", "completed",
+               {{"b1", R"({"bubbleId":"b1","type":1,"text":"q"})"},
+                {"b2",
+                 R"({"bubbleId":"b2","type":2,"text":"a","toolFormerData":{"name":"read_file","rawArgs":"{}","result":"r","status":"completed"}})"}});
+           PutCursorWorkspace(
+               root + "/ide-user/workspaceStorage/ab12", "file:///home/dev/app", {"6f1e"},
+               R"({"tabs":[{"tabId":"t1","chatTitle":"x","lastSendTime":1,"bubbles":[{"id":"u","type":"user","text":"q"},{"id":"a","type":"ai","text":"a","modelType":"m"}]}]})");
+         }});
+    agents.push_back({std::make_unique<adapters::ZcodeAdapter>(d / "zcode"), "zcode",
+                      [](const std::string& root) { BuildZcodeDb(root + "/cli/db/db.sqlite"); }});
+    agents.push_back({std::make_unique<adapters::GrokAdapter>(d / "grok"), "grok", {}});
+
+    std::mt19937 rng(20261130);
+    std::int64_t parsed = 0, refused = 0;
+    for (Agent& a : agents) {
+      const std::vector<Seed> seeds =
+          MirroredLines(*a.adapter, a.fixture, a.adapter->root(), a.prepare);
+      INFO(a.adapter->id());
+      CHECK(seeds.size() > 2);
+      std::set<std::string> keys;
+      for (const Seed& s : seeds) keys.insert(s.key);
+      for (const Seed& s : seeds) {
+        std::vector<std::string> lines = Mutations(s.line, rng);
+        if (s.key == *keys.begin())
+          for (std::string& f : Fixed()) lines.push_back(std::move(f));
+        // One carried state per stream, as the ingester keeps it.
+        std::unique_ptr<FileState> state = a.adapter->LoadState(s.key, "");
+        std::int64_t n = 0;
+        for (const std::string& line : lines) {
+          ParseContext ctx{d.path(), s.key, ++n, state.get()};
+          try {
+            ParsedLine p = a.adapter->ParseLine(line, ctx);
+            ++parsed;
+          } catch (const std::exception&) {
+            ++refused;
+          }
+          if (state) state = a.adapter->LoadState(s.key, state->Save());
+        }
+      }
+    }
+    MESSAGE("parsed " << parsed << ", refused " << refused);
+    CHECK(parsed > 1000);
+    CHECK(refused > 1000);
+  }
+}
