@@ -218,3 +218,92 @@ TEST_SUITE("adapters") {
     CHECK(refused > 1000);
   }
 }
+
+namespace {
+
+// Rows an agent never writes, in the databases and files adapters read.
+void Garbage(const std::string& root) {
+  const std::string deep = std::string(5000, '[') + std::string(5000, ']');
+  fs::create_directories(root + "/zcode/cli/db");
+  {
+    Db db(root + "/zcode/cli/db/db.sqlite", Db::Mode::kReadWrite);
+    CreateZcodeSchema(db);
+    db.Exec("INSERT INTO session VALUES (NULL, NULL, 'sess_x', NULL, NULL, NULL, NULL, 'x', NULL)");
+    db.Exec(
+        "INSERT INTO message VALUES (NULL, NULL, NULL, NULL, NULL), ('m1', 's', 'x', 'y', 'no'), "
+        "('m2', 's', 1, 5, x'00ff'), ('m3', 's', 2, 6, '" +
+        deep +
+        "'), "
+        "('m4', 'sess_x', 3, 7, '{\"role\":\"user\"}'), ('m5', 's', 9, 8, '[]')");
+    db.Exec(
+        "INSERT INTO part VALUES ('p1', 'm4', 'sess_x', 1, 'x', '{\"type\":\"tool\"}'), "
+        "('p2', 'm4', 'sess_x', 2, 1, '{\"type\":\"tool\",\"state\":7}'), "
+        "('p3', 'm4', 'sess_x', 3, 1, NULL), ('p4', 'm4', NULL, NULL, NULL, '" +
+        deep +
+        "'), "
+        "('p5', 'm4', 'sess_x', 5, 1, '{\"type\":\"text\",\"text\":[1]}')");
+  }
+  {
+    // A cursor-agent chat: meta that is not hex, a root whose tree cycles
+    // and whose lengths overflow.
+    const std::string dir = root + "/cursor/chats/ws/agent";
+    fs::create_directories(dir);
+    Db db(dir + "/store.db", Db::Mode::kReadWrite);
+    db.Exec("CREATE TABLE meta (key TEXT, value TEXT); CREATE TABLE blobs (id TEXT, data BLOB)");
+    const std::string id(64, 'a');
+    db.Exec("INSERT INTO meta VALUES ('0', 'zz'), ('1', '{\"latestRootBlobId\":\"" + id +
+            "\",\"createdAt\":\"nope\"}'), (NULL, NULL)");
+    std::string tree = "\x0a\x20" + std::string(32, '\xaa');     // itself
+    tree += "\x0a\xff\xff\xff\xff\x0f";                          // a length past the end
+    tree += "\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff";  // a varint too long
+    auto& put = db.Prepare("INSERT INTO blobs VALUES (?, ?)");
+    put.Bind(1, id).BindBlob(2, tree.data(), tree.size()).Run();
+    put.Reset();
+    put.Bind(1, std::string(64, 'b')).BindBlob(2, "{", 1).Run();
+  }
+  {
+    const std::string ide = root + "/cursor/ide-user";
+    PutCursorConversation(ide + "/globalStorage/state.vscdb", "c1", "completed",
+                          {{"b1", "not json"}, {"b2", deep}, {"b3", "[]"}});
+    Db db(ide + "/globalStorage/state.vscdb", Db::Mode::kReadWrite);
+    db.Exec("INSERT INTO cursorDiskKV VALUES ('composerData:c2', '" + deep +
+            "'), ('composerData:c3', '{\"conversation\":7,\"status\":3}'), "
+            "('composerData:c4', '{\"conversation\":[1,{\"bubbleId\":5},{\"bubbleId\":\"x\"}],"
+            "\"conversationMap\":[]}'), ('bubbleId:nocolon', '{}'), ('bubbleId::', NULL), "
+            "('bubbleId:c1:', 12), ('composerData:', x'00')");
+    PutCursorWorkspace(
+        ide + "/workspaceStorage/w1", "file:///%zz%", {"c1"},
+        R"({"tabs":[7,{"tabId":5},{"tabId":"t","bubbles":[null,{"type":"ai","text":{}}]}]})");
+    WriteFile(ide + "/workspaceStorage/w2/workspace.json", deep);
+    WriteFile(ide + "/workspaceStorage/w2/state.vscdb", "not a database");
+    WriteFile(root + "/cursor/projects/p/agent-transcripts/t1/t1.jsonl",
+              std::string("\x00\xff{\"role\":\"user\"}\n", 18) + deep + "\n{\"message\":7}");
+  }
+  WriteFile(root + "/grok/sessions/%2Fx/u1/summary.json", deep);
+  WriteFile(root + "/grok/sessions/%2Fx/u2/summary.json", "{\"title_is_manual\":1}");
+  WriteFile(root + "/grok/sessions/%2Fx/u2/chat_history.jsonl", "[]\n" + deep + "\n{\"type\":7}\n");
+  WriteFile(root + "/grok/memory/MEMORY.md", std::string("\xff\xfe---\n---\n", 11));
+}
+
+}  // namespace
+
+TEST_SUITE("adapters") {
+  TEST_CASE("adapters: databases and files holding what no agent writes crash no adapter") {
+    ScopedTempDir d;
+    Garbage(d.path());
+    adapters::ZcodeAdapter z(d / "zcode");
+    adapters::CursorAdapter c(d / "cursor", d / "cursor/ide-user");
+    adapters::GrokAdapter g(d / "grok");
+    const auto before = HashTree(d.path());
+    TestStore s;
+    Ingester ing(*s.db, *s.mirrors, s.clock);
+    for (const SourceAdapter* a : std::vector<const SourceAdapter*>{&z, &c, &g}) {
+      INFO(a->id());
+      SyncReport r;
+      CHECK_NOTHROW(r = ing.Sync({a}, {}));
+      CHECK_NOTHROW(ing.Sync({a}, {}));  // and again, from what was mirrored
+      for (const std::string& e : r.sources.at(0).errors) MESSAGE(e);
+    }
+    CHECK(HashTree(d.path()) == before);
+  }
+}
