@@ -101,10 +101,10 @@ std::string GenerateItems(
     // still being written: it waits.  A whole line that is not one is kept
     // as it is, a string, and counts as a parse error.
     if (last) {
+      if (!JsonDepthWithin(line, kMaxJsonDepth)) break;
       rapidjson::Document d;
-      if (JsonDepthWithin(line, kMaxJsonDepth))
-        d.Parse<rapidjson::kParseIterativeFlag>(line.data(), line.size());
-      if (!JsonDepthWithin(line, kMaxJsonDepth) || d.HasParseError() || !d.IsObject()) break;
+      d.Parse<rapidjson::kParseIterativeFlag>(line.data(), line.size());
+      if (d.HasParseError() || !d.IsObject()) break;
     }
     const std::string h = Sha256Hex(line).substr(0, 24);
     ids.push_back(h + "." + std::to_string(seen[h]++));
