@@ -29,24 +29,6 @@ namespace {
 
 constexpr std::size_t kMaxTreeDepth = 64;
 
-std::optional<std::string> Unhex(std::string_view hex) {
-  if (hex.size() % 2 != 0) return std::nullopt;
-  std::string out;
-  out.reserve(hex.size() / 2);
-  auto nib = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  for (std::size_t i = 0; i < hex.size(); i += 2) {
-    int hi = nib(hex[i]), lo = nib(hex[i + 1]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    out += static_cast<char>(hi * 16 + lo);
-  }
-  return out;
-}
-
 // The child ids a tree blob lists: protobuf field 1, length 32 (0x0A 0x20),
 // each as hex.  Other fields are skipped as protobuf says.
 std::vector<std::string> ChildIds(std::string_view b) {
@@ -138,24 +120,15 @@ Chat ReadChat(Db& db) {
 }
 
 // The folder a workspace.json's URI opens (file:///abs/path, or a remote's
-// vscode-remote://<authority>/path), percent-decoded.
+// vscode-remote://<authority>/path), percent-decoded (taken as it is when an
+// escape is malformed).
 std::optional<std::string> FolderPath(std::string_view uri) {
   const std::size_t scheme = uri.find("://");
   if (scheme == std::string_view::npos) return std::nullopt;
   const std::size_t slash = uri.find('/', scheme + 3);
   if (slash == std::string_view::npos) return std::nullopt;
-  std::string out;
-  for (std::size_t i = slash; i < uri.size(); ++i) {
-    if (uri[i] == '%' && i + 2 < uri.size()) {
-      if (auto byte = Unhex(uri.substr(i + 1, 2))) {
-        out += *byte;
-        i += 2;
-        continue;
-      }
-    }
-    out += uri[i];
-  }
-  return out;
+  const std::string_view path = uri.substr(slash);
+  return PercentDecode(path).value_or(std::string(path));
 }
 
 // How long a conversation the IDE lists without bubbles may still be
@@ -214,6 +187,13 @@ std::optional<Composer> LoadComposer(Db& db, const std::string& id) {
   return ParseComposer(*value);
 }
 
+// The folder a workspace storage directory's workspace.json opens.
+std::optional<std::string> WorkspaceFolder(const std::string& dir) {
+  auto ws = ReadJsonObject(dir + "/workspace.json");
+  if (!ws) return std::nullopt;
+  return FolderPath(Str(*ws, "folder").value_or(""));
+}
+
 // The IDE's workspaces (workspaceStorage/<hash>/workspace.json): each
 // storage directory and the folder it opens.
 std::vector<std::pair<std::string, std::string>> Workspaces(const std::string& ide_user) {
@@ -221,10 +201,7 @@ std::vector<std::pair<std::string, std::string>> Workspaces(const std::string& i
   const std::string storage = ide_user + "/workspaceStorage";
   for (const std::string& hash : SubDirs(storage)) {
     const std::string dir = storage + "/" + hash;
-    auto ws = ReadJsonObject(dir + "/workspace.json");
-    if (!ws) continue;
-    if (auto folder = FolderPath(Str(*ws, "folder").value_or("")))
-      out.emplace_back(dir, std::move(*folder));
+    if (auto folder = WorkspaceFolder(dir)) out.emplace_back(dir, std::move(*folder));
   }
   return out;
 }
@@ -238,17 +215,6 @@ std::string Slug(std::string_view path) {
     out += (std::isalnum(static_cast<unsigned char>(c)) != 0 || (c & 0x80) != 0) ? c : '-';
   const std::size_t start = out.find_first_not_of('-');
   return start == std::string::npos ? "" : out.substr(start);
-}
-
-// The parts of a '/'-separated relative path.
-std::vector<std::string_view> Parts(std::string_view rel) {
-  std::vector<std::string_view> out;
-  for (std::size_t pos = 0;;) {
-    const std::size_t slash = rel.find('/', pos);
-    out.push_back(rel.substr(pos, slash - pos));
-    if (slash == std::string_view::npos) return out;
-    pos = slash + 1;
-  }
 }
 
 // The events of one message, {role, content}, of a cursor-agent chat
@@ -372,12 +338,12 @@ void CursorAdapter::AddTranscripts(Discovery& d, std::set<std::string>& held) co
   if (!IsDirectory(projects)) return;
   WalkRules rules;
   rules.enter_dir = [](std::string_view rel) {
-    const std::vector<std::string_view> p = Parts(rel);
+    const std::vector<std::string_view> p = SplitPath(rel);
     return p.size() == 1 || p.size() == 3 || (p.size() == 2 && p[1] == "agent-transcripts") ||
            (p.size() == 4 && p[3] == "subagents");
   };
   rules.accept_file = [](std::string_view rel, SourceFile& f) {
-    const std::vector<std::string_view> p = Parts(rel);
+    const std::vector<std::string_view> p = SplitPath(rel);
     if (p.size() < 4 || p[1] != "agent-transcripts" || !EndsWith(rel, ".jsonl")) return false;
     const std::string slug(p[0]), id(p[2]);
     f.repeats_group = "transcripts/" + slug + "/" + id + "/";
@@ -449,7 +415,7 @@ std::string CursorAdapter::GenerateTranscript(const SourceFile& stream, std::str
   // The conversation's name and workspace, when the IDE lists it (keeping
   // its messages elsewhere); else the project is the IDE's workspace whose
   // folder has the transcript's slug.
-  const std::vector<std::string_view> p = Parts(stream.key);
+  const std::vector<std::string_view> p = SplitPath(stream.key);
   std::string cwd, title;
   const std::string global = ide_user_ + "/globalStorage/state.vscdb";
   if (p.size() >= 3 && ::access(global.c_str(), F_OK) == 0) {
@@ -486,7 +452,7 @@ ParsedLine CursorAdapter::ParseTranscript(std::string_view line, std::string_vie
   rapidjson::Document doc;
   const ItemLine il = ParseItemLine(line, doc);
   // transcripts/<slug>/<id>/<id>.jsonl, transcripts/<slug>/<id>/subagents/<sub>.jsonl
-  const std::vector<std::string_view> p = Parts(key.substr(0, key.size() - 6));
+  const std::vector<std::string_view> p = SplitPath(key.substr(0, key.size() - 6));
   if (p.size() < 4 || p.size() > 5) throw ParseError("not a Cursor transcript stream");
   const std::string session(p[2]);
   const std::optional<std::string> agent =
@@ -882,9 +848,7 @@ std::string CursorAdapter::GenerateChatPanel(const SourceFile& stream, std::stri
   d.Parse<rapidjson::kParseIterativeFlag>(value.data(), value.size());
   const Json* tabs = d.HasParseError() || !d.IsObject() ? nullptr : Member(d, "tabs");
   if (tabs == nullptr || !tabs->IsArray()) return "";
-  std::string folder;
-  if (auto ws = ReadJsonObject(dir + "/workspace.json"))
-    folder = FolderPath(Str(*ws, "folder").value_or("")).value_or("");
+  const std::string folder = WorkspaceFolder(dir).value_or("");
   struct Item {
     const Json* tab;
     const Json* bubble;

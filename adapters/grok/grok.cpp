@@ -44,29 +44,6 @@ struct GrokState final : FileState {
   }
 };
 
-// %XX escapes decoded; nothing for a malformed escape.
-std::optional<std::string> PercentDecode(std::string_view s) {
-  std::string out;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '%') {
-      out += s[i];
-      continue;
-    }
-    if (i + 2 >= s.size()) return std::nullopt;
-    auto hex = [](char c) -> int {
-      if (c >= '0' && c <= '9') return c - '0';
-      if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-      if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-      return -1;
-    };
-    int hi = hex(s[i + 1]), lo = hex(s[i + 2]);
-    if (hi < 0 || lo < 0) return std::nullopt;
-    out += static_cast<char>(hi * 16 + lo);
-    i += 2;
-  }
-  return out;
-}
-
 // sessions/<encoded-cwd>/<uuid>/updates.jsonl, or
 // sessions/<encoded-cwd>/<uuid>/subagents/<id>/updates.jsonl.
 struct SessionKey {
@@ -75,14 +52,7 @@ struct SessionKey {
 };
 
 SessionKey ParseKey(std::string_view key) {
-  std::vector<std::string_view> parts;
-  std::size_t pos = 0;
-  while (pos <= key.size()) {
-    std::size_t end = key.find('/', pos);
-    if (end == std::string_view::npos) end = key.size();
-    parts.push_back(key.substr(pos, end - pos));
-    pos = end + 1;
-  }
+  const std::vector<std::string_view> parts = SplitPath(key);
   SessionKey k;
   if (parts.size() >= 4) {
     k.session = std::string(parts[2]);

@@ -27,6 +27,24 @@ std::string Hex(std::string_view bytes) {
   return out;
 }
 
+std::optional<std::string> Unhex(std::string_view hex) {
+  if (hex.size() % 2 != 0) return std::nullopt;
+  auto nib = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  out.reserve(hex.size() / 2);
+  for (std::size_t i = 0; i < hex.size(); i += 2) {
+    const int hi = nib(hex[i]), lo = nib(hex[i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out += static_cast<char>(hi * 16 + lo);
+  }
+  return out;
+}
+
 std::string RandomId(std::string_view prefix) {
   unsigned char b[12];
   if (RAND_bytes(b, sizeof b) != 1) throw std::runtime_error("no random bytes for an id");

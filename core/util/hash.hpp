@@ -4,6 +4,7 @@
 // global random ids (ent_, tmb_) from OpenSSL's generator.
 
 #include <array>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -12,6 +13,9 @@ namespace origin {
 using Sha256Digest = std::array<unsigned char, 32>;
 Sha256Digest Sha256(std::string_view data);
 std::string Hex(std::string_view bytes);
+/// The bytes `hex` spells (either case); nothing for an odd length or a
+/// character that is not a hex digit.
+std::optional<std::string> Unhex(std::string_view hex);
 inline std::string Sha256Hex(std::string_view data) {
   Sha256Digest d = Sha256(data);
   return Hex({reinterpret_cast<const char*>(d.data()), d.size()});

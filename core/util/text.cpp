@@ -6,6 +6,8 @@
 #include <cstring>
 #include <ctime>
 
+#include "core/util/hash.hpp"
+
 namespace origin {
 
 char32_t DecodeUtf8(std::string_view s, std::size_t& i) {
@@ -298,6 +300,32 @@ std::string LastPathSegment(std::string_view path) {
   while (!path.empty() && (path.back() == '/' || path.back() == '\\')) path.remove_suffix(1);
   std::size_t pos = path.find_last_of("/\\");
   return std::string(pos == std::string_view::npos ? path : path.substr(pos + 1));
+}
+
+std::vector<std::string_view> SplitPath(std::string_view path) {
+  std::vector<std::string_view> out;
+  for (std::size_t pos = 0;;) {
+    const std::size_t slash = path.find('/', pos);
+    out.push_back(path.substr(pos, slash - pos));
+    if (slash == std::string_view::npos) return out;
+    pos = slash + 1;
+  }
+}
+
+std::optional<std::string> PercentDecode(std::string_view s) {
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] != '%') {
+      out += s[i];
+      continue;
+    }
+    if (i + 2 >= s.size()) return std::nullopt;
+    auto byte = Unhex(s.substr(i + 1, 2));
+    if (!byte) return std::nullopt;
+    out += *byte;
+    i += 2;
+  }
+  return out;
 }
 
 }  // namespace origin

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace origin {
 
@@ -46,5 +47,12 @@ bool JsonDepthWithin(std::string_view json, int max_depth);
 /// The last path segment of `path` ('/' or '\\' separated), ignoring a
 /// trailing separator; "" for an empty path.
 std::string LastPathSegment(std::string_view path);
+
+/// The '/'-separated parts of `path`, empty ones included ("a//b/" is
+/// "a", "", "b", "").
+std::vector<std::string_view> SplitPath(std::string_view path);
+
+/// `s` with its %XX escapes decoded; nothing for a malformed escape.
+std::optional<std::string> PercentDecode(std::string_view s);
 
 }  // namespace origin
