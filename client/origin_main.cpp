@@ -86,9 +86,16 @@ std::int64_t Int(const rapidjson::Value& o, const char* k) {
 void PrintJson(const rapidjson::Value& v) { std::printf("%s\n", proto::ToJson(v).c_str()); }
 
 // With --json, prints the daemon's answer as it came, and says it did.
-bool PrintedJson(const rapidjson::Value& r, bool json) {
-  if (json) PrintJson(r);
-  return json;
+// Otherwise makes every string of the answer safe to print (TerminalSafe):
+// every command renders what this returns false for, so stored content
+// reaches the terminal only through here.
+bool PrintedJson(rapidjson::Document& r, bool json) {
+  if (json) {
+    PrintJson(r);
+    return true;
+  }
+  MakeTerminalSafe(r, r.GetAllocator());
+  return false;
 }
 
 int Status(Connection& c, bool json) {
@@ -256,10 +263,10 @@ int Timeline(Connection& c, const Args& a) {
   Style st{UseColor(stdout)};
   if (r.HasMember("session")) {
     const auto& s = r["session"];
-    std::printf("%s\n%s · %s · %s → %s · %s events\n\n", st.Bold(SessionName(s, st)).c_str(),
-                Str(s, "id").c_str(), Str(s, "project", "-").c_str(),
-                LocalTime(Int(s, "first_ts")).c_str(), LocalTime(Int(s, "last_ts")).c_str(),
-                Thousands(Int(s, "events")).c_str());
+    std::printf("%s\n%s · %s · %s → %s · %s events\n\n",
+                st.Bold(OneLine(SessionName(s, st), 500)).c_str(), Str(s, "id").c_str(),
+                Str(s, "project", "-").c_str(), LocalTime(Int(s, "first_ts")).c_str(),
+                LocalTime(Int(s, "last_ts")).c_str(), Thousands(Int(s, "events")).c_str());
     for (const auto& e : r["events"].GetArray()) {
       std::string who = Str(e, "role");
       std::string kind = Str(e, "kind");
@@ -725,10 +732,11 @@ int main(int argc, char** argv) {
     if (args.command == "forgotten") return Forgotten(c, args);
     return Sources(c, args);
   } catch (const ClientError& e) {
-    std::fprintf(stderr, "origin: %s\n", e.what());
+    // The daemon's message may quote what it was given or found.
+    std::fprintf(stderr, "origin: %s\n", TerminalSafe(e.what()).c_str());
     return proto::ExitCodeFor(e.code());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "origin: %s\n", e.what());
+    std::fprintf(stderr, "origin: %s\n", TerminalSafe(e.what()).c_str());
     return proto::kExitError;
   }
 }

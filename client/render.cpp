@@ -54,6 +54,100 @@ std::string LocalTime(std::int64_t ms) {
 }
 
 namespace {
+// The code point of the UTF-8 sequence at s[i] and its length in bytes;
+// length 0 when no valid sequence starts there (a stray continuation byte,
+// an overlong form, a surrogate, past U+10FFFF, or cut short).
+struct Utf8Char {
+  char32_t cp = 0;
+  std::size_t len = 0;
+};
+Utf8Char NextUtf8(std::string_view s, std::size_t i) {
+  const auto b0 = static_cast<unsigned char>(s[i]);
+  if (b0 < 0x80) return {b0, 1};
+  const std::size_t len = b0 >= 0xC2 && b0 <= 0xDF   ? 2
+                          : b0 >= 0xE0 && b0 <= 0xEF ? 3
+                          : b0 >= 0xF0 && b0 <= 0xF4 ? 4
+                                                     : 0;
+  if (len == 0 || i + len > s.size()) return {};
+  char32_t cp = b0 & (0x7F >> len);
+  for (std::size_t k = 1; k < len; ++k) {
+    const auto b = static_cast<unsigned char>(s[i + k]);
+    if ((b & 0xC0) != 0x80) return {};
+    cp = (cp << 6) | (b & 0x3F);
+  }
+  static constexpr char32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+  if (cp < kMin[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return {};
+  return {cp, len};
+}
+
+bool Escaped(char32_t c) {
+  return (c >= 0x80 && c <= 0x9F) || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+}
+}  // namespace
+
+std::string TerminalSafe(std::string_view s, bool multiline) {
+  std::string out;
+  out.reserve(s.size());
+  auto escape = [&](const char* format, unsigned v) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, format, v);
+    out += buf;
+  };
+  for (std::size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    if (b >= 0x20 && b < 0x7F) {
+      out += static_cast<char>(b);
+      ++i;
+    } else if (b < 0x80) {
+      ++i;
+      if (multiline && (b == '\n' || b == '\t'))
+        out += static_cast<char>(b);
+      else if (multiline && b == '\r' && i < s.size() && s[i] == '\n')
+        out += "\r\n", ++i;
+      else if (b == '\n')
+        out += "\\n";
+      else if (b == '\r')
+        out += "\\r";
+      else if (b == '\t')
+        out += "\\t";
+      else
+        escape("\\x%02x", b);
+    } else if (Utf8Char c = NextUtf8(s, i); c.len == 0) {
+      escape("\\x%02x", b);
+      ++i;
+    } else {
+      if (Escaped(c.cp))
+        escape("\\u%04x", static_cast<unsigned>(c.cp));
+      else
+        out.append(s.substr(i, c.len));
+      i += c.len;
+    }
+  }
+  return out;
+}
+
+void MakeTerminalSafe(rapidjson::Value& v, rapidjson::Document::AllocatorType& alloc) {
+  // Iterative: an answer may nest (entries in a search in a result).
+  std::vector<std::pair<rapidjson::Value*, bool>> stack = {{&v, false}};
+  while (!stack.empty()) {
+    auto [x, multiline] = stack.back();
+    stack.pop_back();
+    if (x->IsString()) {
+      std::string safe = TerminalSafe({x->GetString(), x->GetStringLength()}, multiline);
+      if (safe != std::string_view(x->GetString(), x->GetStringLength()))
+        x->SetString(safe.data(), static_cast<rapidjson::SizeType>(safe.size()), alloc);
+    } else if (x->IsObject()) {
+      for (auto& m : x->GetObject()) {
+        const std::string_view key(m.name.GetString(), m.name.GetStringLength());
+        stack.push_back({&m.value, key == "text" || key == "prompt"});
+      }
+    } else if (x->IsArray()) {
+      for (auto& e : x->GetArray()) stack.push_back({&e, false});
+    }
+  }
+}
+
+namespace {
 // Whether a code point takes two columns on a terminal (East Asian Wide and
 // Fullwidth: CJK, kana, Hangul, fullwidth forms).
 bool Wide(char32_t c) {
@@ -73,12 +167,9 @@ std::size_t VisibleWidth(const std::string& s) {
       ++i;
       continue;
     }
-    int len = b < 0x80 ? 1 : b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 1;
-    char32_t c = len == 1 ? b : b & (0xFF >> (len + 1));
-    for (int k = 1; k < len && i + static_cast<std::size_t>(k) < s.size(); ++k)
-      c = (c << 6) | (static_cast<unsigned char>(s[i + static_cast<std::size_t>(k)]) & 0x3F);
-    w += Wide(c) ? 2 : 1;
-    i += static_cast<std::size_t>(len);
+    const Utf8Char c = NextUtf8(s, i);
+    w += c.len > 0 && Wide(c.cp) ? 2 : 1;
+    i += c.len > 0 ? c.len : 1;
   }
   return w;
 }

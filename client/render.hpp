@@ -4,9 +4,12 @@
 // read at a glance, local times, colour only on a terminal and only when
 // NO_COLOR is unset, and a progress bar on stderr.
 
+#include <rapidjson/document.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace origin::client {
@@ -22,6 +25,22 @@ struct Style {
   std::string Yellow(const std::string& s) const { return color ? "\033[33m" + s + "\033[0m" : s; }
   std::string Green(const std::string& s) const { return color ? "\033[32m" + s + "\033[0m" : s; }
 };
+
+/// `s` made harmless to print: stored content (a log message, a cwd, a
+/// title, a file name) must never drive the terminal (set its title, clear
+/// it, move the cursor, reverse the text), so every control character is
+/// shown as an escape instead: C0 controls as \xNN (\n, \r, \t by name), DEL as
+/// \x7f, C1 controls (U+0080 to U+009F) and the bidirectional embeddings,
+/// overrides and isolates (U+202A to U+202E, U+2066 to U+2069) as \uNNNN, and
+/// a byte that is not UTF-8 as \xNN.  With `multiline`, newlines, tabs and
+/// CR LF pairs stay as they are (a text of several lines).
+std::string TerminalSafe(std::string_view s, bool multiline = false);
+
+/// Every string in `v` made TerminalSafe, in place: the one place the CLI's
+/// human output gets its safety (origin_main.cpp calls it on every answer
+/// it renders).  The members that hold a text of several lines (`text`,
+/// `prompt`) keep their newlines; every other string is one line.
+void MakeTerminalSafe(rapidjson::Value& v, rapidjson::Document::AllocatorType& alloc);
 
 std::string HumanBytes(std::int64_t n);  // 12.3 MiB
 std::string Thousands(std::int64_t n);   // 12,345

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pty.h>
 #include <rapidjson/document.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -11,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -104,6 +106,41 @@ RunResult Run(const std::vector<std::string>& argv_in,
       }
     }
   }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  r.status = Decode(status);
+  return r;
+}
+
+RunResult RunInTerminal(const std::vector<std::string>& argv_in,
+                        const std::map<std::string, std::string>& env) {
+  std::vector<std::string> argv = argv_in;
+  std::vector<std::string> envs = EnvList(env);
+  auto cargv = CStrings(argv);
+  auto cenv = CStrings(envs);
+  winsize size{};
+  size.ws_row = 50;
+  size.ws_col = 200;
+  int terminal = -1;
+  pid_t pid = ::forkpty(&terminal, nullptr, nullptr, &size);
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::execve(cargv[0], cargv.data(), cenv.data());
+    ::_exit(127);
+  }
+  RunResult r;
+  char buf[65536];
+  while (true) {
+    ssize_t n = ::read(terminal, buf, sizeof buf);
+    if (n > 0) {
+      r.out.append(buf, static_cast<std::size_t>(n));
+    } else if (n < 0 && errno == EINTR) {
+      continue;
+    } else {
+      break;  // EIO: every descriptor of the terminal's other side is closed
+    }
+  }
+  ::close(terminal);
   int status = 0;
   ::waitpid(pid, &status, 0);
   r.status = Decode(status);
@@ -213,6 +250,12 @@ RunResult DaemonFixture::Cli(const std::vector<std::string>& args,
   auto env = env_;
   for (auto& [k, v] : extra_env) env[k] = v;
   return Run(argv, env);
+}
+
+RunResult DaemonFixture::CliInTerminal(const std::vector<std::string>& args) {
+  std::vector<std::string> argv = {Exe("ORIGIN")};
+  argv.insert(argv.end(), args.begin(), args.end());
+  return RunInTerminal(argv, env_);
 }
 
 std::int64_t DaemonFixture::Events(const std::string& source) {

@@ -30,6 +30,11 @@ int UnixSocket(const std::string& path, bool bind = false);
 /// Runs `argv` with `env` (added to a minimal environment), feeding no stdin.
 RunResult Run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
               uid_t uid = 0);
+/// Runs `argv` with `env` on a pseudo-terminal (forkpty: stdin, stdout and
+/// stderr a terminal, as a person runs it); `out` holds all the terminal
+/// received, stdout and stderr together, with the terminal's \r\n for \n.
+RunResult RunInTerminal(const std::vector<std::string>& argv,
+                        const std::map<std::string, std::string>& env);
 
 /// A Claude Code user line of session `session` (2026-01-05T10:00Z), with its newline.
 std::string ClaudeLine(const std::string& uuid, const std::string& text,
@@ -65,6 +70,8 @@ class DaemonFixture {
   /// Runs the origin CLI (ORIGIN_NO_AUTOSTART=1 unless env says otherwise).
   RunResult Cli(const std::vector<std::string>& args,
                 const std::map<std::string, std::string>& extra_env = {});
+  /// The same on a pseudo-terminal (RunInTerminal).
+  RunResult CliInTerminal(const std::vector<std::string>& args);
   /// `origin status --json`, parsed: total events, and per source.
   std::int64_t Events(const std::string& source = "");
   /// Polls until `pred` is true, at most `seconds`.

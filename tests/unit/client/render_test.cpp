@@ -37,3 +37,50 @@ TEST_SUITE("client") {
     std::fclose(f);
   }
 }
+
+TEST_SUITE("client") {
+  TEST_CASE("client: TerminalSafe shows every control character of stored text escaped") {
+    // C0 controls: an OSC that sets the window title, a clear screen, a bell.
+    CHECK(TerminalSafe("a\x1b]0;PWNED\x07\x1b[2Jb") == "a\\x1b]0;PWNED\\x07\\x1b[2Jb");
+    CHECK(TerminalSafe(std::string("nul\0x", 5)) == "nul\\x00x");
+    CHECK(TerminalSafe("del\x7f") == "del\\x7f");
+    // One line: newline, CR and tab by name, so a cwd or a title stays on its line.
+    CHECK(TerminalSafe("/home/dev/\x1b[31mred\nproj\r\t") == "/home/dev/\\x1b[31mred\\nproj\\r\\t");
+    // Several lines: newlines, tabs and CR LF stay; a CR alone does not.
+    CHECK(TerminalSafe("a\n\tb\r\nc\rd", true) == "a\n\tb\r\nc\\rd");
+    CHECK(TerminalSafe("\x1b[2J\n", true) == "\\x1b[2J\n");
+    // C1 controls (U+009B is a CSI) and the bidirectional overrides and isolates.
+    CHECK(TerminalSafe("\xc2\x9b"
+                       "2J \xc2\x85") == "\\u009b2J \\u0085");
+    CHECK(TerminalSafe("\xe2\x80\xaegnp.exe \xe2\x80\xaa\xe2\x81\xa6x\xe2\x81\xa9") ==
+          "\\u202egnp.exe \\u202a\\u2066x\\u2069");
+    // Bytes that are not UTF-8: stray, overlong, surrogate, cut short.
+    CHECK(TerminalSafe("\xff\xfe") == "\\xff\\xfe");
+    CHECK(TerminalSafe("\xc0\xaf") == "\\xc0\\xaf");
+    CHECK(TerminalSafe("\xed\xa0\x80") == "\\xed\\xa0\\x80");
+    CHECK(TerminalSafe("ok\xe4\xb8") == "ok\\xe4\\xb8");
+    // Everything else is left as it is, whatever its script.
+    const std::string text = "部署 ok — naïve 🚀 \\x1b \xc2\xa0 \xe2\x80\x8f";
+    CHECK(TerminalSafe(text) == text);
+    CHECK(TerminalSafe("") == "");
+  }
+
+  TEST_CASE("client: MakeTerminalSafe escapes every string of an answer; texts keep their lines") {
+    rapidjson::Document d;
+    d.Parse(R"({"events":[{"text":"a\u001b[2J\nb","cwd":"/x\ny","tags":["\u0007"]}],)"
+            R"("sessions":[{"prompt":"p1\np2","title":"t\u009b"}],"n":3,"ok":true})");
+    REQUIRE_FALSE(d.HasParseError());
+    MakeTerminalSafe(d, d.GetAllocator());
+    CHECK(std::string(d["events"][0]["text"].GetString()) == "a\\x1b[2J\nb");
+    CHECK(std::string(d["events"][0]["cwd"].GetString()) == "/x\\ny");
+    CHECK(std::string(d["events"][0]["tags"][0].GetString()) == "\\x07");
+    CHECK(std::string(d["sessions"][0]["prompt"].GetString()) == "p1\np2");
+    CHECK(std::string(d["sessions"][0]["title"].GetString()) == "t\\u009b");
+    CHECK(d["n"].GetInt() == 3);
+  }
+
+  TEST_CASE("client: tables measure escaped content as it shows") {
+    std::string t = Table({{TerminalSafe("a\x1b[2Jb"), "1"}, {"xy", "2"}}, {false, true});
+    CHECK(t == "a\\x1b[2Jb  1\nxy         2\n");
+  }
+}
