@@ -21,6 +21,7 @@
 #include "client/render.hpp"
 #include "client/setup.hpp"
 #include "origin_config.h"
+#include "proto/base64.hpp"
 #include "proto/protocol.hpp"
 #include "proto/time.hpp"
 
@@ -351,7 +352,12 @@ int Sources(Connection& c, const Args& a) {
                 st.Dim("(mirror " + Str(s, "mirror") + ", generation " +
                        std::to_string(Int(s, "generation")) + ")")
                     .c_str());
-    std::printf("%s\n", Str(s, "raw").c_str());
+    // Bytes that are not UTF-8 are shown as \xNN, from the exact bytes.
+    std::string raw = Str(s, "raw");
+    auto bytes =
+        s.HasMember("raw_base64") ? proto::Base64Decode(Str(s, "raw_base64")) : std::nullopt;
+    if (bytes) raw = TerminalSafe(*bytes);
+    std::printf("%s\n", raw.c_str());
   }
   return 0;
 }

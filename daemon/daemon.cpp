@@ -26,7 +26,7 @@ namespace origin {
 
 namespace {
 
-using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+using Writer = rpc::Writer;  // every string checked for UTF-8 (rpc_json.hpp)
 
 // Thrown from an ingest's `between` to end a sync early at shutdown.  Not a
 // std::exception, so that no per-file handler takes it for a file's failure.

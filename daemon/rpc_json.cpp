@@ -4,9 +4,26 @@
 #include <algorithm>
 
 #include "core/util/text.hpp"
+#include "proto/base64.hpp"
 #include "proto/protocol.hpp"
 
 namespace origin::rpc {
+
+bool Writer::String(const Ch* s, rapidjson::SizeType n, bool copy) {
+  const std::string_view text(s, n);
+  if (ValidUtf8(text)) return Base::String(s, n, copy);
+  const std::string clean = SanitizeUtf8(text);
+  return Base::String(clean.data(), static_cast<rapidjson::SizeType>(clean.size()), true);
+}
+
+void WriteBytes(Writer& w, const char* key, std::string_view bytes) {
+  w.Key(key);
+  w.String(bytes.data(), static_cast<rapidjson::SizeType>(bytes.size()));
+  if (ValidUtf8(bytes)) return;
+  w.Key((std::string(key) + "_base64").c_str());
+  const std::string b64 = proto::Base64Encode(bytes);
+  w.String(b64.data(), static_cast<rapidjson::SizeType>(b64.size()));
+}
 
 namespace {
 void Str(Writer& w, std::string_view s) {
@@ -151,8 +168,7 @@ void WriteSource(Writer& w, const SourceLine& s) {
   w.Int64(s.generation);
   w.Key("line");
   w.Int64(s.line);
-  w.Key("raw");
-  Str(w, s.raw);
+  WriteBytes(w, "raw", s.raw);
   w.EndObject();
 }
 

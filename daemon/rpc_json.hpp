@@ -10,10 +10,12 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <cstring>
 #include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "core/entries/entries.hpp"
 #include "core/forget/forget.hpp"
@@ -21,7 +23,42 @@
 
 namespace origin::rpc {
 
-using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
+/// The writer of every JSON answer, on the socket and on MCP.  JSON text
+/// must be UTF-8, and what an answer carries came partly from outside (a log
+/// line, a file name, a cwd, a mirror): a string that is not valid UTF-8
+/// goes out with each invalid sequence as U+FFFD and its NUL bytes dropped
+/// (SanitizeUtf8, as ingestion does to texts), so that every answer is valid
+/// UTF-8.  Where the exact bytes matter, WriteBytes adds them in base64.
+/// The base writer is private: nothing can write a string around this check.
+class Writer : private rapidjson::Writer<rapidjson::StringBuffer> {
+  using Base = rapidjson::Writer<rapidjson::StringBuffer>;
+
+ public:
+  using Ch = Base::Ch;
+  explicit Writer(rapidjson::StringBuffer& out) : Base(out) {}
+  bool String(const Ch* s, rapidjson::SizeType n, bool copy = false);
+  bool String(const Ch* s) { return String(s, static_cast<rapidjson::SizeType>(std::strlen(s))); }
+  bool Key(const Ch* s, rapidjson::SizeType n, bool copy = false) { return String(s, n, copy); }
+  bool Key(const Ch* s) { return String(s); }
+  using Base::Bool;
+  using Base::Double;
+  using Base::EndArray;
+  using Base::EndObject;
+  using Base::Int;
+  using Base::Int64;
+  using Base::Null;
+  using Base::RawNumber;
+  using Base::RawValue;
+  using Base::StartArray;
+  using Base::StartObject;
+  using Base::Uint;
+  using Base::Uint64;
+};
+
+/// `key`: `bytes` as text (SanitizeUtf8: each invalid sequence as U+FFFD,
+/// NUL dropped) and, when that is not `bytes` exactly, `<key>_base64`: the
+/// bytes themselves.  For raw log lines (docs/cli.md, `origin sources`).
+void WriteBytes(Writer& w, const char* key, std::string_view bytes);
 
 /// A request that cannot be answered: `code` is a protocol error code.
 class RequestError : public std::runtime_error {

@@ -68,8 +68,6 @@ void AppendUtf8(std::string& out, char32_t c) {
   }
 }
 
-namespace {
-// True when `s` is valid UTF-8 without NUL: the common case, copied as is.
 bool ValidUtf8(std::string_view s) {
   std::size_t i = 0;
   const std::size_t n = s.size();
@@ -96,7 +94,6 @@ bool ValidUtf8(std::string_view s) {
   }
   return true;
 }
-}  // namespace
 
 std::string SanitizeUtf8(std::string_view s) {
   if (ValidUtf8(s)) return std::string(s);

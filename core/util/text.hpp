@@ -15,6 +15,8 @@ namespace origin {
 /// A copy of `s` with every invalid UTF-8 sequence replaced by U+FFFD and
 /// NUL bytes dropped, so that SQLite and the FTS tokenizers see valid text.
 std::string SanitizeUtf8(std::string_view s);
+/// True when `s` is valid UTF-8 without NUL: what SanitizeUtf8 leaves as it is.
+bool ValidUtf8(std::string_view s);
 /// The first `max_chars` code points of valid UTF-8 `s`.
 std::string_view TruncateChars(std::string_view s, std::size_t max_chars);
 /// Number of code points in valid UTF-8 `s`.

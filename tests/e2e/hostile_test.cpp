@@ -3,7 +3,8 @@
 // drive the terminal of the person who reads it with origin (escape
 // sequences, C1 controls, bidirectional overrides in messages, cwds, titles,
 // tool names, file names, entries and reasons), while --json carries it
-// exactly.
+// exactly; and a log line holding bytes that are not UTF-8 comes back in
+// valid UTF-8 JSON, with its exact bytes in base64.
 #include <doctest/doctest.h>
 #include <rapidjson/document.h>
 
@@ -12,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/util/text.hpp"
+#include "proto/base64.hpp"
 #include "tests/e2e/daemon_fixture.hpp"
 
 using namespace origin;
@@ -168,6 +171,49 @@ TEST_SUITE("e2e") {
     CHECK(shown.find("/home/dev/\\x1b[35mred\\nproj") != std::string::npos);
     auto sessions = f.CliInTerminal({"timeline", "--days", "100000"}).out;
     CHECK(sessions.find("title \\x1b]0;PWNED\\x07\\r\\nspoof") != std::string::npos);
+    f.Stop();
+  }
+
+  TEST_CASE(
+      "hostile: a log line with bytes that are not UTF-8 comes back as valid UTF-8 JSON, its "
+      "exact bytes in raw_base64") {
+    DaemonFixture f;
+    // A file name that is not UTF-8 either.
+    const std::string file = f.claude() + "/projects/-home-dev-\xff/s1.jsonl";
+    const std::string bad = ClaudeLine("u1", "bad \xff\xfe bytes");
+    const std::string good = ClaudeLine("u2", "good bytes");
+    WriteFile(file, bad + good);
+    f.Start({"--rescan-ms", "600000"});
+    RunResult r = f.Cli({"sources", "claude-code:u1", "--json"});
+    REQUIRE(r.status == 0);
+    CHECK(ValidUtf8(r.out));
+    rapidjson::Document d;
+    d.Parse<rapidjson::kParseValidateEncodingFlag>(r.out.c_str());
+    REQUIRE_FALSE(d.HasParseError());
+    const auto& src = d["sources"][0];
+    CHECK(Str(src["raw"]) == SanitizeUtf8(bad.substr(0, bad.size() - 1)));
+    CHECK(Str(src["raw"]).find("bad \xef\xbf\xbd\xef\xbf\xbd bytes") != std::string::npos);
+    REQUIRE(src.HasMember("raw_base64"));
+    CHECK(proto::Base64Decode(Str(src["raw_base64"])) == bad.substr(0, bad.size() - 1));
+    CHECK(Str(src["file"]) == SanitizeUtf8(file));
+    // A line that is UTF-8 has no raw_base64.
+    d = Json(f.Cli({"sources", "claude-code:u2", "--json"}).out);
+    CHECK(Str(d["sources"][0]["raw"]) + "\n" == good);
+    CHECK_FALSE(d["sources"][0].HasMember("raw_base64"));
+    // Everything else that answers in JSON is valid UTF-8 too.
+    for (const std::vector<std::string>& args : {std::vector<std::string>{"status", "--json"},
+                                                 {"show", "claude-code:u1", "--json"},
+                                                 {"search", "bad", "--json"},
+                                                 {"timeline", "claude-code:s1", "--json"}}) {
+      CAPTURE(args[0]);
+      r = f.Cli(args);
+      CHECK(r.status == 0);
+      CHECK(ValidUtf8(r.out));
+    }
+    // For people: the bytes shown as \xNN, from the exact bytes.
+    r = f.Cli({"sources", "claude-code:u1"});
+    CHECK(r.out.find("bad \\xff\\xfe bytes") != std::string::npos);
+    CHECK(r.out.find("-home-dev-\xef\xbf\xbd/s1.jsonl") != std::string::npos);
     f.Stop();
   }
 }

@@ -14,6 +14,8 @@
 #include <set>
 #include <tuple>
 
+#include "core/util/text.hpp"
+#include "proto/base64.hpp"
 #include "proto/protocol.hpp"
 #include "tests/e2e/daemon_fixture.hpp"
 #include "tests/support/stdio_process.hpp"
@@ -218,6 +220,35 @@ TEST_SUITE("e2e") {
     auto [code, took] = m.CloseAndWait();
     CHECK(code == 0);
     CHECK(took < 5);
+    f.Stop();
+  }
+
+  TEST_CASE(
+      "mcp: a log line with bytes that are not UTF-8: the sources answer is valid UTF-8, the "
+      "exact bytes in raw_base64") {
+    DaemonFixture f;
+    const std::string line = ClaudeLine("u1", "bad \xff\xfe bytes");
+    WriteFile(f.claude() + "/projects/-home-dev-app/s1.jsonl", line);
+    f.Start({"--rescan-ms", "600000"});
+    Mcp m(f.env());
+    m.Call(
+        1, "initialize",
+        R"({"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}})");
+    for (const char* tool : {"sources", "get"}) {
+      CAPTURE(tool);
+      auto [text, err] = m.Tool(2, tool, R"({"id":"claude-code:u1"})");
+      REQUIRE_FALSE(err);
+      CHECK(ValidUtf8(text));  // the JSON-RPC line held it: it was valid UTF-8 too
+      rapidjson::Document d;
+      d.Parse<rapidjson::kParseValidateEncodingFlag>(text.c_str());
+      REQUIRE_FALSE(d.HasParseError());
+      if (std::string(tool) == "get") continue;
+      const auto& src = d["sources"][0];
+      CHECK(std::string(src["raw"].GetString()).find("bad \xef\xbf\xbd\xef\xbf\xbd bytes") !=
+            std::string::npos);
+      CHECK(proto::Base64Decode(src["raw_base64"].GetString()) == line.substr(0, line.size() - 1));
+    }
+    CHECK(m.CloseAndWait().first == 0);
     f.Stop();
   }
 

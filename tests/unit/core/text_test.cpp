@@ -18,6 +18,19 @@ TEST_SUITE("text") {
     CHECK(SanitizeUtf8("\xED\xA0\x80") == "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");  // surrogate
   }
 
+  TEST_CASE("text: ValidUtf8 is true exactly for what SanitizeUtf8 leaves as it is") {
+    for (std::string s :
+         {std::string("plain ascii, long enough to be read by words"),
+          std::string("部署 ok \xEF\xBF\xBD"), std::string(""), std::string("a\xff"),
+          std::string("a\xE4\xB8"), std::string("a\0b long enough to be read by words", 35),
+          std::string("\xED\xA0\x80"), std::string("\xC0\xAF")}) {
+      CAPTURE(s);
+      CHECK(ValidUtf8(s) == (SanitizeUtf8(s) == s));
+    }
+    CHECK(ValidUtf8("部署"));
+    CHECK_FALSE(ValidUtf8("\xff\xfe"));
+  }
+
   TEST_CASE("text: truncation counts characters, not bytes") {
     CHECK(TruncateChars("部署到生产", 2) == "部署");
     CHECK(TruncateChars("abc", 10) == "abc");

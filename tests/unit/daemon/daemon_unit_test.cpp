@@ -12,10 +12,12 @@
 #include <vector>
 
 #include "core/store/schema.hpp"
+#include "core/util/text.hpp"
 #include "daemon/instance.hpp"
 #include "daemon/rpc_json.hpp"
 #include "daemon/uv.hpp"
 #include "daemon/workers.hpp"
+#include "proto/base64.hpp"
 #include "tests/support/support.hpp"
 
 using namespace origin;
@@ -143,5 +145,33 @@ TEST_SUITE("daemon") {
     CHECK(kept1.size() % 3 == 0);
     CHECK(kept1 == cjk.substr(0, kept1.size()));
     CHECK(t0.size() > 30000);  // the budget is shared, not given away
+  }
+
+  TEST_CASE("daemon: every JSON answer is valid UTF-8; raw bytes keep their exact copy") {
+    rapidjson::StringBuffer sb;
+    rpc::Writer w(sb);
+    const std::string line = "{\"text\":\"bad \xff\xfe end\"}";
+    w.StartObject();
+    w.Key("cwd");
+    w.String("/home/\xc3(dev");  // a cut sequence, from outside
+    rpc::WriteBytes(w, "raw", line);
+    rpc::WriteBytes(w, "good", "plain \xe8\xa8\x98");
+    rpc::WriteBytes(w, "nul", std::string("a\0b", 3));
+    w.EndObject();
+    const std::string out = sb.GetString();
+    CHECK(ValidUtf8(out));
+    rapidjson::Document d;
+    d.Parse<rapidjson::kParseValidateEncodingFlag>(out.c_str());
+    REQUIRE_FALSE(d.HasParseError());
+    CHECK(std::string(d["cwd"].GetString()) == "/home/\xef\xbf\xbd(dev");
+    // The text: U+FFFD for each bad byte (still the JSON it was); the bytes: exact.
+    CHECK(std::string(d["raw"].GetString()) == "{\"text\":\"bad \xef\xbf\xbd\xef\xbf\xbd end\"}");
+    CHECK(proto::Base64Decode(d["raw_base64"].GetString()) == line);
+    // Valid text has no copy.
+    CHECK(std::string(d["good"].GetString()) == "plain \xe8\xa8\x98");
+    CHECK_FALSE(d.HasMember("good_base64"));
+    // NUL is dropped from the text, as ingestion does; the copy keeps it.
+    CHECK(std::string(d["nul"].GetString()) == "ab");
+    CHECK(proto::Base64Decode(d["nul_base64"].GetString()) == std::string("a\0b", 3));
   }
 }

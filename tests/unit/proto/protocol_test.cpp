@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include "proto/base64.hpp"
 #include "proto/paths.hpp"
 #include "proto/time.hpp"
 
@@ -114,5 +115,29 @@ TEST_SUITE("proto") {
                             "20260105",
                             "-2026-01-05"})
       CHECK_MESSAGE(!ParseDateTime(bad).has_value(), bad);
+  }
+
+  TEST_CASE("proto: base64 as RFC 4648 gives it, and any bytes round-trip") {
+    // RFC 4648, section 10.
+    const std::pair<const char*, const char*> vectors[] = {{"", ""},
+                                                           {"f", "Zg=="},
+                                                           {"fo", "Zm8="},
+                                                           {"foo", "Zm9v"},
+                                                           {"foob", "Zm9vYg=="},
+                                                           {"fooba", "Zm9vYmE="},
+                                                           {"foobar", "Zm9vYmFy"}};
+    for (auto [plain, coded] : vectors) {
+      CHECK(Base64Encode(plain) == coded);
+      CHECK(Base64Decode(coded) == std::string(plain));
+    }
+    std::string all;
+    for (int b = 0; b < 256; ++b) all += static_cast<char>(b);
+    for (std::size_t n = 0; n <= all.size(); n += 37) {
+      const std::string bytes = all.substr(0, n) + "\xff\xfe";
+      CHECK(Base64Decode(Base64Encode(bytes)) == bytes);
+    }
+    CHECK(Base64Encode("\xff\xfe") == "//4=");
+    for (const char* bad : {"Zg=", "Zg=a", "Z===", "Zm9v\n", "Zm 9", "Zg==Zg==", "Zm9*"})
+      CHECK_MESSAGE(!Base64Decode(bad).has_value(), bad);
   }
 }
