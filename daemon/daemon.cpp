@@ -142,11 +142,15 @@ void Daemon::Start() {
   ::unlink(sock.c_str());
   server_ = UvHandle<uv_pipe_t>::Make([&](uv_pipe_t* p) { return uv_pipe_init(loop_, p, 0); });
   server_.get()->data = this;
-  if (int rc = uv_pipe_bind(server_.get(), sock.c_str()); rc < 0) throw UvError(rc, "bind " + sock);
-  ::chmod(sock.c_str(), 0600);
+  // Bound by us, not by uv_pipe_bind: libuv unlinks the path of a pipe it
+  // bound when the pipe closes, even when it is by then another's socket.
+  UniqueFd fd = BindUnixSocket(sock);
+  if (int rc = uv_pipe_open(server_.get(), fd.get()); rc < 0) throw UvError(rc, "open " + sock);
+  fd.Release();
   if (int rc = uv_listen(reinterpret_cast<uv_stream_t*>(server_.get()), 128, &Daemon::OnConnection);
       rc < 0)
     throw UvError(rc, "listen " + sock);
+  WatchSocket();
 
   for (std::size_t i = 0; i < adapters_.size(); ++i) {
     auto s = std::make_unique<SourceSync>();
@@ -179,7 +183,8 @@ void Daemon::BeginShutdown() {
   shutting_down_ = true;
   LOG_INFO("shutting down");
   server_.Close();
-  ::unlink(opts_.paths.socket.c_str());
+  socket_watch_.Close();
+  if (socket_id_) UnlinkIfSame(opts_.paths.socket, *socket_id_);  // ours, not a successor's
   rescan_.Close();
   for (auto& s : syncs_) s->timer.Close();
   // One-shot timers (bounded waits, delayed steps) would keep the loop
@@ -194,6 +199,36 @@ void Daemon::BeginShutdown() {
   if (indexer_) indexer_->Stop();
   if (readers_) readers_->Stop();
   if (poster_) poster_->Close();
+}
+
+void Daemon::WatchSocket() {
+  socket_id_ = FileIdOf(opts_.paths.socket);
+  socket_watch_ =
+      UvHandle<uv_timer_t>::Make([&](uv_timer_t* t) { return uv_timer_init(loop_, t); });
+  socket_watch_.get()->data = this;
+  auto look = [](uv_timer_t* t) {
+    auto* self = static_cast<Daemon*>(t->data);
+    if (self == nullptr) return;
+    // lstat on libuv's thread pool: the loop never waits on the disk.
+    auto* req = new uv_fs_t;
+    req->data = self;
+    auto seen = [](uv_fs_t* r) {
+      auto* daemon = static_cast<Daemon*>(r->data);
+      const bool gone = r->result == UV_ENOENT;
+      const FileId now{static_cast<dev_t>(r->statbuf.st_dev),
+                       static_cast<ino_t>(r->statbuf.st_ino)};
+      const bool same = r->result == 0 && daemon->socket_id_ == now;
+      const bool unknown = r->result < 0 && !gone;  // EACCES, EIO...: look again later
+      uv_fs_req_cleanup(r);
+      delete r;
+      if (daemon->shutting_down_ || same || unknown) return;
+      LOG_WARN("the socket %s was %s; no client can reach this daemon: stopping",
+               daemon->opts_.paths.socket.c_str(), gone ? "removed" : "replaced by another");
+      daemon->BeginShutdown();
+    };
+    if (uv_fs_lstat(self->loop_, req, self->opts_.paths.socket.c_str(), seen) < 0) delete req;
+  };
+  uv_timer_start(socket_watch_.get(), look, 2000, 2000);
 }
 
 // --- socket server ---------------------------------------------------------

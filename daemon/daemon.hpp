@@ -32,6 +32,7 @@
 #include "core/store/mirror.hpp"
 #include "core/util/clock.hpp"
 #include "daemon/indexer.hpp"
+#include "daemon/instance.hpp"
 #include "daemon/rpc_json.hpp"
 #include "daemon/uv.hpp"
 #include "daemon/workers.hpp"
@@ -65,6 +66,13 @@ class Daemon {
   void BeginShutdown();
 
  private:
+  /// Every 2 s, checks that the socket path still names the socket Start()
+  /// bound; when it was removed or replaced, no client can reach this
+  /// daemon any more (and another may be taking over): it shuts down.
+  void WatchSocket();
+  std::optional<FileId> socket_id_;  // the socket as bound
+  UvHandle<uv_timer_t> socket_watch_;
+
   struct Connection;
   struct DirWatch;
   struct SourceSync;

@@ -68,22 +68,66 @@ void PrepareHome(const proto::Paths& paths) {
   ::unlink(probe.c_str());
 }
 
-std::optional<InstanceLock> InstanceLock::TryAcquire(const std::string& file, std::string* holder) {
-  UniqueFd fd = OpenFile(file, O_RDWR | O_CREAT, 0600);
-  if (::flock(fd.get(), LOCK_EX | LOCK_NB) != 0) {
-    if (errno != EWOULDBLOCK)
-      throw std::system_error(errno, std::generic_category(), "lock " + file);
-    char buf[256] = {};
-    ssize_t n = ::pread(fd.get(), buf, sizeof buf - 1, 0);
-    std::string content = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";
-    while (!content.empty() && (content.back() == '\n' || content.back() == ' '))
-      content.pop_back();
-    for (char& c : content)
-      if (c == '\n') c = ' ';
-    *holder = content.empty() ? "another originsd" : "originsd pid " + content;
+namespace {
+// flock(LOCK_EX | LOCK_NB): false when another open file description holds it.
+bool TryLock(int fd, const std::string& path) {
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0) return true;
+  if (errno != EWOULDBLOCK) throw std::system_error(errno, std::generic_category(), "lock " + path);
+  return false;
+}
+
+// Who holds the lock, as its lock file says ("originsd pid 12 version 1.0").
+std::string HolderOf(const std::string& file) {
+  UniqueFd fd = TryOpenFile(file, O_RDONLY);
+  char buf[256] = {};
+  ssize_t n = fd ? ::pread(fd.get(), buf, sizeof buf - 1, 0) : 0;
+  std::string content = n > 0 ? std::string(buf, static_cast<std::size_t>(n)) : "";
+  while (!content.empty() && (content.back() == '\n' || content.back() == ' ')) content.pop_back();
+  for (char& c : content)
+    if (c == '\n') c = ' ';
+  return content.empty() ? "another originsd" : "originsd pid " + content;
+}
+}  // namespace
+
+std::optional<InstanceLock> InstanceLock::TryAcquire(const std::string& dir,
+                                                     const std::string& file, std::string* holder) {
+  // The directory first: a daemon refused here has not touched the lock file.
+  UniqueFd dir_fd = OpenFile(dir, O_RDONLY | O_DIRECTORY);
+  if (!TryLock(dir_fd.get(), dir)) {
+    *holder = HolderOf(file);
     return std::nullopt;
   }
-  return InstanceLock(std::move(fd), file);
+  UniqueFd fd = OpenFile(file, O_RDWR | O_CREAT, 0600);
+  if (!TryLock(fd.get(), file)) {
+    *holder = HolderOf(file);  // a daemon of an earlier version
+    return std::nullopt;
+  }
+  return InstanceLock(std::move(dir_fd), std::move(fd), file);
+}
+
+UniqueFd BindUnixSocket(const std::string& path) {
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  if (path.size() >= sizeof addr.sun_path)
+    throw std::system_error(ENAMETOOLONG, std::generic_category(), "bind " + path);
+  std::memcpy(addr.sun_path, path.c_str(), path.size());
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd) throw std::system_error(errno, std::generic_category(), "socket for " + path);
+  if (::bind(fd.get(), reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0)
+    throw std::system_error(errno, std::generic_category(), "bind " + path);
+  if (::chmod(path.c_str(), 0600) != 0)
+    throw std::system_error(errno, std::generic_category(), "chmod " + path);
+  return fd;
+}
+
+std::optional<FileId> FileIdOf(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return std::nullopt;
+  return FileId{st.st_dev, st.st_ino};
+}
+
+bool UnlinkIfSame(const std::string& path, const FileId& id) {
+  return FileIdOf(path) == id && ::unlink(path.c_str()) == 0;
 }
 
 void InstanceLock::WritePidAndVersion(const char* version) {

@@ -164,7 +164,7 @@ int main(int argc, char** argv) try {
   std::string holder;
   std::optional<origin::InstanceLock> lock;
   try {
-    lock = origin::InstanceLock::TryAcquire(paths.lock, &holder);
+    lock = origin::InstanceLock::TryAcquire(paths.home, paths.lock, &holder);
   } catch (const std::exception& e) {
     Fail(e.what());
   }

@@ -67,7 +67,7 @@ int UnixSocket(const std::string& path, bool bind) {
 }
 
 RunResult Run(const std::vector<std::string>& argv_in,
-              const std::map<std::string, std::string>& env, uid_t uid) {
+              const std::map<std::string, std::string>& env, uid_t uid, double timeout_s) {
   int out_pipe[2], err_pipe[2];
   REQUIRE(::pipe2(out_pipe, O_CLOEXEC) == 0);
   REQUIRE(::pipe2(err_pipe, O_CLOEXEC) == 0);
@@ -91,8 +91,21 @@ RunResult Run(const std::vector<std::string>& argv_in,
   RunResult r;
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
   int open_fds = 2;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  bool killed = false;
   while (open_fds > 0) {
-    if (::poll(fds, 2, -1) < 0) continue;
+    int wait_ms = -1;
+    if (timeout_s > 0 && !killed) {
+      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          deadline - std::chrono::steady_clock::now());
+      if (left.count() <= 0) {
+        ::kill(pid, SIGKILL);
+        killed = true;
+      } else {
+        wait_ms = static_cast<int>(left.count());
+      }
+    }
+    if (::poll(fds, 2, wait_ms) <= 0) continue;
     for (int i = 0; i < 2; ++i) {
       if (fds[i].fd < 0 || fds[i].revents == 0) continue;
       char buf[65536];
@@ -175,7 +188,7 @@ void DaemonFixture::DumpLog() {
 RunResult DaemonFixture::StartExpectingFailure(const std::vector<std::string>& extra) {
   std::vector<std::string> argv = {Exe("ORIGINSD"), "--foreground"};
   argv.insert(argv.end(), extra.begin(), extra.end());
-  return Run(argv, env_, run_as);
+  return Run(argv, env_, run_as, 30);
 }
 
 void DaemonFixture::Start(const std::vector<std::string>& extra) {
@@ -256,6 +269,15 @@ RunResult DaemonFixture::CliInTerminal(const std::vector<std::string>& args) {
   std::vector<std::string> argv = {Exe("ORIGIN")};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunInTerminal(argv, env_);
+}
+
+std::optional<int> DaemonFixture::WaitForExit(double seconds) {
+  REQUIRE(pid_ > 0);
+  int status = 0;
+  bool exited = WaitFor([&] { return ::waitpid(pid_, &status, WNOHANG) == pid_; }, seconds);
+  if (!exited) return std::nullopt;
+  pid_ = -1;
+  return Decode(status);
 }
 
 std::int64_t DaemonFixture::Events(const std::string& source) {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,9 +28,10 @@ struct RunResult {
 /// -1 when that fails.
 int UnixSocket(const std::string& path, bool bind = false);
 
-/// Runs `argv` with `env` (added to a minimal environment), feeding no stdin.
+/// Runs `argv` with `env` (added to a minimal environment), feeding no stdin;
+/// killed (SIGKILL, status 137) when it runs longer than `timeout_s` (> 0).
 RunResult Run(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-              uid_t uid = 0);
+              uid_t uid = 0, double timeout_s = 0);
 /// Runs `argv` with `env` on a pseudo-terminal (forkpty: stdin, stdout and
 /// stderr a terminal, as a person runs it); `out` holds all the terminal
 /// received, stdout and stderr together, with the terminal's \r\n for \n.
@@ -59,7 +61,8 @@ class DaemonFixture {
 
   /// Starts originsd; REQUIREs that it answers within 10 s.
   void Start(const std::vector<std::string>& extra = {});
-  /// Starts originsd and returns its result without waiting for readiness.
+  /// Starts originsd and returns its result without waiting for readiness
+  /// (killed after 30 s: a daemon that should have been refused runs on).
   RunResult StartExpectingFailure(const std::vector<std::string>& extra = {});
   /// SIGTERM, then requires exit status 0.
   void Stop();
@@ -72,6 +75,9 @@ class DaemonFixture {
                 const std::map<std::string, std::string>& extra_env = {});
   /// The same on a pseudo-terminal (RunInTerminal).
   RunResult CliInTerminal(const std::vector<std::string>& args);
+  /// Waits at most `seconds` for the daemon to exit by itself; its exit
+  /// status, or nothing when it still runs.
+  std::optional<int> WaitForExit(double seconds);
   /// `origin status --json`, parsed: total events, and per source.
   std::int64_t Events(const std::string& source = "");
   /// Polls until `pred` is true, at most `seconds`.

@@ -192,6 +192,56 @@ TEST_SUITE("e2e") {
     f.Stop();
   }
 
+  TEST_CASE(
+      "e2e: with its lock file removed, a second originsd is still refused; the first serves") {
+    DaemonFixture f;
+    f.Start();
+    const std::string sock = f.home() + "/run/originsd.sock";
+    struct stat before {};
+    REQUIRE(::stat(sock.c_str(), &before) == 0);
+    REQUIRE(::unlink((f.home() + "/run/originsd.lock").c_str()) == 0);
+    RunResult r = f.StartExpectingFailure();
+    CHECK(r.status == 1);
+    CHECK(r.err.find("already running for " + f.home()) != std::string::npos);
+    // The first one's socket is untouched, and it answers.
+    struct stat after {};
+    REQUIRE(::stat(sock.c_str(), &after) == 0);
+    CHECK(after.st_ino == before.st_ino);
+    CHECK(f.Cli({"status", "--json"}).status == 0);
+    CHECK(f.running());
+    f.Stop();
+    CHECK_FALSE(Exists(sock));
+  }
+
+  TEST_CASE("e2e: a daemon whose socket is replaced or removed stops by itself, exiting 0") {
+    DaemonFixture f;
+    f.Start();
+    const std::string sock = f.home() + "/run/originsd.sock";
+    int other = -1;
+    SUBCASE("replaced by another socket") {
+      REQUIRE(::unlink(sock.c_str()) == 0);
+      other = UnixSocket(sock, /*bind=*/true);
+      REQUIRE(other >= 0);
+    }
+    SUBCASE("removed") { REQUIRE(::unlink(sock.c_str()) == 0); }
+    struct stat theirs {};
+    const bool replaced = other >= 0;
+    if (replaced) REQUIRE(::stat(sock.c_str(), &theirs) == 0);
+    auto status = f.WaitForExit(15);  // it looks every 2 s
+    if (!status) f.DumpLog();
+    REQUIRE_MESSAGE(status.has_value(), "originsd still runs with its socket gone");
+    CHECK(*status == 0);
+    const std::string log = ReadAll(f.log());
+    CHECK(log.find(replaced ? "was replaced by another" : "was removed") != std::string::npos);
+    if (replaced) {
+      // It left the socket that replaced its own where it was.
+      struct stat now {};
+      REQUIRE(::stat(sock.c_str(), &now) == 0);
+      CHECK(now.st_ino == theirs.st_ino);
+      ::close(other);
+    }
+  }
+
   TEST_CASE("e2e: an ORIGIN_HOME that cannot be written is a clear error and a non-zero exit") {
     DaemonFixture f("/tmp");  // reachable by the ordinary user of the last subcase
     WriteFile(f.dir() / "afile", "x");

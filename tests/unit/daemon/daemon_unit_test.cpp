@@ -2,7 +2,9 @@
 // The daemon's parts on their own: the instance lock, the home checks, the
 // worker threads and the loop poster.
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <rapidjson/document.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,14 +29,51 @@ TEST_SUITE("daemon") {
   TEST_CASE("daemon: the instance lock is held once, and names its holder") {
     ScopedTempDir d;
     std::string holder;
-    auto first = InstanceLock::TryAcquire(d / "x.lock", &holder);
+    auto first = InstanceLock::TryAcquire(d.path(), d / "x.lock", &holder);
     REQUIRE(first);
     first->WritePidAndVersion("9.9.9");
-    auto second = InstanceLock::TryAcquire(d / "x.lock", &holder);
+    auto second = InstanceLock::TryAcquire(d.path(), d / "x.lock", &holder);
     CHECK_FALSE(second);
     CHECK(holder == "originsd pid " + std::to_string(::getpid()) + " version 9.9.9");
-    first.reset();  // released with its descriptor
-    CHECK(InstanceLock::TryAcquire(d / "x.lock", &holder));
+    first.reset();  // released with its descriptors
+    CHECK(InstanceLock::TryAcquire(d.path(), d / "x.lock", &holder));
+  }
+
+  TEST_CASE("daemon: the instance lock holds when its lock file is removed or replaced") {
+    ScopedTempDir d;
+    std::string holder;
+    auto first = InstanceLock::TryAcquire(d.path(), d / "x.lock", &holder);
+    REQUIRE(first);
+    REQUIRE(::unlink((d / "x.lock").c_str()) == 0);
+    CHECK_FALSE(InstanceLock::TryAcquire(d.path(), d / "x.lock", &holder));
+    CHECK(holder == "another originsd");
+    CHECK_FALSE(Exists(d / "x.lock"));  // the refused one did not create it again
+    // A lock file held by a daemon of an earlier version (which locks only
+    // the file) refuses a new one too.
+    first.reset();
+    UniqueFd old = OpenFile(d / "x.lock", O_RDWR | O_CREAT);
+    REQUIRE(::flock(old.get(), LOCK_EX | LOCK_NB) == 0);
+    CHECK_FALSE(InstanceLock::TryAcquire(d.path(), d / "x.lock", &holder));
+    old.Reset();
+    CHECK(InstanceLock::TryAcquire(d.path(), d / "x.lock", &holder));
+  }
+
+  TEST_CASE("daemon: a socket path is unlinked only while it is still the same file") {
+    ScopedTempDir d;
+    const std::string path = d / "s";
+    WriteFile(path, "ours");
+    auto ours = FileIdOf(path);
+    REQUIRE(ours);
+    // The same name, another file (made while ours exists: another inode).
+    WriteFile(path + ".new", "theirs");
+    REQUIRE(::rename((path + ".new").c_str(), path.c_str()) == 0);
+    auto theirs = FileIdOf(path);
+    CHECK(theirs != ours);
+    CHECK_FALSE(UnlinkIfSame(path, *ours));
+    CHECK(ReadAll(path) == "theirs");
+    CHECK(UnlinkIfSame(path, *theirs));
+    CHECK_FALSE(Exists(path));
+    CHECK_FALSE(UnlinkIfSame(path, *theirs));  // gone
   }
 
   TEST_CASE("daemon: the home is created 0700 and refused when others can write it") {
