@@ -247,6 +247,7 @@ void WriteOutcome(Writer& w, const ForgetOutcome& o, bool dry_run) {
   ids("entries", o.entries);
   ids("events", o.events);
   ids("sessions", o.sessions);
+  ids("titles", o.titles);
   w.EndObject();
 }
 

@@ -5,11 +5,15 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iterator>
+#include <map>
 #include <vector>
 
 #include "adapters/common/json.hpp"
 #include "adapters/common/memory_stream.hpp"
+#include "adapters/common/title.hpp"
 #include "core/ingest/walk.hpp"
+#include "core/util/hash.hpp"
 #include "core/util/text.hpp"
 
 namespace origin::adapters {
@@ -51,6 +55,41 @@ std::string ToolResultText(const Json& content) {
   }
   return out;
 }
+
+// What a session log carries from line to line: title lines have no time of
+// their own and repeat the current title many times (sources.md 1.2).
+struct ClaudeState final : FileState {
+  std::optional<std::int64_t> ts;  // the time of the last line that gave one
+  // The last title of each kind per session ("<session>\n1" for the user's,
+  // "\n0" for generated ones): a SHA-256 of its text, never the text.
+  std::map<std::string, std::string> last;
+  std::vector<ParsedTitle> waiting;  // titles seen before any time
+
+  std::string Save() const override {
+    if (!ts && last.empty() && waiting.empty()) return "";
+    rapidjson::Document d(rapidjson::kObjectType);
+    auto& a = d.GetAllocator();
+    auto str = [&](const std::string& v) {
+      return rapidjson::Value(v.data(), static_cast<rapidjson::SizeType>(v.size()), a);
+    };
+    if (ts) d.AddMember("ts", *ts, a);
+    rapidjson::Value l(rapidjson::kObjectType);
+    for (const auto& [k, v] : last) l.AddMember(str(k), str(v), a);
+    d.AddMember("last", l, a);
+    rapidjson::Value w(rapidjson::kArrayType);
+    for (const ParsedTitle& t : waiting) {
+      rapidjson::Value o(rapidjson::kObjectType);
+      o.AddMember("id", str(t.native_id), a);
+      o.AddMember("session", str(t.session), a);
+      o.AddMember("text", str(t.text), a);
+      o.AddMember("manual", t.manual, a);
+      o.AddMember("line", t.line.value_or(0), a);
+      w.PushBack(o, a);
+    }
+    d.AddMember("waiting", w, a);
+    return Serialize(d);
+  }
+};
 
 // The cwd of the first session log of a project directory (by name) that
 // names one in its first 64 KiB.
@@ -120,14 +159,41 @@ std::string ClaudeCodeAdapter::Generate(const SourceFile& stream, std::string_vi
   return GenerateMemoryLines(stream, last_line, max_bytes, now_ms, place);
 }
 
-ParsedLine ClaudeCodeAdapter::ParseLine(std::string_view line, ParseContext& ctx) const {
-  if (ctx.key.rfind("memory/", 0) == 0) {
-    return ParseMemoryLine(line, [](std::string_view file, std::string_view content) {
-      return MarkdownMemory(file, content, ClaudeStyleKind);
-    });
-  }
-  rapidjson::Document doc;
-  ParseObject(line, doc);
+std::unique_ptr<FileState> ClaudeCodeAdapter::LoadState(std::string_view key,
+                                                        std::string_view saved) const {
+  if (key.rfind("memory/", 0) == 0) return nullptr;
+  auto st = std::make_unique<ClaudeState>();
+  if (saved.empty()) return st;
+  rapidjson::Document d;
+  d.Parse(saved.data(), saved.size());
+  if (d.HasParseError() || !d.IsObject()) return st;
+  if (const Json* t = Member(d, "ts"); t != nullptr && t->IsInt64()) st->ts = t->GetInt64();
+  if (const Json* l = Member(d, "last"); l != nullptr && l->IsObject())
+    for (const auto& m : l->GetObject())
+      if (m.value.IsString())
+        st->last[std::string(m.name.GetString(), m.name.GetStringLength())] =
+            std::string(m.value.GetString(), m.value.GetStringLength());
+  if (const Json* w = Member(d, "waiting"); w != nullptr && w->IsArray())
+    for (const Json& o : w->GetArray()) {
+      const Json* line = Member(o, "line");
+      auto id = NonEmpty(o, "id"), session = NonEmpty(o, "session");
+      if (!id || !session || line == nullptr || !line->IsInt64()) continue;
+      ParsedTitle& t = st->waiting.emplace_back();
+      t.native_id = *id;
+      t.session = *session;
+      t.text = std::string(Str(o, "text").value_or(""));
+      t.manual = Bool(o, "manual");
+      t.line = line->GetInt64();
+    }
+  return st;
+}
+
+namespace {
+
+// One line of a session log (not a memory stream), given its time if it
+// has one.  Throws ParseError before it changes `st`.
+ParsedLine ParseRecord(const rapidjson::Document& doc, const ParseContext& ctx, ClaudeState& st,
+                       std::optional<std::int64_t> ts) {
   ParsedLine out;
   auto type = Str(doc, "type");
   if (!type) return out;  // not a record we know: nothing to index
@@ -141,10 +207,23 @@ ParsedLine ClaudeCodeAdapter::ParseLine(std::string_view line, ParseContext& ctx
     const char* field = *type == "ai-title"       ? "aiTitle"
                         : *type == "custom-title" ? "customTitle"
                                                   : "summary";
-    if (auto t = NonEmpty(doc, field)) {
-      out.title = SanitizeUtf8(*t);
-      out.title_session = *type == "summary" ? SessionFromKey(ctx.key) : session;
-      out.title_manual = *type == "custom-title";
+    auto t = NonEmpty(doc, field);
+    if (!t) return out;
+    std::string text = SanitizeUtf8(*t);
+    const bool manual = *type == "custom-title";
+    std::string of = *type == "summary" ? SessionFromKey(ctx.key) : session;
+    // A line that repeats the title its kind gave last is no new event.
+    std::string& last = st.last[of + (manual ? "\n1" : "\n0")];
+    std::string digest = Sha256Hex(text);
+    if (digest == last) return out;
+    if (!ts) ts = st.ts;
+    ParsedTitle title = MakeTitle(std::move(of), std::move(text), manual, ts.value_or(0), last);
+    last = std::move(digest);
+    if (ts) {
+      out.titles.push_back(std::move(title));
+    } else {  // no time yet: it waits for the next line that has one
+      title.line = ctx.line_no;
+      st.waiting.push_back(std::move(title));
     }
     return out;
   }
@@ -154,8 +233,6 @@ ParsedLine ClaudeCodeAdapter::ParseLine(std::string_view line, ParseContext& ctx
 
   auto uuid = NonEmpty(doc, "uuid");
   if (!uuid) throw ParseError("a " + std::string(*type) + " line without uuid");
-  auto ts_str = Str(doc, "timestamp");
-  std::optional<std::int64_t> ts = ts_str ? ParseIsoMs(*ts_str) : std::nullopt;
   if (!ts) throw ParseError("a " + std::string(*type) + " line without a valid timestamp");
 
   ParsedEvent base;
@@ -235,6 +312,33 @@ ParsedLine ClaudeCodeAdapter::ParseLine(std::string_view line, ParseContext& ctx
     ev.is_error = api_error;
     ev.text = std::move(text);
     out.events.insert(out.events.begin(), std::move(ev));
+  }
+  return out;
+}
+
+}  // namespace
+
+ParsedLine ClaudeCodeAdapter::ParseLine(std::string_view line, ParseContext& ctx) const {
+  if (ctx.key.rfind("memory/", 0) == 0) {
+    return ParseMemoryLine(line, [](std::string_view file, std::string_view content) {
+      return MarkdownMemory(file, content, ClaudeStyleKind);
+    });
+  }
+  rapidjson::Document doc;
+  ParseObject(line, doc);
+  ClaudeState scratch;
+  auto* st = dynamic_cast<ClaudeState*>(ctx.state);
+  if (st == nullptr) st = &scratch;
+  auto ts_str = Str(doc, "timestamp");
+  const std::optional<std::int64_t> ts = ts_str ? ParseIsoMs(*ts_str) : std::nullopt;
+  ParsedLine out = ParseRecord(doc, ctx, *st, ts);
+  if (ts) {
+    // The titles that waited for a time take this line's, before its events.
+    st->ts = ts;
+    for (ParsedTitle& t : st->waiting) t.ts = *ts;
+    out.titles.insert(out.titles.begin(), std::make_move_iterator(st->waiting.begin()),
+                      std::make_move_iterator(st->waiting.end()));
+    st->waiting.clear();
   }
   return out;
 }

@@ -13,8 +13,14 @@
 // (<uuid>#<block>, truncated to 2,000 / 4,000 characters); thinking blocks
 // are not indexed.  isMeta lines, compaction summaries, API-error lines and
 // system lines with content become meta events.  ai-title, custom-title and
-// summary lines of a session's own log set its title.  No state is carried
-// between lines: every line names its session and cwd.
+// summary lines of a session's own log are title events (ParsedTitle): a
+// line that repeats the title its kind (the user's, or generated) last gave
+// the session in this file is none, and the id chains on that title
+// (adapters/common/title.hpp).  Title lines carry no time: a title takes the
+// time of the line before it in the file, or waits for the next line that
+// has one.  That time, the last titles and the waiting titles are the state
+// carried between lines (ClaudeState); every other line names its session
+// and cwd.
 
 #include <string>
 
@@ -30,6 +36,7 @@ class ClaudeCodeAdapter final : public SourceAdapter {
   std::string_view display_name() const override { return "Claude Code"; }
   const std::string& root() const override { return root_; }
   Discovery Discover() const override;
+  std::unique_ptr<FileState> LoadState(std::string_view key, std::string_view saved) const override;
   ParsedLine ParseLine(std::string_view line, ParseContext& ctx) const override;
   /// The memory streams (memory/<cwd-slug>.jsonl): see memory_stream.hpp.
   std::string Generate(const SourceFile& stream, std::string_view last_line, std::size_t max_bytes,

@@ -162,13 +162,17 @@ ParsedLine CodexAdapter::ParseLine(std::string_view line, ParseContext& ctx) con
   }
   ParsedLine out;
   if (ctx.key == kSessionIndex) {
-    // {"id", "thread_name", "updated_at"}: a title for the thread, no event.
+    // {"id", "thread_name", "updated_at"}: the name the user gave the
+    // thread, an event <thread>:index:<line> dated by updated_at.
     auto id = NonEmpty(doc, "id");
     auto name = NonEmpty(doc, "thread_name");
     if (id && name) {
-      out.title = SanitizeUtf8(*name);
-      out.title_session = *id;
-      out.title_manual = true;
+      ParsedTitle& t = out.titles.emplace_back();
+      t.native_id = *id + ":index:" + std::to_string(ctx.line_no);
+      t.session = *id;
+      t.text = SanitizeUtf8(*name);
+      t.manual = true;
+      t.ts = ParseIsoMs(Str(doc, "updated_at").value_or("")).value_or(0);
     }
     return out;
   }
@@ -263,11 +267,14 @@ ParsedLine CodexAdapter::ParseLine(std::string_view line, ParseContext& ctx) con
       auto name = NonEmpty(*payload, "thread_name");
       if (!name) name = NonEmpty(*payload, "name");
       if (name) {
-        out.title = SanitizeUtf8(*name);
-        out.title_session = st->thread;
+        ParsedTitle& t = out.titles.emplace_back();
+        t.native_id = ev.native_id;  // <thread>:<line>, as every rollout line's
+        t.session = st->thread;
+        t.text = SanitizeUtf8(*name);
         // session_index.jsonl has the last word on a thread's name (sources.md
         // 2.3): this one never replaces a name from there.
-        out.title_manual = false;
+        t.manual = false;
+        t.ts = ts.value_or(0);
       }
       return out;
     }

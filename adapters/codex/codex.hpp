@@ -15,8 +15,10 @@
 // <thread-uuid>:<line>.  The cwd, branch, model and version come from
 // session_meta and turn_context lines: they are the file's carried state.
 // <root>/session_index.jsonl, the thread names the user gave, is read like a
-// log: each line titles its thread, the latest line winning; a name from a
-// rollout's thread_name_updated never replaces one from the index.
+// log: each line is a title event of its thread (<thread>:index:<line>,
+// dated by updated_at), the latest visible one winning; a rollout's
+// thread_name_updated is a title event too (<thread>:<line>), which never
+// replaces a name from the index.
 
 #include <string>
 

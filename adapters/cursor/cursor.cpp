@@ -19,6 +19,7 @@
 #include "adapters/common/memory_stream.hpp"
 #include "adapters/common/sqlite_source.hpp"
 #include "adapters/common/stream_cursor.hpp"
+#include "adapters/common/title.hpp"
 #include "core/ingest/walk.hpp"
 #include "core/util/hash.hpp"
 #include "core/util/text.hpp"
@@ -459,10 +460,8 @@ ParsedLine CursorAdapter::ParseTranscript(std::string_view line, std::string_vie
       p.size() == 5 ? std::optional<std::string>(p[4]) : std::nullopt;
   const std::optional<std::string> cwd = NonEmpty(doc, "cwd");
   ParsedLine out;
-  if (auto title = NonEmpty(doc, "title")) {
-    out.title = title;
-    out.title_session = session;
-  }
+  if (auto title = NonEmpty(doc, "title"))
+    out.titles.push_back(MakeTitle(session, *title, false, il.ts));
   MessageEvents(*il.item, session + ":t:" + (agent ? *agent + ":" : "") + il.id,
                 [&](std::string native_id) -> ParsedEvent& {
                   ParsedEvent& e = out.events.emplace_back();
@@ -537,11 +536,8 @@ ParsedLine CursorAdapter::ParseLine(std::string_view line, ParseContext& ctx) co
     session = std::string(Basename(key.substr(0, key.size() - 6)));
   }
   ParsedLine out;
-  if (auto name = NonEmpty(doc, "name")) {
-    out.title = name;
-    out.title_session = session;
-  }
   const std::int64_t ts = created->GetInt64() + index->GetInt64();
+  if (auto name = NonEmpty(doc, "name")) out.titles.push_back(MakeTitle(session, *name, false, ts));
   MessageEvents(*msg, *blob, [&](std::string native_id) -> ParsedEvent& {
     ParsedEvent& e = out.events.emplace_back();
     e.native_id = std::move(native_id);
@@ -781,13 +777,10 @@ ParsedLine CursorAdapter::ParseBubble(std::string_view line) {
   auto bid = NonEmpty(*b, "id");
   if (!cid || !bid) throw ParseError("a Cursor bubble without its ids");
   ParsedLine out;
-  if (auto name = NonEmpty(*c, "name")) {
-    out.title = name;
-    out.title_session = *cid;
-  }
   std::int64_t ts = 0;
   if (const Json* t = Member(*c, "created_at"); t != nullptr && t->IsInt64()) ts = t->GetInt64();
   if (auto at = ParseIsoMs(Str(*b, "created_at").value_or(""))) ts = *at;
+  if (auto name = NonEmpty(*c, "name")) out.titles.push_back(MakeTitle(*cid, *name, false, ts));
   const Json* type = Member(*b, "type");
   const int kind = type != nullptr && type->IsInt() ? type->GetInt() : 0;
   const std::optional<std::string> cwd = NonEmpty(*c, "cwd");
@@ -913,10 +906,11 @@ ParsedLine CursorAdapter::ParseChatPanel(std::string_view line) {
   auto tab_id = NonEmpty(*tab, "id");
   if (!tab_id) throw ParseError("a Cursor chat panel line without its tab");
   ParsedLine out;
-  if (auto title = NonEmpty(*tab, "title")) {
-    out.title = title;
-    out.title_session = *tab_id;
-  }
+  // The tab's time, one ms apart in order.
+  const Json* t = Member(*tab, "time");
+  const std::int64_t ts = (t != nullptr && t->IsInt64() ? t->GetInt64() : 0) + index->GetInt64();
+  if (auto title = NonEmpty(*tab, "title"))
+    out.titles.push_back(MakeTitle(*tab_id, *title, false, ts));
   const std::string type(Str(*b, "type").value_or(""));
   std::string text(Str(*b, "text").value_or(""));
   if (TrimSpace(text).empty()) text = std::string(Str(*b, "rawText").value_or(""));
@@ -924,9 +918,7 @@ ParsedLine CursorAdapter::ParseChatPanel(std::string_view line) {
   ParsedEvent& e = out.events.emplace_back();
   e.native_id = "aichat:" + *id;
   e.session = *tab_id;
-  // The tab's time, one ms apart in order.
-  const Json* t = Member(*tab, "time");
-  e.ts = (t != nullptr && t->IsInt64() ? t->GetInt64() : 0) + index->GetInt64();
+  e.ts = ts;
   e.role = type == "user" ? "user" : "assistant";
   e.kind = "message";
   e.text = std::move(text);

@@ -60,6 +60,11 @@
 // (GenerateItems), read only for a conversation whose messages neither the
 // IDE's database (bubbles) nor a CLI chat holds (SourceFile::repeats).  No ids or times: items are
 // named by their bytes and dated by the file's mtime when first seen.
+//
+// Titles: every line repeats its conversation's (or tab's) name; each
+// distinct name is a title event, dated by the first line that carries it
+// (adapters/common/title.hpp).  Cursor does not say whether the user gave
+// it, so none is manual.
 
 #include <map>
 #include <mutex>

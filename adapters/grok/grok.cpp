@@ -311,20 +311,35 @@ std::string GrokAdapter::GenerateTitles(const SourceFile& stream,
   WriteString(w, title);
   w.Key("manual");
   w.Bool(manual);
+  // When the title was seen: the session's last update then (else its last
+  // activity, its creation, the file's mtime), written into the line so
+  // that every store dates its event alike.
+  std::optional<std::int64_t> time;
+  for (const char* when : {"updated_at", "last_active_at", "created_at"})
+    if (!time) time = ParseIsoMs(Str(*d, when).value_or(""));
+  w.Key("time");
+  w.Int64(time.value_or(stream.mtime_ns / 1000000));
   w.EndObject();
   return std::string(sb.GetString()) + "\n";
 }
 
-ParsedLine GrokAdapter::ParseTitle(std::string_view line, ParseContext&) const {
+ParsedLine GrokAdapter::ParseTitle(std::string_view line, ParseContext& ctx) const {
   rapidjson::Document d;
   ParseObject(line, d);
   auto session = NonEmpty(d, "session");
   auto title = NonEmpty(d, "title");
   if (!session || !title) throw ParseError("not a title line");
   ParsedLine out;
-  out.title = title;
-  out.title_session = *session;
-  out.title_manual = Bool(d, "manual");
+  // A line per change of title: each is a title event, <session>:title:<line>
+  // (the stream is written once, never rewritten).  Lines written before
+  // they carried a time are dated 0.
+  ParsedTitle& t = out.titles.emplace_back();
+  t.native_id = *session + ":title:" + std::to_string(ctx.line_no);
+  t.session = *session;
+  t.text = *title;
+  t.manual = Bool(d, "manual");
+  if (const Json* time = Member(d, "time"); time != nullptr && time->IsInt64())
+    t.ts = time->GetInt64();
   return out;
 }
 

@@ -26,7 +26,8 @@
 // else `timestamp` (seconds).  summary.json, which Grok rewrites every
 // turn, is a generated stream of titles (<uuid>/summary.titles.jsonl): a
 // line whenever the title it gives changes, a name the user gave (/rename)
-// marked manual.
+// marked manual, dated by summary.json's updated_at (else last_active_at,
+// created_at, its mtime).  Each line is a title event, <session>:title:<line>.
 //
 // Where a session has no updates.jsonl, its chat_history.jsonl (5.4, the
 // model's view, rewritten on compaction) is read instead, as a generated

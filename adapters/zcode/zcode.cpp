@@ -12,6 +12,7 @@
 #include "adapters/common/memory_stream.hpp"
 #include "adapters/common/sqlite_source.hpp"
 #include "adapters/common/stream_cursor.hpp"
+#include "adapters/common/title.hpp"
 #include "core/c/sqlite.hpp"
 #include "core/ingest/walk.hpp"
 #include "core/util/hash.hpp"
@@ -189,11 +190,11 @@ ParsedLine ZcodeAdapter::ParseMessage(std::string_view line) {
     parent = NonEmpty(*sess, "parent_id");
     directory = NonEmpty(*sess, "directory");
     out.agent_version = NonEmpty(*sess, "version");
-    if (!parent) {
-      out.title = NonEmpty(*sess, "title");
-      out.title_session = *session_id;
-      out.title_manual = Str(*sess, "title_source") == "custom";
-    }
+    // The session's title as the line saw it: every line repeats it, so
+    // its event's id comes from the title (the first line that carries it).
+    if (auto title = NonEmpty(*sess, "title"); title && !parent)
+      out.titles.push_back(MakeTitle(*session_id, *title, Str(*sess, "title_source") == "custom",
+                                     created->GetInt64()));
   }
   const std::string role(Str(*data, "role").value_or(""));
   std::optional<std::string> cwd = directory;

@@ -21,7 +21,9 @@
 //                 is_error when failed); reasoning parts not indexed
 // A sub-agent's session (parent_id set) puts its events in the parent's
 // session, naming itself in `agent`.  A session's title comes with each of
-// its messages (title_source 'custom' is the user's).  A database that is
+// its messages (title_source 'custom' is the user's): a title event, one per
+// distinct title, dated by the first message that carries it
+// (adapters/common/title.hpp).  A database that is
 // busy, missing its -shm or mid-write is tried again at the next look.
 //
 // Memory (sources.md 4.4): each project's cli/memories/projects/<slug>/memory/

@@ -4,6 +4,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <map>
 #include <set>
 
 #include "core/entries/entries.hpp"
@@ -245,11 +246,32 @@ void Audit(Db& db, std::int64_t at, const TombstoneInput& in, const ForgetOutcom
       .Run();
 }
 
+// The title each session shows: its text and whether the user gave it.
+using Title = std::pair<std::optional<std::string>, bool>;
+
+// The sessions that title events among `events` belong to, with the title
+// each shows now.
+std::map<std::string, Title> TitledBy(Db& db, const Ids& events) {
+  std::map<std::string, Title> out;
+  auto& st = db.Prepare(
+      "SELECT s.id, s.title, s.title_manual FROM event e JOIN session s ON "
+      "s.id = e.session WHERE e.id = ? AND " +
+      TitleEventSql("e."));
+  for (const std::string& id : events) {
+    st.Reset();
+    st.Bind(1, id);
+    if (st.Step()) out[std::string(st.Text(0))] = {st.OptText(1), st.Int(2) != 0};
+  }
+  st.Reset();
+  return out;
+}
+
 // Decides `events` and then the chains of `roots` and those citing a
 // changed event; fills the outcome's lists.
 void Decide(Db& db, const std::string& origin, const Ids& events, Ids roots, ForgetOutcome& o) {
   Decider d(db, origin);
   Ids changed_events, sessions, changed_entries, changed_chains;
+  const std::map<std::string, Title> titles = TitledBy(db, events);
   d.Events(events, changed_events, sessions);
   for (const std::string& ev : events) roots.merge(ChainsCiting(db, ev));
   d.Chains(roots, changed_entries, changed_chains);
@@ -261,6 +283,11 @@ void Decide(Db& db, const std::string& origin, const Ids& events, Ids roots, For
     std::vector<std::string> ids(sessions.begin(), sessions.end());
     RecomputeSessions(db, &ids);
   }
+  // A title is one more place a title event's text shows: the sessions
+  // whose title this changes are part of what is hidden or brought back.
+  for (const auto& [session, before] : TitledBy(db, events))
+    if (auto it = titles.find(session); it != titles.end() && it->second != before)
+      o.titles.push_back(session);
 }
 
 }  // namespace

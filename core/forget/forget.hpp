@@ -53,6 +53,7 @@ struct ForgetOutcome {
   std::vector<std::string> chains;       // their roots
   std::vector<std::string> events;       // events newly hidden / back
   std::vector<std::string> sessions;     // sessions whose events changed
+  std::vector<std::string> titles;       // sessions whose title changed (a title event's text)
   std::optional<std::string> hidden_by;  // forget: a forget in effect already hiding the target
 };
 

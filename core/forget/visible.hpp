@@ -21,6 +21,16 @@ inline std::string VisibleEntrySql(std::string_view id_col) {
   return std::string(id_col) + " NOT IN (SELECT entry_id FROM forgotten_entry)";
 }
 
+/// A session title's event (core/ingest/adapter.hpp, ParsedTitle), on the
+/// event columns prefixed by `prefix` (e.g. "e."): it counts in none of its
+/// session's aggregates, and the session's title is derived from the
+/// visible ones alone (RecomputeSessions), so that a forgotten title leaves
+/// every listing too.
+inline std::string TitleEventSql(std::string_view prefix = "") {
+  return "(" + std::string(prefix) + "kind = 'meta' AND " + std::string(prefix) +
+         "tool_name IS 'title')";
+}
+
 /// Whether a forget in effect hides this event or entry version.
 bool EventHidden(Db& db, std::string_view event_id);
 bool EntryHidden(Db& db, std::string_view entry_id);

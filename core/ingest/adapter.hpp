@@ -93,14 +93,30 @@ struct ParsedMemory {
   std::optional<Memory> memory;
 };
 
+/// A session title a line carries (spec: Session names).  The ingester
+/// makes it an event like any other, so that it can be found, shown and
+/// forgotten by id: kind meta, tool_name "title", role user for a title the
+/// user gave (manual) and assistant for a generated one, the title as text,
+/// no cwd.  A session's title is derived from its visible title events
+/// alone: the latest manual one, else the latest generated one (by
+/// arrival).  Title events count in none of the session's aggregates.
+struct ParsedTitle {
+  std::string native_id;  // stable: the event's id is <source>:<native_id>
+  std::string session;    // native session id the title belongs to
+  std::string text;
+  bool manual = false;  // the user gave it; a generated title never replaces it
+  std::int64_t ts = 0;  // ms UTC
+  // The line the title comes from when it is an earlier line than the one
+  // being parsed (a title that waited for a time, invariant 1).
+  std::optional<std::int64_t> line;
+};
+
 struct ParsedLine {
   std::vector<ParsedEvent> events;
   /// For a memory stream line: its one event is the line's, events[0].
   std::optional<ParsedMemory> memory;
-  // A session title carried by this line (sessionTitle / manualTitle).
-  std::optional<std::string> title;
-  std::string title_session;  // native session id the title belongs to
-  bool title_manual = false;  // the user gave it; a generated title never replaces it
+  /// Session titles this line carries (or earlier lines' that waited for it).
+  std::vector<ParsedTitle> titles;
   std::optional<std::string> agent_version;
 };
 

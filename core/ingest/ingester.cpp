@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "core/c/fd.hpp"
 #include "core/c/zstd.hpp"
@@ -225,14 +226,8 @@ struct SessionAgg {
   std::int64_t cwd_ts = INT64_MIN;
 };
 
-struct TitleUpdate {
-  std::string session;
-  std::string title;
-  bool manual;
-};
-
 void FlushSessions(Db& db, std::string_view source, const std::map<std::string, SessionAgg>& aggs,
-                   const std::vector<TitleUpdate>& titles) {
+                   const std::set<std::string>& retitled) {
   auto& up = db.Prepare(R"sql(
     INSERT INTO session(id, source, project, cwd, git_branch, first_ts, last_ts, event_count,
                         message_count, agent_version, model)
@@ -267,17 +262,16 @@ void FlushSessions(Db& db, std::string_view source, const std::map<std::string, 
     up.Bind(9, a.messages).Bind(10, a.agent_version).Bind(11, a.model);
     up.Run();
   }
-  auto& title = db.Prepare(R"sql(
-    INSERT INTO session(id, source, title, title_manual) VALUES (?1, ?2, ?3, ?4)
-    ON CONFLICT(id) DO UPDATE SET
-      title = CASE WHEN excluded.title_manual = 1 OR session.title_manual = 0
-                   THEN excluded.title ELSE session.title END,
-      title_manual = max(session.title_manual, excluded.title_manual)
-  )sql");
-  for (const TitleUpdate& t : titles) {
-    title.Reset();
-    title.Bind(1, t.session).Bind(2, source).Bind(3, t.title).Bind(4, t.manual ? 1 : 0).Run();
+  // Sessions that gained title events: their title, derived again from
+  // them (a session may have no other event yet).
+  if (retitled.empty()) return;
+  auto& row = db.Prepare("INSERT OR IGNORE INTO session(id, source) VALUES (?, ?)");
+  for (const std::string& id : retitled) {
+    row.Reset();
+    row.Bind(1, id).Bind(2, source).Run();
   }
+  std::vector<std::string> ids(retitled.begin(), retitled.end());
+  RetitleSessions(db, &ids);
 }
 
 }  // namespace
@@ -531,7 +525,7 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
       "kind, text, tool_name, call_id, is_error, agent, model, file_id, line) "
       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   std::map<std::string, SessionAgg> aggs;
-  std::vector<TitleUpdate> titles;
+  std::set<std::string> retitled;
   std::optional<std::string> agent_version;
   std::map<std::string, std::string> session_versions;
   std::int64_t parse_errors = 0;
@@ -565,9 +559,21 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
                               : std::string(source) + ":" + parsed.memory->prev_native_id,
                           std::move(*parsed.memory)});
     if (parsed.agent_version) agent_version = parsed.agent_version;
-    if (parsed.title && !parsed.title_session.empty())
-      titles.push_back(
-          {std::string(source) + ":" + parsed.title_session, *parsed.title, parsed.title_manual});
+    // Titles are events of their own (spec: Session names): meta, tool_name
+    // "title", role user for the user's, assistant for generated ones.
+    for (ParsedTitle& t : parsed.titles) {
+      if (t.session.empty() || t.text.empty()) continue;
+      std::string text = SanitizeUtf8(t.text);
+      stage.Reset();
+      stage.Bind(1, std::string(source) + ":" + t.native_id).Bind(2, source);
+      stage.Bind(3, std::string(source) + ":" + t.session).Bind(4, t.ts);
+      stage.Bind(5, nullptr).Bind(6, nullptr).Bind(7, nullptr);
+      stage.Bind(8, t.manual ? "user" : "assistant").Bind(9, "meta");
+      stage.BindStatic(10, text).Bind(11, "title").Bind(12, nullptr);
+      stage.Bind(13, 0).Bind(14, nullptr).Bind(15, nullptr);
+      stage.Bind(16, file_id).Bind(17, t.line.value_or(line_no));
+      stage.Run();
+    }
     for (ParsedEvent& ev : parsed.events) {
       id.assign(source).append(":").append(ev.native_id);
       session_key.clear();
@@ -604,13 +610,17 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
       .Run();
   db_.Prepare("DELETE FROM temp.event_stage").Run();
   {
-    auto& added = db_.Prepare(
-        "SELECT session, ts, kind, cwd, git_branch, model, agent IS NOT NULL FROM event "
-        "WHERE seq > ? ORDER BY seq");
+    auto& added =
+        db_.Prepare("SELECT session, ts, kind, cwd, git_branch, model, agent IS NOT NULL, " +
+                    TitleEventSql() + " FROM event WHERE seq > ? ORDER BY seq");
     added.Bind(1, last_seq);
     while (added.Step()) {
       ++out.events;
       if (added.IsNull(0)) continue;
+      if (added.Int(7) != 0) {  // a title: counts in no aggregate
+        retitled.insert(std::string(added.Text(0)));
+        continue;
+      }
       SessionAgg& a = aggs[std::string(added.Text(0))];
       std::int64_t ts = added.Int(1);
       a.first_ts = std::min(a.first_ts, ts);
@@ -635,7 +645,7 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
   }
   for (auto& [sess, v] : session_versions)
     if (auto it = aggs.find(sess); it != aggs.end()) it->second.agent_version = v;
-  FlushSessions(db_, source, aggs, titles);
+  FlushSessions(db_, source, aggs, retitled);
   if (agent_version) {
     db_.Prepare("INSERT OR REPLACE INTO setting(key, value) VALUES (?, ?)")
         .Bind(1, "agent_version." + std::string(source))
@@ -749,12 +759,36 @@ void RecomputeSessions(Db& db, const std::vector<std::string>* ids) {
       "UPDATE session SET (first_ts, last_ts, event_count, message_count) = ("
       "SELECT min(ts), max(ts), count(*), coalesce(sum(kind = 'message'), 0) FROM event "
       "WHERE session = session.id AND " +
-      VisibleEventSql("seq") + ")";
+      VisibleEventSql("seq") + " AND NOT " + TitleEventSql() + ")";
+  if (ids == nullptr) {
+    db.Exec(one);
+  } else {
+    auto& st = db.Prepare(one + " WHERE id = ?");
+    for (const std::string& id : *ids) {
+      st.Reset();
+      st.Bind(1, id).Run();
+    }
+  }
+  RetitleSessions(db, ids);
+}
+
+void RetitleSessions(Db& db, const std::vector<std::string>* ids) {
+  // The latest visible title the user gave, else the latest visible one
+  // (by arrival); none when every one is hidden.  A session without any
+  // title event keeps the title it has: one read before titles were events.
+  const std::string latest = "FROM event WHERE session = session.id AND " + TitleEventSql() +
+                             " AND " + VisibleEventSql("seq") +
+                             " ORDER BY role = 'user' DESC, seq DESC LIMIT 1";
+  const std::string one = "UPDATE session SET title = (SELECT text " + latest +
+                          "), title_manual = coalesce((SELECT role = 'user' " + latest +
+                          "), 0) WHERE EXISTS (SELECT 1 FROM event WHERE session = session.id "
+                          "AND " +
+                          TitleEventSql() + ")";
   if (ids == nullptr) {
     db.Exec(one);
     return;
   }
-  auto& st = db.Prepare(one + " WHERE id = ?");
+  auto& st = db.Prepare(one + " AND id = ?");
   for (const std::string& id : *ids) {
     st.Reset();
     st.Bind(1, id).Run();

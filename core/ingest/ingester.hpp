@@ -13,7 +13,7 @@
 //  4. INSERT OR IGNORE under <source>:<native-id>[#<block>]: re-ingesting
 //     never doubles an event (invariant 3); each event records its mirror
 //     file and line (invariant 1).  Parse failures are counted, never fatal.
-//  5. Sessions are re-aggregated, titles applied, the cursor advanced, all
+//  5. Sessions are re-aggregated, titles derived, the cursor advanced, all
 //     in the same transaction.
 //
 // A file whose size and modification time are those of its last look is
@@ -134,9 +134,19 @@ class Ingester {
 void StageEvents(Db& db);
 
 /// Recomputes the aggregates of the sessions `ids` (every session when
-/// null) from their visible events (invariant 2); the incremental ones kept
-/// by ingestion must equal these.  A session left without a visible event
-/// counts none.  Titles are kept.  In the caller's transaction.
+/// null) from their visible events (invariant 2), title events left out,
+/// and their titles (RetitleSessions); the incremental ones kept by
+/// ingestion must equal these.  A session left without a visible event
+/// counts none.  In the caller's transaction.
 void RecomputeSessions(Db& db, const std::vector<std::string>* ids = nullptr);
+
+/// Derives the title of the sessions `ids` (every session when null) from
+/// their visible title events (spec: Session names; invariant 2): the
+/// latest the user gave, else the latest generated one, by arrival; none
+/// (NULL: a provisional name is shown instead) when every one is hidden.  A
+/// session that has no title event at all keeps its title: a store made
+/// before titles were events holds titles no event gives.  In the caller's
+/// transaction.
+void RetitleSessions(Db& db, const std::vector<std::string>* ids = nullptr);
 
 }  // namespace origin

@@ -201,8 +201,10 @@ std::optional<SessionRow> GetSession(Db& db, std::string_view id) {
   if (st.Step()) out = ReadSession(st);
   st.Reset();
   if (out && out->events == 0) {
-    // A session whose every event is hidden is forgotten as a whole.
-    auto& any = db.Prepare("SELECT 1 FROM event WHERE session = ? LIMIT 1");
+    // A session whose every event is hidden is forgotten as a whole (its
+    // title events count in no aggregate: a session they alone name is not).
+    auto& any =
+        db.Prepare("SELECT 1 FROM event WHERE session = ? AND NOT " + TitleEventSql() + " LIMIT 1");
     any.Bind(1, id);
     bool has = any.Step();
     any.Reset();

@@ -392,7 +392,8 @@ TEST_SUITE("adapters") {
           R"sql(INSERT INTO cursorDiskKV VALUES ('composerData:old1', '{"composerId":"old1","name":"Old chat","createdAt":1717200000000,"conversation":[{"bubbleId":"o1","type":1,"text":"How do I rebase?"},{"bubbleId":"o2","type":2}],"conversationMap":{"o2":{"bubbleId":"o2","type":2,"text":"Use git rebase -i."}}}'))sql");
     }
     ing.Sync({&c}, {});
-    CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE session = 'cursor:old1'") == 2);
+    // Its two bubbles, and its name as a title event.
+    CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE session = 'cursor:old1'") == 3);
     CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE text = 'Use git rebase -i.'") == 1);
     // Credentials in the same table are never read.
     CHECK(s.db->QueryInt("SELECT count(*) FROM event WHERE text LIKE '%SECRET-TOKEN%'") == 0);
@@ -449,7 +450,7 @@ TEST_SUITE("adapters") {
     Ingester ing(*s.db, *s.mirrors, s.clock);
     ing.Sync({&g}, {});
     const std::int64_t before = s.db->QueryInt("SELECT count(*) FROM event");
-    CHECK(before == 6);
+    CHECK(before == 7);  // six items', and the title summary.json gives
     // Compaction: a summary replaces the first items; the last ones stay.
     const std::string all = ReadAll(d / ("grok/" + rel + "/chat_history.jsonl"));
     std::size_t cut = 0;
@@ -479,7 +480,10 @@ TEST_SUITE("adapters") {
     Ingester ing(*s.db, *s.mirrors, s.clock);
     auto texts = [&](const std::string& session) {
       std::vector<std::string> out;
-      Stmt st(s.db->get(), "SELECT text FROM event WHERE session = ? ORDER BY seq");
+      // The conversation's messages; its name, when the IDE lists it, is a
+      // title event of its own (checked below as the session's title).
+      Stmt st(s.db->get(),
+              "SELECT text FROM event WHERE session = ? AND tool_name IS NOT 'title' ORDER BY seq");
       st.Bind(1, session);
       while (st.Step()) out.emplace_back(st.Text(0));
       return out;

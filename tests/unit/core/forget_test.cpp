@@ -4,6 +4,8 @@
 // never bringing anything back, and a model-based test of random sequences
 // of ingest, remember, correct (with forks), forget, restore and re-sync
 // against a small reference model of what is visible.
+#include "core/forget/forget.hpp"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -13,8 +15,8 @@
 
 #include "adapters/claude_code/claude_code.hpp"
 #include "core/entries/entries.hpp"
-#include "core/forget/forget.hpp"
 #include "core/forget/visible.hpp"
+#include "core/ingest/ingester.hpp"
 #include "core/query/events.hpp"
 #include "core/query/search.hpp"
 #include "core/util/op_error.hpp"
@@ -68,6 +70,31 @@ struct World {
   void Sync() {
     s.clock.Tick(1000);
     s.ingester->Sync({&adapter}, {});
+  }
+  // Appends a title line (custom-title, ai-title) to `session`.
+  void Title(const std::string& session, const std::string& type, const std::string& text) {
+    const std::string field = type == "custom-title" ? "customTitle" : "aiTitle";
+    lines[session].push_back("{\"type\":\"" + type + "\",\"" + field + "\":\"" + text +
+                             "\",\"sessionId\":\"" + session + "\"}\n");
+    AppendFile(File(session), lines[session].back());
+  }
+  // The one event whose text holds `text`.
+  std::string EventWith(const std::string& text) {
+    auto& st = s.db->Prepare("SELECT id FROM event WHERE instr(text, ?) > 0");
+    st.Bind(1, text);
+    std::vector<std::string> ids;
+    while (st.Step()) ids.emplace_back(st.Text(0));
+    st.Reset();
+    REQUIRE(ids.size() == 1);
+    return ids[0];
+  }
+  // What the timeline shows for a session: its title (* when the user gave
+  // it), else its provisional name in quotes.
+  std::string Name(const std::string& session) {
+    auto row = GetSession(*s.db, "claude-code:" + session);
+    REQUIRE(row);
+    if (row->title) return *row->title + (row->title_manual ? "*" : "");
+    return "\"" + row->prompt.value_or("") + "\"";
   }
   // Rewrites a session's file with the same events in other bytes: a new
   // generation, whose events are already here.
@@ -281,6 +308,91 @@ TEST_SUITE("forget") {
     CHECK(w.SessionEventsCount("s1") == 1);
     RecomputeSessions(*w.s.db);
     CHECK(w.SessionEventsCount("s1") == 1);
+  }
+
+  TEST_CASE(
+      "forget: a title is an event: forgetting it takes it from the session's title, the preview "
+      "counts the title, re-syncing keeps it hidden and a restore brings it back (invariant 2)") {
+    World w;
+    w.Say("s1", "deploy the service");
+    w.Title("s1", "ai-title", "Deploy the service");
+    w.Title("s1", "custom-title", "deploy with sk-SECRET-123");
+    w.Title("s1", "custom-title", "deploy with sk-SECRET-123");  // Claude Code repeats it
+    w.Sync();
+    // One event holds the secret title: found, shown and listed like any other.
+    const std::string secret = w.EventWith("sk-SECRET-123");
+    const std::string generated = w.EventWith("Deploy the service");
+    CHECK(GetEvent(*w.s.db, secret)->kind == "meta");
+    auto listed = [&](const std::string& id) {
+      for (const EventRow& e : SessionEvents(*w.s.db, "claude-code:s1", true, 100))
+        if (e.id == id) return true;
+      return false;
+    };
+    CHECK(listed(secret));
+    EventQuery q;
+    q.query = "sk-SECRET";
+    q.include_tools = true;
+    CHECK(SearchEvents(*w.s.db, q).size() == 1);
+    CHECK(w.Name("s1") == "deploy with sk-SECRET-123*");
+    CHECK(w.SessionEventsCount("s1") == 1);  // a title counts in no aggregate
+
+    // The preview says the session's title goes too, and changes nothing.
+    auto preview = w.Forget(secret, true);
+    CHECK_FALSE(preview.tombstone);
+    CHECK(preview.events == std::vector<std::string>{secret});
+    CHECK(preview.titles == std::vector<std::string>{"claude-code:s1"});
+    CHECK(w.Name("s1") == "deploy with sk-SECRET-123*");
+
+    auto f = w.Forget(secret);
+    REQUIRE(f.tombstone);
+    CHECK(f.titles == std::vector<std::string>{"claude-code:s1"});
+    // The session is titled by what is left: the generated title.
+    CHECK(w.Name("s1") == "Deploy the service");
+    CHECK_FALSE(listed(secret));
+    CHECK(SearchEvents(*w.s.db, q).empty());
+    for (const SessionRow& r : ListSessions(*w.s.db, SessionFilter{}))
+      CHECK(r.title.value_or("").find("sk-SECRET") == std::string::npos);
+    // Re-syncing, even a rewritten file whose title lines repeat it, and a
+    // new repeat of the line, never bring it back.
+    w.Rewrite("s1");
+    w.Title("s1", "custom-title", "deploy with sk-SECRET-123");
+    w.Sync();
+    CHECK(w.Name("s1") == "Deploy the service");
+    CHECK(w.Count("SELECT count(*) FROM event WHERE text LIKE '%sk-SECRET%'") == 1);
+    RecomputeSessions(*w.s.db);
+    CHECK(w.Name("s1") == "Deploy the service");
+
+    // Without a visible title, the session shows its first prompt.
+    auto g = w.Forget(generated);
+    REQUIRE(g.tombstone);
+    CHECK(g.titles == std::vector<std::string>{"claude-code:s1"});
+    CHECK(w.Name("s1") == "\"deploy the service\"");
+
+    // A restore brings the user's title back, and says so.
+    auto r = w.Restore(*f.tombstone);
+    CHECK(r.titles == std::vector<std::string>{"claude-code:s1"});
+    CHECK(w.Name("s1") == "deploy with sk-SECRET-123*");
+    CHECK(listed(secret));
+    // Forgetting a title the session does not show changes no title.
+    const std::string more = w.Say("s1", "more");
+    w.Sync();
+    CHECK(w.Forget(more).titles.empty());
+  }
+
+  TEST_CASE(
+      "forget: a title read before titles were events stays until one of its session arrives") {
+    World w;
+    w.Say("s1", "first prompt");
+    w.Sync();
+    // A store made before: the title is in session, no event gives it.
+    w.s.db->Exec("UPDATE session SET title = 'old title', title_manual = 1");
+    RecomputeSessions(*w.s.db);
+    CHECK(w.Name("s1") == "old title*");
+    w.Title("s1", "ai-title", "new title");
+    w.Sync();
+    CHECK(w.Name("s1") == "new title");  // derived from its title events from then on
+    w.Forget(w.EventWith("new title"));
+    CHECK(w.Name("s1") == "\"first prompt\"");
   }
 
   TEST_CASE("forget: tombstones are records: never changed, logged, audited with ids and counts only") {

@@ -10,6 +10,7 @@
 #include "adapters/codex/codex.hpp"
 #include "core/c/zstd.hpp"
 #include "core/ingest/walk.hpp"
+#include "core/util/text.hpp"
 #include "tests/support/support.hpp"
 
 using namespace origin;
@@ -283,31 +284,103 @@ TEST_SUITE("ingest") {
     CHECK(title() == "renamed|1");
   }
 
+  TEST_CASE(
+      "ingest: each title line is an event: a repeat of the current title is none, a title back "
+      "after another is one, and none counts in the session") {
+    Claude c;
+    auto line = [](const char* type, const char* field, const std::string& text) {
+      return std::string(R"({"type":")") + type + R"(",")" + field + R"(":")" + text +
+             R"(","sessionId":"s1"})" + "\n";
+    };
+    WriteFile(c.file, UserLine("u1", "x") + line("ai-title", "aiTitle", "A") +
+                          line("ai-title", "aiTitle", "A") + line("ai-title", "aiTitle", "B") +
+                          line("ai-title", "aiTitle", "A"));
+    c.Sync();
+    auto titles = [&] {
+      std::string out;
+      Stmt st(c.s.db->get(),
+              "SELECT text, line, role, ts FROM event WHERE kind = 'meta' AND tool_name = 'title' "
+              "AND session = 'claude-code:s1' ORDER BY seq");
+      while (st.Step())
+        out += std::string(st.Text(0)) + "@" + std::to_string(st.Int(1)) + ":" +
+               std::string(st.Text(2)) + " " + FormatIsoUtc(st.Int(3)) + "\n";
+      return out;
+    };
+    // Dated by the line before them, the user's line.
+    CHECK(titles() ==
+          "A@2:assistant 2026-01-05T10:00:00.000Z\n"
+          "B@4:assistant 2026-01-05T10:00:00.000Z\n"
+          "A@5:assistant 2026-01-05T10:00:00.000Z\n");
+    CHECK(c.s.db->QueryInt("SELECT count(DISTINCT id) FROM event WHERE tool_name = 'title'") == 3);
+    CHECK(c.s.db->QueryInt("SELECT title = 'A' FROM session WHERE id = 'claude-code:s1'") == 1);
+    CHECK(c.s.db->QueryInt("SELECT event_count FROM session WHERE id = 'claude-code:s1'") == 1);
+    // The same title lines read again (a rewritten file, a replay) add nothing.
+    const std::int64_t events = c.Events();
+    WriteFile(c.file, " " + UserLine("u1", "x") + line("ai-title", "aiTitle", "A") +
+                          line("ai-title", "aiTitle", "B") + line("ai-title", "aiTitle", "A"));
+    c.Sync();
+    CHECK(c.Generations() == 2);
+    CHECK(c.Events() == events);
+    // The user's title, repeated many times as Claude Code does, is one event.
+    AppendFile(c.file, line("custom-title", "customTitle", "mine") +
+                           line("custom-title", "customTitle", "mine"));
+    c.Sync();
+    CHECK(c.Events() == events + 1);
+    CHECK(c.s.db->QueryInt("SELECT title = 'mine' AND title_manual FROM session") == 1);
+  }
+
+  TEST_CASE("ingest: a title line before any time waits for the next line that has one") {
+    Claude c;
+    WriteFile(c.file, R"({"type":"summary","summary":"Old summary","leafUuid":"u1"})"
+                      "\n");
+    c.Sync();
+    CHECK(c.Events() == 0);  // no time yet: it waits, in the file's state
+    AppendFile(c.file, UserLine("u1", "x", "2026-01-05T10:00:00.000Z"));
+    c.Sync();
+    Stmt st(c.s.db->get(), "SELECT id, ts, line FROM event ORDER BY seq");
+    REQUIRE(st.Step());
+    CHECK(std::string(st.Text(0)).find("claude-code:s1:title:") == 0);
+    CHECK(FormatIsoUtc(st.Int(1)) == "2026-01-05T10:00:00.000Z");
+    CHECK(st.Int(2) == 1);  // its own line (invariant 1)
+    REQUIRE(st.Step());
+    CHECK(st.Text(0) == "claude-code:u1");
+    CHECK(c.s.db->QueryInt("SELECT title = 'Old summary' FROM session") == 1);
+  }
+
   TEST_CASE("ingest: sessions kept incrementally equal sessions rebuilt from events") {
     Claude c;
     for (int f = 0; f < 3; ++f) {
       std::string data;
-      for (int i = 0; i < 50; ++i)
+      for (int i = 0; i < 50; ++i) {
         data += UserLine("f" + std::to_string(f) + "u" + std::to_string(i), "t",
                          "2026-01-0" + std::to_string(1 + (i * 7 + f) % 9) + "T10:00:00.000Z",
                          "s" + std::to_string(i % 4));
+        if (i % 9 == 0)  // titles, the user's and generated ones, in every session
+          data += std::string(R"({"type":")") + (i % 2 ? "custom-title" : "ai-title") + R"(",")" +
+                  (i % 2 ? "customTitle" : "aiTitle") + R"(":"t)" + std::to_string(f * 100 + i) +
+                  R"(","sessionId":"s)" + std::to_string(i % 4) + "\"}\n";
+      }
       WriteFile(c.root + "/projects/p" + std::to_string(f) + "/x.jsonl", data);
       c.Sync();
     }
     auto dump = [&] {
       std::string out;
       Stmt st(c.s.db->get(),
-              "SELECT id, first_ts, last_ts, event_count, message_count FROM session ORDER BY id");
+              "SELECT id, first_ts, last_ts, event_count, message_count, coalesce(title, '-'), "
+              "title_manual FROM session ORDER BY id");
       while (st.Step())
         out += std::string(st.Text(0)) + " " + std::to_string(st.Int(1)) + " " +
                std::to_string(st.Int(2)) + " " + std::to_string(st.Int(3)) + " " +
-               std::to_string(st.Int(4)) + "\n";
+               std::to_string(st.Int(4)) + " " + std::string(st.Text(5)) + " " +
+               std::to_string(st.Int(6)) + "\n";
       return out;
     };
     std::string incremental = dump();
     RecomputeSessions(*c.s.db);
     CHECK(dump() == incremental);
     CHECK(c.s.db->QueryInt("SELECT sum(event_count) FROM session") == 150);
+    CHECK(c.s.db->QueryInt("SELECT count(*) FROM session WHERE title IS NOT NULL") == 4);
+    CHECK(c.s.db->QueryInt("SELECT count(*) FROM session WHERE title_manual") == 2);
   }
 
   TEST_CASE("ingest: files are ingested oldest first by modification time") {
