@@ -564,6 +564,9 @@ std::string Counts(const rapidjson::Value& r) {
   if (Int(r, "chains_count") > 0) s += " (" + n("chains_count", "entry", "entries") + ")";
   s += " and " + n("events_count", "event", "events");
   if (Int(r, "sessions_count") > 0) s += " in " + n("sessions_count", "session", "sessions");
+  // A title event's text shows as its session's title too.
+  if (Int(r, "titles_count") > 0)
+    s += ", and the title of " + n("titles_count", "session", "sessions");
   return s;
 }
 
@@ -595,6 +598,7 @@ int TombstoneWrite(Connection& c, const Args& a) {
     list("chains", "entry  ");
     list("events", "event  ");
     list("sessions", "session");
+    if (r.HasMember("titles")) list("titles", "title  ");
     std::printf("Nothing has changed yet: run it again with --yes to %s.\n",
                 forget ? "forget" : "restore");
     return 0;

@@ -252,6 +252,84 @@ TEST_SUITE("e2e") {
     f.Stop();
   }
 
+  TEST_CASE(
+      "e2e: a session title holding a secret is an event: timeline --all lists it, forgetting it "
+      "takes it from origin timeline and the MCP timeline, the preview counts the title, and a "
+      "restore brings it back") {
+    DaemonFixture f;
+    std::string file = f.claude() + "/projects/-home-dev-app/s1.jsonl";
+    WriteFile(file,
+              ClaudeLine("u1", "deploy the catalog") +
+                  R"({"type":"custom-title","customTitle":"catalog sk-LIVE-4242","sessionId":"s1"})"
+                  "\n");
+    f.Start({"--rescan-ms", "600000"});
+    const std::map<std::string, std::string> plain = {{"NO_COLOR", "1"}};
+    auto timeline = [&] { return f.Cli({"timeline", "--days", "100000"}, plain).out; };
+    CHECK(timeline().find("catalog sk-LIVE-4242") != std::string::npos);
+    // The title line's event, found by search with tool and meta events.
+    auto d = Json(f.Cli({"search", "sk-LIVE", "--all", "--json"}).out);
+    REQUIRE(d["events"].Size() == 1);
+    const std::string id = d["events"][0]["id"].GetString();
+    CHECK(std::string(d["events"][0]["kind"].GetString()) == "meta");
+    // Listed by timeline SESSION --all, and shown by show and sources.
+    RunResult r = f.Cli({"timeline", "claude-code:s1", "--all", "--json"});
+    REQUIRE(r.status == 0);
+    bool listed = false;
+    d = Json(r.out);
+    for (const auto& e : d["events"].GetArray())
+      listed = listed || std::string(e["id"].GetString()) == id;
+    CHECK(listed);
+    CHECK(f.Cli({"show", id}).out.find("sk-LIVE-4242") != std::string::npos);
+    CHECK(f.Cli({"sources", id}).out.find("custom-title") != std::string::npos);
+
+    Mcp m(f.env());
+    m.Call(
+        1, "initialize",
+        R"({"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"claude-code","version":"2"}})");
+    auto mcp_timeline = [&](int n) {
+      auto [text, err] = m.Tool(n, "timeline", R"({"days":100000})");
+      REQUIRE_MESSAGE(!err, text);
+      return text;
+    };
+    CHECK(mcp_timeline(2).find("sk-LIVE-4242") != std::string::npos);
+
+    // The preview counts the session title it hides.
+    r = f.Cli({"forget", id, "--reason", "a live key"}, plain);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("will hide 0 entry versions and 1 event in 1 session, and the title of 1 "
+                     "session") != std::string::npos);
+    CHECK(r.out.find("title   claude-code:s1") != std::string::npos);
+    CHECK(timeline().find("sk-LIVE-4242") != std::string::npos);  // nothing changed yet
+    r = f.Cli({"forget", id, "--reason", "a live key", "--yes", "--json"});
+    REQUIRE(r.status == 0);
+    d = Json(r.out);
+    CHECK(d["titles_count"].GetInt() == 1);
+    const std::string tmb = d["tombstone"].GetString();
+    // Gone from every place it showed; the session is named by its prompt.
+    CHECK(timeline().find("sk-LIVE") == std::string::npos);
+    CHECK(timeline().find("\"deploy the catalog\"") != std::string::npos);
+    CHECK(mcp_timeline(3).find("sk-LIVE") == std::string::npos);
+    CHECK(f.Cli({"timeline", "claude-code:s1", "--all"}, plain).out.find("sk-LIVE") ==
+          std::string::npos);
+    d = Json(f.Cli({"search", "sk-LIVE", "--all", "--json"}).out);
+    CHECK(d["events"].Size() == 0);
+    // Claude Code writes the title line again: it stays hidden.
+    AppendFile(file,
+               R"({"type":"custom-title","customTitle":"catalog sk-LIVE-4242","sessionId":"s1"})"
+               "\n");
+    REQUIRE(f.Cli({"sync"}).status == 0);
+    CHECK(timeline().find("sk-LIVE") == std::string::npos);
+    CHECK(mcp_timeline(4).find("sk-LIVE") == std::string::npos);
+    // A restore brings it back, and says so.
+    r = f.Cli({"restore", tmb, "--reason", "rotated the key", "--yes"}, plain);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("and the title of 1 session") != std::string::npos);
+    CHECK(timeline().find("catalog sk-LIVE-4242") != std::string::npos);
+    CHECK(mcp_timeline(5).find("sk-LIVE-4242") != std::string::npos);
+    CHECK(m.CloseAndWait().first == 0);
+    f.Stop();
+  }
+
   TEST_CASE("mcp: with no daemon, stdout carries JSON-RPC errors and nothing else") {
     DaemonFixture f;  // never started, and autostart is off
     auto env = f.env();
