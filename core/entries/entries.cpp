@@ -384,4 +384,18 @@ std::vector<EntryHit> SearchEntries(Db& db, std::string_view query, const EntryF
   return out;
 }
 
+std::string RepairEntryIndex(Db& db) {
+  try {
+    db.Exec("INSERT INTO entry_fts(entry_fts) VALUES ('integrity-check')");
+    return "";
+  } catch (const SqliteError& e) {
+    if ((e.code() & 0xff) == SQLITE_BUSY) throw;
+    std::string what = e.what();
+    Transaction tx(db);
+    db.Exec("INSERT INTO entry_fts(entry_fts) VALUES ('rebuild')");
+    tx.Commit();
+    return what;
+  }
+}
+
 }  // namespace origin

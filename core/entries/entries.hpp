@@ -140,4 +140,10 @@ std::optional<EntryRow> LoadVersion(Db& db, const std::string& id);
 /// Quote matching: `quote` occurs in `text`, whitespace and case ignored.
 bool QuoteOccurs(std::string_view text, std::string_view quote);
 
+/// entry_fts, the one FTS5 index origin.db keeps (entries are few, and a
+/// remember must find its entry at once): FTS5's integrity-check, and when
+/// it fails, FTS5's 'rebuild' from the entries.  Returns what was wrong, ""
+/// when nothing was.  Writer's connection.
+std::string RepairEntryIndex(Db& db);
+
 }  // namespace origin

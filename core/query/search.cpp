@@ -365,9 +365,10 @@ bool PhrasesExact(const std::vector<Term>& terms) {
   });
 }
 
-}  // namespace
 
-std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
+// The search itself; `use_index`: read index.db's tables (else every
+// candidate is read from the events).
+std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index) {
   std::vector<Term> terms = ParseTerms(q.query);
   std::vector<EventHit> out;
   if (terms.empty() || q.limit <= 0) return out;
@@ -383,39 +384,46 @@ std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
   const bool messages_only = q.kind ? *q.kind == "message" : !q.include_tools;
   std::vector<Candidate> cands;
   const std::string cjk = CjkMatch(terms);
-  if (has_long && messages_only) {
+  const bool indexed = use_index && HasIndex(db);
+  // The events the indexes have not reached (score 0: ranked last) are
+  // read directly, the others through an index of index.db.
+  const std::int64_t upto = indexed ? IndexedUpto(db) : 0;
+  const Source direct{"SELECT e.seq, e.ts, 0.0 FROM event e WHERE e.seq BETWEEN ?2 AND ?3" +
+                          where + " ORDER BY e.seq DESC",
+                      "", true, upto + 1};
+  if (has_long && messages_only && indexed) {
     std::vector<std::string> phrases = TrigramPhrases(terms);
-    Source src{FtsSql("main", "message_fts", "m", ranked, EventJoin(q, true), Where(q, true)),
-               JoinAnd(phrases), !PhrasesExact(terms)};
-    if (ranked) src.dfs = EstimateDfs(db, "message_fts", phrases);
-    Gather(db, chains, {src}, q, terms, scope, k);
+    Source src{FtsSql("idx", "message_fts", "m", ranked, EventJoin(q, true), Where(q, true)),
+               JoinAnd(phrases), !PhrasesExact(terms), 0, upto};
+    if (ranked) src.dfs = EstimateDfs(db, "idx.message_fts", phrases);
+    Gather(db, chains, {direct, src}, q, terms, scope, k);
     cands = k.Take();
-  } else if (has_long && HasIndex(db)) {
-    // The events the index has not reached (score 0: ranked last) are read
-    // directly; the others through event_fts.
-    std::int64_t upto = IndexedUpto(db);
+  } else if (has_long && indexed) {
     std::vector<std::string> grams = Trigrams(terms);
-    Source direct{"SELECT e.seq, e.ts, 0.0 FROM event e WHERE e.seq BETWEEN ?2 AND ?3" + where +
-                      " ORDER BY e.seq DESC",
-                  "", true, upto + 1};
-    Source indexed{FtsSql("idx", "event_fts", "f", ranked, EventJoin(q, false), where),
-                   JoinAnd(grams), true, 0, upto};
+    Source src{FtsSql("idx", "event_fts", "f", ranked, EventJoin(q, false), where),
+               JoinAnd(grams), true, 0, upto};
     // Every candidate holds every trigram once (detail=none), so the
     // frequencies scale every score alike and do not change the order: a
     // smaller probe does.
-    if (ranked) indexed.dfs = EstimateDfs(db, "idx.event_fts", grams, kProbeSeqs / 4);
-    Gather(db, chains, {direct, indexed}, q, terms, scope, k);
+    if (ranked) src.dfs = EstimateDfs(db, "idx.event_fts", grams, kProbeSeqs / 4);
+    Gather(db, chains, {direct, src}, q, terms, scope, k);
     cands = k.Take();
-  } else if (!has_long && !cjk.empty()) {
+  } else if (!has_long && !cjk.empty() && indexed) {
     const bool exact = std::all_of(terms.begin(), terms.end(),
                                    [](const Term& t) { return t.kind == Term::Kind::kCjkShort; });
     Gather(db, chains,
-           {{FtsSql("main", "event_cjk", "c", false, EventJoin(q, false), where), cjk, !exact}}, q,
-           terms, scope, k);
+           {direct, {FtsSql("idx", "event_cjk", "c", false, EventJoin(q, false), where), cjk,
+                     !exact, 0, upto}},
+           q, terms, scope, k);
+    cands = k.Take();
+  } else if (has_long || !cjk.empty()) {
+    // No index to read (none attached, or being rebuilt): every event in
+    // scope, newest first, until enough match.
+    Gather(db, chains, {{direct.sql, "", true}}, q, terms, scope, k);
     cands = k.Take();
   } else {
-    // Terms no index can find (or no index.db on this connection, the
-    // writer's): the newest kScanLimit events in scope, then their text.
+    // Terms no index can find: the newest kScanLimit events in scope, then
+    // their text.
     NewestK scan(kScanLimit);
     const bool messages = !q.source && !q.project && messages_only;
     Gather(db, chains,
@@ -446,6 +454,19 @@ std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
     out.push_back(std::move(h));
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
+  try {
+    return Search(db, q, true);
+  } catch (const SqliteError& e) {
+    // A damaged index answers nothing: the events do, while it is rebuilt.
+    if (!IsCorruption(e) || !HasIndex(db)) throw;
+    if (q.index_failed) q.index_failed(e.what());
+    return Search(db, q, false);
+  }
 }
 
 }  // namespace origin

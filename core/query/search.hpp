@@ -27,6 +27,7 @@
 // (AttachIndex), or tool-event searches scan instead.
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,6 +48,9 @@ struct EventQuery {
   std::optional<std::string> source, project;
   std::optional<std::int64_t> from_ms, to_ms;
   int limit = 20;
+  /// Called (on the searching thread) when an index of index.db turned out
+  /// to be damaged; the search then answers from the events alone.
+  std::function<void(const std::string& what)> index_failed;
 };
 
 struct EventHit {

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "core/store/event_index.hpp"
 
+#include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <vector>
+
+#include "core/util/text.hpp"
 
 namespace origin {
 
@@ -10,11 +15,19 @@ namespace {
 const char* const kIndexSchema = R"sql(
 CREATE VIRTUAL TABLE IF NOT EXISTS event_fts USING fts5(
   text, content = '', tokenize = 'trigram', detail = 'none');
+CREATE VIRTUAL TABLE IF NOT EXISTS message_fts USING fts5(
+  text, content = '', tokenize = 'trigram', detail = 'full');
+CREATE VIRTUAL TABLE IF NOT EXISTS event_cjk USING fts5(
+  bigrams, content = '', tokenize = 'unicode61 remove_diacritics 0', detail = 'none');
 CREATE TABLE IF NOT EXISTS index_state (
   key   TEXT PRIMARY KEY,     -- upto: last seq indexed; first_id: the store's first event id
   value TEXT NOT NULL
 ) WITHOUT ROWID;
 )sql";
+
+// Any two segments of a level are merged by a positive 'merge' (the
+// default, 4, leaves up to three a level).
+constexpr int kUserMerge = 2;
 
 std::string State(Db& db, const char* key) {
   auto& st = db.Prepare("SELECT value FROM index_state WHERE key = ?");
@@ -31,27 +44,96 @@ void SetState(Db& db, const char* key, const std::string& value) {
       .Run();
 }
 
+std::unique_ptr<Db> OpenIndexDb(const std::string& path) {
+  auto db = std::make_unique<Db>(path, Db::Mode::kReadWrite);
+  db->Exec("PRAGMA busy_timeout = 10000");
+  db->Exec("PRAGMA journal_mode = WAL");
+  db->Exec("PRAGMA synchronous = NORMAL");  // derived data: a lost commit is indexed again
+  db->Exec("PRAGMA journal_size_limit = 67108864");
+  return db;
+}
+
 }  // namespace
 
-EventIndex::EventIndex(const std::string& index_path, const std::string& db_path) {
-  index_ = std::make_unique<Db>(index_path, Db::Mode::kReadWrite);
-  index_->Exec("PRAGMA busy_timeout = 10000");
-  index_->Exec("PRAGMA journal_mode = WAL");
-  index_->Exec("PRAGMA synchronous = NORMAL");  // derived data: a lost commit is indexed again
-  index_->Exec("PRAGMA journal_size_limit = 67108864");
-  {
-    Transaction tx(*index_);
-    int version = static_cast<int>(index_->QueryInt("PRAGMA user_version"));
-    if (version != 0 && version != kIndexVersion) {
-      // Another format of a derived index: build it again.
-      index_->Exec("DROP TABLE IF EXISTS event_fts; DROP TABLE IF EXISTS index_state;");
-    }
-    index_->Exec(kIndexSchema);
-    index_->Exec("PRAGMA user_version = " + std::to_string(kIndexVersion));
-    tx.Commit();
+void DropFts5Table(Db& db, const std::string& name) {
+  try {
+    db.Exec("DROP TABLE IF EXISTS " + name);
+    return;
+  } catch (const SqliteError& e) {
+    if (!IsCorruption(e)) throw;
+  }
+  // DROP TABLE opens the table first, which a damaged structure record
+  // refuses ("vtable constructor failed"): its schema row goes by hand, its
+  // shadow tables (ordinary tables) as usual, and the schema cookie moves on
+  // so that every connection reads the schema again.
+  db.Exec("PRAGMA writable_schema = ON");
+  try {
+    db.Prepare("DELETE FROM sqlite_master WHERE type = 'table' AND name = ?").Bind(1, name).Run();
+  } catch (...) {
+    db.Exec("PRAGMA writable_schema = OFF");
+    throw;
+  }
+  db.Exec("PRAGMA writable_schema = OFF");
+  db.Exec("PRAGMA schema_version = " + std::to_string(db.QueryInt("PRAGMA schema_version") + 1));
+  for (const char* shadow : {"_data", "_idx", "_docsize", "_config", "_content"})
+    db.Exec("DROP TABLE IF EXISTS " + name + shadow);
+}
+
+bool IsCorruption(const SqliteError& e) {
+  const int rc = e.code() & 0xff;
+  if (rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB) return true;
+  const std::string_view what = e.what();
+  return what.find("malformed") != std::string_view::npos ||
+         what.find("vtable constructor failed") != std::string_view::npos;
+}
+
+EventIndex::EventIndex(const std::string& index_path, const std::string& db_path)
+    : index_path_(index_path) {
+  try {
+    index_ = OpenIndexDb(index_path);
+    Create();
+  } catch (const SqliteError& e) {
+    if (!IsCorruption(e)) throw;
+    // Derived data that SQLite cannot read at all: keep it aside for a
+    // post-mortem and start again (no reader has it attached yet).
+    index_.reset();
+    std::error_code ec;
+    std::filesystem::rename(index_path, index_path + ".broken", ec);
+    for (const char* suffix : {"-wal", "-shm"}) std::filesystem::remove(index_path + suffix, ec);
+    index_ = OpenIndexDb(index_path);
+    Create();
   }
   store_ = std::make_unique<Db>(db_path, Db::Mode::kReadOnly);
   store_->Exec("PRAGMA busy_timeout = 10000");
+}
+
+void EventIndex::Create() {
+  Transaction tx(*index_);
+  CreateTables();
+  tx.Commit();
+}
+
+void EventIndex::CreateTables() {
+  int version = static_cast<int>(index_->QueryInt("PRAGMA user_version"));
+  if (version != 0 && version != kIndexVersion) {
+    // Another format of a derived index: build it again.
+    for (const char* t : kEventIndexTables) DropFts5Table(*index_, t);
+    index_->Exec("DROP TABLE IF EXISTS index_state");
+  }
+  // A table made now gets its usermerge; an existing one is not opened
+  // here, so that a damaged one is found by Check(), not by the open.
+  std::vector<std::string> made;
+  for (const char* t : kEventIndexTables) {
+    auto& st = index_->Prepare("SELECT count(*) FROM sqlite_master WHERE name = ?");
+    st.Bind(1, t);
+    if (st.Step() && st.Int(0) == 0) made.push_back(t);
+    st.Reset();
+  }
+  index_->Exec(kIndexSchema);
+  for (const std::string& t : made)
+    index_->Exec("INSERT INTO " + t + "(" + t + ", rank) VALUES ('usermerge', " +
+                 std::to_string(kUserMerge) + ")");
+  index_->Exec("PRAGMA user_version = " + std::to_string(kIndexVersion));
 }
 
 std::int64_t EventIndex::Upto() {
@@ -76,13 +158,37 @@ void EventIndex::CheckStore() {
   }
   std::string recorded = State(*index_, "first_id");
   std::int64_t upto = Upto();
-  if ((upto > 0 && recorded != first) || upto > max_seq) {
-    Transaction tx(*index_);
-    index_->Exec("INSERT INTO event_fts(event_fts) VALUES ('delete-all')");
-    index_->Exec("DELETE FROM index_state");
-    tx.Commit();
-  }
+  if ((upto > 0 && recorded != first) || upto > max_seq) Rebuild();
 }
+
+void EventIndex::Rebuild() {
+  // Dropping the tables, not 'delete-all': a damaged table may not be able
+  // to delete what it holds, while dropping only drops its shadow tables.
+  // One transaction: readers see the old tables or the new empty ones.
+  for (sqlite3_stmt* st = sqlite3_next_stmt(index_->get(), nullptr); st != nullptr;
+       st = sqlite3_next_stmt(index_->get(), st))
+    sqlite3_reset(st);  // no statement left reading a table about to go
+  Transaction tx(*index_);
+  for (const char* t : kEventIndexTables) DropFts5Table(*index_, t);
+  index_->Exec("DELETE FROM index_state");
+  CreateTables();
+  tx.Commit();
+}
+
+std::string EventIndex::Check() {
+  std::string problems;
+  for (const char* t : kEventIndexTables) {
+    try {
+      index_->Exec(std::string("INSERT INTO ") + t + "(" + t + ") VALUES ('integrity-check')");
+    } catch (const SqliteError& e) {
+      if ((e.code() & 0xff) == SQLITE_INTERRUPT) throw;
+      problems += (problems.empty() ? "" : "; ") + std::string(t) + ": " + e.what();
+    }
+  }
+  return problems;
+}
+
+void EventIndex::Interrupt() { sqlite3_interrupt(index_->get()); }
 
 std::int64_t EventIndex::CatchUp(std::size_t batch_bytes, const std::function<bool()>& stop) {
   CheckStore();
@@ -92,9 +198,11 @@ std::int64_t EventIndex::CatchUp(std::size_t batch_bytes, const std::function<bo
     std::int64_t upto = Upto();
     // One read transaction of the store per batch: a consistent snapshot.
     Transaction tx(*index_);
-    auto& ins = index_->Prepare("INSERT INTO event_fts(rowid, text) VALUES (?, ?)");
-    auto& rd =
-        store_->Prepare("SELECT seq, text, id FROM event WHERE seq > ? ORDER BY seq LIMIT 4096");
+    auto& all = index_->Prepare("INSERT INTO event_fts(rowid, text) VALUES (?, ?)");
+    auto& messages = index_->Prepare("INSERT INTO message_fts(rowid, text) VALUES (?, ?)");
+    auto& cjk = index_->Prepare("INSERT INTO event_cjk(rowid, bigrams) VALUES (?, ?)");
+    auto& rd = store_->Prepare(
+        "SELECT seq, text, id, kind = 'message' FROM event WHERE seq > ? ORDER BY seq LIMIT 4096");
     std::size_t bytes = 0;
     std::int64_t n = 0, last = upto;
     std::string first_id;
@@ -107,14 +215,26 @@ std::int64_t EventIndex::CatchUp(std::size_t batch_bytes, const std::function<bo
         last = rd.Int(0);
         std::string_view text = rd.Text(1);
         if (upto == 0 && n == 0) first_id = std::string(rd.Text(2));
-        ins.Reset();
-        ins.Bind(1, last).BindStatic(2, text).Run();
+        all.Reset();
+        all.Bind(1, last).BindStatic(2, text).Run();
+        if (rd.Int(3) != 0) {
+          messages.Reset();
+          messages.Bind(1, last).BindStatic(2, text).Run();
+        }
+        std::string tokens = CjkTokens(text);
+        if (!tokens.empty()) {
+          cjk.Reset();
+          cjk.Bind(1, last).BindStatic(2, tokens).Run();
+        }
         bytes += text.size() + 64;
         ++n;
         if (bytes >= batch_bytes) break;
       }
       rd.Reset();
     }
+    all.Reset();
+    messages.Reset();
+    cjk.Reset();
     if (n == 0) return total;
     if (!first_id.empty()) SetState(*index_, "first_id", first_id);
     SetState(*index_, "upto", std::to_string(last));
@@ -126,13 +246,18 @@ std::int64_t EventIndex::CatchUp(std::size_t batch_bytes, const std::function<bo
 bool MergeFtsStep(Db& db, const std::string& table, int pages) {
   const std::string name = table.substr(table.find('.') + 1);
   const sqlite3_int64 before = sqlite3_total_changes64(db.get());
+  // Never a negative count: see the header.
   db.Exec("INSERT INTO " + table + "(" + name + ", rank) VALUES ('merge', " +
-          std::to_string(-std::abs(pages)) + ")");
+          std::to_string(std::abs(pages)) + ")");
   // The command itself counts as one change; a step that merged wrote more.
   return sqlite3_total_changes64(db.get()) > before + 1;
 }
 
-bool EventIndex::MergeStep(int pages) { return MergeFtsStep(*index_, "event_fts", pages); }
+bool EventIndex::MergeStep(int pages) {
+  bool any = false;
+  for (const char* t : kEventIndexTables) any = MergeFtsStep(*index_, t, pages) || any;
+  return any;
+}
 
 void AttachIndex(Db& db, const std::string& index_path) {
   db.Prepare("ATTACH DATABASE ? AS idx").Bind(1, index_path).Run();

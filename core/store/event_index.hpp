@@ -1,25 +1,45 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// event_fts, the trigram index of every event that records only which
-// events contain each trigram (detail=none), kept in a database of its own,
-// $ORIGIN_HOME/index.db, by a thread of its own.
+// The search indexes of events, kept in a database of their own,
+// $ORIGIN_HOME/index.db, by a thread of its own:
 //
-// Why: FTS5's trigram tokenizer is what bounds ingestion (docs/performance.md);
-// built on the writer thread, event_fts took a third of an import's time.
-// Built beside it on the second core, it costs the writer nothing.
+//   event_fts    every event's text, trigrams, detail=none (which events
+//                hold a trigram, nothing more)
+//   message_fts  the text of message events, trigrams, detail=full (phrases
+//                and BM25 ranking)
+//   event_cjk    every event's CJK letters and pairs (origin_cjk), for terms
+//                of one or two CJK letters
 //
-// It is derived data: event_fts is contentless (rowid = event.seq, the text
-// stays in origin.db), and index_state records how far it has indexed
-// (`upto`: every event with seq <= upto is in it, none after) and which store
-// it indexes (the id of the first event).  CatchUp indexes what follows, in
-// transactions of a few MiB of text.  The index may lag the store by what the
-// writer committed since: a query reads event_fts for seq <= upto and checks
-// the text of the newer events itself, so that every search stays exact.  An
-// index that does not match its store (another origin.db put in place, or an
-// older index format) is emptied and built again.
+// Why apart: FTS5's trigram tokenizer is what bounds ingestion
+// (docs/performance.md); built beside the writer on the second core, the
+// indexes cost the writer nothing.  And they are derived data, so that an
+// index in trouble can never stop events from being stored: origin.db holds
+// no index of events that an INSERT INTO event would have to update.
 //
-// Thread affinity: an EventIndex belongs to the thread that calls CatchUp.
+// The tables are contentless (rowid = event.seq, the text stays in
+// origin.db), and index_state records how far they have indexed (`upto`:
+// every event with seq <= upto is in all three, none after) and which store
+// they index (the id of the first event).  CatchUp indexes what follows, in
+// transactions of a few MiB of text.  The indexes may lag the store by what
+// the writer committed since: a query reads them for seq <= upto and checks
+// the text of the newer events itself, so that every search stays exact.
+// An index that does not match its store (another origin.db put in place,
+// or an older index format) is emptied and built again.
+//
+// Health: SQLite 3.40's FTS5 corrupts an index after a few thousand small
+// transactions when 'merge' is given a negative count, so merges here only
+// ever use a positive one (with usermerge 2: any two segments of a level are
+// merged), and every FTS5 command issued here has a stress test of its own
+// against the SQLite we link (tests/unit/core/fts5_commands_test.cpp).
+// Should an index still break (a disk error, a bug of SQLite, a file
+// damaged by hand), Check() finds it with FTS5's integrity-check and
+// Rebuild() empties every table, after which CatchUp builds them again from
+// the events while searches read the events directly.
+//
+// Thread affinity: an EventIndex belongs to the thread that calls CatchUp;
+// Interrupt() alone may be called from any thread.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -29,11 +49,17 @@
 
 namespace origin {
 
-inline constexpr int kIndexVersion = 1;
+/// 2: message_fts and event_cjk moved here from origin.db.
+inline constexpr int kIndexVersion = 2;
+
+/// The FTS5 tables of index.db.
+inline constexpr const char* kEventIndexTables[] = {"event_fts", "message_fts", "event_cjk"};
 
 class EventIndex {
  public:
-  /// Opens (creating) `index_path` for writing and `db_path` read-only.
+  /// Opens (creating) `index_path` for writing and `db_path` read-only.  A
+  /// file that is no database at all is put aside (index.db.broken) and made
+  /// anew.
   EventIndex(const std::string& index_path, const std::string& db_path);
   /// Indexes the events committed after `upto`, about `batch_bytes` of text
   /// per transaction, until none is left or `stop()` returns true.  Returns
@@ -41,22 +67,44 @@ class EventIndex {
   std::int64_t CatchUp(std::size_t batch_bytes = 4u << 20, const std::function<bool()>& stop = {});
   /// Every event with seq <= Upto() is indexed.
   std::int64_t Upto();
-  /// MergeFtsStep on event_fts.
+  /// One merge step on each table (MergeFtsStep); whether any had work.
   bool MergeStep(int pages);
+  /// FTS5's integrity-check of every table: "" when all hold, else what
+  /// failed.  Throws SqliteError when interrupted (SQLITE_INTERRUPT).
+  std::string Check();
+  /// Empties every table and forgets how far it had indexed: CatchUp then
+  /// builds the indexes again from the events.
+  void Rebuild();
+  /// Makes a running Check() or CatchUp() statement stop with
+  /// SQLITE_INTERRUPT.  Thread-safe.
+  void Interrupt();
 
  private:
+  void Create();
+  void CreateTables();  // inside a transaction
   void CheckStore();
+  std::string index_path_;
   std::unique_ptr<Db> index_;
   std::unique_ptr<Db> store_;
 };
 
 /// One step of merging the segments of the FTS5 table `table` (e.g.
-/// "message_fts", "idx.event_fts") towards a single one, about `pages`
-/// pages of work in the caller's connection (FTS5's 'merge' command with a
-/// negative count): a search then reads fewer segments.  Returns whether
-/// there was work to do.  Run it on the connection that writes the table,
-/// when idle.
+/// "entry_fts", "idx.event_fts"), about `pages` pages of work in the
+/// caller's connection: a search then reads fewer segments.  Always FTS5's
+/// 'merge' with a positive count (a negative one corrupts indexes on SQLite
+/// 3.40), which merges the segments of any level holding `usermerge` of
+/// them.  Returns whether there was work to do.  Run it on the connection
+/// that writes the table, when idle.
 bool MergeFtsStep(Db& db, const std::string& table, int pages);
+
+/// Drops the FTS5 table `name` of `db`, inside the caller's transaction,
+/// even when it is too damaged to be opened (then its schema row is removed
+/// by hand, with its shadow tables).
+void DropFts5Table(Db& db, const std::string& name);
+
+/// Whether `e` says that a database or one of its FTS5 tables is damaged
+/// (SQLITE_CORRUPT, "malformed", an FTS5 table that cannot be opened).
+bool IsCorruption(const SqliteError& e);
 
 /// Attaches index.db to a connection of origin.db as `idx` (read-only use).
 void AttachIndex(Db& db, const std::string& index_path);

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/store/event_index.hpp"
 #include "core/store/fts_rank.hpp"
 #include "core/util/text.hpp"
 
@@ -89,27 +90,6 @@ CREATE TABLE event_block (
   max_ts_upto INTEGER NOT NULL
 );
 
-CREATE VIEW event_message(seq, text) AS SELECT seq, text FROM event WHERE kind = 'message';
-CREATE VIRTUAL TABLE message_fts USING fts5(
-  text, content = 'event_message', content_rowid = 'seq', tokenize = 'trigram', detail = 'full');
--- event_fts, the detail=none trigram index of every event, lives in index.db
--- (core/store/event_index.cpp), built by a thread of its own.
-CREATE VIRTUAL TABLE event_cjk USING fts5(
-  bigrams, content = '', tokenize = 'unicode61 remove_diacritics 0', detail = 'none');
-
-CREATE TRIGGER event_index AFTER INSERT ON event
-BEGIN
-  INSERT INTO message_fts(rowid, text) SELECT new.seq, new.text WHERE new.kind = 'message';
-  INSERT INTO event_cjk(rowid, bigrams)
-    SELECT new.seq, b FROM (SELECT origin_cjk(new.text) AS b) WHERE b <> '';
-  INSERT INTO event_block(block, max_ts, max_ts_upto)
-    VALUES (new.seq >> 12, new.ts,
-            max(new.ts, coalesce((SELECT max_ts_upto FROM event_block
-                                  WHERE block < new.seq >> 12 ORDER BY block DESC LIMIT 1),
-                                 new.ts)))
-    ON CONFLICT(block) DO UPDATE SET max_ts = max(max_ts, excluded.max_ts),
-                                     max_ts_upto = max(max_ts_upto, excluded.max_ts_upto);
-END;
 
 CREATE TABLE session (
   id           TEXT PRIMARY KEY,    -- <source>:<native session id>
@@ -151,6 +131,21 @@ CREATE TABLE setting (
 )sql";
 
 const char* const kIdempotentSql = R"sql(
+-- event_block as events arrive (in kIdempotentSql since version 3, which
+-- dropped the trigger's older form).
+-- The search indexes of events (event_fts, message_fts, event_cjk) live in
+-- index.db (core/store/event_index.cpp), built by a thread of their own:
+-- nothing here that an event's INSERT updates can stop ingestion.
+CREATE TRIGGER IF NOT EXISTS event_index AFTER INSERT ON event
+BEGIN
+  INSERT INTO event_block(block, max_ts, max_ts_upto)
+    VALUES (new.seq >> 12, new.ts,
+            max(new.ts, coalesce((SELECT max_ts_upto FROM event_block
+                                  WHERE block < new.seq >> 12 ORDER BY block DESC LIMIT 1),
+                                 new.ts)))
+    ON CONFLICT(block) DO UPDATE SET max_ts = max(max_ts, excluded.max_ts),
+                                     max_ts_upto = max(max_ts_upto, excluded.max_ts_upto);
+END;
 CREATE INDEX IF NOT EXISTS raw_file_source ON raw_file(source);
 -- The narrow (seq, ts) index of message events alone: a search for short
 -- terms reads the newest messages' timestamps from it (core/query/search).
@@ -296,13 +291,18 @@ BEGIN SELECT RAISE(ABORT, 'change_log is append-only'); END;
 const std::vector<Migration>& Migrations() {
   // Version 1 is the base schema.
   static const std::vector<Migration> kMigrations = {
-      {2, "event_cjk indexes every CJK letter as a token of its own",
+      // Version 2 refilled event_cjk, which version 3 moves to index.db.
+      {2, "event_cjk indexes every CJK letter as a token of its own", [](Db&) {}},
+      {3, "the search indexes of events move to index.db",
        [](Db& db) {
-         // The tokens of every event again, through this build's origin_cjk.
-         db.Exec("INSERT INTO event_cjk(event_cjk) VALUES ('delete-all')");
-         db.Exec(
-             "INSERT INTO event_cjk(rowid, bigrams) SELECT seq, b FROM "
-             "(SELECT seq, origin_cjk(text) AS b FROM event) WHERE b <> ''");
+         // message_fts and event_cjk were kept by the trigger event_index, so
+         // that an index SQLite 3.40 had corrupted stopped every INSERT INTO
+         // event.  index.db (a new format there too) builds them again.
+         db.Exec("DROP TRIGGER event_index");
+         DropFts5Table(db, "message_fts");  // even one SQLite 3.40 damaged
+         DropFts5Table(db, "event_cjk");
+         db.Exec("DROP VIEW IF EXISTS event_message");
+         // kIdempotentSql makes the trigger again, without them.
        }},
   };
   return kMigrations;

@@ -21,7 +21,8 @@
 namespace origin {
 
 /// The version this build writes.  2: event_cjk holds every CJK letter.
-inline constexpr int kSchemaVersion = 2;
+/// 3: the search indexes of events are in index.db only.
+inline constexpr int kSchemaVersion = 3;
 
 /// The current schema: tables, indexes, views, triggers.
 extern const char* const kSchemaSql;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// event_fts in index.db: caught up by CatchUp, exact about what it holds
-// (upto), and built again when it does not describe its store.
+// The search indexes in index.db: caught up by CatchUp, exact about what
+// they hold (upto), built again when they do not describe their store, and
+// when they are found damaged.
 #include "core/store/event_index.hpp"
 
 #include <doctest/doctest.h>
@@ -92,5 +93,89 @@ TEST_SUITE("event_index") {
     CHECK(IndexedUpto(*reader) == 5);
     CHECK(reader->QueryInt("SELECT count(*) FROM idx.event_fts WHERE event_fts MATCH '\"ell\"' ") ==
           5);
+  }
+
+  TEST_CASE("event_index: message_fts holds the messages, event_cjk every CJK letter and pair") {
+    TestStore s;
+    s.db->Exec(
+        "INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
+        "VALUES (1, 't', 'k', 1, '/x', 't/k', 0)");
+    auto ins = [&](std::int64_t seq, const char* kind, const char* text) {
+      s.db->Prepare(
+              "INSERT INTO event(seq, id, source, ts, role, kind, text, file_id, line) "
+              "VALUES (?, ?, 't', 1, 'user', ?, ?, 1, 1)")
+          .Bind(1, seq)
+          .Bind(2, "t:" + std::to_string(seq))
+          .Bind(3, kind)
+          .Bind(4, text)
+          .Run();
+    };
+    ins(1, "message", "deploy the catalog service");
+    ins(2, "tool_call", "grep catalog");
+    ins(3, "message", "部署到生产");
+    EventIndex index(s.dir / "index.db", s.db_path());
+    CHECK(index.CatchUp() == 3);
+    Db idx(s.dir / "index.db", Db::Mode::kReadOnly);
+    CHECK(idx.QueryInt("SELECT rowid FROM message_fts WHERE message_fts MATCH '\"atalo\"'") == 1);
+    CHECK(idx.QueryInt("SELECT count(*) FROM event_fts WHERE event_fts MATCH '\"ata\"'") == 2);
+    CHECK(idx.QueryInt("SELECT rowid FROM event_cjk WHERE event_cjk MATCH '\"署到\"'") == 3);
+    CHECK(idx.QueryInt("SELECT rowid FROM event_cjk WHERE event_cjk MATCH '产'") == 3);
+    CHECK(index.Check() == "");
+  }
+
+  TEST_CASE("event_index: a damaged index is found by Check and built again from the events") {
+    TestStore s;
+    AddEvents(*s.db, 0, 2000, "catalog");
+    const std::string path = s.dir / "index.db";
+    EventIndex index(path, s.db_path());
+    index.CatchUp(16 << 10);
+    REQUIRE(index.Check() == "");
+    {
+      // What a torn write or a bug of SQLite leaves: a damaged leaf.
+      Db raw(path, Db::Mode::kReadWrite);
+      raw.Exec("UPDATE event_fts_data SET block = zeroblob(length(block)) WHERE id > 10");
+    }
+    std::string problem = index.Check();
+    CHECK(problem.find("event_fts") != std::string::npos);
+    index.Rebuild();
+    CHECK(index.Upto() == 0);
+    CHECK(index.CatchUp() == 2000);
+    CHECK(index.Check() == "");
+    CHECK(Matches(path, "\"cat\" AND \"ata\" AND \"log\"") == 2000);
+  }
+
+  TEST_CASE("event_index: a damaged table is met by CatchUp as corruption (IsCorruption)") {
+    TestStore s;
+    AddEvents(*s.db, 0, 100, "catalog");
+    const std::string path = s.dir / "index.db";
+    EventIndex index(path, s.db_path());
+    index.CatchUp();
+    {
+      Db raw(path, Db::Mode::kReadWrite);
+      raw.Exec("UPDATE message_fts_data SET block = substr(block, 1, 6) WHERE id = 10");  // structure
+      raw.Exec("UPDATE event_fts_data SET block = substr(block, 1, 6) WHERE id = 10");
+    }
+    AddEvents(*s.db, 100, 200, "deploy");
+    bool corrupt = false;
+    try {
+      index.CatchUp();
+    } catch (const SqliteError& e) {
+      corrupt = IsCorruption(e);
+    }
+    CHECK(corrupt);
+    index.Rebuild();
+    CHECK(index.CatchUp() == 200);
+    CHECK(index.Check() == "");
+  }
+
+  TEST_CASE("event_index: a file that is no database is put aside and made anew") {
+    TestStore s;
+    AddEvents(*s.db, 0, 10, "catalog");
+    const std::string path = s.dir / "index.db";
+    WriteFile(path, std::string(8192, 'x'));
+    EventIndex index(path, s.db_path());
+    CHECK(index.CatchUp() == 10);
+    CHECK(index.Check() == "");
+    CHECK(Exists(path + ".broken"));
   }
 }

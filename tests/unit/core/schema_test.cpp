@@ -44,27 +44,37 @@ TEST_SUITE("schema") {
     CHECK(DumpSchema(*upgraded) == DumpSchema(*fresh));
   }
 
-  TEST_CASE("schema: migration 2 indexes every CJK letter of the events already stored") {
+  TEST_CASE(
+      "schema: migration 3 takes the event indexes out of origin.db, so that a corrupt one no "
+      "longer stops INSERT INTO event") {
     ScopedTempDir d;
+    auto insert = [](Db& db, int i) {
+      db.Prepare(
+            "INSERT INTO event(id, source, ts, role, kind, text, file_id, line) "
+            "VALUES (?, 't', 1, 'user', 'message', 'deploy the catalog', 1, ?)")
+          .Bind(1, "t:" + std::to_string(i))
+          .Bind(2, i)
+          .Run();
+    };
     {
       Db old(d / "old.db", Db::Mode::kReadWrite);
       RegisterFunctions(old);
       old.Exec(Fixture("v1.sql"));
+      old.Exec("PRAGMA user_version = 2");
       old.Exec("INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
-               "VALUES (1, 't', 'k', 1, '/x', 't/k', 0);"
-               "INSERT INTO event(id, source, ts, role, kind, text, file_id, line) "
-               "VALUES ('t:1', 't', 1, 'user', 'message', '部署到生产环境', 1, 1)");
-      // What version 1 stored: the pairs and the last letter of each stretch.
-      old.Exec("INSERT INTO event_cjk(event_cjk) VALUES ('delete-all');"
-               "INSERT INTO event_cjk(rowid, bigrams) VALUES (1, '部署 署到 到生 生产 产环 环境 境')");
-      old.Exec("PRAGMA user_version = 1");
-      CHECK(old.QueryInt("SELECT count(*) FROM event_cjk WHERE event_cjk MATCH '\"署\"'") == 0);
+               "VALUES (1, 't', 'k', 1, '/x', 't/k', 0)");
+      insert(old, 1);
+      // What SQLite 3.40's negative 'merge' left behind in stores of version 2.
+      old.Exec("UPDATE message_fts_data SET block = substr(block, 1, 6) WHERE id = 10");
+      CHECK_THROWS_WITH(insert(old, 2), doctest::Contains("malformed"));
     }
     auto db = OpenWriteConnection(d / "old.db");
-    CHECK(Version(*db) == 2);
-    for (const char* token : {"署", "产", "部署", "境"})
-      CHECK(db->QueryInt(std::string("SELECT count(*) FROM event_cjk WHERE event_cjk MATCH '\"") +
-                         token + "\"'") == 1);
+    CHECK(Version(*db) == 3);
+    CHECK(db->QueryInt("SELECT count(*) FROM sqlite_master WHERE name IN ('message_fts', "
+                       "'event_cjk', 'event_message')") == 0);
+    insert(*db, 2);
+    CHECK(db->QueryInt("SELECT count(*) FROM event") == 2);
+    CHECK(db->QueryInt("SELECT max_ts FROM event_block WHERE block = 0") == 1);
   }
 
   TEST_CASE("schema: migrations run in order, each in its own transaction with its version") {
@@ -124,7 +134,7 @@ TEST_SUITE("schema") {
     CHECK_THROWS_WITH(s.db->Exec("DELETE FROM event"), doctest::Contains("append-only"));
   }
 
-  TEST_CASE("schema: triggers keep message_fts, event_cjk and event_block as events arrive") {
+  TEST_CASE("schema: the trigger keeps event_block as events arrive") {
     TestStore s;
     s.db->Exec(
         "INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
@@ -145,15 +155,8 @@ TEST_SUITE("schema") {
     ins(3, "message", 200, "部署到生产");
     ins(4096, "message", 150, "later block");
     ins(4097, "message", 120, "same block");
-    CHECK(s.db->QueryInt("SELECT count(*) FROM message_fts WHERE message_fts MATCH '\"atalo\"'") ==
-          1);
-    CHECK(s.db->QueryInt("SELECT rowid FROM event_cjk WHERE event_cjk MATCH '\"署到\"'") == 3);
-    CHECK(s.db->QueryInt("SELECT rowid FROM event_cjk WHERE event_cjk MATCH '产'") == 3);
-    CHECK(s.db->QueryInt("SELECT count(*) FROM event_cjk WHERE event_cjk MATCH '部*'") == 1);
     CHECK(s.db->QueryInt("SELECT max_ts FROM event_block WHERE block = 0") == 300);
     CHECK(s.db->QueryInt("SELECT max_ts FROM event_block WHERE block = 1") == 150);
     CHECK(s.db->QueryInt("SELECT max_ts_upto FROM event_block WHERE block = 1") == 300);
-    // An integrity check of each index against its content.
-    s.db->Exec("INSERT INTO message_fts(message_fts) VALUES ('integrity-check')");
   }
 }
