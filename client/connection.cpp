@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -235,6 +236,10 @@ rapidjson::Document Connection::Call(const std::string& method, const std::strin
           c != e->value.MemberEnd() && c->value.IsString() ? c->value.GetString() : "internal",
           m != e->value.MemberEnd() && m->value.IsString() ? m->value.GetString() : "error");
     }
+    // A notice beside the result (an import under way: the answer holds
+    // what is stored so far) goes to stderr, so that --json stays the result.
+    if (auto n = d.FindMember("notice"); n != d.MemberEnd() && n->value.IsString())
+      std::fprintf(stderr, "origin: note: %s\n", n->value.GetString());
     rapidjson::Document result;
     if (auto r = d.FindMember("result"); r != d.MemberEnd())
       result.CopyFrom(r->value, result.GetAllocator());

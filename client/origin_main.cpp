@@ -70,7 +70,8 @@ constexpr const char* kUsage =
     "\n"
     "The store is $ORIGIN_HOME (default ~/.origin).  origin starts originsd when\n"
     "none answers; ORIGIN_NO_AUTOSTART=1 turns that off.\n"
-    "exit codes: 0 ok, 1 failed, 2 usage, 3 daemon unavailable, 4 not found\n";
+    "exit codes: 0 ok, 1 failed (sync: a source could not be read or stored), 2 usage,\n"
+    "  3 daemon unavailable, 4 not found, 5 (status) something needs you: see its list\n";
 
 std::string Str(const rapidjson::Value& o, const char* k, const std::string& dflt = "") {
   auto it = o.FindMember(k);
@@ -99,9 +100,18 @@ bool PrintedJson(rapidjson::Document& r, bool json) {
   return false;
 }
 
+// 5 when the daemon lists something that needs the user (a source whose
+// sync fails, a mirror refusing appends, an unreadable directory, a search
+// index that cannot be written): scripts and `origin doctor` rely on it.
+int AttentionCode(const rapidjson::Value& r) {
+  auto a = r.FindMember("attention");
+  return a != r.MemberEnd() && a->value.IsArray() && !a->value.Empty() ? proto::kExitAttention
+                                                                       : proto::kExitOk;
+}
+
 int Status(Connection& c, bool json) {
   rapidjson::Document r = c.Call("status");
-  if (PrintedJson(r, json)) return 0;
+  if (PrintedJson(r, json)) return AttentionCode(r);
   Style s{UseColor(stdout)};
   const auto& d = r["daemon"];
   const auto& st = r["store"];
@@ -128,16 +138,28 @@ int Status(Connection& c, bool json) {
                     Thousands(Int(src, "events")),
                     errs > 0 ? s.Yellow(Thousands(errs)) : Thousands(errs), last,
                     Str(src, "agent_version", "-")});
-    for (const auto& p : src["problems"].GetArray())
-      notes.push_back(s.Yellow("! ") + name + ": " + Str(p, "path") + ": " + Str(p, "message"));
-    if (Int(src, "broken_mirrors") > 0)
-      notes.push_back(s.Red("! ") + name + ": " + std::to_string(Int(src, "broken_mirrors")) +
-                      " mirror(s) shorter than the store records; appends to them are refused");
-    if (src["last_error"].IsString())
-      notes.push_back(s.Yellow("! ") + name + ": " + src["last_error"].GetString());
+    // A problem that lasts is in the attention list; one that is over, a
+    // line of history.
+    const bool lasting = src.HasMember("error") && src["error"].IsString();
+    if (!lasting && src["last_error"].IsString())
+      notes.push_back(s.Dim("  " + name + ": the last problem, at " +
+                            LocalTime(Int(src, "last_error_at")) +
+                            ", is over: " + src["last_error"].GetString()));
   }
   std::fputs(Table(rows, {false, true, true, true, true, false, false}).c_str(), stdout);
+  if (auto a = r.FindMember("attention"); a != r.MemberEnd() && a->value.IsArray())
+    for (const auto& n : a->value.GetArray())
+      if (n.IsString()) std::printf("%s%s\n", s.Red("! ").c_str(), n.GetString());
   for (const auto& n : notes) std::printf("%s\n", n.c_str());
+  if (auto x = r.FindMember("search_index"); x != r.MemberEnd() && x->value.IsObject()) {
+    const std::string state = Str(x->value, "state");
+    if (state == "rebuilding")
+      std::printf("%s\n", s.Yellow("search index: damaged, being rebuilt from the events (" +
+                                    Thousands(Int(x->value, "indexed_upto")) + " of " +
+                                    Thousands(Int(st, "max_seq")) +
+                                    "); searches read the events meanwhile")
+                               .c_str());
+  }
   std::int64_t disk = Int(st, "mirror_disk_bytes"), content = Int(st, "mirror_content_bytes");
   std::printf("\nstore: database %s · mirrors %s on disk for %s of logs",
               HumanBytes(Int(st, "db_bytes")).c_str(), HumanBytes(disk).c_str(),
@@ -152,7 +174,7 @@ int Status(Connection& c, bool json) {
         "Use an agent (or point Origin at its logs with CLAUDE_CONFIG_DIR, CODEX_HOME, ZCODE_HOME "
         "or GROK_HOME) and its sessions appear here.\n");
   }
-  return 0;
+  return AttentionCode(r);
 }
 
 int Sync(Connection& c, bool json, const std::string& params) {
@@ -164,7 +186,11 @@ int Sync(Connection& c, bool json, const std::string& params) {
                Thousands(Int(p, "files_done")) + "/" + Thousands(Int(p, "files_total")) + " files");
   });
   bar.Finish();
-  if (PrintedJson(r, json)) return 0;
+  // A source that could not be read or stored fails the sync (exit 1).
+  bool failed = false;
+  for (const auto& s : r["sources"].GetArray()) failed = failed || !s["errors"].Empty();
+  const int code = failed ? proto::kExitError : proto::kExitOk;
+  if (PrintedJson(r, json)) return code;
   std::int64_t errors = 0;
   for (const auto& s : r["sources"].GetArray()) errors += Int(s, "parse_errors");
   std::printf("synced: %s new events from %s lines (%s) in %s changed files%s\n",
@@ -174,7 +200,7 @@ int Sync(Connection& c, bool json, const std::string& params) {
   for (const auto& s : r["sources"].GetArray())
     for (const auto& e : s["errors"].GetArray())
       std::fprintf(stderr, "origin: %s: %s\n", Str(s, "source").c_str(), e.GetString());
-  return 0;
+  return code;
 }
 
 struct Args {

@@ -11,6 +11,7 @@
 
 #include "core/entries/entries.hpp"
 #include "core/ingest/ingester.hpp"
+#include "core/ingest/walk.hpp"
 #include "core/query/events.hpp"
 #include "core/query/search.hpp"
 #include "core/query/terms.hpp"
@@ -35,6 +36,21 @@ struct SyncCancelled {};
 void Key(Writer& w, const char* k) { w.Key(k); }
 void Str(Writer& w, std::string_view s) {
   w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+// A string, or null when empty; a time or count, or null when 0.
+template <class W>
+void OptStr(W& w, std::string_view s) {
+  if (s.empty())
+    w.Null();
+  else
+    w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+template <class W>
+void OptInt(W& w, std::int64_t v) {
+  if (v == 0)
+    w.Null();
+  else
+    w.Int64(v);
 }
 
 // {"id": <id>, "error": {"code", "message"}}: the one place errors are framed.
@@ -116,6 +132,9 @@ Daemon::Daemon(uv_loop_t* loop, DaemonOptions opts, std::unique_ptr<Db> writer_d
       index_(std::move(index)) {
   problems_.resize(adapters_.size());
   root_exists_.resize(adapters_.size());
+  live_paths_.resize(adapters_.size());
+  known_files_.resize(adapters_.size());
+  import_ = std::make_unique<ImportProgress[]>(adapters_.size());
 }
 
 Daemon::~Daemon() {
@@ -129,7 +148,16 @@ void Daemon::Start() {
   poster_ = std::make_unique<LoopPoster>(loop_);
   auto writer_db = std::make_shared<std::unique_ptr<Db>>(std::move(writer_db_));
   writer_ = std::make_unique<DbWorkers>("writer", 1, [writer_db] { return std::move(*writer_db); });
-  indexer_ = std::make_unique<Indexer>(std::move(index_));
+  indexer_ = std::make_unique<Indexer>(std::move(index_), [this] { return clock_.NowMs(); });
+  // entry_fts is kept in origin.db by a trigger: checked before any write.
+  writer_->Post([](Db& db) {
+    try {
+      if (std::string problem = RepairEntryIndex(db); !problem.empty())
+        LOG_ERROR("the entries' search index was damaged (%s): rebuilt it", problem.c_str());
+    } catch (const std::exception& e) {
+      LOG_ERROR("checking the entries' search index: %s", e.what());
+    }
+  });
   const std::string db_path = opts_.paths.db, index_path = opts_.paths.index;
   readers_ = std::make_unique<DbWorkers>("reader", opts_.readers, [db_path, index_path] {
     auto db = OpenReadConnection(db_path);
@@ -350,7 +378,7 @@ void Daemon::HandleLine(Connection& c, const std::string& line) {
     Dispatch(c, line);
 }
 
-void Daemon::Dispatch(Connection& c, const std::string& line) {
+void Daemon::Dispatch(Connection& c, const std::string& line, bool waited) {
   rapidjson::Document d;
   if (!JsonDepthWithin(line, 64)) {
     SendError(c.id, "null", proto::code::kProtocol, "request nested too deeply");
@@ -381,11 +409,13 @@ void Daemon::Dispatch(Connection& c, const std::string& line) {
   static const std::set<std::string> kAfterFirstSync = {
       "status", "timeline", "projects", "show",   "sources", "entries",
       "search", "remember", "correct",  "forget", "restore", "forgotten"};
-  if (first_syncs_left_ > 0 && kAfterFirstSync.count(method) != 0) {
-    after_first_sync_.push_back([this, id = c.id, line] {
+  if (first_syncs_left_ > 0 && !waited && kAfterFirstSync.count(method) != 0) {
+    // At most opts_.first_sync_wait_ms: an import of many logs answers from what
+    // is stored so far, and says so (ImportNote).
+    after_first_sync_.push_back(AtMostAfter(opts_.first_sync_wait_ms, [this, id = c.id, line] {
       auto it = conns_.find(id);
-      if (it != conns_.end()) Dispatch(*it->second, line);
-    });
+      if (it != conns_.end()) Dispatch(*it->second, line, /*waited=*/true);
+    }));
     return;
   }
   const rapidjson::Value* params = nullptr;
@@ -456,16 +486,22 @@ void Daemon::Answer(std::uint64_t conn_id, std::string id_json,
     try {
       rapidjson::StringBuffer sb;
       rpc::Writer w(sb);
+      const std::string note = ImportNote();
       if (mcp) {
         // The result as JSON text in a text block (spec: MCP server).
         answer(db, w);
-        out = McpToolResult(id_json, rpc::BoundStrings(sb.GetString(), kMcpMaxAnswer), false);
+        out = McpToolResult(id_json, rpc::BoundStrings(sb.GetString(), kMcpMaxAnswer), false,
+                            note);
       } else {
         w.StartObject();
         Key(w, "id");
         w.RawValue(id_json.c_str(), id_json.size(), rapidjson::kStringType);
         Key(w, "result");
         answer(db, w);
+        if (!note.empty()) {
+          Key(w, "notice");  // beside the result: the CLI prints it on stderr
+          Str(w, note);
+        }
         w.EndObject();
         out = sb.GetString();
       }
@@ -728,6 +764,9 @@ bool Daemon::DispatchQuery(std::uint64_t conn_id, const std::string& id_json,
     eq.from_ms = p.Int("since");
     eq.to_ms = p.Int("until");
     eq.limit = static_cast<int>(limit);
+    // A damaged index: the search answers from the events, the indexer
+    // checks it and rebuilds it.
+    eq.index_failed = [this](const std::string& what) { indexer_->Suspect(what); };
     if (eq.from_ms && eq.to_ms && *eq.from_ms > *eq.to_ms)
       throw rpc::RequestError(proto::code::kInvalidArgument, "since is after until");
     // Events are searched with terms only; without any, the answer lists entries.
@@ -853,9 +892,18 @@ void Daemon::DoStatus(std::uint64_t conn_id, std::string id_json) {
   proto::Paths paths = opts_.paths;
   std::int64_t started = started_ms_;
   std::string store = opts_.store_name;
+  std::map<std::string, SourceHealth> health;
+  {
+    std::lock_guard lock(health_mu_);
+    health = health_;
+  }
+  const Indexer::Health index = indexer_->GetHealth();
   Read(conn_id, std::move(id_json),
-       [this, roots, watched, paths, started, store](Db& db, rpc::Writer& w) {
+       [this, roots, watched, paths, started, store, health, index](Db& db, rpc::Writer& w) {
          StoreStatus st = ReadStatus(db, paths.db, clock_.NowMs());
+         // What needs the user, in one list that every front-end shows
+         // (and `origin status` exits 5 for).
+         std::vector<std::string> attention;
          w.StartObject();
          Key(w, "daemon");
          w.StartObject();
@@ -892,15 +940,47 @@ void Daemon::DoStatus(std::uint64_t conn_id, std::string id_json) {
          w.Int64(st.events);
          Key(w, "max_seq");
          w.Int64(st.max_seq);
+         const std::int64_t indexed = IndexedUpto(db);
          Key(w, "search_indexed_upto");
-         w.Int64(IndexedUpto(db));
+         w.Int64(indexed);
          w.EndObject();
+         Key(w, "search_index");
+         w.StartObject();
+         Key(w, "state");
+         Str(w, index.state);
+         Key(w, "indexed_upto");
+         w.Int64(indexed);
+         Key(w, "problem");
+         OptStr(w, index.problem);
+         Key(w, "problem_at");
+         OptInt(w, index.problem_at_ms);
+         Key(w, "rebuilds");
+         w.Int64(index.rebuilds);
+         Key(w, "checked_at");
+         OptInt(w, index.checked_at_ms);
+         w.EndObject();
+         if (index.state == "failing")
+           attention.push_back("the search index cannot be written: " + index.problem);
          Key(w, "sources");
          w.StartArray();
          for (const Root& r : roots) {
            SourceStatus ss;
            for (const SourceStatus& s : st.sources)
              if (s.source == r.source) ss = s;
+           // What this daemon saw wins over what the store could record.
+           SourceHealth h;
+           if (auto it = health.find(r.source); it != health.end()) h = it->second;
+           if (h.last_ingest_ms > ss.last_ingest_ms.value_or(0)) ss.last_ingest_ms = h.last_ingest_ms;
+           if (h.last_error_ms >= ss.last_error_ms && !h.last_error.empty()) {
+             ss.last_error = h.last_error;
+             ss.last_error_ms = h.last_error_ms;
+           }
+           if (!h.error.empty()) attention.push_back(r.name + ": " + h.error);
+           if (ss.broken_mirrors > 0)
+             attention.push_back(r.name + ": " + std::to_string(ss.broken_mirrors) +
+                                 " mirror(s) shorter than the store records");
+           for (const auto& p : r.problems)
+             attention.push_back(r.name + ": " + p.path + ": " + p.message);
            w.StartObject();
            Key(w, "source");
            Str(w, r.source);
@@ -930,11 +1010,14 @@ void Daemon::DoStatus(std::uint64_t conn_id, std::string id_json) {
              Str(w, *ss.agent_version);
            else
              w.Null();
-           Key(w, "last_error");
-           if (ss.last_error)
-             Str(w, *ss.last_error);
-           else
-             w.Null();
+           Key(w, "error");  // the latest sync's problem, while it lasts
+           OptStr(w, h.error);
+           Key(w, "error_since");
+           OptInt(w, h.error_since_ms);
+           Key(w, "last_error");  // the latest problem, lasting or not
+           OptStr(w, ss.last_error.value_or(""));
+           Key(w, "last_error_at");
+           OptInt(w, ss.last_error_ms);
            Key(w, "problems");
            w.StartArray();
            for (const auto& p : r.problems) {
@@ -948,6 +1031,10 @@ void Daemon::DoStatus(std::uint64_t conn_id, std::string id_json) {
            w.EndArray();
            w.EndObject();
          }
+         w.EndArray();
+         Key(w, "attention");
+         w.StartArray();
+         for (const std::string& a : attention) Str(w, a);
          w.EndArray();
          w.EndObject();
        });
@@ -993,8 +1080,9 @@ void Daemon::Freshen(int wait_ms, std::function<void()> then) {
     try {
       Ingester ing(db, mirrors_, clock_);
       SyncOptions so = WriterSync(db, "request");
-      CountSync(ing.Sync(all, so));
+      NoteSync(ing.Sync(all, so));
     } catch (const std::exception& e) {
+      NoteFailure(all, e.what());
       LOG_WARN("sync before a write: %s", e.what());  // the write goes on
     }
     poster_->Post(run);
@@ -1050,7 +1138,7 @@ void Daemon::DoSync(std::uint64_t conn_id, std::string id_json, const std::strin
     std::string out;
     try {
       SyncReport r = ing.Sync(all, so);
-      CountSync(r);
+      NoteSync(r);
       rapidjson::StringBuffer sb;
       Writer w(sb);
       w.StartObject();
@@ -1097,6 +1185,7 @@ void Daemon::DoSync(std::uint64_t conn_id, std::string id_json, const std::strin
     } catch (const SyncCancelled&) {
       out = ErrorLine(id_json, proto::code::kUnavailable, "the daemon is shutting down");
     } catch (const std::exception& e) {
+      NoteFailure(all, e.what());
       out = ErrorLine(id_json, proto::code::kInternal, std::string("sync failed: ") + e.what());
     }
     poster_->Post(
@@ -1140,17 +1229,25 @@ void Daemon::RunSync(std::size_t source, const char* reason) {
   writer_->Post([this, source, adapter, why](Db& db) {
     Ingester ing(db, mirrors_, clock_);
     SyncOptions so = WriterSync(db, why);
-    std::vector<std::string> dirs;
-    std::vector<DiscoveryProblem> problems;
-    bool exists = false;
     so.discovered = [&](const SourceAdapter&, const Discovery& d) {
-      dirs = d.dirs;
-      problems = d.problems;
-      exists = d.root_exists;
+      KnowFiles(source, d);
+      // Watched from now on, not after the sync: a live file changing
+      // during a long import is read at once (ScheduleLive).
+      poster_->Post([this, source, dirs = d.dirs, problems = d.problems, exists = d.root_exists] {
+        ApplyDiscovery(source, dirs, problems, exists);
+      });
     };
+    if (why == "start")
+      so.progress = [this, source](const SyncProgress& p) {
+        ImportProgress& ip = import_[source];
+        ip.files_done = p.files_done;
+        ip.files_total = p.files_total;
+        ip.bytes_done = p.bytes_done;
+        ip.bytes_total = p.bytes_total;
+      };
     try {
       SyncReport r = ing.Sync({adapter}, so);
-      CountSync(r);
+      NoteSync(r);
       if (r.files_changed > 0)
         LOG_INFO("%s: %lld new events from %lld files (%s)", std::string(adapter->id()).c_str(),
                  static_cast<long long>(r.events), static_cast<long long>(r.files_changed),
@@ -1162,14 +1259,16 @@ void Daemon::RunSync(std::size_t source, const char* reason) {
       return;
     } catch (const std::exception& e) {
       // The store itself failed (disk full, I/O error): the next look retries.
+      NoteFailure({adapter}, e.what());
       LOG_ERROR("%s: sync failed: %s", std::string(adapter->id()).c_str(), e.what());
     }
-    poster_->Post([this, source, dirs = std::move(dirs), problems = std::move(problems), exists] {
-      ApplyDiscovery(source, dirs, problems, exists);
+    poster_->Post([this, source] {
       SourceSync& ss = *syncs_[source];
       if (!ss.synced_once) {
         ss.synced_once = true;
+        import_[source].done = true;
         if (--first_syncs_left_ == 0) {
+          importing_ = false;
           auto waiting = std::move(after_first_sync_);
           for (auto& fn : waiting) fn();
         }
@@ -1210,38 +1309,38 @@ void Daemon::ApplyDiscovery(std::size_t source, const std::vector<std::string>& 
   if (UpdateWatches(source, dirs)) ScheduleSync(source, opts_.debounce_ms);
 }
 
-void Daemon::CountSync(const SyncReport& r) {
+void Daemon::NoteSync(const SyncReport& r) {
   totals_.files += r.files_changed;
   totals_.lines += r.lines;
   totals_.bytes += r.bytes;
   totals_.events += r.events;
-  if (r.events > 0) ScheduleMerge();
-}
-
-void Daemon::ScheduleMerge() {
-  if (merge_posted_ || writer_->stopping()) return;
-  merge_posted_ = true;
-  writer_->Post([this](Db& db) { MergeSlice(db); });
-}
-
-void Daemon::MergeSlice(Db& db) {
-  // At most ~100 ms per job, urgent work let through between steps; what
-  // is left goes to the back of the queue, behind syncs queued meanwhile.
-  merge_posted_ = false;
-  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(100);
-  bool more = false;
-  try {
-    for (const char* table : {"message_fts", "event_cjk"}) {
-      while ((more = MergeFtsStep(db, table, Indexer::kMergePages)) && !writer_->stopping() &&
-             std::chrono::steady_clock::now() < until)
-        writer_->RunUrgent(db);
-      if (more) break;
+  const std::int64_t now = clock_.NowMs();
+  std::lock_guard lock(health_mu_);
+  for (const SourceSummary& s : r.sources) {
+    SourceHealth& h = health_[s.source];
+    if (s.files_changed > 0) h.last_ingest_ms = now;
+    if (s.errors.empty()) {
+      h.error.clear();  // it lasted until now; last_error keeps it
+      h.error_since_ms = 0;
+      continue;
     }
-  } catch (const std::exception& e) {
-    LOG_WARN("merging the search indexes: %s", e.what());  // the next sync tries again
-    return;
+    std::string what = s.errors.front();
+    if (s.errors.size() > 1) what += " (and " + std::to_string(s.errors.size() - 1) + " more)";
+    if (h.error.empty()) h.error_since_ms = now;
+    h.error = h.last_error = what;
+    h.last_error_ms = now;
   }
-  if (more) ScheduleMerge();
+}
+
+void Daemon::NoteFailure(const std::vector<const SourceAdapter*>& which, const std::string& what) {
+  const std::int64_t now = clock_.NowMs();
+  std::lock_guard lock(health_mu_);
+  for (const SourceAdapter* a : which) {
+    SourceHealth& h = health_[std::string(a->id())];
+    if (h.error.empty()) h.error_since_ms = now;
+    h.error = h.last_error = "sync failed: " + what;
+    h.last_error_ms = now;
+  }
 }
 
 bool Daemon::UpdateWatches(std::size_t source, const std::vector<std::string>& dirs) {
@@ -1279,13 +1378,105 @@ bool Daemon::UpdateWatches(std::size_t source, const std::vector<std::string>& d
   return added;
 }
 
-void Daemon::OnFsEvent(uv_fs_event_t* h, const char*, int, int status) noexcept {
+void Daemon::OnFsEvent(uv_fs_event_t* h, const char* filename, int, int status) noexcept {
   auto* w = static_cast<DirWatch*>(h->data);
   if (w == nullptr || status < 0) return;
   try {
-    w->daemon->ScheduleSync(w->source, w->daemon->opts_.debounce_ms);
+    Daemon& d = *w->daemon;
+    d.ScheduleSync(w->source, d.opts_.debounce_ms);
+    if (filename != nullptr && *filename != '\0') d.ScheduleLive(w->source, w->path + "/" + filename);
   } catch (...) {
   }
+}
+
+void Daemon::ScheduleLive(std::size_t source, std::string path) {
+  // Only while a sync keeps the writer busy: otherwise the sync just
+  // scheduled comes at once, and reads the file anyway.
+  bool busy = false;
+  for (const auto& s : syncs_) busy = busy || s->running;
+  if (!busy || shutting_down_) return;
+  auto& waiting = live_paths_[source];
+  if (waiting.size() < kMaxLivePaths) waiting.insert(std::move(path));
+  if (live_armed_) return;
+  live_armed_ = true;
+  After(opts_.debounce_ms, [this] {
+    live_armed_ = false;
+    auto paths = std::exchange(live_paths_, std::vector<std::set<std::string>>(adapters_.size()));
+    writer_->Post([this, paths = std::move(paths)](Db& db) { LiveSync(db, paths); },
+                  /*urgent=*/true);
+  });
+}
+
+namespace {
+// Thrown from a live sync's `between` once it used its share of the writer.
+struct LiveBudgetSpent {};
+}  // namespace
+
+void Daemon::KnowFiles(std::size_t source, const Discovery& d) {
+  // Files changed in the last week: where a session goes on.
+  const std::int64_t since = (clock_.NowMs() - kLiveFileAgeMs) * 1000000;
+  auto& known = known_files_[source];
+  known.clear();
+  for (const SourceFile& f : d.files)
+    if (!f.generated && f.mtime_ns >= since) known.emplace(f.abs_path, f);
+}
+
+void Daemon::LiveSync(Db& db, const std::vector<std::set<std::string>>& paths) {
+  Ingester ing(db, mirrors_, clock_);
+  SyncReport report;
+  int transactions = 0;
+  auto between = [&] {
+    indexer_->Notify();
+    if (++transactions >= kLiveTransactions) throw LiveBudgetSpent{};
+  };
+  try {
+    for (std::size_t i = 0; i < paths.size(); ++i) {
+      SourceSummary sum;
+      sum.source = std::string(adapters_[i]->id());
+      for (const std::string& path : paths[i]) {
+        auto it = known_files_[i].find(path);
+        if (it == known_files_[i].end()) continue;  // new, or old: the sync reads it
+        SourceFile f = it->second;
+        struct stat st;
+        if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+        f.size = st.st_size;
+        f.mtime_ns = MtimeNs(st);
+        sum.Add(ing.IngestFile(*adapters_[i], f, between));
+      }
+      if (sum.files_changed > 0 || !sum.errors.empty()) report.sources.push_back(std::move(sum));
+    }
+  } catch (const LiveBudgetSpent&) {
+    // The rest waits for the sync, which was scheduled with this.
+  }
+  for (const SourceSummary& sum : report.sources) report.Add(sum);
+  if (report.files_changed > 0) indexer_->Notify();
+  NoteSync(report);
+}
+
+std::string Daemon::ImportNote() const {
+  if (!importing_.load()) return "";
+  std::int64_t files_done = 0, files_total = 0, bytes_done = 0, bytes_total = 0;
+  std::size_t left = 0;
+  for (std::size_t i = 0; i < adapters_.size(); ++i) {
+    const ImportProgress& ip = import_[i];
+    if (ip.done.load()) continue;
+    ++left;
+    files_done += ip.files_done.load();
+    files_total += ip.files_total.load();
+    bytes_done += ip.bytes_done.load();
+    bytes_total += ip.bytes_total.load();
+  }
+  if (left == 0) return "";
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "an import of the agents' logs is under way (%lld of %lld files, %.0f%% of the "
+                "bytes, in %zu source%s left): this answer holds what is stored so far",
+                static_cast<long long>(files_done), static_cast<long long>(files_total),
+                bytes_total > 0 ? 100.0 * static_cast<double>(bytes_done) /
+                                      static_cast<double>(bytes_total)
+                                : 0.0,
+                left, left == 1 ? "" : "s");
+  return buf;
 }
 
 }  // namespace origin

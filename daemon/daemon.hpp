@@ -22,6 +22,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -46,6 +47,8 @@ struct DaemonOptions {
   std::string store_name;
   int rescan_ms = 60000;
   int debounce_ms = 30;
+  /// How long a query waits for the first sync after a start, at most.
+  int first_sync_wait_ms = 3000;
   int readers = 2;
 };
 
@@ -81,7 +84,8 @@ class Daemon {
   static void OnConnection(uv_stream_t* server, int status) noexcept;
   static void OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) noexcept;
   void HandleLine(Connection& c, const std::string& line);
-  void Dispatch(Connection& c, const std::string& line);
+  /// `waited`: the request waited for the first sync already.
+  void Dispatch(Connection& c, const std::string& line, bool waited = false);
   void Send(std::uint64_t conn_id, std::string line);
   void SendError(std::uint64_t conn_id, const std::string& id_json, const char* code,
                  const std::string& message);
@@ -132,7 +136,7 @@ class Daemon {
   bool IsMcp(std::uint64_t conn_id) const;
   /// A tools/call answer: `text` in one text block, or a tool error.
   static std::string McpToolResult(const std::string& id_json, const std::string& text,
-                                   bool is_error);
+                                   bool is_error, const std::string& note = "");
   /// A tool's answer stays under about 20,000 tokens (rpc::BoundStrings).
   static constexpr std::size_t kMcpMaxAnswer = 80000;
   /// A batch of MCP messages (2025-03-26): each message gets a connection
@@ -170,14 +174,44 @@ class Daemon {
   /// What a discovery found, on the loop thread: status problems and watches.
   void ApplyDiscovery(std::size_t source, const std::vector<std::string>& dirs,
                       const std::vector<DiscoveryProblem>& problems, bool exists);
-  void CountSync(const SyncReport& r);  // writer thread
-  /// After new events: merges message_fts's and event_cjk's segments on the
-  /// writer, in slices between other jobs (writer thread).
-  void ScheduleMerge();
-  void MergeSlice(Db& db);
+  /// What a sync ingested and met (writer thread): the totals and each
+  /// source's health.
+  void NoteSync(const SyncReport& r);
+  /// A sync of `which` that failed as a whole (the store refused it).
+  void NoteFailure(const std::vector<const SourceAdapter*>& which, const std::string& what);
   /// Watches `dirs` of `source` (and no others of it); true when it added one.
   bool UpdateWatches(std::size_t source, const std::vector<std::string>& dirs);
   static void OnFsEvent(uv_fs_event_t* h, const char* filename, int events, int status) noexcept;
+
+  // Live files during an import.  A sync reads a source's changed files
+  // oldest first, one source after another; while one runs (an import of
+  // many logs), a line appended to a session still going on would wait for
+  // all of it.  So the files the watcher names while the writer is busy are
+  // read by an urgent job (LiveSync), between the sync's transactions, at
+  // most kLiveTransactions of them; the sync itself still follows.  Only
+  // files the last discovery found and that changed within
+  // kLiveFileAgeMs (known_files_): a new file, or a stream generated from
+  // a database, waits for the sync.
+  static constexpr int kLiveTransactions = 4;
+  static constexpr std::int64_t kLiveFileAgeMs = 7LL * 24 * 3600 * 1000;
+  static constexpr std::size_t kMaxLivePaths = 1000;
+  void ScheduleLive(std::size_t source, std::string path);
+  void KnowFiles(std::size_t source, const Discovery& d);         // writer thread
+  void LiveSync(Db& db, const std::vector<std::set<std::string>>& paths);  // writer thread
+  std::vector<std::set<std::string>> live_paths_;  // by source
+  bool live_armed_ = false;
+  std::vector<std::map<std::string, SourceFile>> known_files_;  // writer thread, by source
+
+  // The first sync after a start: queries wait for it at most
+  // opts_.first_sync_wait_ms, then answer from what is stored, with ImportNote().
+  struct ImportProgress {
+    std::atomic<std::int64_t> files_done{0}, files_total{0}, bytes_done{0}, bytes_total{0};
+    std::atomic<bool> done{false};
+  };
+  std::unique_ptr<ImportProgress[]> import_;  // by source
+  std::atomic<bool> importing_{true};
+  /// "" once the first sync is done; else how far it is (any thread).
+  std::string ImportNote() const;
 
   uv_loop_t* loop_;
   DaemonOptions opts_;
@@ -187,7 +221,6 @@ class Daemon {
   std::unique_ptr<Db> writer_db_;  // handed to the writer thread in Start()
   std::unique_ptr<DbWorkers> writer_;
   std::unique_ptr<DbWorkers> readers_;
-  bool merge_posted_ = false;          // writer thread
   std::unique_ptr<EventIndex> index_;  // handed to the indexer thread in Start()
   std::unique_ptr<Indexer> indexer_;
   std::unique_ptr<LoopPoster> poster_;
@@ -211,6 +244,17 @@ class Daemon {
   struct Totals {
     std::atomic<std::int64_t> files{0}, lines{0}, bytes{0}, events{0};
   } totals_;
+  // Each source's health, as the syncs found it, kept here as well as in
+  // sync_log: a store that cannot be written cannot record its own failure.
+  struct SourceHealth {
+    std::string error;               // the problem of the latest sync, "" when it went well
+    std::int64_t error_since_ms = 0;  // since when the problem lasts
+    std::string last_error;          // the latest problem, fixed or not
+    std::int64_t last_error_ms = 0;
+    std::int64_t last_ingest_ms = 0;  // the latest sync that took something in
+  };
+  mutable std::mutex health_mu_;
+  std::map<std::string, SourceHealth> health_;  // by source id
   bool shutting_down_ = false;
   std::int64_t started_ms_ = 0;
 };

@@ -1,14 +1,29 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The thread that keeps event_fts (index.db) up with the store: the writer
-// calls Notify() after each transaction that added events, and the indexer
-// catches up in transactions of its own, on the second core.  Stop() lets
-// the transaction in progress finish.
+// The thread that keeps the search indexes of index.db (core/store/
+// event_index.hpp) up with the store and healthy.  The writer calls Notify()
+// after each transaction that added events, and the indexer catches up in
+// transactions of its own, on the second core; when idle it merges the
+// indexes' segments a step at a time.
+//
+// Health: at start, every kCheckEvery after, and whenever a search reports
+// a damaged index (Suspect), it runs FTS5's integrity-check of every table;
+// a failed check, or a "malformed" met while indexing, makes it empty the
+// indexes and build them again from the events, in the background, while
+// searches read the events directly (core/query/search.hpp).  Health() says
+// where it is, for `origin status`; every finding is logged.
+//
+// Stop() interrupts a check in progress and lets an indexing transaction
+// finish.
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <thread>
 
 #include "core/store/event_index.hpp"
@@ -17,24 +32,52 @@ namespace origin {
 
 class Indexer {
  public:
-  /// Pages of work per merge step of event_fts (FTS5 'merge').
+  /// Pages of work per merge step (FTS5 'merge', always positive).
   static constexpr int kMergePages = 64;
-  /// Takes an opened index; starts the thread, which catches up at once.
-  explicit Indexer(std::unique_ptr<EventIndex> index);
+  static constexpr std::chrono::hours kCheckEvery{6};
+
+  struct Health {
+    /// "checking" (the start's check, before any finding), "ok",
+    /// "rebuilding" (from the events, after damage was found), "failing"
+    /// (the index cannot be written: see problem; retried).
+    std::string state = "checking";
+    std::string problem;           // the last damage or failure found, "" if none yet
+    std::int64_t problem_at_ms = 0;  // when (ms UTC)
+    std::int64_t rebuilds = 0;     // since the daemon started
+    std::int64_t checked_at_ms = 0;  // the last integrity-check that completed
+  };
+
+  /// Takes an opened index; starts the thread, which checks the index and
+  /// catches up at once.  `now_ms`: the wall clock, for Health's times.
+  Indexer(std::unique_ptr<EventIndex> index, std::function<std::int64_t()> now_ms);
   ~Indexer() { Stop(); }
   Indexer(const Indexer&) = delete;
   Indexer& operator=(const Indexer&) = delete;
   /// Thread-safe: new events were committed.
   void Notify();
+  /// Thread-safe: a search met damage (`what`): check the index now.
+  void Suspect(const std::string& what);
+  /// Thread-safe.
+  Health GetHealth() const;
   void Stop();
 
  private:
   void Run();
+  /// Runs the check and rebuilds on damage (indexer thread).
+  void CheckNow(const std::string& why);
+  void Damaged(const std::string& what);  // indexer thread: rebuild
+  void SetState(const char* state);
+  void Problem(const std::string& what);
+
   std::unique_ptr<EventIndex> index_;
-  std::mutex mu_;
+  std::function<std::int64_t()> now_ms_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
   bool pending_ = true;
+  bool check_ = true;  // a check is due
+  std::string suspicion_;
   std::atomic<bool> stopping_{false};
+  Health health_;
   std::thread thread_;
 };
 

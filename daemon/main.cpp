@@ -36,6 +36,8 @@ constexpr const char* kUsage =
     "  --home DIR         the store (overrides $ORIGIN_HOME)\n"
     "  --log-file PATH    log there instead of stderr (--background: run/originsd.log)\n"
     "  --rescan-ms N      how often to look at every log file's size (default 60000)\n"
+    "  --first-sync-wait-ms N  how long a query waits for the first sync after a start\n"
+    "                     before it answers from what is stored (default 3000)\n"
     "  --version          print the version\n";
 
 struct Args {
@@ -43,6 +45,7 @@ struct Args {
   std::string home;
   std::string log_file;
   int rescan_ms = 60000;
+  int first_sync_wait_ms = 3000;
 };
 
 bool ParseArgs(int argc, char** argv, Args& a) {
@@ -64,12 +67,13 @@ bool ParseArgs(int argc, char** argv, Args& a) {
       if (!value(a.home)) return false;
     } else if (s == "--log-file") {
       if (!value(a.log_file)) return false;
-    } else if (s == "--rescan-ms") {
+    } else if (s == "--rescan-ms" || s == "--first-sync-wait-ms") {
       std::string v;
       if (!value(v)) return false;
-      a.rescan_ms = std::atoi(v.c_str());
-      if (a.rescan_ms < 10) {
-        std::fprintf(stderr, "originsd: --rescan-ms must be at least 10\n");
+      const bool rescan = s == "--rescan-ms";
+      (rescan ? a.rescan_ms : a.first_sync_wait_ms) = std::atoi(v.c_str());
+      if (rescan ? a.rescan_ms < 10 : a.first_sync_wait_ms < 0) {
+        std::fprintf(stderr, "originsd: %s must be at least %d\n", s.c_str(), rescan ? 10 : 0);
         return false;
       }
     } else if (s == "--version") {
@@ -175,8 +179,7 @@ int main(int argc, char** argv) try {
   std::unique_ptr<origin::EventIndex> index;
   std::string store_name;
   try {
-    // Upgrading a store of an earlier format can take a while (rebuilding
-    // event_cjk: about 40 s on two million events): say so.
+    // Upgrading a store of an earlier format can take a while: say so.
     int before = 0;
     if (::access(paths.db.c_str(), F_OK) == 0) {
       origin::Db probe(paths.db, origin::Db::Mode::kReadOnly);
@@ -204,6 +207,7 @@ int main(int argc, char** argv) try {
     opts.paths = paths;
     opts.store_name = store_name;
     opts.rescan_ms = args.rescan_ms;
+    opts.first_sync_wait_ms = args.first_sync_wait_ms;
     origin::Daemon daemon(&loop, opts, std::move(db), std::move(index),
                           origin::adapters::MakeAdapters(origin::proto::UserHome()));
     try {

@@ -347,10 +347,11 @@ void Daemon::McpCall(std::uint64_t conn, const std::string& id_json, const rapid
       if (Alive(conn)) McpCall(conn, id_json, copy.get(), then_fresh);
     };
   };
-  if (first_syncs_left_ > 0) {
+  if (first_syncs_left_ > 0 && !fresh) {
     // Tools answer from the logs as they are: after the first sync of every
-    // source since the start, as the socket's queries do.
-    after_first_sync_.push_back(later(fresh));
+    // source since the start, as the socket's queries do, or after at most
+    // opts_.first_sync_wait_ms, from what is stored so far (with a note that says so).
+    after_first_sync_.push_back(AtMostAfter(opts_.first_sync_wait_ms, later(true)));
     return;
   }
   if (!fresh && (tool == "remember" || tool == "correct")) {
@@ -418,18 +419,21 @@ void Daemon::McpCall(std::uint64_t conn, const std::string& id_json, const rapid
 }
 
 std::string Daemon::McpToolResult(const std::string& id_json, const std::string& text,
-                                  bool is_error) {
+                                  bool is_error, const std::string& note) {
   rapidjson::StringBuffer sb;
   rpc::Writer w(sb);
   w.StartObject();
   w.Key("content");
   w.StartArray();
-  w.StartObject();
-  w.Key("type");
-  w.String("text");
-  w.Key("text");
-  w.String(text.c_str(), static_cast<rapidjson::SizeType>(text.size()));
-  w.EndObject();
+  for (const std::string* t : {&text, &note}) {
+    if (t->empty() && t == &note) continue;
+    w.StartObject();
+    w.Key("type");
+    w.String("text");
+    w.Key("text");
+    w.String(t->c_str(), static_cast<rapidjson::SizeType>(t->size()));
+    w.EndObject();
+  }
   w.EndArray();
   w.Key("isError");
   w.Bool(is_error);

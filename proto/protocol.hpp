@@ -41,6 +41,7 @@ enum ExitCode : int {
   kExitUsage = 2,        // bad command line or invalid_argument
   kExitUnavailable = 3,  // no daemon could be reached or started
   kExitNotFound = 4,     // not_found / forgotten
+  kExitAttention = 5,    // origin status: something needs the user (its "attention" list)
 };
 int ExitCodeFor(std::string_view error_code);
 

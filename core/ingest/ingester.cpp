@@ -718,38 +718,39 @@ SyncReport Ingester::Sync(const std::vector<const SourceAdapter*>& adapters,
     FileOutcome o = IngestFile(*it.adapter, it.file, [&] {
       if (opts.between) opts.between();
     });
-    SourceSummary& s = report.sources[it.summary];
-    if (o.changed) ++s.files_changed;
-    s.lines += o.lines;
-    s.bytes += o.bytes;
-    s.events += o.events;
-    s.parse_errors += o.parse_errors;
-    if (!o.error.empty()) s.errors.push_back(o.error);
+    report.sources[it.summary].Add(o);
     ++progress.files_done;
     progress.bytes_done += it.file.size;
     if (opts.progress) opts.progress(progress);
   }
   for (SourceSummary& s : report.sources) {
-    s.sealed = SealIdle(s.source);
-    report.events += s.events;
-    report.lines += s.lines;
-    report.bytes += s.bytes;
-    report.files_changed += s.files_changed;
+    // A store that cannot be written (a full disk) fails these steps too:
+    // each source reports it, and the next look tries again.
+    try {
+      s.sealed = SealIdle(s.source);
+    } catch (const std::exception& e) {
+      s.errors.push_back(std::string("sealing idle mirrors: ") + e.what());
+    }
+    report.Add(s);
     if (s.files_changed == 0 && s.errors.empty() && s.sealed == 0) continue;
-    db_.Prepare(
-           "INSERT INTO sync_log(source, started_at, finished_at, reason, files, lines, bytes, "
-           "events, parse_errors, error) VALUES (?,?,?,?,?,?,?,?,?,?)")
-        .Bind(1, s.source)
-        .Bind(2, started)
-        .Bind(3, clock_.NowMs())
-        .Bind(4, opts.reason)
-        .Bind(5, s.files_changed)
-        .Bind(6, s.lines)
-        .Bind(7, s.bytes)
-        .Bind(8, s.events)
-        .Bind(9, s.parse_errors)
-        .Bind(10, s.errors.empty() ? std::optional<std::string>() : s.errors.front())
-        .Run();
+    try {
+      db_.Prepare(
+             "INSERT INTO sync_log(source, started_at, finished_at, reason, files, lines, bytes, "
+             "events, parse_errors, error) VALUES (?,?,?,?,?,?,?,?,?,?)")
+          .Bind(1, s.source)
+          .Bind(2, started)
+          .Bind(3, clock_.NowMs())
+          .Bind(4, opts.reason)
+          .Bind(5, s.files_changed)
+          .Bind(6, s.lines)
+          .Bind(7, s.bytes)
+          .Bind(8, s.events)
+          .Bind(9, s.parse_errors)
+          .Bind(10, s.errors.empty() ? std::optional<std::string>() : s.errors.front())
+          .Run();
+    } catch (const std::exception& e) {
+      s.errors.push_back(std::string("recording the sync in sync_log: ") + e.what());
+    }
   }
   return report;
 }

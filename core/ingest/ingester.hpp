@@ -66,6 +66,15 @@ struct SourceSummary {
   std::vector<std::string> errors;
   std::vector<DiscoveryProblem> problems;
   bool root_exists = false;
+  /// Counts what ingesting one file of this source did.
+  void Add(const FileOutcome& o) {
+    if (o.changed) ++files_changed;
+    lines += o.lines;
+    bytes += o.bytes;
+    events += o.events;
+    parse_errors += o.parse_errors;
+    if (!o.error.empty()) errors.push_back(o.error);
+  }
 };
 
 struct SyncProgress {
@@ -87,6 +96,13 @@ struct SyncReport {
   std::int64_t lines = 0;
   std::int64_t bytes = 0;
   std::int64_t files_changed = 0;
+  /// Adds a source's counts to the totals.
+  void Add(const SourceSummary& s) {
+    events += s.events;
+    lines += s.lines;
+    bytes += s.bytes;
+    files_changed += s.files_changed;
+  }
 };
 
 class Ingester {
@@ -94,7 +110,8 @@ class Ingester {
   Ingester(Db& db, MirrorStore& mirrors, const Clock& clock);
 
   /// Discovers every adapter's files and ingests those that changed, oldest
-  /// first by modification time; seals idle tails; writes sync_log.
+  /// first by modification time; seals idle tails; writes sync_log.  A step
+  /// the store refuses (a full disk) is an error of its source in the report.
   SyncReport Sync(const std::vector<const SourceAdapter*>& adapters, const SyncOptions& opts);
   /// Ingests one file.  Never throws for a problem of that file.
   FileOutcome IngestFile(const SourceAdapter& adapter, const SourceFile& file,
