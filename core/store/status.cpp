@@ -68,11 +68,14 @@ StoreStatus ReadStatus(Db& db, const std::string& db_path, std::int64_t now_ms) 
     }
     {
       auto& st = db.Prepare(
-          "SELECT l.source, l.error FROM sync_log l WHERE l.error IS NOT NULL AND "
-          "l.finished_at >= ? AND l.id = (SELECT max(id) FROM sync_log m "
+          "SELECT l.source, l.error, l.finished_at FROM sync_log l WHERE l.error IS NOT NULL "
+          "AND l.id = (SELECT max(id) FROM sync_log m "
           "WHERE m.source = l.source AND m.error IS NOT NULL)");
-      st.Bind(1, now_ms - std::int64_t{7} * 24 * 3600 * 1000);
-      while (st.Step()) get(st.Text(0)).last_error = std::string(st.Text(1));
+      while (st.Step()) {
+        auto& r = get(st.Text(0));
+        r.last_error = std::string(st.Text(1));
+        r.last_error_ms = st.Int(2);
+      }
       st.Reset();
     }
     {

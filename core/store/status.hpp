@@ -22,7 +22,10 @@ struct SourceStatus {
   std::int64_t broken_mirrors = 0;  // mirrors that refuse appends
   std::optional<std::int64_t> last_ingest_ms;
   std::optional<std::string> agent_version;
-  std::optional<std::string> last_error;  // the latest sync error, within 7 days
+  /// The latest error sync_log recorded, and when: whether it lasts is
+  /// for the daemon to say (it keeps the current state in memory).
+  std::optional<std::string> last_error;
+  std::int64_t last_error_ms = 0;
 };
 
 struct StoreStatus {
