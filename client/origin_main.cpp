@@ -159,6 +159,11 @@ int Status(Connection& c, bool json) {
                                     Thousands(Int(st, "max_seq")) +
                                     "); searches read the events meanwhile")
                                .c_str());
+    else if (state == "ok" && Int(x->value, "rebuilds") > 0)
+      std::printf("%s\n", s.Dim("search index: found damaged at " +
+                                 LocalTime(Int(x->value, "problem_at")) +
+                                 " and rebuilt from the events (details: origin status --json)")
+                               .c_str());
   }
   std::int64_t disk = Int(st, "mirror_disk_bytes"), content = Int(st, "mirror_content_bytes");
   std::printf("\nstore: database %s · mirrors %s on disk for %s of logs",
