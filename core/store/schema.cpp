@@ -150,6 +150,10 @@ CREATE INDEX IF NOT EXISTS raw_file_source ON raw_file(source);
 -- The narrow (seq, ts) index of message events alone: a search for short
 -- terms reads the newest messages' timestamps from it (core/query/search).
 CREATE INDEX IF NOT EXISTS event_message_seq_ts ON event(seq, ts) WHERE kind = 'message';
+-- A session's title events (TitleEventSql), which derive its title
+-- (RetitleSessions): found without reading the session's other events.
+CREATE INDEX IF NOT EXISTS event_title ON event(session, seq)
+  WHERE kind = 'meta' AND tool_name IS 'title';
 -- Which blocks of 4,096 arrivals hold events of each project and source
 -- ('project:<name>', 'source:<name>'): a filtered search reads only those
 -- blocks.  Derived: kept by a trigger, filled from event when empty.
