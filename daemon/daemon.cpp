@@ -1052,7 +1052,13 @@ void Daemon::After(int ms, std::function<void()> fn) {
         auto* timer = static_cast<OneShot*>(h->data);
         timer->daemon->one_shots_.erase(timer);
         CloseOneShot(timer);
-        timer->fn();
+        try {
+          timer->fn();
+        } catch (const std::exception& e) {
+          LOG_ERROR("timer: %s", e.what());  // no exception through libuv
+        } catch (...) {
+          LOG_ERROR("timer: unknown exception");
+        }
       },
       static_cast<std::uint64_t>(ms), 0);
 }
@@ -1081,6 +1087,8 @@ void Daemon::Freshen(int wait_ms, std::function<void()> then) {
       Ingester ing(db, mirrors_, clock_);
       SyncOptions so = WriterSync(db, "request");
       NoteSync(ing.Sync(all, so));
+    } catch (const SyncCancelled&) {
+      return;  // shutting down: the waiting request is dropped with its connection
     } catch (const std::exception& e) {
       NoteFailure(all, e.what());
       LOG_WARN("sync before a write: %s", e.what());  // the write goes on
@@ -1309,7 +1317,7 @@ void Daemon::ApplyDiscovery(std::size_t source, const std::vector<std::string>& 
   if (UpdateWatches(source, dirs)) ScheduleSync(source, opts_.debounce_ms);
 }
 
-void Daemon::NoteSync(const SyncReport& r) {
+void Daemon::NoteSync(const SyncReport& r, bool partial) {
   totals_.files += r.files_changed;
   totals_.lines += r.lines;
   totals_.bytes += r.bytes;
@@ -1320,6 +1328,7 @@ void Daemon::NoteSync(const SyncReport& r) {
     SourceHealth& h = health_[s.source];
     if (s.files_changed > 0) h.last_ingest_ms = now;
     if (s.errors.empty()) {
+      if (partial) continue;  // a few files went well: no word on the others
       h.error.clear();  // it lasted until now; last_error keeps it
       h.error_since_ms = 0;
       continue;
@@ -1433,15 +1442,22 @@ void Daemon::LiveSync(Db& db, const std::vector<std::set<std::string>>& paths) {
     for (std::size_t i = 0; i < paths.size(); ++i) {
       SourceSummary sum;
       sum.source = std::string(adapters_[i]->id());
-      for (const std::string& path : paths[i]) {
-        auto it = known_files_[i].find(path);
-        if (it == known_files_[i].end()) continue;  // new, or old: the sync reads it
-        SourceFile f = it->second;
-        struct stat st;
-        if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-        f.size = st.st_size;
-        f.mtime_ns = MtimeNs(st);
-        sum.Add(ing.IngestFile(*adapters_[i], f, between));
+      try {
+        for (const std::string& path : paths[i]) {
+          auto it = known_files_[i].find(path);
+          if (it == known_files_[i].end()) continue;  // new, or old: the sync reads it
+          SourceFile f = it->second;
+          struct stat st;
+          if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+          f.size = st.st_size;
+          f.mtime_ns = MtimeNs(st);
+          sum.Add(ing.IngestFile(*adapters_[i], f, between));
+        }
+      } catch (const LiveBudgetSpent&) {
+        // What the file in progress committed is in; the rest waits.
+        sum.files_changed += 1;
+        report.sources.push_back(std::move(sum));
+        throw;
       }
       if (sum.files_changed > 0 || !sum.errors.empty()) report.sources.push_back(std::move(sum));
     }
@@ -1450,7 +1466,7 @@ void Daemon::LiveSync(Db& db, const std::vector<std::set<std::string>>& paths) {
   }
   for (const SourceSummary& sum : report.sources) report.Add(sum);
   if (report.files_changed > 0) indexer_->Notify();
-  NoteSync(report);
+  NoteSync(report, /*partial=*/true);
 }
 
 std::string Daemon::ImportNote() const {
@@ -1470,7 +1486,7 @@ std::string Daemon::ImportNote() const {
   char buf[256];
   std::snprintf(buf, sizeof buf,
                 "an import of the agents' logs is under way (%lld of %lld files, %.0f%% of the "
-                "bytes, in %zu source%s left): this answer holds what is stored so far",
+                "bytes; %zu source%s still to sync): this answer holds what is stored so far",
                 static_cast<long long>(files_done), static_cast<long long>(files_total),
                 bytes_total > 0 ? 100.0 * static_cast<double>(bytes_done) /
                                       static_cast<double>(bytes_total)

@@ -109,8 +109,10 @@ class Daemon {
   /// Whether `m` gets an answer (a request does; a notification or a
   /// response does not).
   bool McpMessage(std::uint64_t conn, const rapidjson::Value& m);
+  /// `fresh`: what changed is in already (Freshen, WhenSynced); `waited`:
+  /// the call waited for the first sync already.
   void McpCall(std::uint64_t conn, const std::string& id_json, const rapidjson::Value* params,
-               bool fresh = false);
+               bool fresh = false, bool waited = false);
   /// Runs `fn` on the loop thread after `ms` (a one-shot timer of its own).
   void After(int ms, std::function<void()> fn);
   struct OneShot {
@@ -176,7 +178,9 @@ class Daemon {
                       const std::vector<DiscoveryProblem>& problems, bool exists);
   /// What a sync ingested and met (writer thread): the totals and each
   /// source's health.
-  void NoteSync(const SyncReport& r);
+  /// `partial`: a live sync of a few files, which adds problems and
+  /// ingestion times but clears no problem of the source.
+  void NoteSync(const SyncReport& r, bool partial = false);
   /// A sync of `which` that failed as a whole (the store refused it).
   void NoteFailure(const std::vector<const SourceAdapter*>& which, const std::string& what);
   /// Watches `dirs` of `source` (and no others of it); true when it added one.

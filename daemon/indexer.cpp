@@ -55,53 +55,71 @@ void Indexer::Problem(const std::string& what) {
   health_.problem_at_ms = now_ms_();
 }
 
-void Indexer::Damaged(const std::string& what) {
+bool Indexer::Damaged(const std::string& what) {
+  const auto now = Clock::now();
+  if (last_rebuild_ && now - *last_rebuild_ < kRebuildAgainAfter) {
+    // Damaged again right after a rebuild: something keeps breaking it (a
+    // failing disk?).  No loop of rebuilds: a check again later.
+    LOG_ERROR("search index damaged again soon after a rebuild (%s): checking again in %lld min",
+              what.c_str(),
+              static_cast<long long>(
+                  std::chrono::duration_cast<std::chrono::minutes>(kRebuildAgainAfter).count()));
+    Problem("damaged again after a rebuild: " + what);
+    SetState("failing");
+    next_check_ = *last_rebuild_ + kRebuildAgainAfter;
+    return false;
+  }
   LOG_ERROR("search index damaged (%s): rebuilding it from the events", what.c_str());
   Problem("damaged: " + what);
   index_->Rebuild();
+  last_rebuild_ = now;
   std::lock_guard lock(mu_);
   health_.state = "rebuilding";
   ++health_.rebuilds;
+  return true;
 }
 
-void Indexer::CheckNow(const std::string& why) {
+bool Indexer::CheckNow(const std::string& why) {
   const std::int64_t started = now_ms_();
   std::string problems = index_->Check();
   {
     std::lock_guard lock(mu_);
     health_.checked_at_ms = now_ms_();
   }
-  if (!problems.empty()) {
-    Damaged(problems);
-  } else {
-    if (!why.empty())
-      LOG_WARN("search index: a search reported damage (%s), but the check found none",
-               why.c_str());
-    LOG_INFO("search index: integrity check passed in %lld ms",
-             static_cast<long long>(now_ms_() - started));
-  }
+  if (!problems.empty()) return Damaged(problems);
+  last_check_passed_ = Clock::now();
+  if (!why.empty())
+    LOG_WARN("search index: reported damaged (%s), but the check found nothing wrong",
+             why.c_str());
+  LOG_INFO("search index: integrity check passed in %lld ms",
+           static_cast<long long>(now_ms_() - started));
+  return false;
 }
 
 void Indexer::Run() {
-  using Clock = std::chrono::steady_clock;
-  auto next_check = Clock::now();
+  next_check_ = Clock::now();  // at start
   auto retry = Clock::time_point::max();  // after a failure, catch up again then
   for (;;) {
     bool check = false;
     std::string why;
     {
       std::unique_lock lock(mu_);
-      cv_.wait_until(lock, std::min(next_check, retry),
+      cv_.wait_until(lock, std::min(next_check_, retry),
                      [&] { return pending_ || check_ || stopping_; });
       if (stopping_) return;
       const auto now = Clock::now();
-      if (now >= next_check) check_ = true;
+      if (now >= next_check_) check_ = true;
       if (now >= retry) pending_ = true;
       retry = Clock::time_point::max();
       check = std::exchange(check_, false);
       why = std::exchange(suspicion_, {});
       pending_ = false;
-      if (check) next_check = now + kCheckEvery;
+      if (check) next_check_ = now + kCheckEvery;
+      // A search's report soon after a check that passed: that check stands
+      // (a report per search would be a check per search).
+      if (check && !why.empty() && last_check_passed_ &&
+          now - *last_check_passed_ < kRebuildAgainAfter)
+        check = false;
     }
     try {
       if (check) CheckNow(why);
@@ -121,25 +139,26 @@ void Indexer::Run() {
       };
       while (idle() && index_->MergeStep(kMergePages)) {
       }
-    } catch (const SqliteError& e) {
-      if (stopping_) return;  // interrupted by Stop()
-      try {
-        if (IsCorruption(e)) {
-          Damaged(e.what());
-          std::lock_guard lock(mu_);
-          pending_ = true;  // build it again now
-          continue;
-        }
-      } catch (const std::exception& e2) {
-        LOG_ERROR("search index: rebuild failed: %s", e2.what());
-      }
-      // Disk full, I/O error...: the next notification tries again, and
-      // searches read the events the index has not reached.
-      LOG_ERROR("search index: %s", e.what());
-      Problem(e.what());
-      SetState("failing");
-      retry = Clock::now() + std::chrono::seconds(10);
     } catch (const std::exception& e) {
+      if (stopping_) return;  // interrupted by Stop()
+      const auto* sq = dynamic_cast<const SqliteError*>(&e);
+      bool rebuilt = false;
+      if (sq != nullptr && IsCorruption(*sq)) {
+        // Damage met while indexing: index.db's, or origin.db's (which the
+        // indexer reads)?  The check says; only then is it rebuilt.
+        try {
+          rebuilt = CheckNow(e.what());
+        } catch (const std::exception& e2) {
+          LOG_ERROR("search index: checking it: %s", e2.what());
+        }
+      }
+      if (rebuilt) {
+        std::lock_guard lock(mu_);
+        pending_ = true;  // build it again now
+        continue;
+      }
+      // Disk full, I/O error, damage elsewhere...: tried again in a while;
+      // searches read the events the index has not reached.
       LOG_ERROR("search index: %s", e.what());
       Problem(e.what());
       SetState("failing");

@@ -23,6 +23,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 
@@ -35,6 +36,10 @@ class Indexer {
   /// Pages of work per merge step (FTS5 'merge', always positive).
   static constexpr int kMergePages = 64;
   static constexpr std::chrono::hours kCheckEvery{6};
+  /// A rebuild is not started again sooner than this after the last one,
+  /// and a search's report of damage is not checked again sooner than this
+  /// after a check that passed.
+  static constexpr std::chrono::minutes kRebuildAgainAfter{10};
 
   struct Health {
     /// "checking" (the start's check, before any finding), "ok",
@@ -63,9 +68,13 @@ class Indexer {
 
  private:
   void Run();
-  /// Runs the check and rebuilds on damage (indexer thread).
-  void CheckNow(const std::string& why);
-  void Damaged(const std::string& what);  // indexer thread: rebuild
+  using Clock = std::chrono::steady_clock;
+  /// Runs the check and rebuilds on damage (indexer thread); whether it
+  /// rebuilt.
+  bool CheckNow(const std::string& why);
+  /// Rebuilds, unless the last rebuild was less than kRebuildAgainAfter
+  /// ago (then "failing", and a check then); whether it rebuilt.
+  bool Damaged(const std::string& what);
   void SetState(const char* state);
   void Problem(const std::string& what);
 
@@ -78,6 +87,9 @@ class Indexer {
   std::string suspicion_;
   std::atomic<bool> stopping_{false};
   Health health_;
+  // Indexer thread only:
+  Clock::time_point next_check_;
+  std::optional<Clock::time_point> last_rebuild_, last_check_passed_;
   std::thread thread_;
 };
 

@@ -330,7 +330,7 @@ bool Daemon::McpMessage(std::uint64_t conn, const rapidjson::Value& m) {
 }
 
 void Daemon::McpCall(std::uint64_t conn, const std::string& id_json, const rapidjson::Value* params,
-                     bool fresh) {
+                     bool fresh, bool waited) {
   const rapidjson::Value* name = nullptr;
   if (params != nullptr)
     if (auto it = params->FindMember("name"); it != params->MemberEnd()) name = &it->value;
@@ -340,29 +340,29 @@ void Daemon::McpCall(std::uint64_t conn, const std::string& id_json, const rapid
   }
   const std::string tool = name->GetString();
   // The call again, later: its params copied, dropped if the agent left.
-  auto later = [&](bool then_fresh) {
+  auto later = [&](bool then_fresh, bool then_waited) {
     auto copy = std::make_shared<rapidjson::Document>();
     copy->CopyFrom(*params, copy->GetAllocator());
-    return [this, conn, id_json, copy, then_fresh] {
-      if (Alive(conn)) McpCall(conn, id_json, copy.get(), then_fresh);
+    return [this, conn, id_json, copy, then_fresh, then_waited] {
+      if (Alive(conn)) McpCall(conn, id_json, copy.get(), then_fresh, then_waited);
     };
   };
-  if (first_syncs_left_ > 0 && !fresh) {
+  if (first_syncs_left_ > 0 && !waited) {
     // Tools answer from the logs as they are: after the first sync of every
     // source since the start, as the socket's queries do, or after at most
     // opts_.first_sync_wait_ms, from what is stored so far (with a note that says so).
-    after_first_sync_.push_back(AtMostAfter(opts_.first_sync_wait_ms, later(true)));
+    after_first_sync_.push_back(AtMostAfter(opts_.first_sync_wait_ms, later(fresh, true)));
     return;
   }
   if (!fresh && (tool == "remember" || tool == "correct")) {
     // Freshness: the line the agent wrote a moment ago is ingested first, so
     // that a quote of it resolves to its event (at most 2 s of waiting).
-    Freshen(2000, later(true));
+    Freshen(2000, later(true, waited));
     return;
   }
   if (!fresh && (tool == "search" || tool == "timeline") && !SyncsIdle()) {
     // What the watcher marked changed is ingested first (at most 1 s).
-    WhenSynced(1000, later(true));
+    WhenSynced(1000, later(true, waited));
     return;
   }
   static const std::map<std::string, std::string> kMethod = {

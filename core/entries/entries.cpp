@@ -8,6 +8,8 @@
 #include "core/forget/visible.hpp"
 #include "core/query/search.hpp"
 #include "core/query/terms.hpp"
+#include "core/store/event_index.hpp"
+#include "core/store/schema.hpp"
 #include "core/util/hash.hpp"
 #include "core/util/op_error.hpp"
 #include "core/util/text.hpp"
@@ -389,10 +391,19 @@ std::string RepairEntryIndex(Db& db) {
     db.Exec("INSERT INTO entry_fts(entry_fts) VALUES ('integrity-check')");
     return "";
   } catch (const SqliteError& e) {
-    if ((e.code() & 0xff) == SQLITE_BUSY) throw;
+    if (!IsCorruption(e)) throw;  // busy, a full disk: no verdict
     std::string what = e.what();
     Transaction tx(db);
-    db.Exec("INSERT INTO entry_fts(entry_fts) VALUES ('rebuild')");
+    try {
+      db.Exec("INSERT INTO entry_fts(entry_fts) VALUES ('rebuild')");
+    } catch (const SqliteError& again) {
+      if (!IsCorruption(again)) throw;
+      // Too damaged to be opened ("vtable constructor failed"): dropped,
+      // made again as every open makes it, and filled from the entries.
+      DropFts5Table(db, "entry_fts");
+      db.Exec(kIdempotentSql);
+      db.Exec("INSERT INTO entry_fts(entry_fts) VALUES ('rebuild')");
+    }
     tx.Commit();
     return what;
   }

@@ -283,10 +283,11 @@ Ingester::Ingester(Db& db, MirrorStore& mirrors, const Clock& clock)
 
 void StageEvents(Db& db) {
   // Events are inserted a transaction's batch at a time, from this staging
-  // table, with one INSERT ... SELECT.  Inserted one statement per row, the
-  // triggers that feed the FTS5 indexes would make each row a statement of
-  // its own, and FTS5 writes out its pending terms at every statement's
-  // savepoint: measured about twice as slow (docs/performance.md).
+  // table, with one INSERT ... SELECT: one statement for the triggers on
+  // event (event_block, scope_block) rather than one per row.  (It was
+  // chosen when FTS5 triggers fed the search indexes there, which wrote out
+  // their pending terms at every statement: about twice as slow then,
+  // docs/performance.md.)
   db.Exec("PRAGMA temp_store = MEMORY");
   db.Exec(
       "CREATE TEMP TABLE IF NOT EXISTS event_stage ("
@@ -436,15 +437,17 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
     content = std::make_unique<PlainContent>(std::move(fd), f.abs_path);
 
   std::int64_t expected_pos = -1;  // where the previous transaction left the cursor
+  std::int64_t expected_id = -1;   // and in which generation
   std::string window;              // the last <= 4 KiB of content before the cursor
   std::unique_ptr<FileState> state;
   for (;;) {
     Transaction tx(db_);
     const std::int64_t now = clock_.NowMs();
     if (!LoadUnbroken(db_, source, f.key, row, out)) return;
-    if (!row || row->mirror.bytes != expected_pos) {
-      // First transaction, or another process moved the cursor: check the
-      // bytes before the cursor still hash to what was ingested.
+    if (!row || row->mirror.bytes != expected_pos || row->id != expected_id) {
+      // First transaction, or another process (or a live sync between our
+      // transactions) moved the cursor: check the bytes before the cursor
+      // still hash to what was ingested.
       window.clear();
       bool rewritten = false;
       if (row && row->mirror.bytes > 0) {
@@ -509,6 +512,7 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
     out.bytes += static_cast<std::int64_t>(chunk.data.size());
     out.parse_errors += parse_errors;
     expected_pos = appended.after.bytes;
+    expected_id = row->id;
     if (between) between();
     if (chunk.at_eof) return;
   }

@@ -16,7 +16,8 @@ namespace {
 
 struct Candidate {
   std::int64_t seq, ts;
-  double score;  // BM25 when ranked, else 0
+  double score;         // BM25 when ranked, else 0
+  bool scored = false;  // read from an index that ranks (else: not reached by it yet)
 };
 
 // The statements of a search number their parameters: ?1 the MATCH
@@ -250,6 +251,7 @@ struct Source {
   bool check = true;
   std::int64_t lo = 0, hi = INT64_MAX;  // the seqs this source covers
   std::string dfs;                      // for origin_bm25
+  bool scored = false;                  // its third column is a BM25 score
 };
 
 // The statement of a Source reading the FTS5 table `name` (in `schema`) as
@@ -316,6 +318,7 @@ void Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
     Stmt st;
     const Chains::Chain* chain;
     bool check;
+    bool scored;
     std::int64_t next;  // every unread row has seq <= next
     std::int64_t bound;
   };
@@ -333,7 +336,7 @@ void Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
         if (lo > hi) continue;
         Stmt st(db.get(), src.sql);
         BindParams(st, q, src.match, lo, hi, src.dfs, &gate);
-        cursors.push_back({std::move(st), &c, src.check, hi, c.Bound(hi)});
+        cursors.push_back({std::move(st), &c, src.check, src.scored, hi, c.Bound(hi)});
       }
     }
   }
@@ -346,7 +349,7 @@ void Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
       cur->bound = INT64_MIN;
       continue;
     }
-    Candidate c{cur->st.Int(0), cur->st.Int(1), cur->st.Double(2)};
+    Candidate c{cur->st.Int(0), cur->st.Int(1), cur->st.Double(2), cur->scored};
     cur->next = c.seq - 1;
     cur->bound = cur->chain->Bound(c.seq - 1);
     if (!k.CouldEnter(c)) continue;  // older than all kept: its text is not read
@@ -374,8 +377,15 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index) {
   if (terms.empty() || q.limit <= 0) return out;
   const std::string where = Where(q);
   const bool has_long = !TrigramMatch(terms).empty();
-  const bool ranked = has_long && !q.recent;
-  // By relevance: the newest kRankWindow matches are ranked; else the newest `limit`.
+  const bool indexed = use_index && HasIndex(db);
+  // The events the indexes have not reached are read directly, the others
+  // through an index of index.db.
+  const std::int64_t upto = indexed ? IndexedUpto(db) : 0;
+  // By relevance: the newest kRankWindow matches are ranked; else the
+  // newest `limit`.  Without an index that has reached anything (none
+  // attached, damaged, or built again from the start), nothing can be
+  // ranked: newest first.
+  const bool ranked = has_long && !q.recent && upto > 0;
   const std::size_t need =
       ranked ? static_cast<std::size_t>(kRankWindow) : static_cast<std::size_t>(q.limit);
   NewestK k(need);
@@ -384,24 +394,20 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index) {
   const bool messages_only = q.kind ? *q.kind == "message" : !q.include_tools;
   std::vector<Candidate> cands;
   const std::string cjk = CjkMatch(terms);
-  const bool indexed = use_index && HasIndex(db);
-  // The events the indexes have not reached (score 0: ranked last) are
-  // read directly, the others through an index of index.db.
-  const std::int64_t upto = indexed ? IndexedUpto(db) : 0;
   const Source direct{"SELECT e.seq, e.ts, 0.0 FROM event e WHERE e.seq BETWEEN ?2 AND ?3" +
                           where + " ORDER BY e.seq DESC",
                       "", true, upto + 1};
   if (has_long && messages_only && indexed) {
     std::vector<std::string> phrases = TrigramPhrases(terms);
     Source src{FtsSql("idx", "message_fts", "m", ranked, EventJoin(q, true), Where(q, true)),
-               JoinAnd(phrases), !PhrasesExact(terms), 0, upto};
+               JoinAnd(phrases), !PhrasesExact(terms), 0, upto, "", ranked};
     if (ranked) src.dfs = EstimateDfs(db, "idx.message_fts", phrases);
     Gather(db, chains, {direct, src}, q, terms, scope, k);
     cands = k.Take();
   } else if (has_long && indexed) {
     std::vector<std::string> grams = Trigrams(terms);
     Source src{FtsSql("idx", "event_fts", "f", ranked, EventJoin(q, false), where),
-               JoinAnd(grams), true, 0, upto};
+               JoinAnd(grams), true, 0, upto, "", ranked};
     // Every candidate holds every trigram once (detail=none), so the
     // frequencies scale every score alike and do not change the order: a
     // smaller probe does.
@@ -441,8 +447,12 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index) {
   const bool by_relevance = ranked;
   if (by_relevance) {
     if (cands.size() > static_cast<std::size_t>(kRankWindow)) cands.resize(kRankWindow);
-    std::stable_sort(cands.begin(), cands.end(),
-                     [](const Candidate& a, const Candidate& b) { return a.score < b.score; });
+    // What the index has not reached yet (the newest events, as a rule)
+    // has no score: it comes first, newest first, then the ranked ones.
+    std::stable_sort(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
+      if (a.scored != b.scored) return !a.scored;
+      return a.scored && a.score < b.score;
+    });
   }
   if (cands.size() > static_cast<std::size_t>(q.limit))
     cands.resize(static_cast<std::size_t>(q.limit));
@@ -450,22 +460,46 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index) {
     EventHit h;
     h.event = *GetEventBySeq(db, c.seq);
     h.snippet = Snippet(h.event.text, terms);
-    if (by_relevance) h.score = c.score;
+    if (by_relevance && c.scored) h.score = c.score;
     out.push_back(std::move(h));
   }
   return out;
+}
+
+
+// Runs `fn` in one read transaction of `db` (and what it attached), unless
+// one is open already: how far the index has got and what it holds are
+// then read at the same moment, even while it is rebuilt.
+template <class Fn>
+auto InOneSnapshot(Db& db, Fn fn) {
+  if (db.InTransaction()) return fn();
+  db.Exec("BEGIN");
+  try {
+    auto out = fn();
+    db.Exec("COMMIT");
+    return out;
+  } catch (...) {
+    try {
+      if (db.InTransaction()) db.Exec("ROLLBACK");
+    } catch (const SqliteError&) {
+      // The error being thrown says more.
+    }
+    throw;
+  }
 }
 
 }  // namespace
 
 std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
   try {
-    return Search(db, q, true);
+    return InOneSnapshot(db, [&] { return Search(db, q, true); });
   } catch (const SqliteError& e) {
-    // A damaged index answers nothing: the events do, while it is rebuilt.
     if (!IsCorruption(e) || !HasIndex(db)) throw;
+    // Damage: the events answer without the indexes.  Only when they can
+    // is the damage the index's, and the indexer told.
+    auto out = InOneSnapshot(db, [&] { return Search(db, q, false); });
     if (q.index_failed) q.index_failed(e.what());
-    return Search(db, q, false);
+    return out;
   }
 }
 

@@ -2,29 +2,33 @@
 #pragma once
 // Event search (spec: Search and timeline).  Every term of the query must
 // occur in an event's text, ignoring case, as a substring.  Candidates come
-// from an index chosen by the terms:
+// from an index of index.db chosen by the terms, for the events it has
+// reached (seq <= upto), plus the newer events, read directly:
 //   - a term of three or more characters: message_fts (messages; each such
-//     term a phrase, ranked by BM25) or, with tool events, event_fts in
-//     index.db (the AND of every trigram of every term, BM25 over trigrams),
-//     plus the events the index has not reached yet (seq > upto), read
-//     directly;
+//     term a phrase, ranked by BM25) or, with tool events, event_fts (the
+//     AND of every trigram of every term, BM25 over trigrams);
 //   - else one or two CJK letters: event_cjk (a letter and a pair are each a
 //     token);
 //   - else only other short terms (AI, C#): the text of at most the newest
 //     25,000 events in scope (kScanLimit).
+// Without an index (none attached, or one found damaged, see SearchEvents)
+// every event in scope is read, newest first, until enough match.
 // A candidate's text is then checked against every term, so results are
 // exact whatever the index; only where the index is exact by itself is the
 // check left out (ASCII phrases in message_fts, whose case FTS5 folds as
-// FoldCase does; CJK letters in event_cjk).  Order: with a term of three or more characters
-// and not `recent`, BM25 over the newest 2,000 matches (kRankWindow), ties
-// newest first; otherwise newest first by timestamp, later arrival first.
+// FoldCase does; CJK letters in event_cjk).  Order: with a term of three or
+// more characters, not `recent`, and an index that has reached something,
+// BM25 over the newest 2,000 matches (kRankWindow), ties newest first, after
+// the matches the index has not reached yet (newest first); otherwise newest
+// first by timestamp, later arrival first.  One read transaction: how far
+// the index has got and what it holds are read at the same moment.
 //
 // Candidates are read newest arrival first in chains of blocks (event_block:
 // a block more than a day older than its chain so far starts a new chain),
 // always from the chain whose unread part may hold the newest candidate, and
 // reading stops once no chain can hold one newer than those kept.
-// Read-only; the connection must have index.db attached as `idx`
-// (AttachIndex), or tool-event searches scan instead.
+// Read-only; the connection should have index.db attached as `idx`
+// (AttachIndex).
 
 #include <cstdint>
 #include <functional>
@@ -49,7 +53,8 @@ struct EventQuery {
   std::optional<std::int64_t> from_ms, to_ms;
   int limit = 20;
   /// Called (on the searching thread) when an index of index.db turned out
-  /// to be damaged; the search then answers from the events alone.
+  /// to be damaged: the search then answers from the events alone, and
+  /// calls this only once they did (damage in origin.db is thrown).
   std::function<void(const std::string& what)> index_failed;
 };
 

@@ -105,6 +105,11 @@ EventIndex::EventIndex(const std::string& index_path, const std::string& db_path
   }
   store_ = std::make_unique<Db>(db_path, Db::Mode::kReadOnly);
   store_->Exec("PRAGMA busy_timeout = 10000");
+  // Interrupt() ends whatever runs on index_ then or later.
+  sqlite3_progress_handler(
+      index_->get(), 1000,
+      [](void* self) noexcept -> int { return static_cast<EventIndex*>(self)->interrupted_ ? 1 : 0; },
+      this);
 }
 
 void EventIndex::Create() {
@@ -178,17 +183,22 @@ void EventIndex::Rebuild() {
 std::string EventIndex::Check() {
   std::string problems;
   for (const char* t : kEventIndexTables) {
+    if (interrupted_) throw SqliteError(SQLITE_INTERRUPT, "integrity-check: interrupted");
     try {
       index_->Exec(std::string("INSERT INTO ") + t + "(" + t + ") VALUES ('integrity-check')");
     } catch (const SqliteError& e) {
-      if ((e.code() & 0xff) == SQLITE_INTERRUPT) throw;
+      // Damage only; busy, full, I/O errors are no verdict on the index.
+      if (!IsCorruption(e)) throw;
       problems += (problems.empty() ? "" : "; ") + std::string(t) + ": " + e.what();
     }
   }
   return problems;
 }
 
-void EventIndex::Interrupt() { sqlite3_interrupt(index_->get()); }
+void EventIndex::Interrupt() {
+  interrupted_ = true;  // statements started from now on (the progress handler)
+  sqlite3_interrupt(index_->get());  // and the one running now
+}
 
 std::int64_t EventIndex::CatchUp(std::size_t batch_bytes, const std::function<bool()>& stop) {
   CheckStore();

@@ -69,14 +69,15 @@ class EventIndex {
   std::int64_t Upto();
   /// One merge step on each table (MergeFtsStep); whether any had work.
   bool MergeStep(int pages);
-  /// FTS5's integrity-check of every table: "" when all hold, else what
-  /// failed.  Throws SqliteError when interrupted (SQLITE_INTERRUPT).
+  /// FTS5's integrity-check of every table: "" when all hold, else the
+  /// damage found.  Throws SqliteError for anything else (interrupted,
+  /// busy, a full disk): no verdict.
   std::string Check();
   /// Empties every table and forgets how far it had indexed: CatchUp then
   /// builds the indexes again from the events.
   void Rebuild();
-  /// Makes a running Check() or CatchUp() statement stop with
-  /// SQLITE_INTERRUPT.  Thread-safe.
+  /// Makes what runs on the index now, and whatever is started after, stop
+  /// with SQLITE_INTERRUPT (for good: at shutdown).  Thread-safe.
   void Interrupt();
 
  private:
@@ -86,6 +87,7 @@ class EventIndex {
   std::string index_path_;
   std::unique_ptr<Db> index_;
   std::unique_ptr<Db> store_;
+  std::atomic<bool> interrupted_{false};
 };
 
 /// One step of merging the segments of the FTS5 table `table` (e.g.

@@ -92,4 +92,29 @@ TEST_SUITE("fts5_commands") {
     CHECK(s.db->QueryInt("SELECT count(*) FROM entry_fts WHERE entry_fts MATCH '\"meson\"'") ==
           3000);
   }
+
+  TEST_CASE(
+      "fts5_commands: an entry_fts too damaged to be opened is dropped and built again from the "
+      "entries (RepairEntryIndex), and remember works again") {
+    TestStore s;
+    s.db->Exec(
+        "INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
+        "VALUES (1, 't', 'k', 1, '/x', 't/k', 0)");
+    AddEvent(*s.db, 1);
+    RememberInput in;
+    in.kind = "knowledge";
+    in.text = "The build uses meson";
+    in.confidence = 0.9;
+    in.author = "user@test";
+    in.sources = {{std::string("t:1"), std::nullopt}};
+    Remember(*s.db, s.clock, "test", in);
+    s.db->Exec("UPDATE entry_fts_data SET block = substr(block, 1, 6) WHERE id = 10");
+    in.text = "The tests use doctest";
+    CHECK_THROWS(Remember(*s.db, s.clock, "test", in));  // the trigger meets the damage
+    CHECK(RepairEntryIndex(*s.db) != "");
+    CHECK(RepairEntryIndex(*s.db) == "");
+    Remember(*s.db, s.clock, "test", in);
+    CHECK(s.db->QueryInt("SELECT count(*) FROM entry_fts WHERE entry_fts MATCH '\"meson\"'") == 1);
+    CHECK(s.db->QueryInt("SELECT count(*) FROM entry_fts WHERE entry_fts MATCH '\"doctest\"'") == 1);
+  }
 }
