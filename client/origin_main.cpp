@@ -159,6 +159,12 @@ int Status(Connection& c, bool json) {
                                     Thousands(Int(st, "max_seq")) +
                                     "); searches read the events meanwhile")
                                .c_str());
+    else if (Int(x->value, "indexed_upto") + 1000 < Int(st, "max_seq"))
+      std::printf("%s\n", s.Dim("search index: catching up (" +
+                                 Thousands(Int(x->value, "indexed_upto")) + " of " +
+                                 Thousands(Int(st, "max_seq")) +
+                                 " events); searches read the newer events directly")
+                               .c_str());
     else if (state == "ok" && Int(x->value, "rebuilds") > 0)
       std::printf("%s\n", s.Dim("search index: found damaged at " +
                                  LocalTime(Int(x->value, "problem_at")) +
