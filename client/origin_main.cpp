@@ -127,8 +127,12 @@ int Status(Connection& c, bool json) {
     std::string name = Str(src, "name");
     bool exists = src["root_exists"].GetBool();
     files_total += Int(src, "files");
+    const bool looked = !src.HasMember("looked") || !src["looked"].IsBool() || src["looked"].GetBool();
     if (!exists && Int(src, "files") == 0) {
-      rows.push_back({name, "-", "-", "-", "-", s.Dim("no logs at " + Str(src, "root")), ""});
+      rows.push_back({name, "-", "-", "-", "-",
+                      s.Dim(looked ? "no logs at " + Str(src, "root")
+                                   : "not looked at yet (an import is under way)"),
+                      ""});
       continue;
     }
     std::int64_t errs = Int(src, "parse_errors_7d");

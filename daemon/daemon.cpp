@@ -132,6 +132,7 @@ Daemon::Daemon(uv_loop_t* loop, DaemonOptions opts, std::unique_ptr<Db> writer_d
       index_(std::move(index)) {
   problems_.resize(adapters_.size());
   root_exists_.resize(adapters_.size());
+  looked_.resize(adapters_.size());
   live_paths_.resize(adapters_.size());
   known_files_.resize(adapters_.size());
   import_ = std::make_unique<ImportProgress[]>(adapters_.size());
@@ -883,11 +884,12 @@ void Daemon::DoStatus(std::uint64_t conn_id, std::string id_json) {
     std::string source, name, root;
     bool exists;
     std::vector<DiscoveryProblem> problems;
+    bool looked;  // a discovery of it ran since the start
   };
   std::vector<Root> roots;
   for (std::size_t i = 0; i < adapters_.size(); ++i)
     roots.push_back({std::string(adapters_[i]->id()), std::string(adapters_[i]->display_name()),
-                     adapters_[i]->root(), root_exists_[i], problems_[i]});
+                     adapters_[i]->root(), root_exists_[i], problems_[i], looked_[i]});
   std::int64_t watched = static_cast<std::int64_t>(watches_.size());
   proto::Paths paths = opts_.paths;
   std::int64_t started = started_ms_;
@@ -990,6 +992,8 @@ void Daemon::DoStatus(std::uint64_t conn_id, std::string id_json) {
            Str(w, r.root);
            Key(w, "root_exists");
            w.Bool(r.exists);
+           Key(w, "looked");  // false while the first sync has not reached it
+           w.Bool(r.looked);
            Key(w, "files");
            w.Int64(ss.files);
            Key(w, "sessions");
@@ -1248,6 +1252,10 @@ void Daemon::RunSync(std::size_t source, const char* reason) {
     if (why == "start")
       so.progress = [this, source](const SyncProgress& p) {
         ImportProgress& ip = import_[source];
+        if (p.bytes_done > ip.bytes_done) {
+          std::lock_guard lock(health_mu_);  // status shows the import going on
+          health_[std::string(adapters_[source]->id())].last_ingest_ms = clock_.NowMs();
+        }
         ip.files_done = p.files_done;
         ip.files_total = p.files_total;
         ip.bytes_done = p.bytes_done;
@@ -1311,6 +1319,7 @@ void Daemon::ApplyDiscovery(std::size_t source, const std::vector<std::string>& 
                             const std::vector<DiscoveryProblem>& problems, bool exists) {
   problems_[source] = problems;
   root_exists_[source] = exists;
+  looked_[source] = true;
   // A directory watched only now may have changed between the sync's look
   // and its watch (a line appended during the first sync, a file written
   // into a directory just created): one more look, which only stats files.

@@ -237,6 +237,7 @@ class Daemon {
   // What the last discovery of each source found wrong (for status).
   std::vector<std::vector<DiscoveryProblem>> problems_;
   std::vector<bool> root_exists_;
+  std::vector<bool> looked_;  // a discovery of the source ran since the start
   // Status waits for the first sync of every source, so that what it shows
   // right after a start is the store as the logs are, not an empty one.
   std::size_t first_syncs_left_ = 0;
