@@ -894,11 +894,7 @@ void Daemon::DoStatus(std::uint64_t conn_id, std::string id_json) {
   proto::Paths paths = opts_.paths;
   std::int64_t started = started_ms_;
   std::string store = opts_.store_name;
-  std::map<std::string, SourceHealth> health;
-  {
-    std::lock_guard lock(health_mu_);
-    health = health_;
-  }
+  const std::map<std::string, SourceHealth> health = health_.Snapshot();
   const Indexer::Health index = indexer_->GetHealth();
   Read(conn_id, std::move(id_json),
        [this, roots, watched, paths, started, store, health, index](Db& db, rpc::Writer& w) {
@@ -1252,10 +1248,8 @@ void Daemon::RunSync(std::size_t source, const char* reason) {
     if (why == "start")
       so.progress = [this, source](const SyncProgress& p) {
         ImportProgress& ip = import_[source];
-        if (p.bytes_done > ip.bytes_done) {
-          std::lock_guard lock(health_mu_);  // status shows the import going on
-          health_[std::string(adapters_[source]->id())].last_ingest_ms = clock_.NowMs();
-        }
+        if (p.bytes_done > ip.bytes_done)  // status shows the import going on
+          health_.Ingested(std::string(adapters_[source]->id()), clock_.NowMs());
         ip.files_done = p.files_done;
         ip.files_total = p.files_total;
         ip.bytes_done = p.bytes_done;
@@ -1331,34 +1325,13 @@ void Daemon::NoteSync(const SyncReport& r, bool partial) {
   totals_.lines += r.lines;
   totals_.bytes += r.bytes;
   totals_.events += r.events;
-  const std::int64_t now = clock_.NowMs();
-  std::lock_guard lock(health_mu_);
-  for (const SourceSummary& s : r.sources) {
-    SourceHealth& h = health_[s.source];
-    if (s.files_changed > 0) h.last_ingest_ms = now;
-    if (s.errors.empty()) {
-      if (partial) continue;  // a few files went well: no word on the others
-      h.error.clear();  // it lasted until now; last_error keeps it
-      h.error_since_ms = 0;
-      continue;
-    }
-    std::string what = s.errors.front();
-    if (s.errors.size() > 1) what += " (and " + std::to_string(s.errors.size() - 1) + " more)";
-    if (h.error.empty()) h.error_since_ms = now;
-    h.error = h.last_error = what;
-    h.last_error_ms = now;
-  }
+  health_.Note(r, clock_.NowMs(), partial);
 }
 
 void Daemon::NoteFailure(const std::vector<const SourceAdapter*>& which, const std::string& what) {
-  const std::int64_t now = clock_.NowMs();
-  std::lock_guard lock(health_mu_);
-  for (const SourceAdapter* a : which) {
-    SourceHealth& h = health_[std::string(a->id())];
-    if (h.error.empty()) h.error_since_ms = now;
-    h.error = h.last_error = "sync failed: " + what;
-    h.last_error_ms = now;
-  }
+  std::vector<std::string> sources;
+  for (const SourceAdapter* a : which) sources.emplace_back(a->id());
+  health_.Failed(sources, what, clock_.NowMs());
 }
 
 bool Daemon::UpdateWatches(std::size_t source, const std::vector<std::string>& dirs) {

@@ -22,7 +22,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -35,6 +34,7 @@
 #include "daemon/indexer.hpp"
 #include "daemon/instance.hpp"
 #include "daemon/rpc_json.hpp"
+#include "daemon/source_health.hpp"
 #include "daemon/uv.hpp"
 #include "daemon/workers.hpp"
 #include "proto/paths.hpp"
@@ -249,17 +249,7 @@ class Daemon {
   struct Totals {
     std::atomic<std::int64_t> files{0}, lines{0}, bytes{0}, events{0};
   } totals_;
-  // Each source's health, as the syncs found it, kept here as well as in
-  // sync_log: a store that cannot be written cannot record its own failure.
-  struct SourceHealth {
-    std::string error;               // the problem of the latest sync, "" when it went well
-    std::int64_t error_since_ms = 0;  // since when the problem lasts
-    std::string last_error;          // the latest problem, fixed or not
-    std::int64_t last_error_ms = 0;
-    std::int64_t last_ingest_ms = 0;  // the latest sync that took something in
-  };
-  mutable std::mutex health_mu_;
-  std::map<std::string, SourceHealth> health_;  // by source id
+  SourceHealthBook health_;  // each source's health, as the syncs found it
   bool shutting_down_ = false;
   std::int64_t started_ms_ = 0;
 };

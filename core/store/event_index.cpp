@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "core/store/event_index.hpp"
 
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <vector>
@@ -87,8 +86,7 @@ bool IsCorruption(const SqliteError& e) {
          what.find("vtable constructor failed") != std::string_view::npos;
 }
 
-EventIndex::EventIndex(const std::string& index_path, const std::string& db_path)
-    : index_path_(index_path) {
+EventIndex::EventIndex(const std::string& index_path, const std::string& db_path) {
   try {
     index_ = OpenIndexDb(index_path);
     Create();

@@ -84,7 +84,6 @@ class EventIndex {
   void Create();
   void CreateTables();  // inside a transaction
   void CheckStore();
-  std::string index_path_;
   std::unique_ptr<Db> index_;
   std::unique_ptr<Db> store_;
   std::atomic<bool> interrupted_{false};

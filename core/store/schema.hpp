@@ -46,9 +46,10 @@ inline constexpr const char* kAddScopeBlocksSql =
 /// The migrations of this build, oldest first (none yet: version 1 is the base).
 const std::vector<Migration>& Migrations();
 
-/// Registers origin_cjk() (event_cjk's bigrams) and origin_bm25 (search's
-/// ranking, core/store/fts_rank.hpp) on `db`.  Every connection that may
-/// insert events needs the first, readers the second.
+/// Registers origin_cjk() (CjkTokens as SQL) and origin_bm25 (search's
+/// ranking, core/store/fts_rank.hpp) on `db`.  Readers need the second; the
+/// first is called only by the event trigger of a store of format 2 or
+/// before, until its migration to 3 drops that trigger.
 void RegisterFunctions(Db& db);
 
 /// Opens `path` for writing with WAL, the busy timeout, journal_size_limit

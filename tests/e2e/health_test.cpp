@@ -54,15 +54,20 @@ std::size_t Hits(DaemonFixture& f, const std::string& word, bool all = false) {
 
 const std::string kLog = "/projects/-home-dev-app/s1.jsonl";
 
+// Two Claude Code lines, ingested and indexed by a daemon left running.
+void StartIndexed(DaemonFixture& f) {
+  WriteFile(f.claude() + kLog, ClaudeLine("u1", "Deploy the catalog service to 生产环境") +
+                                   ClaudeLine("u2", "the parser reads catalog lines"));
+  f.Start({"--rescan-ms", "600000"});
+  REQUIRE(f.WaitFor([&] { return IndexOk(f); }));
+}
+
 }  // namespace
 
 TEST_SUITE("health") {
   TEST_CASE("health: a search index damaged while the daemon was down is rebuilt at start") {
     DaemonFixture f;
-    WriteFile(f.claude() + kLog, ClaudeLine("u1", "Deploy the catalog service to 生产环境") +
-                                     ClaudeLine("u2", "the parser reads catalog lines"));
-    f.Start({"--rescan-ms", "600000"});
-    REQUIRE(f.WaitFor([&] { return IndexOk(f); }));
+    StartIndexed(f);
     f.Stop();
     DamageIndex(f.home() + "/index.db");
     f.Start({"--rescan-ms", "600000"});
@@ -85,10 +90,7 @@ TEST_SUITE("health") {
       "health: a search that meets a damaged index answers from the events, and the daemon "
       "rebuilds the index") {
     DaemonFixture f;
-    WriteFile(f.claude() + kLog, ClaudeLine("u1", "Deploy the catalog service to 生产环境") +
-                                     ClaudeLine("u2", "the parser reads catalog lines"));
-    f.Start({"--rescan-ms", "600000"});
-    REQUIRE(f.WaitFor([&] { return IndexOk(f); }));
+    StartIndexed(f);
     DamageIndex(f.home() + "/index.db");
     // Exact answers, at once: from the events.
     CHECK(Hits(f, "catalog") == 2);
