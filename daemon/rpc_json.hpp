@@ -3,8 +3,7 @@
 // JSON for the socket protocol's answers about events and sessions, and the
 // reading of request params.  Times go out twice: `ts` in milliseconds since
 // the epoch (UTC) for scripts, `time` as local ISO 8601 with milliseconds for
-// people and agents.  A param of the wrong type is a RequestError
-// (invalid_argument), answered as such by the dispatcher.
+// people and agents.  (Requests are read by proto/requests.hpp.)
 
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
@@ -59,35 +58,6 @@ class Writer : private rapidjson::Writer<rapidjson::StringBuffer> {
 /// NUL dropped) and, when that is not `bytes` exactly, `<key>_base64`: the
 /// bytes themselves.  For raw log lines (docs/cli.md, `origin sources`).
 void WriteBytes(Writer& w, const char* key, std::string_view bytes);
-
-/// A request that cannot be answered: `code` is a protocol error code.
-class RequestError : public std::runtime_error {
- public:
-  RequestError(const char* code, const std::string& message)
-      : std::runtime_error(message), code_(code) {}
-  const char* code() const { return code_; }
-
- private:
-  const char* code_;
-};
-
-/// The params of a request (an object, or absent).
-class Params {
- public:
-  explicit Params(const rapidjson::Value* params) : p_(params) {}
-  std::optional<std::string> Str(const char* key) const;
-  std::optional<std::int64_t> Int(const char* key) const;
-  bool Bool(const char* key) const;
-  std::optional<double> Num(const char* key) const;
-  /// A required string: invalid_argument when missing or empty.
-  std::string Need(const char* key) const;
-  /// [{event_id?, quote?}], each with at least one of them.
-  std::vector<EntrySource> Sources(const char* key) const;
-
- private:
-  const rapidjson::Value* Get(const char* key) const;
-  const rapidjson::Value* p_;
-};
 
 /// `extra` may add members before the object closes (a hit's snippet).
 void WriteEvent(Writer& w, const EventRow& e, const std::function<void(Writer&)>& extra = {});

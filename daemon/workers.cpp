@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "daemon/workers.hpp"
 
+#include <algorithm>
+
 #include "daemon/log.hpp"
 #include "daemon/uv.hpp"
 
@@ -51,7 +53,12 @@ DbWorkers::DbWorkers(std::string name, int threads, Opener open) : name_(std::mo
   for (int i = 0; i < threads; ++i) {
     std::unique_ptr<Db> db = open();
     threads_.emplace_back([this, d = std::move(db)]() mutable { Run(std::move(d)); });
+    ids_.push_back(threads_.back().get_id());
   }
+}
+
+bool DbWorkers::Inside() const noexcept {
+  return std::find(ids_.begin(), ids_.end(), std::this_thread::get_id()) != ids_.end();
 }
 
 DbWorkers::~DbWorkers() { Stop(); }

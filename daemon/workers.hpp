@@ -42,6 +42,8 @@ class DbWorkers {
   /// Asks the threads to finish their current job and exit; joins them.
   void Stop();
   bool stopping() const noexcept { return stopping_.load(); }
+  /// The caller is one of these threads (ORIGIN_ASSERT_INSIDE(writer)).
+  bool Inside() const noexcept;
 
  private:
   void Run(std::unique_ptr<Db> db);
@@ -51,6 +53,7 @@ class DbWorkers {
   std::deque<Job> urgent_, normal_;
   std::atomic<bool> stopping_{false};
   std::vector<std::thread> threads_;
+  std::vector<std::thread::id> ids_;  // set before any job is posted, then read only
 };
 
 }  // namespace origin

@@ -50,6 +50,9 @@ struct ClientHello {
   std::string version;
   std::int64_t pid = 0;
   std::string cwd;
+  /// origin-mcp: one per process, kept across reconnects, so that a write
+  /// it replays to a new connection is answered once (request keys).
+  std::string session;
 };
 struct DaemonHello {
   std::string daemon;  // the daemon's version

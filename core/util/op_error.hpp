@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The failure of a core operation that its caller should tell apart: bad
-// input, an unknown or forgotten id, a conflict (correcting a version that
-// is no longer current).  Interfaces map the code to their own (the socket
-// protocol's error codes, MCP tool errors); anything else is an internal
-// error.
+// The one error type of an operation, from core to the daemon's front-ends:
+// bad input, an unknown or forgotten id, a conflict (correcting a version
+// that is no longer current), a daemon that cannot take the request now
+// (shutting down), a method nobody implements, a message that breaks the
+// protocol.  Each front-end turns it into its own reply in one place (the
+// socket protocol's error codes, MCP tool errors and JSON-RPC errors); any
+// other exception is an internal error.
 
 #include <stdexcept>
 #include <string>
@@ -13,7 +15,16 @@ namespace origin {
 
 class OpError : public std::runtime_error {
  public:
-  enum class Code { kInvalidArgument, kNotFound, kForgotten, kConflict };
+  enum class Code {
+    kInvalidArgument,
+    kNotFound,
+    kForgotten,
+    kConflict,
+    kUnavailable,
+    kUnknownMethod,
+    kProtocol,
+    kInternal,
+  };
   OpError(Code code, const std::string& message) : std::runtime_error(message), code_(code) {}
   Code code() const noexcept { return code_; }
 

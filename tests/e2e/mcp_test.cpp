@@ -358,4 +358,41 @@ TEST_SUITE("e2e") {
     CHECK(m.CloseAndWait().first == 0);
     f.Stop();
   }
+
+  TEST_CASE("mcp: an agent repeating a remember leaves one entry; errors are tool errors") {
+    DaemonFixture f;
+    WriteFile(f.claude() + "/projects/app/s1.jsonl", ClaudeLine("u1", "We chose SQLite"));
+    f.Start({"--rescan-ms", "600000"});
+    Mcp m(f.env());
+    m.Call(1, "initialize",
+           R"({"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"codex","version":"1"}})");
+    const std::string same =
+        R"({"kind":"knowledge","text":"the store is SQLite","confidence":0.8,"project":"app","sources":[{"event_id":"claude-code:u1"}]})";
+    auto [first, e1] = m.Tool(2, "remember", same);
+    REQUIRE_MESSAGE(!e1, first);
+    auto [again, e2] = m.Tool(3, "remember", same);
+    REQUIRE_MESSAGE(!e2, again);
+    auto a = Json(first), b = Json(again);
+    CHECK(std::string(a["entry"]["id"].GetString()) == b["entry"]["id"].GetString());
+    CHECK_FALSE(a.HasMember("duplicate"));
+    CHECK(b["duplicate"].GetBool());
+    // Another text, or another project, is another entry.
+    auto [other, e3] = m.Tool(
+        4, "remember",
+        R"({"kind":"knowledge","text":"the store is SQLite","confidence":0.8,"project":"web","sources":[{"event_id":"claude-code:u1"}]})");
+    REQUIRE_MESSAGE(!e3, other);
+    CHECK(std::string(Json(other)["entry"]["id"].GetString()) != a["entry"]["id"].GetString());
+    auto r = f.Cli({"entries", "--json"});
+    REQUIRE(r.status == 0);
+    CHECK(Json(r.out)["entries"].Size() == 2);
+    // A correction of a version no longer current: a conflict, as a tool error.
+    const std::string v1 = a["entry"]["id"].GetString();
+    auto [c1, ce1] = m.Tool(5, "correct", R"({"id":")" + v1 + R"(","text":"SQLite, in WAL mode"})");
+    REQUIRE_MESSAGE(!ce1, c1);
+    auto [c2, ce2] = m.Tool(6, "correct", R"({"id":")" + v1 + R"(","text":"SQLite again"})");
+    CHECK(ce2);
+    CHECK_MESSAGE(c2.find("current") != std::string::npos, c2);
+    CHECK(m.CloseAndWait().first == 0);
+    f.Stop();
+  }
 }

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: MIT
+#include "daemon/mcp/server.hpp"
+
+#include <rapidjson/stringbuffer.h>
+
+#include <array>
+#include <vector>
+
+#include "core/util/text.hpp"
+#include "daemon/log.hpp"
+#include "daemon/mcp/tools.hpp"
+#include "origin_config.h"
+#include "proto/protocol.hpp"
+
+namespace origin {
+
+namespace {
+
+constexpr std::array<std::string_view, 4> kVersions = {"2025-11-25", "2025-06-18", "2025-03-26",
+                                                       "2024-11-05"};
+
+constexpr int kParseError = -32700, kInvalidRequest = -32600, kMethodNotFound = -32601,
+              kInvalidParams = -32602, kInternalError = -32603;
+
+std::string Id(const rapidjson::Value* id) { return id == nullptr ? "null" : proto::ToJson(*id); }
+
+std::string ErrorReply(const std::string& id_json, int code, const std::string& message) {
+  return proto::JsonRpcError(id_json, code, message);
+}
+
+std::string ResultReply(const std::string& id_json, const std::string& result_json) {
+  return "{\"jsonrpc\":\"2.0\",\"id\":" + id_json + ",\"result\":" + result_json + "}";
+}
+
+// The one place an operation's answer becomes a tool's reply: the result as
+// JSON text in a text block (spec: MCP server), a notice in a second one;
+// an error as a tool error the agent can read and correct.
+std::string ToolReply(const std::string& id_json, const Answer& a) {
+  const std::string& text = a.error ? std::string(a.error->what()) : a.result;
+  rapidjson::StringBuffer sb;
+  rpc::Writer w(sb);
+  w.StartObject();
+  w.Key("content");
+  w.StartArray();
+  for (const std::string* t : {&text, &a.notice}) {
+    if (t->empty() && t == &a.notice) continue;
+    w.StartObject();
+    w.Key("type");
+    w.String("text");
+    w.Key("text");
+    w.String(t->c_str(), static_cast<rapidjson::SizeType>(t->size()));
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("isError");
+  w.Bool(a.error.has_value());
+  w.EndObject();
+  return ResultReply(id_json, sb.GetString());
+}
+
+}  // namespace
+
+void McpServer::Handle(std::string_view text, std::shared_ptr<McpPeer> peer, Done done) {
+  ORIGIN_ASSERT_INSIDE(thread_);
+  if (!JsonDepthWithin(text, 64)) return done(ErrorReply("null", kInvalidRequest, "message nested too deeply"));
+  rapidjson::Document d;
+  d.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());
+  if (d.HasParseError()) return done(ErrorReply("null", kParseError, "Parse error: not JSON"));
+  if (!d.IsArray()) return Message(d, peer, std::move(done));
+  // A batch (2025-03-26; accepted on every version): one array of the
+  // answers, none when it held only notifications.
+  if (d.Empty()) return done(ErrorReply("null", kInvalidRequest, "an empty batch"));
+  struct Batch {
+    std::size_t left;
+    std::vector<std::string> replies;
+    Done done;
+  };
+  auto batch = std::make_shared<Batch>(Batch{d.Size(), {}, std::move(done)});
+  for (const auto& m : d.GetArray())
+    Message(m, peer, [batch](std::string reply) {
+      if (!reply.empty()) batch->replies.push_back(std::move(reply));
+      if (--batch->left > 0) return;
+      std::string out;
+      for (const std::string& r : batch->replies) out += (out.empty() ? "[" : ",") + r;
+      batch->done(out.empty() ? out : out + "]");
+    });
+}
+
+void McpServer::Message(const rapidjson::Value& m, const std::shared_ptr<McpPeer>& peer,
+                        Done done) {
+  if (!m.IsObject()) return done(ErrorReply("null", kInvalidRequest, "a message is a JSON object"));
+  const rapidjson::Value* id = nullptr;
+  if (auto it = m.FindMember("id"); it != m.MemberEnd()) id = &it->value;
+  auto jr = m.FindMember("jsonrpc");
+  auto method = m.FindMember("method");
+  if (jr == m.MemberEnd() || !jr->value.IsString() ||
+      std::string_view(jr->value.GetString()) != "2.0")
+    return done(ErrorReply(id && (id->IsString() || id->IsInt64()) ? Id(id) : "null",
+                           kInvalidRequest, "jsonrpc must be \"2.0\""));
+  if (method == m.MemberEnd()) {
+    // A response to a request of ours (we send none), or nothing valid.
+    if (m.HasMember("result") || m.HasMember("error")) return done("");
+    return done(ErrorReply("null", kInvalidRequest, "a request needs a method"));
+  }
+  if (!method->value.IsString())
+    return done(ErrorReply("null", kInvalidRequest, "method must be a string"));
+  const std::string name = method->value.GetString();
+  const rapidjson::Value* params = nullptr;
+  if (auto it = m.FindMember("params"); it != m.MemberEnd()) params = &it->value;
+  // A notification: never answered.  notifications/initialized,
+  // notifications/cancelled and unknown ones are ignored.
+  if (id == nullptr) return done("");
+  if (!id->IsString() && !id->IsInt64())
+    return done(ErrorReply("null", kInvalidRequest, "id must be a string or an integer"));
+  const std::string id_json = Id(id);
+  if (params != nullptr && !params->IsObject())
+    return done(ErrorReply(id_json, kInvalidParams, "params must be an object"));
+  if (name == "initialize") {
+    std::string version = "2025-11-25";
+    if (params != nullptr) {
+      if (auto v = params->FindMember("protocolVersion");
+          v != params->MemberEnd() && v->value.IsString()) {
+        for (auto known : kVersions)
+          if (known == v->value.GetString()) version = std::string(known);
+      }
+      if (auto ci = params->FindMember("clientInfo");
+          ci != params->MemberEnd() && ci->value.IsObject()) {
+        if (auto n = ci->value.FindMember("name");
+            n != ci->value.MemberEnd() && n->value.IsString() && n->value.GetStringLength() > 0)
+          peer->agent =
+              SanitizeUtf8(std::string(n->value.GetString(), n->value.GetStringLength()));
+      }
+    }
+    rapidjson::StringBuffer sb;
+    rpc::Writer w(sb);
+    w.StartObject();
+    w.Key("protocolVersion");
+    w.String(version.c_str());
+    w.Key("capabilities");
+    w.StartObject();
+    w.Key("tools");
+    w.StartObject();
+    w.EndObject();
+    w.EndObject();
+    w.Key("serverInfo");
+    w.StartObject();
+    w.Key("name");
+    w.String("origin");
+    w.Key("version");
+    w.String(ORIGIN_VERSION);
+    w.EndObject();
+    w.Key("instructions");
+    w.String(mcp::kInstructions);
+    w.EndObject();
+    return done(ResultReply(id_json, sb.GetString()));
+  }
+  if (name == "ping") return done(ResultReply(id_json, "{}"));
+  if (name == "tools/list") {
+    std::string tools = "{\"tools\":[";
+    bool first = true;
+    for (const mcp::Tool& t : mcp::AllTools()) {
+      rapidjson::Document schema;
+      schema.Parse(t.schema);
+      rapidjson::StringBuffer sb;
+      rpc::Writer w(sb);
+      w.StartObject();
+      w.Key("name");
+      w.String(t.name);
+      w.Key("description");
+      w.String(t.description);
+      w.Key("inputSchema");
+      schema.Accept(w);
+      w.Key("annotations");
+      w.StartObject();
+      w.Key("readOnlyHint");
+      w.Bool(t.read_only);
+      w.Key("destructiveHint");
+      w.Bool(std::string_view(t.name) == "forget");
+      w.EndObject();
+      w.EndObject();
+      tools += (first ? "" : ",") + std::string(sb.GetString());
+      first = false;
+    }
+    return done(ResultReply(id_json, tools + "]}"));
+  }
+  if (name == "tools/call") return CallTool(id_json, params, peer, std::move(done));
+  if (name == "origin/left") {
+    // origin-mcp: the agent left.  Ingest once more, then answer.
+    return ops_.Call("sync", nullptr, Caller{}, [id_json, done](Answer a) {
+      done(a.error ? ErrorReply(id_json, kInternalError, a.error->what())
+                   : ResultReply(id_json, a.result));
+    });
+  }
+  done(ErrorReply(id_json, kMethodNotFound, "Method not found: " + name));
+}
+
+void McpServer::CallTool(const std::string& id_json, const rapidjson::Value* params,
+                         const std::shared_ptr<McpPeer>& peer, Done done) {
+  const rapidjson::Value* name = nullptr;
+  if (params != nullptr)
+    if (auto it = params->FindMember("name"); it != params->MemberEnd()) name = &it->value;
+  if (name == nullptr || !name->IsString())
+    return done(ErrorReply(id_json, kInvalidParams, "tools/call needs the tool's name"));
+  const mcp::Tool* tool = mcp::FindTool(name->GetString());
+  if (tool == nullptr)
+    return done(ErrorReply(id_json, kInvalidParams, std::string("Unknown tool: ") + name->GetString()));
+  auto args = std::make_shared<rapidjson::Document>();
+  try {
+    const rapidjson::Value* given = nullptr;
+    if (auto it = params->FindMember("arguments"); it != params->MemberEnd()) given = &it->value;
+    *args = mcp::ToParams(*tool, given);
+  } catch (const OpError& e) {
+    return done(ToolReply(id_json, Answer{{}, e, {}}));
+  }
+  const Operation* op = Operations::Find(tool->operation);
+  if (op != nullptr && op->writes && !peer->session.empty()) {
+    // The same request replayed (origin-mcp after a reconnect) is answered
+    // once: keyed by the peer's session and the request's id.
+    const std::string key = "mcp:" + peer->session + ":" + id_json;
+    args->AddMember("request_key", rapidjson::Value(key.c_str(), args->GetAllocator()),
+                    args->GetAllocator());
+  }
+  Caller caller;
+  caller.author = (peer->agent.empty() ? std::string("agent") : peer->agent) + "@" +
+                  ops_.ctx().store_name;
+  caller.channel = "mcp";
+  caller.shape = [](std::string json) { return rpc::BoundStrings(std::move(json), kMaxAnswer); };
+  auto run = [this, tool, args, caller, id_json, done] {
+    ops_.Call(tool->operation, args.get(), caller,
+              [id_json, done](Answer a) { done(ToolReply(id_json, a)); });
+  };
+  Context& ctx = ops_.ctx();
+  switch (tool->fresh) {
+    case mcp::Fresh::kWritten:
+      // The line the agent wrote a moment ago is ingested first, so that a
+      // quote of it resolves to its event (at most 2 s of waiting).
+      return ctx.ingestion.Freshen(2000, run);
+    case mcp::Fresh::kWatched:
+      // What the watcher marked changed is ingested first (at most 1 s).
+      return ctx.scheduler.WhenSynced(1000, run);
+    case mcp::Fresh::kNone:
+      return run();
+  }
+}
+
+}  // namespace origin

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The MCP server (spec: MCP server; ../shared/spec/mcp.md), apart from any
+// transport: it takes one JSON-RPC message (or a batch) and the peer that
+// sent it, and hands back the reply, so that stdio through the socket
+// (origin-mcp) now and HTTP later run the same code.  The legacy lifecycle
+// (initialize, notifications/initialized, ping) with versions 2025-11-25,
+// 2025-06-18, 2025-03-26 and 2024-11-05; tools/list with the seven tools;
+// tools/call runs the operation each tool names (daemon/mcp/tools.cpp), so
+// the CLI and agents share one implementation (invariant 5), and its answer
+// comes back as a text block of JSON, or as a tool error (isError) with a
+// readable message.
+
+#include <rapidjson/document.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "daemon/operations/operations.hpp"
+
+namespace origin {
+
+/// One MCP client, as its transport keeps it between messages.
+struct McpPeer {
+  std::string agent;    // clientInfo.name of its initialize
+  std::string session;  // the transport's session: writes are keyed by it and the request id
+};
+
+class McpServer {
+ public:
+  /// The reply to a message or a batch, or "" when none is due.
+  using Done = std::function<void(std::string)>;
+  McpServer(Operations& ops, const ThreadRole& loop_thread) : ops_(ops), thread_(loop_thread) {}
+  McpServer(const McpServer&) = delete;
+  McpServer& operator=(const McpServer&) = delete;
+
+  /// One message or batch from `peer` (loop thread); `done` runs once, on
+  /// the loop thread.
+  void Handle(std::string_view text, std::shared_ptr<McpPeer> peer, Done done);
+
+  /// A tool's answer stays under about 20,000 tokens (rpc::BoundStrings).
+  static constexpr std::size_t kMaxAnswer = 80000;
+
+ private:
+  void Message(const rapidjson::Value& m, const std::shared_ptr<McpPeer>& peer, Done done);
+  void CallTool(const std::string& id_json, const rapidjson::Value* params,
+                const std::shared_ptr<McpPeer>& peer, Done done);
+  Operations& ops_;
+  const ThreadRole& thread_;
+};
+
+}  // namespace origin

@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: MIT
+#include "daemon/operations/operations.hpp"
+
+#include <rapidjson/stringbuffer.h>
+
+#include "daemon/log.hpp"
+#include "proto/protocol.hpp"
+
+namespace origin {
+
+const char* CodeName(OpError::Code code) {
+  switch (code) {
+    case OpError::Code::kInvalidArgument:
+      return proto::code::kInvalidArgument;
+    case OpError::Code::kNotFound:
+      return proto::code::kNotFound;
+    case OpError::Code::kForgotten:
+      return proto::code::kForgotten;
+    case OpError::Code::kConflict:
+      return proto::code::kConflict;
+    case OpError::Code::kUnavailable:
+      return proto::code::kUnavailable;
+    case OpError::Code::kUnknownMethod:
+      return proto::code::kUnknownMethod;
+    case OpError::Code::kProtocol:
+      return proto::code::kProtocol;
+    case OpError::Code::kInternal:
+      return proto::code::kInternal;
+  }
+  return proto::code::kInternal;
+}
+
+bool DecodeFor(const Operation& op, const rapidjson::Value* params, proto::EntryRequest* out,
+               std::string* error) {
+  return proto::Decode(params, out, error, /*correct=*/op.method == "correct");
+}
+
+bool DecodeFor(const Operation& op, const rapidjson::Value* params, proto::TombstoneRequest* out,
+               std::string* error) {
+  return proto::Decode(params, out, error, op.method == "forget" ? "target" : "id");
+}
+
+const Operation* Operations::Find(std::string_view method) {
+  for (const Operation& op : AllOperations())
+    if (op.method == method) return &op;
+  return nullptr;
+}
+
+void Operations::Call(std::string_view method, const rapidjson::Value* params, Caller caller,
+                      Reply reply) {
+  ORIGIN_ASSERT_INSIDE(ctx_.loop_thread);
+  if (refusing_)
+    return reply(Answer::Fail(OpError::Code::kUnavailable, "the daemon is shutting down"));
+  const Operation* op = Find(method);
+  if (op == nullptr)
+    return reply(
+        Answer::Fail(OpError::Code::kUnknownMethod, "unknown method: " + std::string(method)));
+  // Counted until answered: the shutdown waits for the calls in flight.
+  ++in_flight_;
+  auto once = [this, reply = std::move(reply)](Answer a) {
+    reply(std::move(a));
+    if (--in_flight_ == 0)
+      for (auto& fn : std::exchange(when_idle_, {})) fn();
+  };
+  op->start(*this, *op, params, std::move(caller), std::move(once));
+}
+
+void Operations::WhenIdle(std::function<void()> fn) {
+  if (in_flight_ == 0) return fn();
+  when_idle_.push_back(std::move(fn));
+}
+
+void Operations::AfterFirstSync(const Operation& op, std::function<void()> fn) {
+  // Queries answer from the logs as they are: after the first sync of every
+  // source since the start, or after at most first_sync_wait_ms, from what
+  // is stored so far (with the import's notice).
+  if (!op.after_first_sync) return fn();
+  ctx_.scheduler.AfterFirstSync(ctx_.first_sync_wait_ms, std::move(fn));
+}
+
+void Operations::OnWorker(Thread thread, const Caller& caller, Job job, Reply reply) {
+  DbWorkers::Job run = [this, job = std::move(job), shape = caller.shape,
+                        reply = std::move(reply)](Db& db) {
+    Answer a;
+    try {
+      rapidjson::StringBuffer sb;
+      rpc::Writer w(sb);
+      job(db, w);
+      a.result.assign(sb.GetString(), sb.GetSize());
+      if (shape) a.result = shape(std::move(a.result));
+    } catch (const OpError& e) {
+      a.error = e;
+    } catch (const std::exception& e) {
+      LOG_ERROR("request: %s", e.what());
+      a.error = OpError(OpError::Code::kInternal, e.what());
+    }
+    a.notice = ctx_.ingestion.ImportNote();
+    ctx_.poster->Post([reply, a = std::move(a)]() mutable { reply(std::move(a)); });
+  };
+  if (thread == Thread::kWriter)
+    ctx_.writer->Post(std::move(run), /*urgent=*/true);
+  else
+    ctx_.readers->Post(std::move(run));
+}
+
+}  // namespace origin

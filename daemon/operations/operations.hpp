@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The table of operations: every method the daemon answers, in one list
+// (table.cpp), each with its typed request (proto/requests.hpp, decoded and
+// checked there), the thread its work runs on, whether it waits for the
+// first sync after a start, whether it writes (and so takes a request key),
+// and its handler.  Every front-end calls operations through Call(): the
+// socket protocol (daemon/server.cpp), MCP (daemon/mcp/, whose tools name
+// the operation they call), and later HTTP.  Adding an operation is one
+// entry in the table and its handler.
+//
+// An answer is a JSON value or an OpError, handed to the front-end's reply
+// on the loop thread; each front-end turns an error into its own reply in
+// one place.  An exception out of a handler is caught where the handler
+// runs (the worker, or the loop) and becomes an OpError: nothing is thrown
+// through libuv or across a thread.
+//
+// Writes are answered once per request key (invariant: a retried request
+// never writes twice): the key and the first answer are kept in the store
+// for a day (core/store/request_keys.hpp).
+
+#include <rapidjson/document.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/c/sqlite.hpp"
+#include "core/ingest/adapter.hpp"
+#include "core/store/mirror.hpp"
+#include "core/util/clock.hpp"
+#include "core/util/op_error.hpp"
+#include "daemon/indexer.hpp"
+#include "daemon/rpc_json.hpp"
+#include "daemon/thread_check.hpp"
+#include "daemon/timers.hpp"
+#include "daemon/uv.hpp"
+#include "daemon/watch/ingestion.hpp"
+#include "daemon/watch/scheduler.hpp"
+#include "daemon/workers.hpp"
+#include "proto/paths.hpp"
+#include "proto/requests.hpp"
+
+namespace origin {
+
+/// Where an operation's work runs (design.md section 2).
+enum class Thread {
+  kLoop,    // on the loop thread: it only looks at the daemon's state or starts other work
+  kReader,  // a reader of the pool, on its read-only connection
+  kWriter,  // the writer, as an urgent job (between an import's transactions)
+};
+
+/// Who asks, as the front-end knows it.
+struct Caller {
+  /// Who writes: user@<device> for the CLI, <agent>@<device> on MCP.
+  std::string author;
+  /// Where a forget came from (spec: Forgetting): "cli" or "mcp".
+  std::string channel = "cli";
+  /// A long operation's progress (a JSON object), on the loop thread; null
+  /// when the front-end takes none.
+  std::function<void(const std::string& json)> progress;
+  /// Shapes the result on the worker thread before it is handed back (MCP
+  /// bounds an answer's size); null keeps it as it is.
+  std::function<std::string(std::string)> shape;
+};
+
+/// An operation's answer: the result as JSON text, or the error; `notice`
+/// goes beside the result (an import under way: what the answer holds).
+struct Answer {
+  std::string result;
+  std::optional<OpError> error;
+  std::string notice;
+  static Answer Fail(OpError::Code code, std::string message) {
+    return Answer{{}, OpError(code, std::move(message)), {}};
+  }
+};
+using Reply = std::function<void(Answer)>;  // called once, on the loop thread
+
+/// The protocol's name of an error code (proto::code), for every front-end.
+const char* CodeName(OpError::Code code);
+
+class Operations;
+
+/// What the handlers use: the store's threads and the daemon's parts.
+struct Context {
+  const Clock& clock;
+  std::string store_name;
+  proto::Paths paths;
+  MirrorStore& mirrors;
+  const std::vector<std::unique_ptr<SourceAdapter>>& adapters;
+  const ThreadRole& loop_thread;
+  Timers& timers;
+  SyncScheduler& scheduler;
+  Ingestion& ingestion;
+  DbWorkers* readers = nullptr;  // set once they run (Daemon::Start)
+  DbWorkers* writer = nullptr;
+  Indexer* indexer = nullptr;
+  LoopPoster* poster = nullptr;
+  /// How long a request waits for the first sync after a start, at most.
+  int first_sync_wait_ms = 3000;
+  std::int64_t started_ms = 0;
+  /// The watched directories (status), and the way to stop (shutdown).
+  std::function<std::int64_t()> watched_dirs;
+  std::function<void()> shutdown;
+};
+
+struct Operation {
+  using Start = void (*)(Operations& ops, const Operation& op, const rapidjson::Value* params,
+                         Caller caller, Reply reply);
+  std::string_view method;
+  Thread thread;
+  bool after_first_sync;  // answers from the logs as they are (a bounded wait)
+  bool writes;            // takes a request key
+  Start start;            // decodes the request and runs the handler
+};
+
+/// The table (table.cpp).
+std::span<const Operation> AllOperations();
+
+class Operations {
+ public:
+  explicit Operations(Context& ctx) : ctx_(ctx) {}
+  Operations(const Operations&) = delete;
+  Operations& operator=(const Operations&) = delete;
+
+  /// Runs `method` for `caller` (loop thread); `reply` runs once, on the
+  /// loop thread, with the answer or the error (unknown_method for a
+  /// method not in the table, unavailable once the daemon stops).
+  void Call(std::string_view method, const rapidjson::Value* params, Caller caller, Reply reply);
+  static const Operation* Find(std::string_view method);
+  /// Requests answered no more: the daemon is stopping.
+  void Refuse() { refusing_ = true; }
+  /// Calls not yet answered (the shutdown waits for them).
+  std::size_t in_flight() const { return in_flight_; }
+  /// `fn` once no call is in flight (at once when none is).
+  void WhenIdle(std::function<void()> fn);
+
+  Context& ctx() { return ctx_; }
+
+  // For the table's helpers: run `fn` where `thread` says, answer with what
+  // it writes (or the error it throws), with the import's notice.
+  using Job = std::function<void(Db&, rpc::Writer&)>;
+  void OnWorker(Thread thread, const Caller& caller, Job job, Reply reply);
+  /// `fn` after the first sync (at most ctx.first_sync_wait_ms), when `op` waits for it.
+  void AfterFirstSync(const Operation& op, std::function<void()> fn);
+
+ private:
+  Context& ctx_;
+  bool refusing_ = false;
+  std::size_t in_flight_ = 0;
+  std::vector<std::function<void()>> when_idle_;
+};
+
+/// Decodes `params` into the request `op` takes; false with the message.
+template <class Request>
+bool DecodeFor(const Operation&, const rapidjson::Value* params, Request* out,
+               std::string* error) {
+  return proto::Decode(params, out, error);
+}
+/// remember or correct (which needs the id of the version it supersedes).
+bool DecodeFor(const Operation& op, const rapidjson::Value* params, proto::EntryRequest* out,
+               std::string* error);
+/// forget (of a `target`) or restore (of an `id`).
+bool DecodeFor(const Operation& op, const rapidjson::Value* params, proto::TombstoneRequest* out,
+               std::string* error);
+
+// The handlers (queries.cpp, writes.cpp, service.cpp).
+namespace ops {
+void Timeline(Context&, Db&, const proto::TimelineRequest&, rpc::Writer&);
+void Projects(Context&, Db&, const proto::NoRequest&, rpc::Writer&);
+void Show(Context&, Db&, const proto::IdRequest&, rpc::Writer&);
+void Sources(Context&, Db&, const proto::IdRequest&, rpc::Writer&);
+void Entries(Context&, Db&, const proto::EntriesRequest&, rpc::Writer&);
+void Search(Context&, Db&, const proto::SearchRequest&, rpc::Writer&);
+void Forgotten(Context&, Db&, const proto::ForgottenRequest&, rpc::Writer&);
+void Remember(Context&, Db&, const proto::EntryRequest&, const Caller&, rpc::Writer&);
+void Correct(Context&, Db&, const proto::EntryRequest&, const Caller&, rpc::Writer&);
+void Forget(Context&, Db&, const proto::TombstoneRequest&, const Caller&, rpc::Writer&);
+void Restore(Context&, Db&, const proto::TombstoneRequest&, const Caller&, rpc::Writer&);
+void Ping(Operations&, const proto::NoRequest&, const Caller&, Reply);
+void Status(Operations&, const proto::NoRequest&, const Caller&, Reply);
+void Sync(Operations&, const proto::SyncRequest&, const Caller&, Reply);
+void Shutdown(Operations&, const proto::NoRequest&, const Caller&, Reply);
+}  // namespace ops
+
+}  // namespace origin

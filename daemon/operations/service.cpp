@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: MIT
+// The operations about the daemon itself: ping, status, sync, shutdown.
+// They start on the loop thread, where the daemon's state is, and hand what
+// reads the store to a reader or the writer.
+#include <unistd.h>
+
+#include <chrono>
+
+#include "core/store/event_index.hpp"
+#include "core/store/status.hpp"
+#include "core/util/text.hpp"
+#include "daemon/operations/operations.hpp"
+#include "origin_config.h"
+
+namespace origin::ops {
+
+namespace {
+
+void Str(rpc::Writer& w, std::string_view s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+// A string, or null when empty; a time or count, or null when 0.
+void OptStr(rpc::Writer& w, std::string_view s) {
+  if (s.empty())
+    w.Null();
+  else
+    Str(w, s);
+}
+void OptInt(rpc::Writer& w, std::int64_t v) {
+  if (v == 0)
+    w.Null();
+  else
+    w.Int64(v);
+}
+
+std::int64_t MonotonicMs() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
+}
+
+std::string Object(const std::function<void(rpc::Writer&)>& fill) {
+  rapidjson::StringBuffer sb;
+  rpc::Writer w(sb);
+  fill(w);
+  return std::string(sb.GetString(), sb.GetSize());
+}
+
+}  // namespace
+
+void Ping(Operations&, const proto::NoRequest&, const Caller&, Reply reply) {
+  reply(Answer{"{\"pong\":true}", std::nullopt, {}});
+}
+
+void Shutdown(Operations& o, const proto::NoRequest&, const Caller&, Reply reply) {
+  reply(Answer{"{\"stopping\":true}", std::nullopt, {}});
+  // After the answer is on its way: the shutdown waits for calls in flight.
+  o.ctx().timers.After(0, o.ctx().shutdown);
+}
+
+void Status(Operations& o, const proto::NoRequest&, const Caller& caller, Reply reply) {
+  Context& ctx = o.ctx();
+  // The daemon's state, taken on the loop thread; the store's, on a reader.
+  struct Root {
+    std::string source, name, root;
+    SourceFound found;
+  };
+  std::vector<Root> roots;
+  for (std::size_t i = 0; i < ctx.adapters.size(); ++i)
+    roots.push_back({std::string(ctx.adapters[i]->id()),
+                     std::string(ctx.adapters[i]->display_name()), ctx.adapters[i]->root(),
+                     ctx.ingestion.found()[i]});
+  const std::int64_t watched = ctx.watched_dirs();
+  const std::map<std::string, SourceHealth> health = ctx.ingestion.health().Snapshot();
+  const Indexer::Health index = ctx.indexer->GetHealth();
+  o.OnWorker(
+      Thread::kReader, caller,
+      [&ctx, roots, watched, health, index](Db& db, rpc::Writer& w) {
+        const proto::Paths& paths = ctx.paths;
+    StoreStatus st = ReadStatus(db, paths.db, ctx.clock.NowMs());
+    // What needs the user, in one list that every front-end shows
+    // (and `origin status` exits 5 for).
+    std::vector<std::string> attention;
+    w.StartObject();
+    w.Key("daemon");
+    w.StartObject();
+    w.Key("version");
+    w.String(ORIGIN_VERSION);
+    w.Key("pid");
+    w.Int64(::getpid());
+    w.Key("started_at");
+    w.Int64(ctx.started_ms);
+    w.Key("home");
+    Str(w, paths.home);
+    w.Key("socket");
+    Str(w, paths.socket);
+    w.Key("store");
+    Str(w, ctx.store_name);
+    w.Key("watched_dirs");
+    w.Int64(watched);
+    w.EndObject();
+    w.Key("store");
+    w.StartObject();
+    w.Key("db_bytes");
+    w.Int64(st.db_bytes);
+    w.Key("mirror_disk_bytes");
+    w.Int64(st.mirror_disk_bytes);
+    w.Key("mirror_content_bytes");
+    w.Int64(st.mirror_content_bytes);
+    w.Key("compression_ratio");
+    w.Double(st.mirror_disk_bytes > 0
+                 ? static_cast<double>(st.mirror_content_bytes) / st.mirror_disk_bytes
+                 : 0.0);
+    w.Key("sessions");
+    w.Int64(st.sessions);
+    w.Key("events");
+    w.Int64(st.events);
+    w.Key("max_seq");
+    w.Int64(st.max_seq);
+    const std::int64_t indexed = IndexedUpto(db);
+    w.Key("search_indexed_upto");
+    w.Int64(indexed);
+    w.EndObject();
+    w.Key("search_index");
+    w.StartObject();
+    w.Key("state");
+    Str(w, index.state);
+    w.Key("indexed_upto");
+    w.Int64(indexed);
+    w.Key("problem");
+    OptStr(w, index.problem);
+    w.Key("problem_at");
+    OptInt(w, index.problem_at_ms);
+    w.Key("rebuilds");
+    w.Int64(index.rebuilds);
+    w.Key("checked_at");
+    OptInt(w, index.checked_at_ms);
+    w.EndObject();
+    if (index.state == "failing")
+      attention.push_back("the search index cannot be written: " + index.problem);
+    w.Key("sources");
+    w.StartArray();
+    for (const Root& r : roots) {
+      SourceStatus ss;
+      for (const SourceStatus& s : st.sources)
+        if (s.source == r.source) ss = s;
+      // What this daemon saw wins over what the store could record.
+      SourceHealth h;
+      if (auto it = health.find(r.source); it != health.end()) h = it->second;
+      if (h.last_ingest_ms > ss.last_ingest_ms.value_or(0)) ss.last_ingest_ms = h.last_ingest_ms;
+      if (h.last_error_ms >= ss.last_error_ms && !h.last_error.empty()) {
+        ss.last_error = h.last_error;
+        ss.last_error_ms = h.last_error_ms;
+      }
+      if (!h.error.empty()) attention.push_back(r.name + ": " + h.error);
+      if (ss.broken_mirrors > 0)
+        attention.push_back(r.name + ": " + std::to_string(ss.broken_mirrors) +
+                            " mirror(s) shorter than the store records");
+      for (const auto& p : r.found.problems)
+        attention.push_back(r.name + ": " + p.path + ": " + p.message);
+      w.StartObject();
+      w.Key("source");
+      Str(w, r.source);
+      w.Key("name");
+      Str(w, r.name);
+      w.Key("root");
+      Str(w, r.root);
+      w.Key("root_exists");
+      w.Bool(r.found.root_exists);
+      w.Key("looked");  // false while the first sync has not reached it
+      w.Bool(r.found.looked);
+      w.Key("files");
+      w.Int64(ss.files);
+      w.Key("sessions");
+      w.Int64(ss.sessions);
+      w.Key("events");
+      w.Int64(ss.events);
+      w.Key("parse_errors_7d");
+      w.Int64(ss.parse_errors_7d);
+      w.Key("broken_mirrors");
+      w.Int64(ss.broken_mirrors);
+      w.Key("last_ingest_at");
+      if (ss.last_ingest_ms)
+        w.Int64(*ss.last_ingest_ms);
+      else
+        w.Null();
+      w.Key("agent_version");
+      if (ss.agent_version)
+        Str(w, *ss.agent_version);
+      else
+        w.Null();
+      w.Key("error");  // the latest sync's problem, while it lasts
+      OptStr(w, h.error);
+      w.Key("error_since");
+      OptInt(w, h.error_since_ms);
+      w.Key("last_error");  // the latest problem, lasting or not
+      OptStr(w, ss.last_error.value_or(""));
+      w.Key("last_error_at");
+      OptInt(w, ss.last_error_ms);
+      w.Key("problems");
+      w.StartArray();
+      for (const auto& p : r.found.problems) {
+        w.StartObject();
+        w.Key("path");
+        Str(w, p.path);
+        w.Key("message");
+        Str(w, p.message);
+        w.EndObject();
+      }
+      w.EndArray();
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("attention");
+    w.StartArray();
+    for (const std::string& a : attention) Str(w, a);
+    w.EndArray();
+    w.EndObject();
+      },
+      reply);
+}
+
+void Sync(Operations& o, const proto::SyncRequest& r, const Caller& caller, Reply reply) {
+  Context& ctx = o.ctx();
+  // `source`: one agent's logs only (origin sync --source NAME).
+  std::vector<std::size_t> which;
+  if (r.source) {
+    std::string known;
+    for (std::size_t i = 0; i < ctx.adapters.size(); ++i) {
+      known += (known.empty() ? "" : ", ") + std::string(ctx.adapters[i]->id());
+      if (ctx.adapters[i]->id() == *r.source) which.push_back(i);
+    }
+    if (which.empty())
+      throw OpError(OpError::Code::kInvalidArgument,
+                    "unknown source " + *r.source + " (" + known + ")");
+  }
+  const IngestTotals before = ctx.ingestion.Totals();
+  std::function<void(const SyncProgress&)> progress;
+  if (caller.progress) {
+    // On the writer: at most one progress every 100 ms, and the last one.
+    auto last = std::make_shared<std::int64_t>(0);
+    LoopPoster* poster = ctx.poster;
+    auto sink = caller.progress;
+    progress = [last, poster, sink](const SyncProgress& p) {
+      const std::int64_t now = MonotonicMs();
+      if (now - *last < 100 && p.files_done != p.files_total) return;
+      *last = now;
+      std::string json = "{\"files_done\":" + std::to_string(p.files_done) +
+                         ",\"files_total\":" + std::to_string(p.files_total) +
+                         ",\"bytes_done\":" + std::to_string(p.bytes_done) +
+                         ",\"bytes_total\":" + std::to_string(p.bytes_total) + "}";
+      poster->Post([sink, json] { sink(json); });
+    };
+  }
+  ctx.ingestion.SyncNow(std::move(which), std::move(progress),
+                        [&ctx, before, reply](SyncOutcome out) {
+    if (out.end == SyncOutcome::End::kCancelled)
+      return reply(Answer::Fail(OpError::Code::kUnavailable, "the daemon is shutting down"));
+    if (out.end == SyncOutcome::End::kFailed)
+      return reply(Answer::Fail(OpError::Code::kInternal, "sync failed: " + out.failure));
+    const IngestTotals now = ctx.ingestion.Totals();
+    reply(Answer{Object([&](rpc::Writer& w) {
+                   w.StartObject();
+                   // Everything ingested since the request came, by this sync
+                   // or one that was under way; the sources below are this
+                   // sync's own.
+                   w.Key("files_changed");
+                   w.Int64(now.files - before.files);
+                   w.Key("lines");
+                   w.Int64(now.lines - before.lines);
+                   w.Key("bytes");
+                   w.Int64(now.bytes - before.bytes);
+                   w.Key("events");
+                   w.Int64(now.events - before.events);
+                   w.Key("sources");
+                   w.StartArray();
+                   for (const SourceSummary& s : out.report.sources) {
+                     w.StartObject();
+                     w.Key("source");
+                     Str(w, s.source);
+                     w.Key("files_seen");
+                     w.Int64(s.files_seen);
+                     w.Key("files_changed");
+                     w.Int64(s.files_changed);
+                     w.Key("lines");
+                     w.Int64(s.lines);
+                     w.Key("events");
+                     w.Int64(s.events);
+                     w.Key("parse_errors");
+                     w.Int64(s.parse_errors);
+                     w.Key("errors");
+                     w.StartArray();
+                     for (const auto& e : s.errors) Str(w, e);
+                     w.EndArray();
+                     w.EndObject();
+                   }
+                   w.EndArray();
+                   w.EndObject();
+                 }),
+                 std::nullopt,
+                 {}});
+  });
+}
+
+}  // namespace origin::ops

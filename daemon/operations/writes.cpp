@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: MIT
+// The writing operations: each runs on the writer, as an urgent job, inside
+// AnswerOnce (table.cpp), so that a retry with the same request key gets
+// this answer again instead of a second write.
+#include "core/entries/entries.hpp"
+#include "core/forget/forget.hpp"
+#include "daemon/operations/operations.hpp"
+
+namespace origin::ops {
+
+namespace {
+
+std::vector<EntrySource> Sources(const std::vector<proto::SourceRef>& refs) {
+  std::vector<EntrySource> out;
+  for (const proto::SourceRef& s : refs) out.push_back({s.event_id, s.quote});
+  return out;
+}
+
+// {"entry": <the entry as it is now>, "duplicate": true when it was there already}
+void WriteEntryAnswer(Context& ctx, Db& db, const std::string& id, bool duplicate,
+                      rpc::Writer& w) {
+  auto e = GetEntry(db, id, ctx.clock.NowMs());
+  if (!e) throw OpError(OpError::Code::kInternal, "the entry just written is gone: " + id);
+  w.StartObject();
+  w.Key("entry");
+  rpc::WriteEntry(w, *e);
+  if (duplicate) {
+    w.Key("duplicate");
+    w.Bool(true);
+  }
+  w.EndObject();
+}
+
+TombstoneInput Tombstone(const proto::TombstoneRequest& r, const Caller& caller) {
+  TombstoneInput in;
+  in.author = caller.author;
+  in.channel = caller.channel;
+  in.target = r.target;
+  in.reason = r.reason;
+  in.dry_run = r.dry_run;
+  return in;
+}
+
+}  // namespace
+
+void Remember(Context& ctx, Db& db, const proto::EntryRequest& r, const Caller& caller,
+              rpc::Writer& w) {
+  RememberInput in;
+  in.kind = r.kind.value_or("");
+  in.text = r.text.value_or("");
+  in.confidence = r.confidence.value_or(-1);
+  in.project = r.project;
+  in.valid_from = r.valid_from;
+  in.valid_to = r.valid_to;
+  in.author = caller.author;
+  in.sources = Sources(r.sources);
+  const RememberResult written = origin::Remember(db, ctx.clock, ctx.store_name, in);
+  WriteEntryAnswer(ctx, db, written.id, written.duplicate, w);
+}
+
+void Correct(Context& ctx, Db& db, const proto::EntryRequest& r, const Caller& caller,
+             rpc::Writer& w) {
+  CorrectInput in;
+  in.text = r.text;
+  in.kind = r.kind;
+  in.confidence = r.confidence;
+  in.project = r.project;
+  in.valid_from = r.valid_from;
+  in.valid_to = r.valid_to;
+  in.author = caller.author;
+  in.add_sources = Sources(r.sources);
+  WriteEntryAnswer(ctx, db, origin::Correct(db, ctx.clock, ctx.store_name, r.id, in), false, w);
+}
+
+void Forget(Context& ctx, Db& db, const proto::TombstoneRequest& r, const Caller& caller,
+            rpc::Writer& w) {
+  rpc::WriteOutcome(w, origin::Forget(db, ctx.clock, ctx.store_name, Tombstone(r, caller)),
+                    r.dry_run);
+}
+
+void Restore(Context& ctx, Db& db, const proto::TombstoneRequest& r, const Caller& caller,
+             rpc::Writer& w) {
+  rpc::WriteOutcome(w, origin::Restore(db, ctx.clock, ctx.store_name, Tombstone(r, caller)),
+                    r.dry_run);
+}
+
+}  // namespace origin::ops
