@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+// origin remember, origin correct and origin entries: writing entries and
+// listing them.
+
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "client/commands/commands.hpp"
+#include "client/commands/common.hpp"
+
+namespace origin::client {
+
+namespace {
+
+// remember / correct params from the options.
+std::string EntryParams(const Invocation& a, bool correct) {
+  std::string p = "{";
+  auto add = [&](const std::string& kv) { p += (p.size() > 1 ? "," : "") + kv; };
+  std::size_t text_at = correct ? 1 : 0;
+  if (correct) add("\"id\":" + JsonString(a.args.at(0)));
+  if (a.args.size() > text_at) add("\"text\":" + JsonString(a.args[text_at]));
+  for (const auto& [k, v] : a.values) {
+    if (k == "cite" || k == "quote") continue;  // below, in the order given
+    if (k == "kind" || k == "project") {
+      add("\"" + k + "\":" + JsonString(v));
+    } else if (k == "confidence") {
+      char* end = nullptr;
+      double c = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0') throw UsageError("--confidence takes a number from 0 to 1");
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.17g", c);
+      add(std::string("\"confidence\":") + buf);
+    } else if (k == "valid-from" || k == "valid-to") {
+      add(std::string(k == "valid-from" ? "\"valid_from\":" : "\"valid_to\":") + DateParam(k, v));
+    } else {
+      throw UsageError("--" + k + " is not an option of " + std::string(a.command->name));
+    }
+  }
+  // --cite ID [--quote WORDS]: each quote belongs to the cite before it; a
+  // quote alone cites the most recent message holding it.
+  std::vector<std::pair<std::optional<std::string>, std::optional<std::string>>> cites;
+  for (const auto& [k, v] : a.options) {
+    if (k == "cite")
+      cites.push_back({v, std::nullopt});
+    else if (k == "quote" && !cites.empty() && cites.back().first && !cites.back().second)
+      cites.back().second = v;
+    else if (k == "quote")
+      cites.push_back({std::nullopt, v});
+  }
+  if (!cites.empty()) {
+    std::string list = "[";
+    for (const auto& [id, quote] : cites) {
+      if (list.size() > 1) list += ",";
+      list += "{";
+      if (id) list += "\"event_id\":" + JsonString(*id);
+      if (quote) list += std::string(id ? "," : "") + "\"quote\":" + JsonString(*quote);
+      list += "}";
+    }
+    add("\"sources\":" + list + "]");
+  }
+  return p + "}";
+}
+
+std::string EntriesParams(const Invocation& a) {
+  std::string p = "{";
+  auto add = [&](const std::string& kv) { p += (p.size() > 1 ? "," : "") + kv; };
+  if (a.Flag("history")) add("\"history\":true");
+  for (const auto& [k, v] : a.values) {
+    if (k == "kind" || k == "project")
+      add("\"" + k + "\":" + JsonString(v));
+    else if (k == "limit")
+      add("\"limit\":" + PositiveNumber(k, v));
+    else
+      throw UsageError("--" + k + " is not an option of entries");
+  }
+  return p + "}";
+}
+
+int RenderEntryWrite(rapidjson::Document& r, const Invocation& a, bool correct) {
+  if (PrintedJson(r, a.json())) return 0;
+  Style st{UseColor(stdout)};
+  std::printf("%s %s", correct ? "corrected:" : "remembered:", EntryLine(r["entry"], st).c_str());
+  return 0;
+}
+
+int RenderEntries(rapidjson::Document& r, const Invocation& a) {
+  if (PrintedJson(r, a.json())) return 0;
+  Style st{UseColor(stdout)};
+  if (r["entries"].Empty())
+    std::printf("No entries%s.\n",
+                a.Flag("history") ? "" : " (--history shows ended and superseded ones)");
+  for (const auto& e : r["entries"].GetArray()) std::printf("%s", EntryLine(e, st).c_str());
+  return 0;
+}
+
+// remember and correct take the same options; what differs is in the help.
+constexpr Option kRememberOptions[] = {
+    {"kind", "memory|knowledge|cognition", "what the entry is", true},
+    {"confidence", "0..1", "how sure it is", true},
+    {"cite", "EVENT_ID", "an event it comes from (at least one source is required)"},
+    {"quote", "WORDS", "words of the cited event; alone, the latest message holding them"},
+    {"project", "P", "the project it belongs to"},
+    {"valid-from", "DATE", "true from DATE"},
+    {"valid-to", "DATE", "true until DATE"},
+    kJsonOption};
+
+constexpr Option kCorrectOptions[] = {
+    {"kind", "K", "memory, knowledge or cognition"},
+    {"confidence", "C", "how sure the new version is, 0..1"},
+    {"cite", "EVENT_ID", "an event the new version comes from (replaces the sources)"},
+    {"quote", "WORDS", "words of the cited event; alone, the latest message holding them"},
+    {"project", "P", "the project it belongs to"},
+    {"valid-from", "DATE", "true from DATE"},
+    {"valid-to", "DATE", "true until DATE"},
+    kJsonOption};
+
+constexpr Option kEntriesOptions[] = {
+    {"history", "", "every version, ended and superseded ones too"},
+    {"kind", "K", "only entries of kind K: memory, knowledge or cognition"},
+    {"project", "P", "only one project's entries"},
+    {"limit", "N", "at most N entries"},
+    kJsonOption};
+
+constexpr std::string_view kRememberDetails =
+    "Writes an entry (author user@<device>), citing the events it comes from.  Each\n"
+    "--quote belongs to the --cite before it; a --quote alone cites the most recent\n"
+    "message (else tool result) holding those words.\n";
+
+constexpr std::string_view kRememberExamples =
+    "  origin remember \"Deploys go through CI, never by hand\" --kind knowledge \\\n"
+    "      --confidence 0.9 --cite claude-code:u1 --quote \"through CI\"\n"
+    "  origin remember \"The catalog is in Postgres\" --kind memory --confidence=0.8 \\\n"
+    "      --quote \"catalog\" --project shop\n";
+
+constexpr std::string_view kCorrectDetails =
+    "Supersedes the current version of entry ID with a new one.  Unset fields and\n"
+    "the sources carry over from the current version; correcting a version that is\n"
+    "no longer current is refused (exit 1).\n";
+
+constexpr std::string_view kCorrectExamples =
+    "  origin correct ent_01hx... \"Deploys go through CI and a review\"\n"
+    "  origin correct ent_01hx... --confidence 0.5 --valid-to 2026-12-31\n";
+
+constexpr std::string_view kEntriesDetails =
+    "The current entries, newest first; --history lists every version, ended and\n"
+    "superseded ones too.\n";
+
+constexpr std::string_view kEntriesExamples =
+    "  origin entries\n"
+    "  origin entries --kind knowledge --project shop --limit 20\n"
+    "  origin entries --history --json\n";
+
+}  // namespace
+
+const Command kRememberCommand{
+    .name = "remember",
+    .args = "TEXT",
+    .min_args = 1,
+    .max_args = 1,
+    .missing = "the entry's text",
+    .summary = "write an entry, citing the events it comes from",
+    .options = kRememberOptions,
+    .details = kRememberDetails,
+    .examples = kRememberExamples,
+    .method = "remember",
+    .build = [](const Invocation& a) { return EntryParams(a, false); },
+    .render = [](rapidjson::Document& r,
+                 const Invocation& a) { return RenderEntryWrite(r, a, false); },
+};
+
+const Command kCorrectCommand{
+    .name = "correct",
+    .args = "ID [TEXT]",
+    .min_args = 1,
+    .max_args = 2,
+    .missing = "an id",
+    .summary = "supersede an entry's current version (sources carry over)",
+    .options = kCorrectOptions,
+    .details = kCorrectDetails,
+    .examples = kCorrectExamples,
+    .method = "correct",
+    .build = [](const Invocation& a) { return EntryParams(a, true); },
+    .render = [](rapidjson::Document& r,
+                 const Invocation& a) { return RenderEntryWrite(r, a, true); },
+};
+
+const Command kEntriesCommand{
+    .name = "entries",
+    .summary = "the current entries, newest first",
+    .options = kEntriesOptions,
+    .details = kEntriesDetails,
+    .examples = kEntriesExamples,
+    .method = "entries",
+    .build = EntriesParams,
+    .render = RenderEntries,
+};
+
+}  // namespace origin::client
