@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The order of the CLI's commands, and the two that set Origin up rather
-// than ask the daemon (they parse their own arguments: setup.hpp).
+// than ask the daemon (they parse their own arguments: mcp_register.hpp, service_units.hpp).
 
 #include <string_view>
 
 #include "client/commands/commands.hpp"
-#include "client/setup.hpp"
+#include "client/mcp_register.hpp"
+#include "client/service_units.hpp"
 
 namespace origin::client {
 
