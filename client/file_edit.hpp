@@ -2,18 +2,13 @@
 #pragma once
 // Changing a file that belongs to someone else (an agent's settings, a
 // service unit): read it if it is there, copy it to a backup beside it, and
-// write the new content whole or not at all (a temporary file renamed over
-// it, keeping the old file's mode).  Every failure throws
-// std::runtime_error saying what was done to which file.
+// write the new content whole or not at all (io/fd.hpp's WriteFileAtomic,
+// keeping the old file's mode).  Read it with ReadFileIfExists.  Every
+// failure throws std::runtime_error saying what was done to which file.
 
-#include <optional>
 #include <string>
 
 namespace origin::client {
-
-/// The file's content; nullopt when there is no file.  Throws when it
-/// exists but cannot be read.
-std::optional<std::string> ReadIfExists(const std::string& path);
 
 /// Copies the file at `path`, if there is one, to `<path>.origin-backup-<time>`
 /// (with its mode); returns the backup's path, or "" when there was no file.

@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "io/fd.hpp"
+
 namespace origin::client {
 
 std::string EnvOr(const char* name, const std::string& dflt) {
@@ -37,17 +39,14 @@ std::string OnPath(const std::string& name) {
 RunOutput RunProgram(const std::vector<std::string>& argv) {
   int out[2];
   if (::pipe2(out, O_CLOEXEC) != 0) return {};
+  UniqueFd read_end(out[0]), write_end(out[1]);
   pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(out[0]);
-    ::close(out[1]);
-    return {};
-  }
+  if (pid < 0) return {};
   if (pid == 0) {
     int null = ::open("/dev/null", O_RDONLY);
     if (null >= 0) ::dup2(null, 0);
-    ::dup2(out[1], 1);
-    ::dup2(out[1], 2);
+    ::dup2(write_end.get(), 1);
+    ::dup2(write_end.get(), 2);
     std::vector<char*> a;
     for (const std::string& s : argv) a.push_back(const_cast<char*>(s.c_str()));
     a.push_back(nullptr);
@@ -55,16 +54,15 @@ RunOutput RunProgram(const std::vector<std::string>& argv) {
     std::fprintf(stderr, "cannot run %s: %s\n", a[0], std::strerror(errno));
     ::_exit(127);
   }
-  ::close(out[1]);
+  write_end.Reset();  // so that the read ends when the program's last writer does
   RunOutput r;
   char buf[4096];
   ssize_t n;
-  while ((n = ::read(out[0], buf, sizeof buf)) != 0) {
+  while ((n = ::read(read_end.get(), buf, sizeof buf)) != 0) {
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) break;
     r.output.append(buf, static_cast<std::size_t>(n));
   }
-  ::close(out[0]);
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

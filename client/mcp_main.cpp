@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "client/connection.hpp"
+#include "io/fd.hpp"
 #include "proto/paths.hpp"
 #include "proto/protocol.hpp"
 
@@ -38,6 +39,8 @@ namespace {
 
 using origin::client::ClientError;
 using origin::client::Connection;
+using origin::UniqueFd;
+using origin::WriteAll;
 namespace proto = origin::proto;
 
 int g_signal_pipe[2] = {-1, -1};
@@ -47,16 +50,6 @@ void OnSignal(int) {
   char c = 1;
   [[maybe_unused]] ssize_t n = ::write(g_signal_pipe[1], &c, 1);
   errno = saved;
-}
-
-bool WriteAll(int fd, std::string_view s) {
-  while (!s.empty()) {
-    ssize_t n = ::write(fd, s.data(), s.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    s.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
 }
 
 // The messages of a line (one, or a batch's), read without building them: a
@@ -239,7 +232,7 @@ class Shim {
     // After stdin ends, the answers still due are delivered, within 5 s in all.
     std::chrono::steady_clock::time_point deadline{};
     for (;;) {
-      if (!stdin_open && (waiting_.empty() || sock_ < 0)) break;
+      if (!stdin_open && (waiting_.empty() || !sock_)) break;
       int timeout = -1;
       if (!stdin_open) {
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -249,14 +242,14 @@ class Shim {
         timeout = static_cast<int>(left);
       }
       pollfd fds[3] = {
-          {g_signal_pipe[0], POLLIN, 0}, {sock_, POLLIN, 0}, {stdin_open ? 0 : -1, POLLIN, 0}};
+          {g_signal_pipe[0], POLLIN, 0}, {sock_.get(), POLLIN, 0}, {stdin_open ? 0 : -1, POLLIN, 0}};
       int n = ::poll(fds, 3, timeout);
       if (n < 0) {
         if (errno == EINTR) continue;
         break;
       }
       if (fds[0].revents != 0) break;  // SIGTERM, SIGINT, SIGHUP
-      if (sock_ >= 0 && fds[1].revents != 0 && !FromDaemon()) Lost("the Origin daemon went away");
+      if (sock_ && fds[1].revents != 0 && !FromDaemon()) Lost("the Origin daemon went away");
       if (stdin_open && fds[2].revents != 0) {
         ssize_t r = ::read(0, buf, sizeof buf);
         if (r < 0 && errno == EINTR) continue;
@@ -286,9 +279,9 @@ class Shim {
       Connection c = Connection::Open(paths_, "origin-mcp");
       sock_ = c.ReleaseFd();
       from_ = proto::LineBuffer();
-      if (!initialize_.empty()) WriteAll(sock_, WithId(initialize_, kReplayId) + "\n");
+      if (!initialize_.empty()) WriteAll(sock_.get(), WithId(initialize_, kReplayId) + "\n");
     } catch (const std::exception& e) {
-      sock_ = -1;
+      sock_.Reset();
       error_ = e.what();
       std::fprintf(stderr, "origin-mcp: %s\n", e.what());
     }
@@ -298,19 +291,19 @@ class Shim {
     bool init = false;
     std::vector<std::string> ids = RequestIds(line, &init);
     if (init) initialize_ = line;
-    if (sock_ < 0) Connect();
-    if (sock_ >= 0 && WriteAll(sock_, line + "\n")) {
+    if (!sock_) Connect();
+    if (sock_ && WriteAll(sock_.get(), line + "\n")) {
       waiting_.insert(ids.begin(), ids.end());
       return;
     }
-    if (sock_ >= 0) Lost("the Origin daemon went away");
+    if (sock_) Lost("the Origin daemon went away");
     for (const std::string& id : ids) Fail(id, "Origin's daemon is not available: " + error_);
   }
 
   // Copies the daemon's complete lines to stdout; false when it is gone.
   bool FromDaemon() {
     char buf[65536];
-    ssize_t r = ::read(sock_, buf, sizeof buf);
+    ssize_t r = ::read(sock_.get(), buf, sizeof buf);
     if (r < 0 && errno == EINTR) return true;
     if (r <= 0) return false;
     from_.Append(buf, static_cast<std::size_t>(r));
@@ -325,8 +318,7 @@ class Shim {
   }
 
   void Lost(const std::string& why) {
-    ::close(sock_);
-    sock_ = -1;
+    sock_.Reset();
     error_ = why;
     std::fprintf(stderr, "origin-mcp: %s\n", why.c_str());
     for (const std::string& id : waiting_) Fail(id, why + "; try again");
@@ -340,8 +332,8 @@ class Shim {
   // Tells the daemon that the agent left, and waits at most 5 s for it to
   // have ingested once more.  Nothing more goes to stdout.
   void Leave() {
-    if (sock_ < 0) return;
-    if (!WriteAll(sock_, std::string("{\"jsonrpc\":\"2.0\",\"id\":\"") + kLeftId +
+    if (!sock_) return;
+    if (!WriteAll(sock_.get(), std::string("{\"jsonrpc\":\"2.0\",\"id\":\"") + kLeftId +
                              "\",\"method\":\"origin/left\"}\n"))
       return;
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
@@ -351,9 +343,9 @@ class Shim {
                       until - std::chrono::steady_clock::now())
                       .count();
       if (left <= 0) return;
-      pollfd p{sock_, POLLIN, 0};
+      pollfd p{sock_.get(), POLLIN, 0};
       if (::poll(&p, 1, static_cast<int>(left)) <= 0) return;
-      ssize_t r = ::read(sock_, buf, sizeof buf);
+      ssize_t r = ::read(sock_.get(), buf, sizeof buf);
       if (r <= 0) return;
       from_.Append(buf, static_cast<std::size_t>(r));
       while (auto line = from_.Next())
@@ -362,7 +354,7 @@ class Shim {
   }
 
   proto::Paths paths_;
-  int sock_ = -1;
+  UniqueFd sock_;
   proto::LineBuffer from_;
   std::string initialize_, error_;
   std::set<std::string> waiting_;

@@ -14,6 +14,7 @@
 #include "client/connection.hpp"
 #include "client/file_edit.hpp"
 #include "client/host.hpp"
+#include "io/fd.hpp"
 #include "proto/paths.hpp"
 #include "proto/protocol.hpp"
 
@@ -60,7 +61,7 @@ bool Register(const std::string& agent, const std::string& shim, bool print) {
   std::optional<std::string> old;
   std::optional<std::string> next;
   try {
-    old = ReadIfExists(file);
+    old = ReadFileIfExists(file);
     next = agent == "codex" ? MergeCodexToml(old.value_or(""), shim)
                             : MergeJsonServer(old.value_or(""), shim, agent == "claude-code");
   } catch (const std::exception& e) {

@@ -14,6 +14,7 @@
 #include "client/connection.hpp"
 #include "client/file_edit.hpp"
 #include "client/host.hpp"
+#include "io/fd.hpp"
 #include "origin_service_units.h"
 #include "proto/paths.hpp"
 #include "proto/protocol.hpp"
@@ -207,7 +208,7 @@ int ServiceCommand(const std::vector<std::string>& args) {
     std::printf("would write %s:\n%s", unit.c_str(), text.c_str());
     return 0;
   }
-  auto old = ReadIfExists(unit);
+  auto old = ReadFileIfExists(unit);
   if (old != text) {
     try {
       std::string backup = WriteWithBackup(unit, text);

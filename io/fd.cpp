@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "core/c/fd.hpp"
+#include "io/fd.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -99,8 +99,9 @@ void MakeDirs(const std::string& path, mode_t mode) {
   }
 }
 
-std::string ReadFile(const std::string& path) {
-  UniqueFd fd = OpenFile(path, O_RDONLY);
+namespace {
+
+std::string ReadAll(const UniqueFd& fd, const std::string& path) {
   std::string out;
   char buf[65536];
   off_t off = 0;
@@ -111,6 +112,46 @@ std::string ReadFile(const std::string& path) {
     if (n < sizeof buf) break;
   }
   return out;
+}
+
+}  // namespace
+
+std::string ReadFile(const std::string& path) { return ReadAll(OpenFile(path, O_RDONLY), path); }
+
+std::optional<std::string> ReadFileIfExists(const std::string& path) {
+  UniqueFd fd = TryOpenFile(path, O_RDONLY);
+  if (!fd) {
+    if (errno == ENOENT) return std::nullopt;
+    ThrowErrno("open", path);
+  }
+  return ReadAll(fd, path);
+}
+
+void WriteFileAtomic(const std::string& path, std::string_view content, mode_t mode) {
+  const std::string tmp = path + ".origin-tmp";
+  try {
+    UniqueFd fd = OpenFile(tmp, O_WRONLY | O_CREAT | O_TRUNC, mode);
+    PwriteFull(fd.get(), content, 0, tmp);
+    // The mode asked for, whatever the umask took away.
+    if (::fchmod(fd.get(), mode) != 0) ThrowErrno("chmod", tmp);
+    while (::fsync(fd.get()) != 0)
+      if (errno != EINTR) ThrowErrno("sync", tmp);
+    if (::close(fd.Release()) != 0) ThrowErrno("close", tmp);
+    if (::rename(tmp.c_str(), path.c_str()) != 0) ThrowErrno("rename " + tmp + " to", path);
+  } catch (...) {
+    ::unlink(tmp.c_str());
+    throw;
+  }
+}
+
+bool WriteAll(int fd, std::string_view data) noexcept {
+  while (!data.empty()) {
+    ssize_t n = ::write(fd, data.data(), data.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
 }
 
 }  // namespace origin
