@@ -329,8 +329,10 @@ class Shim {
     WriteAll(1, proto::JsonRpcError(id_json, -32603, message) + "\n");
   }
 
-  // Tells the daemon that the agent left, and waits at most 5 s for it to
-  // have ingested once more.  Nothing more goes to stdout.
+  // Tells the daemon that the agent left, and waits at most 1 s for it to
+  // have ingested once more (with the 4 s given to the answers still due
+  // after stdin ended, the shim is gone within 5 s).  Nothing more goes to
+  // stdout.
   void Leave() {
     if (!sock_) return;
     if (!WriteAll(sock_.get(), std::string("{\"jsonrpc\":\"2.0\",\"id\":\"") + kLeftId +
