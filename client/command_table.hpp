@@ -52,6 +52,7 @@ struct Invocation {
   std::vector<std::string> args;                             // positional, in order
   std::vector<std::pair<std::string, std::string>> options;  // every option, in order
   std::map<std::string, std::string> values;                 // valued options, the last of each
+  std::string request_key;  // a write's: random, one per run (RandomKey), the same when resent
 
   bool Flag(std::string_view name) const;
   bool json() const { return Flag("json"); }
@@ -67,6 +68,7 @@ struct Command {
   std::string_view details;   // what it does, for `origin help NAME`
   std::string_view examples;  // command lines, one a line
   std::string_view method;    // the socket method asked
+  bool writes = false;        // sends request_key; sent again once after a lost daemon
   bool progress = false;      // the daemon sends progress: a bar on stderr
   /// The request's params (JSON); throws UsageError.  Runs before connecting.
   std::string (*build)(const Invocation&) = nullptr;

@@ -46,7 +46,7 @@ UniqueFd TryConnect(const std::string& path, int* err) {
 }
 
 void Send(const UniqueFd& fd, const std::string& s) {
-  if (!WriteAll(fd.get(), s))
+  if (!SendAll(fd.get(), s))
     throw ClientError(proto::code::kUnavailable,
                       std::string("lost the daemon: ") + std::strerror(errno));
 }
@@ -114,16 +114,15 @@ std::string Connection::ReadLine() {
 namespace {
 
 // Connects, starting the daemon when none answers and autostart is on.
-UniqueFd ConnectOrStart(const proto::Paths& paths, bool autostart) {
+UniqueFd ConnectOrStart(const proto::Paths& paths, bool autostart, std::chrono::milliseconds wait) {
   int err = 0;
   UniqueFd fd = TryConnect(paths.socket, &err);
   if (!fd && autostart && (err == ENOENT || err == ECONNREFUSED)) {
     StartDaemon(paths);
-    // Wait for the socket, with a doubling backoff, at most 5 s in all.
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    // Wait for the socket, with a doubling backoff, at most `wait` in all.
+    auto deadline = std::chrono::steady_clock::now() + wait;
     int delay_ms = 5;
-    while (!(fd = TryConnect(paths.socket, &err)) &&
-           std::chrono::steady_clock::now() < deadline) {
+    while (!(fd = TryConnect(paths.socket, &err)) && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
       delay_ms = std::min(delay_ms * 2, 500);
     }
@@ -150,15 +149,17 @@ void WaitGone(const std::string& socket) {
 
 }  // namespace
 
-Connection Connection::Open(const proto::Paths& paths, const std::string& client_name) {
+Connection Connection::Open(const proto::Paths& paths, const std::string& client_name,
+                            const std::string& session, std::chrono::milliseconds wait) {
   const char* no_auto = std::getenv("ORIGIN_NO_AUTOSTART");
   const bool autostart = no_auto == nullptr || std::string(no_auto) != "1";
   for (int attempt = 0;; ++attempt) {
-    UniqueFd fd = ConnectOrStart(paths, autostart);
+    UniqueFd fd = ConnectOrStart(paths, autostart, wait);
     proto::ClientHello h;
     h.client = client_name;
     h.version = ORIGIN_VERSION;
     h.pid = ::getpid();
+    h.session = session;
     char cwd[PATH_MAX];
     if (::getcwd(cwd, sizeof cwd) != nullptr) h.cwd = cwd;
     Connection c(std::move(fd), {});
@@ -187,7 +188,7 @@ rapidjson::Document Connection::Call(const std::string& method, const std::strin
                                      const std::function<void(const rapidjson::Value&)>& on_note) {
   int id = next_id_++;
   Send(fd_, "{\"id\":" + std::to_string(id) + ",\"method\":\"" + method +
-                    "\",\"params\":" + params_json + "}\n");
+                "\",\"params\":" + params_json + "}\n");
   for (;;) {
     std::string line = ReadLine();
     rapidjson::Document d;

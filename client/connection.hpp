@@ -7,6 +7,7 @@
 
 #include <rapidjson/document.h>
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <stdexcept>
@@ -37,8 +38,12 @@ std::string SiblingExe(const char* name, const char* build_dir);
 
 class Connection {
  public:
-  /// Connects (and maybe starts the daemon); throws ClientError("unavailable").
-  static Connection Open(const proto::Paths& paths, const std::string& client_name);
+  /// Connects (and maybe starts the daemon, then waits for its socket at
+  /// most `wait`); says hello as `client_name`, with `session` when it is
+  /// not empty.  Throws ClientError("unavailable").
+  static Connection Open(const proto::Paths& paths, const std::string& client_name,
+                         const std::string& session = "",
+                         std::chrono::milliseconds wait = std::chrono::seconds(5));
   Connection(Connection&& o) noexcept = default;
   Connection& operator=(Connection&&) = delete;
 

@@ -4,9 +4,13 @@
 // origin-mcp, and copies MCP JSON-RPC lines from stdin to the socket and the
 // daemon's lines back to stdout; the MCP server itself lives in the daemon
 // (daemon/mcp.cpp).  Nothing but JSON-RPC is ever written to stdout;
-// diagnostics go to stderr.  When the daemon cannot be reached or goes away,
-// each request waiting for it gets a JSON-RPC error, and the next request
-// connects again (replaying the agent's initialize).  When stdin ends, or on
+// diagnostics go to stderr.  Its hello carries a session (random, one per
+// process); when the daemon goes away with requests unanswered, the shim
+// connects again (starting a daemon if none answers), replays the agent's
+// initialize, and sends each unanswered request once more, the same line
+// with the same id: the daemon keys writes by session and id, so a write is
+// neither lost nor made twice.  A request no daemon takes gets a JSON-RPC
+// error, and the next request connects again.  When stdin ends, or on
 // SIGTERM, SIGINT or SIGHUP, it tells the daemon that the agent left (the
 // daemon ingests once more) and exits within 5 seconds.
 
@@ -19,6 +23,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -31,16 +36,18 @@
 #include <vector>
 
 #include "client/connection.hpp"
+#include "client/random_key.hpp"
 #include "io/fd.hpp"
 #include "proto/paths.hpp"
 #include "proto/protocol.hpp"
 
 namespace {
 
-using origin::client::ClientError;
-using origin::client::Connection;
 using origin::UniqueFd;
 using origin::WriteAll;
+using origin::client::ClientError;
+using origin::client::Connection;
+using origin::client::RandomKey;
 namespace proto = origin::proto;
 
 int g_signal_pipe[2] = {-1, -1};
@@ -222,27 +229,24 @@ constexpr const char* kLeftId = "origin-mcp:left";
 
 class Shim {
  public:
-  explicit Shim(proto::Paths paths) : paths_(std::move(paths)) {}
+  explicit Shim(proto::Paths paths) : paths_(std::move(paths)), session_(RandomKey()) {}
 
   int Run() {
     Connect();
     proto::LineBuffer in;
     char buf[65536];
     bool stdin_open = true;
-    // After stdin ends, the answers still due are delivered, within 5 s in all.
-    std::chrono::steady_clock::time_point deadline{};
     for (;;) {
-      if (!stdin_open && (waiting_.empty() || !sock_)) break;
+      if (!stdin_open && (pending_.empty() || !sock_)) break;
       int timeout = -1;
       if (!stdin_open) {
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        deadline - std::chrono::steady_clock::now())
-                        .count();
+        auto left = Left().count();
         if (left <= 0) break;
         timeout = static_cast<int>(left);
       }
-      pollfd fds[3] = {
-          {g_signal_pipe[0], POLLIN, 0}, {sock_.get(), POLLIN, 0}, {stdin_open ? 0 : -1, POLLIN, 0}};
+      pollfd fds[3] = {{g_signal_pipe[0], POLLIN, 0},
+                       {sock_.get(), POLLIN, 0},
+                       {stdin_open ? 0 : -1, POLLIN, 0}};
       int n = ::poll(fds, 3, timeout);
       if (n < 0) {
         if (errno == EINTR) continue;
@@ -255,7 +259,9 @@ class Shim {
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) {  // the agent closed stdin
           stdin_open = false;
-          deadline = std::chrono::steady_clock::now() + std::chrono::seconds(4);
+          // The answers still due are delivered within 4 s, and Leave takes
+          // at most 1 s more: the shim is gone within 5 s.
+          deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(4);
           continue;
         }
         in.Append(buf, static_cast<std::size_t>(r));
@@ -274,12 +280,37 @@ class Shim {
   }
 
  private:
+  // A request line sent to the daemon and not answered yet, with the ids
+  // still due (a batch has several).
+  struct Pending {
+    std::string line;
+    std::set<std::string> ids;
+    bool replayed = false;  // sent again after a lost daemon (that happens once)
+  };
+
+  // What is left of the time the shim has: unlimited (an hour) while the
+  // agent is there, the rest of the 4 s once stdin has ended.
+  std::chrono::milliseconds Left() const {
+    if (deadline_ == std::chrono::steady_clock::time_point{}) return std::chrono::hours(1);
+    return std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ -
+                                                                 std::chrono::steady_clock::now());
+  }
+
   void Connect() {
     try {
-      Connection c = Connection::Open(paths_, "origin-mcp");
+      Connection c =
+          Connection::Open(paths_, "origin-mcp", session_,
+                           std::min<std::chrono::milliseconds>(Left(), std::chrono::seconds(5)));
       sock_ = c.ReleaseFd();
       from_ = proto::LineBuffer();
-      if (!initialize_.empty()) WriteAll(sock_.get(), WithId(initialize_, kReplayId) + "\n");
+      // The agent's initialize, again, for the new daemon's session of this
+      // agent; its answer is dropped.  Not when it is itself due: it goes
+      // again as it is, below.
+      const bool initialize_due =
+          std::any_of(pending_.begin(), pending_.end(),
+                      [&](const Pending& p) { return p.line == initialize_; });
+      if (!initialize_.empty() && !initialize_due)
+        WriteAll(sock_.get(), WithId(initialize_, kReplayId) + "\n");
     } catch (const std::exception& e) {
       sock_.Reset();
       error_ = e.what();
@@ -292,12 +323,12 @@ class Shim {
     std::vector<std::string> ids = RequestIds(line, &init);
     if (init) initialize_ = line;
     if (!sock_) Connect();
-    if (sock_ && WriteAll(sock_.get(), line + "\n")) {
-      waiting_.insert(ids.begin(), ids.end());
+    if (!sock_) {
+      for (const std::string& id : ids) Fail(id, "Origin's daemon is not available: " + error_);
       return;
     }
-    if (sock_) Lost("the Origin daemon went away");
-    for (const std::string& id : ids) Fail(id, "Origin's daemon is not available: " + error_);
+    if (!ids.empty()) pending_.push_back({line, {ids.begin(), ids.end()}});
+    if (!WriteAll(sock_.get(), line + "\n")) Lost("the Origin daemon went away");
   }
 
   // Copies the daemon's complete lines to stdout; false when it is gone.
@@ -311,18 +342,42 @@ class Shim {
       std::vector<std::string> ids = ReplyIds(*line);
       if (ids.size() == 1 && ids[0] == std::string("\"") + kReplayId + "\"")
         continue;  // our replayed initialize
-      for (const std::string& id : ids) waiting_.erase(id);
+      for (const std::string& id : ids)
+        for (Pending& p : pending_) p.ids.erase(id);
+      std::erase_if(pending_, [](const Pending& p) { return p.ids.empty(); });
       if (!WriteAll(1, *line + "\n")) std::exit(0);  // the agent is gone
     }
     return true;
   }
 
+  // The daemon went away with requests unanswered.  Each is sent once more,
+  // the same line with the same id, to the daemon that answers now (started
+  // if none does): the daemon keys writes by this shim's session and the
+  // request's id, so a request the old daemon did is answered, not done
+  // again.  A request that was already sent again, or that no daemon takes
+  // within the time left, gets an error.
   void Lost(const std::string& why) {
     sock_.Reset();
     error_ = why;
     std::fprintf(stderr, "origin-mcp: %s\n", why.c_str());
-    for (const std::string& id : waiting_) Fail(id, why + "; try again");
-    waiting_.clear();
+    auto fail = [&](const Pending& p) {
+      for (const std::string& id : p.ids) Fail(id, why + "; try again");
+    };
+    std::for_each(pending_.begin(), pending_.end(), [&](const Pending& p) {
+      if (p.replayed) fail(p);
+    });
+    std::erase_if(pending_, [](const Pending& p) { return p.replayed; });
+    if (pending_.empty()) return;  // the next request connects again
+    if (Left().count() > 0) Connect();
+    if (!sock_) {
+      std::for_each(pending_.begin(), pending_.end(), fail);
+      pending_.clear();
+      return;
+    }
+    std::fprintf(stderr, "origin-mcp: sending %zu unanswered request(s) again\n", pending_.size());
+    for (Pending& p : pending_) p.replayed = true;
+    for (const Pending& p : pending_)
+      if (!WriteAll(sock_.get(), p.line + "\n")) return Lost("the Origin daemon went away again");
   }
 
   static void Fail(const std::string& id_json, const std::string& message) {
@@ -336,7 +391,7 @@ class Shim {
   void Leave() {
     if (!sock_) return;
     if (!WriteAll(sock_.get(), std::string("{\"jsonrpc\":\"2.0\",\"id\":\"") + kLeftId +
-                             "\",\"method\":\"origin/left\"}\n"))
+                                   "\",\"method\":\"origin/left\"}\n"))
       return;
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
     char buf[65536];
@@ -356,10 +411,12 @@ class Shim {
   }
 
   proto::Paths paths_;
+  const std::string session_;  // in every hello: the daemon keys this agent's writes by it
   UniqueFd sock_;
   proto::LineBuffer from_;
   std::string initialize_, error_;
-  std::set<std::string> waiting_;
+  std::vector<Pending> pending_;                      // in the order sent
+  std::chrono::steady_clock::time_point deadline_{};  // set when stdin has ended
 };
 
 }  // namespace

@@ -7,14 +7,18 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "client/command_table.hpp"
 #include "client/commands/common.hpp"
 #include "client/connection.hpp"
+#include "client/random_key.hpp"
 #include "client/render.hpp"
 #include "origin_config.h"
 #include "proto/paths.hpp"
@@ -66,20 +70,49 @@ int UsageFailure(const Command* cmd, const std::string& message) {
   return proto::kExitUsage;
 }
 
+// A connection for a write's second attempt.  The daemon that went away may
+// still be on its way out, holding the store's lock so that no new one can
+// start yet: try again until one answers, for at most 10 s.
+Connection Reconnect(const proto::Paths& paths) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    try {
+      return Connection::Open(paths, "origin");
+    } catch (const ClientError& e) {
+      if (e.code() != proto::code::kUnavailable || std::chrono::steady_clock::now() > deadline)
+        throw;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
 // Builds the request (before connecting: a bad option never starts a
 // daemon), asks the daemon, renders the answer.
-int Ask(const Command& cmd, const Invocation& inv) {
+int Ask(const Command& cmd, Invocation& inv) {
+  if (cmd.writes) inv.request_key = RandomKey();
   const std::string params = cmd.build(inv);
-  Connection c = Connection::Open(proto::ResolvePaths(), "origin");
+  const proto::Paths paths = proto::ResolvePaths();
+  std::optional<Connection> c(Connection::Open(paths, "origin"));
   ProgressBar bar(cmd.progress && !inv.json() && ::isatty(2) != 0);
-  rapidjson::Document r =
-      c.Call(std::string(cmd.method), params, [&](const rapidjson::Value& note) {
-        if (!cmd.progress || Str(note, "method") != "progress") return;
-        const auto& p = note["params"];
-        bar.Update(
-            Int(p, "bytes_done"), Int(p, "bytes_total"),
-            Thousands(Int(p, "files_done")) + "/" + Thousands(Int(p, "files_total")) + " files");
-      });
+  auto on_note = [&](const rapidjson::Value& note) {
+    if (!cmd.progress || Str(note, "method") != "progress") return;
+    const auto& p = note["params"];
+    bar.Update(Int(p, "bytes_done"), Int(p, "bytes_total"),
+               Thousands(Int(p, "files_done")) + "/" + Thousands(Int(p, "files_total")) + " files");
+  };
+  const std::string method(cmd.method);
+  rapidjson::Document r;
+  try {
+    r = c->Call(method, params, on_note);
+  } catch (const ClientError& e) {
+    if (!cmd.writes || e.code() != proto::code::kUnavailable) throw;
+    // The daemon went away (or is stopping) before it answered: the write
+    // may have been made or not.  Sent again with the same request_key, it
+    // is made once either way: a daemon that made it answers as it did.
+    c.reset();
+    c.emplace(Reconnect(paths));
+    r = c->Call(method, params, on_note);
+  }
   bar.Finish();
   return cmd.render(r, inv);
 }

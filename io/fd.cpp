@@ -2,6 +2,7 @@
 #include "io/fd.hpp"
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -144,14 +145,29 @@ void WriteFileAtomic(const std::string& path, std::string_view content, mode_t m
   }
 }
 
-bool WriteAll(int fd, std::string_view data) noexcept {
+namespace {
+
+template <typename Write>
+bool WriteAllWith(std::string_view data, Write write) noexcept {
   while (!data.empty()) {
-    ssize_t n = ::write(fd, data.data(), data.size());
+    ssize_t n = write(data);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     data.remove_prefix(static_cast<std::size_t>(n));
   }
   return true;
+}
+
+}  // namespace
+
+bool WriteAll(int fd, std::string_view data) noexcept {
+  return WriteAllWith(data, [fd](std::string_view d) { return ::write(fd, d.data(), d.size()); });
+}
+
+bool SendAll(int socket, std::string_view data) noexcept {
+  return WriteAllWith(data, [socket](std::string_view d) {
+    return ::send(socket, d.data(), d.size(), MSG_NOSIGNAL);
+  });
 }
 
 }  // namespace origin

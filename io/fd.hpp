@@ -75,5 +75,8 @@ void WriteFileAtomic(const std::string& path, std::string_view content, mode_t m
 /// write(2) all of `data` to a stream (a socket, a pipe, stdout); false with
 /// errno set when it fails (EPIPE: the reader is gone).
 bool WriteAll(int fd, std::string_view data) noexcept;
+/// WriteAll for a socket: send(2) with MSG_NOSIGNAL, so that a peer gone is
+/// EPIPE rather than a SIGPIPE that kills the process.
+bool SendAll(int socket, std::string_view data) noexcept;
 
 }  // namespace origin

@@ -80,6 +80,7 @@ std::string Encode(const ClientHello& h) {
   d.AddMember("version", Str(h.version, a), a);
   d.AddMember("pid", h.pid, a);
   d.AddMember("cwd", Str(h.cwd, a), a);
+  if (!h.session.empty()) d.AddMember("session", Str(h.session, a), a);
   return ToJson(d);
 }
 
@@ -106,6 +107,7 @@ std::optional<ClientHello> DecodeClientHello(std::string_view line, std::string*
   h.client = *client;
   h.version = GetStr(d, "version").value_or("");
   h.cwd = GetStr(d, "cwd").value_or("");
+  h.session = GetStr(d, "session").value_or("");
   h.pid = GetInt(d, "pid");
   return h;
 }

@@ -50,6 +50,9 @@ struct ClientHello {
   std::string version;
   std::int64_t pid = 0;
   std::string cwd;
+  std::string session;  // origin-mcp: 32 random hex digits per process, the same on every
+                        // reconnection; MCP writes are keyed by session + JSON-RPC id, so a
+                        // request replayed after a reconnection is done once.  "" = none (absent)
 };
 struct DaemonHello {
   std::string daemon;  // the daemon's version

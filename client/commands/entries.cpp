@@ -63,6 +63,7 @@ std::string EntryParams(const Invocation& a, bool correct) {
     }
     add("\"sources\":" + list + "]");
   }
+  if (!a.request_key.empty()) add("\"request_key\":" + JsonString(a.request_key));
   return p + "}";
 }
 
@@ -168,6 +169,7 @@ const Command kRememberCommand{
     .details = kRememberDetails,
     .examples = kRememberExamples,
     .method = "remember",
+    .writes = true,
     .build = [](const Invocation& a) { return EntryParams(a, false); },
     .render = [](rapidjson::Document& r,
                  const Invocation& a) { return RenderEntryWrite(r, a, false); },
@@ -184,6 +186,7 @@ const Command kCorrectCommand{
     .details = kCorrectDetails,
     .examples = kCorrectExamples,
     .method = "correct",
+    .writes = true,
     .build = [](const Invocation& a) { return EntryParams(a, true); },
     .render = [](rapidjson::Document& r,
                  const Invocation& a) { return RenderEntryWrite(r, a, true); },

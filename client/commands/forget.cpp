@@ -21,7 +21,8 @@ std::string TombstoneParams(const Invocation& a) {
     throw UsageError(name + " needs --reason, saying why (it is kept with the record)");
   return std::string("{\"") + (name == "forget" ? "target" : "id") +
          "\":" + JsonString(a.args.at(0)) + ",\"reason\":" + JsonString(it->second) +
-         ",\"dry_run\":" + (a.Flag("yes") ? "false" : "true") + "}";
+         ",\"dry_run\":" + (a.Flag("yes") ? "false" : "true") +
+         (a.request_key.empty() ? "" : ",\"request_key\":" + JsonString(a.request_key)) + "}";
 }
 
 // "1 event", "2 events"
@@ -159,6 +160,7 @@ const Command kForgetCommand{
     .details = kForgetDetails,
     .examples = kForgetExamples,
     .method = "forget",
+    .writes = true,
     .build = TombstoneParams,
     .render = RenderTombstoneWrite,
 };
@@ -174,6 +176,7 @@ const Command kRestoreCommand{
     .details = kRestoreDetails,
     .examples = kRestoreExamples,
     .method = "restore",
+    .writes = true,
     .build = TombstoneParams,
     .render = RenderTombstoneWrite,
 };

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -61,6 +62,17 @@ TEST_SUITE("io") {
     MakeDirs(d.path + "/dir", 0700);
     CHECK_THROWS_AS(WriteFileAtomic(d.path + "/dir", "x", 0600), std::system_error);
     CHECK_FALSE(std::filesystem::exists(d.path + "/dir.origin-tmp"));
+  }
+
+  TEST_CASE("io: SendAll reports a peer gone as EPIPE, without SIGPIPE") {
+    ::signal(SIGPIPE, SIG_DFL);  // SIGPIPE would end the test
+    int sv[2];
+    REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+    UniqueFd a(sv[0]), b(sv[1]);
+    CHECK(SendAll(a.get(), "hi"));
+    b.Reset();
+    CHECK_FALSE(SendAll(a.get(), "x"));
+    CHECK(errno == EPIPE);
   }
 
   TEST_CASE("io: WriteAll writes everything to a stream, and reports a reader gone") {
