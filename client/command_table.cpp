@@ -66,15 +66,24 @@ std::string OptionWord(const Option& o) {
   return "--" + std::string(o.name) + (o.value.empty() ? "" : " " + std::string(o.value));
 }
 
-// Two columns: `left` padded to `width`, then `right` (wrapped below when
-// the left one is wider).
+// Two columns: `left` padded to `width`, then `right`, wrapped at kWidth
+// under itself (and below `left` when that is wider than `width`).
 std::string Row(const std::string& left, std::string_view right, std::size_t width) {
-  std::string out = "  " + left;
+  std::string first = "  " + left;
   if (left.size() + 1 > width)
-    out += "\n  " + std::string(width, ' ');
+    first += "\n" + std::string(width + 2, ' ');
   else
-    out += std::string(width - left.size(), ' ');
-  return out + std::string(right) + "\n";
+    first += std::string(width - left.size(), ' ');
+  std::vector<std::string> words;
+  for (std::size_t at = 0; at < right.size();) {
+    std::size_t end = std::min(right.find(' ', at), right.size());
+    if (end > at) words.emplace_back(right.substr(at, end - at));
+    at = end + 1;
+  }
+  // Wrap counts columns from the start of the last line of `first`.
+  const std::size_t nl = first.rfind('\n');
+  const std::string head = nl == std::string::npos ? "" : first.substr(0, nl + 1);
+  return head + Wrap(first.substr(head.size()), words, width + 2);
 }
 
 }  // namespace
@@ -150,7 +159,7 @@ std::string CommandHelp(const Command& cmd) {
   if (!cmd.options.empty()) {
     std::size_t width = 0;
     for (const Option& o : cmd.options) width = std::max(width, OptionWord(o).size() + 2);
-    width = std::min<std::size_t>(width, 24);
+    width = std::min<std::size_t>(width, 22);
     out += "\noptions:\n";
     for (const Option& o : cmd.options) out += Row(OptionWord(o), o.help, width);
   }
@@ -179,25 +188,24 @@ std::string GlobalHelp() {
     for (const Option& o : c->options) {
       if (std::find(seen.begin(), seen.end(), o.name) != seen.end()) continue;
       seen.push_back(o.name);
-      std::string left = "  " + OptionWord(o);
-      left.resize(std::max<std::size_t>(left.size() + 1, 22), ' ');
-      std::vector<std::string> words;
-      for (std::string_view t : TakenBy(o.name)) words.push_back(std::string(t) + ",");
-      words.back().pop_back();
-      out += Wrap(left, words, 22);
+      std::string takers;
+      for (std::string_view t : TakenBy(o.name))
+        takers += (takers.empty() ? "" : ", ") + std::string(t);
+      out += Row(OptionWord(o), takers, 18);
     }
   }
   out +=
-      "  --help              this text; after a command, that command's own\n"
-      "  --version           the version of origin\n"
-      "  --                  ends the options: what follows is arguments\n"
+      "  --help            this text; after a command, that command's own\n"
+      "  --version         the version of origin\n"
+      "  --                ends the options: what follows is arguments\n"
       "Options take their value as --opt VALUE or --opt=VALUE.  DATE is\n"
       "YYYY-MM-DD[THH:MM[:SS]], local, or with Z or +HH:MM.\n"
       "\n"
       "The store is $ORIGIN_HOME (default ~/.origin).  origin starts originsd when\n"
       "none answers; ORIGIN_NO_AUTOSTART=1 turns that off.\n"
-      "exit codes: 0 ok, 1 failed (sync: a source could not be read or stored), 2 usage,\n"
-      "  3 daemon unavailable, 4 not found, 5 (status) something needs you: see its list\n";
+      "exit codes: 0 ok, 1 failed (sync: a source could not be read or stored),\n"
+      "  2 usage, 3 daemon unavailable, 4 not found, 5 (status) something needs you:\n"
+      "  see its list\n";
   return out;
 }
 
