@@ -689,7 +689,7 @@ bool Daemon::DispatchQuery(std::uint64_t conn_id, const std::string& id_json,
       WriteWithSources(conn_id, id_json, in.sources,
                        [this, in](Db& db, std::vector<EntrySource> sources) mutable {
                          in.sources = std::move(sources);
-                         return Remember(db, clock_, opts_.store_name, in);
+                         return Remember(db, clock_, opts_.store_name, in).id;
                        });
       return true;
     }

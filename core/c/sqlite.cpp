@@ -131,15 +131,31 @@ std::int64_t Db::QueryInt(std::string_view sql) {
   return st.Step() ? st.Int(0) : 0;
 }
 
-Transaction::Transaction(Db& db) : db_(&db) { db.Exec("BEGIN IMMEDIATE"); }
+namespace {
+// One name for every savepoint: RELEASE and ROLLBACK TO act on the most
+// recent savepoint of that name, which is this scope's (nesting is by scope).
+constexpr const char* kSavepoint = "origin_nested";
+}  // namespace
+
+Transaction::Transaction(Db& db) : db_(&db), nested_(db.InTransaction()) {
+  db.Exec(nested_ ? std::string("SAVEPOINT ") + kSavepoint : std::string("BEGIN IMMEDIATE"));
+}
 
 Transaction::~Transaction() {
-  if (db_ != nullptr && db_->InTransaction())
+  // An error such as SQLITE_FULL may have rolled the whole transaction back
+  // already (sqlite3_get_autocommit(3)): then there is nothing to undo.
+  if (db_ == nullptr || !db_->InTransaction()) return;
+  if (nested_) {
+    // ROLLBACK TO leaves the savepoint open; RELEASE then ends it.
+    std::string sql = std::string("ROLLBACK TO ") + kSavepoint + "; RELEASE " + kSavepoint;
+    sqlite3_exec(db_->get(), sql.c_str(), nullptr, nullptr, nullptr);
+  } else {
     sqlite3_exec(db_->get(), "ROLLBACK", nullptr, nullptr, nullptr);
+  }
 }
 
 void Transaction::Commit() {
-  db_->Exec("COMMIT");
+  db_->Exec(nested_ ? std::string("RELEASE ") + kSavepoint : std::string("COMMIT"));
   db_ = nullptr;
 }
 

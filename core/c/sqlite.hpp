@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // RAII over the SQLite C API: a connection (Db), a prepared statement (Stmt)
-// and a write transaction (Transaction).
+// and a write transaction (Transaction), which nests as a savepoint.
 //
 // Thread affinity: a Db and its statements belong to the thread that uses
 // them; nothing here locks.  Errors throw SqliteError, whose message names
@@ -120,16 +120,30 @@ class Db {
 
 /// BEGIN IMMEDIATE in the constructor (waiting up to the busy timeout for
 /// the write lock); rolls back unless Commit() succeeded.
+///
+/// Nests: on a connection already in a transaction (another Transaction, or
+/// a read transaction opened by hand) it is a SAVEPOINT instead, which
+/// Commit() releases into the enclosing transaction and the destructor
+/// rolls back to, leaving the enclosing transaction open.  So an operation
+/// that writes in its own Transaction can run inside a caller's (AnswerOnce,
+/// core/store/request_keys.hpp), and what it wrote stands or falls with the
+/// caller's.  Nesting is strictly by scope: an inner Transaction ends before
+/// the one around it.
 class Transaction {
  public:
   explicit Transaction(Db& db);
   ~Transaction();
   Transaction(const Transaction&) = delete;
   Transaction& operator=(const Transaction&) = delete;
+  /// COMMIT, or RELEASE of the savepoint when nested.  Throws SqliteError;
+  /// the destructor then still rolls back.
   void Commit();
+  /// True when this is a savepoint inside an enclosing transaction.
+  bool nested() const noexcept { return nested_; }
 
  private:
   Db* db_;
+  bool nested_;
 };
 
 }  // namespace origin

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cmath>
+#include <set>
 
 #include "core/forget/visible.hpp"
 #include "core/query/search.hpp"
@@ -222,19 +223,82 @@ bool QuoteOccurs(std::string_view text, std::string_view quote) {
   return !q.empty() && Normalize(text).find(q) != std::u32string::npos;
 }
 
-std::string Remember(Db& db, const Clock& clock, const std::string& store_name,
-                     const RememberInput& in) {
+namespace {
+
+// The conditions of a listing on `e` (entry): current and unended unless
+// history is asked for, and the filter's kind and project.  Binds from `i`.
+std::string VisibleWhere(const EntryFilter& f) {
+  std::string sql = " AND " + VisibleEntrySql("e.id");  // invariant 2
+  if (!f.history) {
+    // The current version of its chain, and not ended.
+    sql +=
+        " AND NOT EXISTS (SELECT 1 FROM entry o WHERE o.root = e.root AND "
+        "(o.created_at > e.created_at OR (o.created_at = e.created_at AND o.id > e.id)))"
+        " AND (e.valid_to IS NULL OR e.valid_to > ?)";
+  }
+  if (f.kind) sql += " AND e.kind = ?";
+  if (f.project) sql += " AND e.project = ?";
+  return sql;
+}
+
+int BindVisible(Stmt& st, int i, const EntryFilter& f, std::int64_t now_ms) {
+  if (!f.history) st.Bind(i++, now_ms);
+  if (f.kind) st.Bind(i++, *f.kind);
+  if (f.project) st.Bind(i++, *f.project);
+  return i;
+}
+
+// A current entry (visible, the current version of its chain, not ended at
+// `now_ms`) with this text, kind and project that cites exactly the events
+// of `sources`; "" when there is none.  Candidates are found through the
+// first source's event (entry_source_event), so the entries are not read.
+std::string FindCurrentTwin(Db& db, const std::string& text, const std::string& kind,
+                            const std::optional<std::string>& project,
+                            const std::vector<EntrySource>& sources, std::int64_t now_ms) {
+  std::set<std::string> want;
+  for (const EntrySource& s : sources) want.insert(*s.event_id);
+  auto& st = db.Prepare(
+      "SELECT e.id FROM entry_source s JOIN entry e ON e.id = s.entry_id "
+      "WHERE s.event_id = ? AND e.text = ? AND e.kind = ? AND e.project IS ?" +
+      VisibleWhere(EntryFilter{}) + " ORDER BY e.created_at, e.id");
+  st.Bind(1, *sources.front().event_id).Bind(2, text).Bind(3, kind).Bind(4, project);
+  BindVisible(st, 5, EntryFilter{}, now_ms);
+  std::vector<std::string> candidates;
+  while (st.Step()) candidates.emplace_back(st.Text(0));
+  st.Reset();
+  for (const std::string& id : candidates) {
+    std::set<std::string> cited;
+    auto& src = db.Prepare("SELECT event_id FROM entry_source WHERE entry_id = ?");
+    src.Bind(1, id);
+    while (src.Step()) cited.emplace(src.Text(0));
+    src.Reset();
+    if (cited == want) return id;
+  }
+  return "";
+}
+
+}  // namespace
+
+RememberResult Remember(Db& db, const Clock& clock, const std::string& store_name,
+                        const RememberInput& in) {
   CheckFields(in.kind, in.text, in.confidence, in.valid_from, in.valid_to);
   if (in.author.empty()) Invalid("an entry needs an author");
   if (in.sources.empty()) Invalid("an entry needs at least one source (invariant 1)");
   Transaction tx(db);
   std::vector<EntrySource> sources = CheckSources(db, in.sources);
+  std::string text = SanitizeUtf8(in.text);
+  const std::int64_t now = clock.NowMs();
+  if (std::string twin = FindCurrentTwin(db, text, in.kind, in.project, sources, now);
+      !twin.empty()) {
+    tx.Commit();
+    return {twin, true};
+  }
   std::string origin = FixStoreName(db, store_name);
   std::string id = NewEntryId();
-  Insert(db, id, in.kind, SanitizeUtf8(in.text), in.confidence, in.author, in.project, std::nullopt,
-         id, in.valid_from, in.valid_to, clock.NowMs(), origin, sources);
+  Insert(db, id, in.kind, text, in.confidence, in.author, in.project, std::nullopt, id,
+         in.valid_from, in.valid_to, now, origin, sources);
   tx.Commit();
-  return id;
+  return {id, false};
 }
 
 std::string Correct(Db& db, const Clock& clock, const std::string& store_name,
@@ -310,32 +374,6 @@ std::vector<EntryRow> EntryHistory(Db& db, const std::string& root, std::int64_t
   return out;
 }
 
-namespace {
-
-// The conditions of a listing on `e` (entry): current and unended unless
-// history is asked for, and the filter's kind and project.  Binds from `i`.
-std::string VisibleWhere(const EntryFilter& f) {
-  std::string sql = " AND " + VisibleEntrySql("e.id");  // invariant 2
-  if (!f.history) {
-    // The current version of its chain, and not ended.
-    sql +=
-        " AND NOT EXISTS (SELECT 1 FROM entry o WHERE o.root = e.root AND "
-        "(o.created_at > e.created_at OR (o.created_at = e.created_at AND o.id > e.id)))"
-        " AND (e.valid_to IS NULL OR e.valid_to > ?)";
-  }
-  if (f.kind) sql += " AND e.kind = ?";
-  if (f.project) sql += " AND e.project = ?";
-  return sql;
-}
-
-int BindVisible(Stmt& st, int i, const EntryFilter& f, std::int64_t now_ms) {
-  if (!f.history) st.Bind(i++, now_ms);
-  if (f.kind) st.Bind(i++, *f.kind);
-  if (f.project) st.Bind(i++, *f.project);
-  return i;
-}
-
-}  // namespace
 
 std::vector<EntryRow> ListEntries(Db& db, const EntryFilter& f, std::int64_t now_ms) {
   auto& st = db.Prepare("SELECT " + EntryCols("e.") + " FROM entry e WHERE 1" + VisibleWhere(f) +

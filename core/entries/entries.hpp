@@ -75,10 +75,19 @@ struct EntryRow {
   bool imported = false;    // derived from an agent's memory file (imported_entry)
 };
 
-/// Writes a new entry; returns its id.  Throws OpError for invalid input or
-/// an unknown event.  `store_name` is fixed in the store by the first write.
-std::string Remember(Db& db, const Clock& clock, const std::string& store_name,
-                     const RememberInput& in);
+struct RememberResult {
+  std::string id;          // the entry written, or the current one it repeats
+  bool duplicate = false;  // true when nothing was written (see Remember)
+};
+
+/// Writes a new entry and returns its id.  Agents repeat themselves: when a
+/// current entry (visible, the current version of its chain, not ended) has
+/// the same text, kind and project and cites the same set of events, that
+/// entry is returned with `duplicate` set and nothing is written.  Throws
+/// OpError for invalid input or an unknown event.  `store_name` is fixed in
+/// the store by the first write.
+RememberResult Remember(Db& db, const Clock& clock, const std::string& store_name,
+                        const RememberInput& in);
 /// Supersedes the current version `id`; returns the new version's id.
 /// OpError kConflict when `id` is not the current version.
 std::string Correct(Db& db, const Clock& clock, const std::string& store_name,

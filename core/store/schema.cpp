@@ -308,6 +308,21 @@ const std::vector<Migration>& Migrations() {
          db.Exec("DROP VIEW IF EXISTS event_message");
          // kIdempotentSql makes the trigger again, without them.
        }},
+      {4, "request keys: a retried write gets its first answer",
+       [](Db& db) {
+         db.Exec(R"sql(
+-- The answers of writes, by the key their client sent with them
+-- (core/store/request_keys.hpp): a retry within a day is answered from
+-- here and not done again.
+CREATE TABLE request_key (
+  key    TEXT PRIMARY KEY,          -- the client's idempotency key (at most 200 bytes)
+  op     TEXT NOT NULL,             -- the operation it was sent with (remember, forget, ...)
+  answer TEXT NOT NULL,             -- the operation's answer, as it was returned
+  at_ms  INTEGER NOT NULL           -- when it was first answered (ms UTC)
+) WITHOUT ROWID;
+CREATE INDEX request_key_at ON request_key(at_ms);
+)sql");
+       }},
   };
   return kMigrations;
 }
@@ -368,10 +383,11 @@ void Migrate(Db& db, const std::vector<Migration>& migrations, int target_versio
         db.Exec("PRAGMA user_version = 1");
         tx.Commit();
       } else {
+        // A new store: the base schema, then the migrations after it.
+        v = std::min(kBaseSchemaVersion, target_version);
         db.Exec(kSchemaSql);
-        db.Exec("PRAGMA user_version = " + std::to_string(target_version));
+        db.Exec("PRAGMA user_version = " + std::to_string(v));
         tx.Commit();
-        v = target_version;
       }
     }
   }

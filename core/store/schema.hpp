@@ -21,10 +21,14 @@
 namespace origin {
 
 /// The version this build writes.  2: event_cjk holds every CJK letter.
-/// 3: the search indexes of events are in index.db only.
-inline constexpr int kSchemaVersion = 3;
+/// 3: the search indexes of events are in index.db only.  4: request_key
+/// (core/store/request_keys.hpp).
+inline constexpr int kSchemaVersion = 4;
+/// The version kSchemaSql is: a new store starts there and runs the
+/// migrations after it.
+inline constexpr int kBaseSchemaVersion = 3;
 
-/// The current schema: tables, indexes, views, triggers.
+/// The schema of version kBaseSchemaVersion: tables, indexes, views, triggers.
 extern const char* const kSchemaSql;
 /// Statements run on every open (IF NOT EXISTS), for additions that existing
 /// data needs nothing from.

@@ -69,6 +69,15 @@ void SetMtime(const std::string& path, std::int64_t mtime_ns) {
 
 int Sh(const std::string& cmd) { return std::system(cmd.c_str()); }
 
+std::optional<OpError::Code> OpErrorOf(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const OpError& e) {
+    return e.code();
+  }
+  return std::nullopt;
+}
+
 TestStore::TestStore(const std::string& base) : dir(base) {
   db = OpenWriteConnection(db_path());
   mirrors = std::make_unique<MirrorStore>(raw_dir());

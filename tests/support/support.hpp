@@ -6,8 +6,10 @@
 #include <sys/stat.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "core/ingest/ingester.hpp"
 #include "core/store/mirror.hpp"
 #include "core/util/clock.hpp"
+#include "core/util/op_error.hpp"
 
 namespace origin::test {
 
@@ -76,6 +79,8 @@ bool Exists(const std::string& path);
 void SetMtime(const std::string& path, std::int64_t mtime_ns);
 /// Runs a shell command; returns its exit status.
 int Sh(const std::string& cmd);
+/// The code of the OpError `fn` throws; nothing when it throws none.
+std::optional<OpError::Code> OpErrorOf(const std::function<void()>& fn);
 
 /// A store in a temporary home, with a fake clock.
 struct TestStore {

@@ -50,7 +50,7 @@ TEST_SUITE("entries") {
     auto in = f.Input();
     in.sources.push_back({std::string("t:2"), std::string("depends   ON library")});
     in.project = "origin";
-    std::string id = Remember(*f.s.db, f.s.clock, "box", in);
+    std::string id = Remember(*f.s.db, f.s.clock, "box", in).id;
     CHECK(id.rfind("ent_", 0) == 0);
     CHECK(id.size() == 28);
     auto e = GetEntry(*f.s.db, id, f.s.clock.NowMs());
@@ -97,7 +97,7 @@ TEST_SUITE("entries") {
 
   TEST_CASE("entries: a correction supersedes the current version and is dated after it") {
     Fixture f;
-    std::string v1 = Remember(*f.s.db, f.s.clock, "box", f.Input());
+    std::string v1 = Remember(*f.s.db, f.s.clock, "box", f.Input()).id;
     f.s.clock.Tick(-60000);  // the clock went back
     CorrectInput c;
     c.text = "Prefers small, reviewed commits";
@@ -127,7 +127,7 @@ TEST_SUITE("entries") {
 
   TEST_CASE("entries: a fork from concurrent corrections resolves to the greatest (created_at, id)") {
     Fixture f;
-    std::string v1 = Remember(*f.s.db, f.s.clock, "box", f.Input());
+    std::string v1 = Remember(*f.s.db, f.s.clock, "box", f.Input()).id;
     f.s.clock.Tick(1000);
     CorrectInput c;
     c.text = "here";
@@ -157,12 +157,12 @@ TEST_SUITE("entries") {
     Fixture f;
     auto in = f.Input("was true");
     in.valid_to = f.s.clock.NowMs() + 1000;
-    std::string ending = Remember(*f.s.db, f.s.clock, "box", in);
+    std::string ending = Remember(*f.s.db, f.s.clock, "box", in).id;
     f.s.clock.Tick(10);
     auto k = f.Input("knowledge stays");
     k.kind = "knowledge";
     k.project = "p";
-    std::string stays = Remember(*f.s.db, f.s.clock, "box", k);
+    std::string stays = Remember(*f.s.db, f.s.clock, "box", k).id;
     CHECK(ListEntries(*f.s.db, {}, f.s.clock.NowMs()).size() == 2);
     f.s.clock.Tick(2000);
     auto now = ListEntries(*f.s.db, {}, f.s.clock.NowMs());
@@ -184,10 +184,80 @@ TEST_SUITE("entries") {
     CHECK(ListEntries(*f.s.db, proj, f.s.clock.NowMs()).size() == 1);
   }
 
+  TEST_CASE("entries: remembering what a current entry says, with the same sources, returns it") {
+    Fixture f;
+    auto in = f.Input();
+    in.project = "origin";
+    in.sources.push_back({std::string("t:2"), std::nullopt});
+    RememberResult first = Remember(*f.s.db, f.s.clock, "box", in);
+    CHECK_FALSE(first.duplicate);
+    f.s.clock.Tick(10);
+    auto entries = [&] { return f.s.db->QueryInt("SELECT count(*) FROM entry"); };
+    SUBCASE("the same sources in another order, one by quote: nothing is written") {
+      auto again = in;
+      again.sources = {{std::string("t:2"), std::string("library B")},
+                       {std::string("t:1"), std::nullopt}};
+      again.confidence = 0.4;  // confidence, author and validity are not compared
+      again.author = "agent@box";
+      RememberResult r = Remember(*f.s.db, f.s.clock, "box", again);
+      CHECK(r.duplicate);
+      CHECK(r.id == first.id);
+      CHECK(entries() == 1);
+      CHECK(f.s.db->QueryInt("SELECT count(*) FROM change_log") == 1);
+    }
+    SUBCASE("a difference in text, kind, project or sources writes a new entry") {
+      auto text = in;
+      text.text += ".";
+      auto kind = in;
+      kind.kind = "memory";
+      auto project = in;
+      project.project.reset();
+      auto fewer = in;
+      fewer.sources.pop_back();
+      for (const RememberInput& other : {text, kind, project, fewer}) {
+        RememberResult r = Remember(*f.s.db, f.s.clock, "box", other);
+        CHECK_FALSE(r.duplicate);
+        CHECK(r.id != first.id);
+      }
+      CHECK(entries() == 5);
+    }
+    SUBCASE("an entry that is no longer current is not returned") {
+      SUBCASE("superseded") {
+        CorrectInput c;
+        c.confidence = 0.5;  // same text: the correction is current, the first is not
+        c.author = "user@box";
+        std::string v2 = Correct(*f.s.db, f.s.clock, "box", first.id, c);
+        f.s.clock.Tick(10);
+        RememberResult r = Remember(*f.s.db, f.s.clock, "box", in);
+        CHECK(r.duplicate);
+        CHECK(r.id == v2);
+        CHECK(entries() == 2);
+      }
+      SUBCASE("ended") {
+        auto ending = in;
+        ending.text = "ends";
+        ending.valid_to = f.s.clock.NowMs() + 5;
+        std::string id = Remember(*f.s.db, f.s.clock, "box", ending).id;
+        CHECK(Remember(*f.s.db, f.s.clock, "box", ending).id == id);  // not ended yet
+        f.s.clock.Tick(5);
+        RememberResult r = Remember(*f.s.db, f.s.clock, "box", ending);
+        CHECK_FALSE(r.duplicate);
+        CHECK(r.id != id);
+      }
+      SUBCASE("forgotten") {
+        f.s.db->Exec("INSERT INTO forgotten_entry(entry_id, tombstone) VALUES ('" + first.id +
+                     "', 'tmb_x')");
+        RememberResult r = Remember(*f.s.db, f.s.clock, "box", in);
+        CHECK_FALSE(r.duplicate);
+        CHECK(r.id != first.id);
+      }
+    }
+  }
+
   TEST_CASE("entries: the store keeps the name it had when it first wrote an entry") {
     Fixture f;
     Remember(*f.s.db, f.s.clock, "first-name", f.Input());
-    std::string id = Remember(*f.s.db, f.s.clock, "renamed", f.Input());
+    std::string id = Remember(*f.s.db, f.s.clock, "renamed", f.Input("another")).id;
     CHECK(GetEntry(*f.s.db, id, 0)->origin == "first-name");
   }
 
@@ -217,7 +287,7 @@ TEST_SUITE("entries") {
     in.confidence = 1;
     in.author = "user@t";
     in.sources = src;
-    std::string id = Remember(*s.db, s.clock, "t", in);
+    std::string id = Remember(*s.db, s.clock, "t", in).id;
     CHECK(GetEntry(*s.db, id, 0)->sources.size() == 3);  // t:late, t:result, t:early
   }
 }

@@ -41,14 +41,7 @@ std::string Line(const std::string& uuid, const std::string& session, const std:
          "\"}}\n";
 }
 
-std::optional<Code> ErrorOf(const std::function<void()>& fn) {
-  try {
-    fn();
-  } catch (const OpError& e) {
-    return e.code();
-  }
-  return std::nullopt;
-}
+std::optional<Code> ErrorOf(const std::function<void()>& fn) { return OpErrorOf(fn); }
 
 struct World {
   TestStore s;
@@ -117,7 +110,7 @@ struct World {
     in.author = "user@box";
     for (const auto& e : events) in.sources.push_back({e, std::nullopt});
     s.clock.Tick(10);
-    return origin::Remember(*s.db, s.clock, "box", in);
+    return origin::Remember(*s.db, s.clock, "box", in).id;
   }
   std::string Correct(const std::string& id, const std::vector<std::string>& add = {}) {
     CorrectInput in;
@@ -270,7 +263,7 @@ TEST_SUITE("forget") {
     std::string e1 = w.Say("s1", "delta");
     w.Sync();
     std::string a = w.Remember({e1});
-    std::string b = w.Remember({e1});
+    std::string b = w.Remember({e1}, "another fact");
     auto fa = w.Forget(a);  // hides a, e1 and (rule 3) b
     REQUIRE(fa.tombstone);
     CHECK(EntryHidden(*w.s.db, b));
@@ -558,7 +551,9 @@ TEST_SUITE("forget") {
           if (vis.empty()) continue;
           std::set<std::string> src{pick(vis)};
           if (rng() % 2) src.insert(pick(vis));
-          std::string id = w.Remember(std::vector<std::string>(src.begin(), src.end()));
+          // A text of its own: an equal one citing the same events is a duplicate.
+          std::string id = w.Remember(std::vector<std::string>(src.begin(), src.end()),
+                                      "a fact " + std::to_string(step));
           versions.push_back({id, id, w.s.clock.NowMs(), src});
         } else if (op == 4) {  // correct a visible chain's current version
           auto roots = visible_roots();

@@ -69,7 +69,7 @@ TEST_SUITE("schema") {
       CHECK_THROWS_WITH(insert(old, 2), doctest::Contains("malformed"));
     }
     auto db = OpenWriteConnection(d / "old.db");
-    CHECK(Version(*db) == 3);
+    CHECK(Version(*db) == kSchemaVersion);
     CHECK(db->QueryInt("SELECT count(*) FROM sqlite_master WHERE name IN ('message_fts', "
                        "'event_cjk', 'event_message')") == 0);
     insert(*db, 2);

@@ -103,7 +103,7 @@ TEST_SUITE("search") {
       in.author = "user@t";
       in.sources = {{std::string("t:1"), std::nullopt}};
       if (rng() % 7 == 0) in.valid_to = s.clock.NowMs() + 10000;  // ends soon
-      ids.push_back(Remember(*s.db, s.clock, "t", in));
+      ids.push_back(Remember(*s.db, s.clock, "t", in).id);
     }
     s.clock.Tick(60000);
     const std::int64_t now = s.clock.NowMs();

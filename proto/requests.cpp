@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: MIT
+#include "proto/requests.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <stdexcept>
+
+namespace origin::proto {
+
+namespace {
+
+// A param that cannot be read: caught by Decode, whose caller gets the message.
+struct Invalid : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// Reads the params object; a member that is null counts as absent.
+class Reader {
+ public:
+  explicit Reader(const rapidjson::Value* p) : p_(p) {
+    if (p_ != nullptr && !p_->IsNull() && !p_->IsObject()) throw Invalid("params must be an object");
+  }
+  std::optional<std::string> Str(const char* key) const {
+    const rapidjson::Value* v = Get(key);
+    if (v == nullptr) return std::nullopt;
+    if (!v->IsString()) throw Invalid(std::string(key) + " must be a string");
+    return std::string(v->GetString(), v->GetStringLength());
+  }
+  std::optional<std::int64_t> Int(const char* key) const {
+    const rapidjson::Value* v = Get(key);
+    if (v == nullptr) return std::nullopt;
+    if (!v->IsInt64()) throw Invalid(std::string(key) + " must be an integer");
+    return v->GetInt64();
+  }
+  bool Bool(const char* key) const {
+    const rapidjson::Value* v = Get(key);
+    if (v == nullptr) return false;
+    if (!v->IsBool()) throw Invalid(std::string(key) + " must be true or false");
+    return v->GetBool();
+  }
+  std::optional<double> Num(const char* key) const {
+    const rapidjson::Value* v = Get(key);
+    if (v == nullptr) return std::nullopt;
+    if (!v->IsNumber()) throw Invalid(std::string(key) + " must be a number");
+    return v->GetDouble();
+  }
+  /// A required string: missing or empty is an error.
+  std::string Need(const char* key) const {
+    auto v = Str(key);
+    if (!v || v->empty()) throw Invalid(std::string(key) + " is required");
+    return *v;
+  }
+  std::int64_t Limit(std::int64_t fallback, std::int64_t max) const {
+    std::int64_t limit = Int("limit").value_or(fallback);
+    if (limit < 1 || limit > max)
+      throw Invalid("limit must be between 1 and " + std::to_string(max));
+    return limit;
+  }
+  std::string Key() const {
+    std::string key = Str("request_key").value_or("");
+    if (key.size() > kMaxRequestKey)
+      throw Invalid("request_key is longer than " + std::to_string(kMaxRequestKey) + " bytes");
+    return key;
+  }
+  std::vector<SourceRef> Sources(const char* key) const {
+    std::vector<SourceRef> out;
+    const rapidjson::Value* v = Get(key);
+    if (v == nullptr) return out;
+    if (!v->IsArray()) throw Invalid(std::string(key) + " must be a list");
+    for (const auto& item : v->GetArray()) {
+      if (!item.IsObject()) throw Invalid(std::string(key) + " holds objects {event_id, quote}");
+      Reader one(&item);
+      SourceRef src{one.Str("event_id"), one.Str("quote")};
+      if (!src.event_id && !src.quote) throw Invalid("a source needs an event_id or a quote");
+      out.push_back(std::move(src));
+    }
+    return out;
+  }
+
+ private:
+  const rapidjson::Value* Get(const char* key) const {
+    if (p_ == nullptr || !p_->IsObject()) return nullptr;
+    auto it = p_->FindMember(key);
+    if (it == p_->MemberEnd() || it->value.IsNull()) return nullptr;
+    return &it->value;
+  }
+  const rapidjson::Value* p_;
+};
+
+void CheckKind(const std::optional<std::string>& kind) {
+  if (kind && *kind != "memory" && *kind != "knowledge" && *kind != "cognition")
+    throw Invalid("kind is memory, knowledge or cognition");
+}
+
+void CheckRange(const std::optional<std::int64_t>& since, const std::optional<std::int64_t>& until) {
+  if (since && until && *since > *until) throw Invalid("since is after until");
+}
+
+// Runs `read`, turning a param that cannot be read into false and *error.
+template <class F>
+bool Try(std::string* error, F&& read) {
+  try {
+    read();
+    return true;
+  } catch (const Invalid& e) {
+    if (error != nullptr) *error = e.what();
+    return false;
+  }
+}
+
+// The params object as JSON text, members added by `add`.
+class Out {
+ public:
+  Out() { w_.StartObject(); }
+  void Str(const char* k, const std::string& v) {
+    w_.Key(k);
+    w_.String(v.data(), static_cast<rapidjson::SizeType>(v.size()));
+  }
+  void Str(const char* k, const std::optional<std::string>& v) {
+    if (v) Str(k, *v);
+  }
+  void Int(const char* k, std::optional<std::int64_t> v) {
+    if (!v) return;
+    w_.Key(k);
+    w_.Int64(*v);
+  }
+  void Num(const char* k, std::optional<double> v) {
+    if (!v) return;
+    w_.Key(k);
+    w_.Double(*v);
+  }
+  void Flag(const char* k, bool v) {  // only when set: false is the default
+    if (!v) return;
+    w_.Key(k);
+    w_.Bool(true);
+  }
+  void Sources(const std::vector<SourceRef>& sources) {
+    if (sources.empty()) return;
+    w_.Key("sources");
+    w_.StartArray();
+    for (const SourceRef& s : sources) {
+      w_.StartObject();
+      Str("event_id", s.event_id);
+      Str("quote", s.quote);
+      w_.EndObject();
+    }
+    w_.EndArray();
+  }
+  std::string Done() {
+    w_.EndObject();
+    return sb_.GetString();
+  }
+
+ private:
+  rapidjson::StringBuffer sb_;
+  rapidjson::Writer<rapidjson::StringBuffer> w_{sb_};
+};
+
+}  // namespace
+
+bool Decode(const rapidjson::Value* params, NoRequest*, std::string* error) {
+  return Try(error, [&] { Reader{params}; });
+}
+
+bool Decode(const rapidjson::Value* params, SyncRequest* out, std::string* error) {
+  return Try(error, [&] { out->source = Reader(params).Str("source"); });
+}
+
+bool Decode(const rapidjson::Value* params, TimelineRequest* out, std::string* error) {
+  return Try(error, [&] {
+    Reader p(params);
+    out->session = p.Str("session");
+    out->include_tools = p.Bool("include_tools");
+    out->limit = p.Limit(out->session ? 500 : 50, 5000);
+    out->offset = p.Int("offset");
+    if (out->offset && *out->offset < 0) throw Invalid("offset must be 0 or more");
+    out->since = p.Int("since");
+    out->until = p.Int("until");
+    out->days = p.Int("days");
+    if (out->days && *out->days < 1) throw Invalid("days must be 1 or more");
+    out->source = p.Str("source");
+    out->project = p.Str("project");
+    CheckRange(out->since, out->until);
+  });
+}
+
+bool Decode(const rapidjson::Value* params, SearchRequest* out, std::string* error) {
+  return Try(error, [&] {
+    Reader p(params);
+    out->query = p.Str("query").value_or("");
+    out->scope = p.Str("scope").value_or("both");
+    if (out->scope != "both" && out->scope != "entries" && out->scope != "events")
+      throw Invalid("scope is both, entries or events");
+    out->limit = p.Limit(20, 1000);
+    out->history = p.Bool("history");
+    out->include_tools = p.Bool("include_tools");
+    out->recent = p.Bool("recent");
+    out->kind = p.Str("kind");
+    CheckKind(out->kind);
+    out->source = p.Str("source");
+    out->project = p.Str("project");
+    out->since = p.Int("since");
+    out->until = p.Int("until");
+    CheckRange(out->since, out->until);
+  });
+}
+
+bool Decode(const rapidjson::Value* params, EntriesRequest* out, std::string* error) {
+  return Try(error, [&] {
+    Reader p(params);
+    out->history = p.Bool("history");
+    out->kind = p.Str("kind");
+    out->project = p.Str("project");
+    out->limit = p.Limit(100, 5000);
+  });
+}
+
+bool Decode(const rapidjson::Value* params, ForgottenRequest* out, std::string* error) {
+  return Try(error, [&] { out->limit = Reader(params).Limit(100, 5000); });
+}
+
+bool Decode(const rapidjson::Value* params, IdRequest* out, std::string* error) {
+  return Try(error, [&] { out->id = Reader(params).Need("id"); });
+}
+
+bool Decode(const rapidjson::Value* params, EntryRequest* out, std::string* error, bool correct) {
+  return Try(error, [&] {
+    Reader p(params);
+    if (correct) {
+      out->id = p.Need("id");
+      out->text = p.Str("text");
+    } else {
+      out->text = p.Need("text");
+    }
+    out->kind = p.Str("kind");
+    out->confidence = p.Num("confidence");
+    out->project = p.Str("project");
+    out->valid_from = p.Int("valid_from");
+    out->valid_to = p.Int("valid_to");
+    out->sources = p.Sources("sources");
+    out->request_key = p.Key();
+  });
+}
+
+bool Decode(const rapidjson::Value* params, TombstoneRequest* out, std::string* error,
+            const char* target_key) {
+  return Try(error, [&] {
+    Reader p(params);
+    out->target = p.Need(target_key);
+    out->reason = p.Str("reason").value_or("");
+    out->dry_run = p.Bool("dry_run");
+    out->request_key = p.Key();
+  });
+}
+
+std::string Encode(const SyncRequest& r) {
+  Out o;
+  o.Str("source", r.source);
+  return o.Done();
+}
+
+std::string Encode(const TimelineRequest& r) {
+  Out o;
+  o.Str("session", r.session);
+  o.Flag("include_tools", r.include_tools);
+  o.Int("limit", r.limit);
+  o.Int("offset", r.offset);
+  o.Int("since", r.since);
+  o.Int("until", r.until);
+  o.Int("days", r.days);
+  o.Str("source", r.source);
+  o.Str("project", r.project);
+  return o.Done();
+}
+
+std::string Encode(const SearchRequest& r) {
+  Out o;
+  o.Str("query", r.query);
+  o.Str("scope", r.scope);
+  o.Int("limit", r.limit);
+  o.Flag("history", r.history);
+  o.Flag("include_tools", r.include_tools);
+  o.Flag("recent", r.recent);
+  o.Str("kind", r.kind);
+  o.Str("source", r.source);
+  o.Str("project", r.project);
+  o.Int("since", r.since);
+  o.Int("until", r.until);
+  return o.Done();
+}
+
+std::string Encode(const EntriesRequest& r) {
+  Out o;
+  o.Flag("history", r.history);
+  o.Str("kind", r.kind);
+  o.Str("project", r.project);
+  o.Int("limit", r.limit);
+  return o.Done();
+}
+
+std::string Encode(const ForgottenRequest& r) {
+  Out o;
+  o.Int("limit", r.limit);
+  return o.Done();
+}
+
+std::string Encode(const IdRequest& r) {
+  Out o;
+  o.Str("id", r.id);
+  return o.Done();
+}
+
+std::string Encode(const EntryRequest& r, bool correct) {
+  Out o;
+  if (correct) o.Str("id", r.id);
+  o.Str("kind", r.kind);
+  o.Str("text", r.text);
+  o.Num("confidence", r.confidence);
+  o.Str("project", r.project);
+  o.Int("valid_from", r.valid_from);
+  o.Int("valid_to", r.valid_to);
+  o.Sources(r.sources);
+  if (!r.request_key.empty()) o.Str("request_key", r.request_key);
+  return o.Done();
+}
+
+std::string Encode(const TombstoneRequest& r, const char* target_key) {
+  Out o;
+  o.Str(target_key, r.target);
+  if (!r.reason.empty()) o.Str("reason", r.reason);
+  o.Flag("dry_run", r.dry_run);
+  if (!r.request_key.empty()) o.Str("request_key", r.request_key);
+  return o.Done();
+}
+
+}  // namespace origin::proto

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The typed requests of the socket protocol: one struct per method's params,
+// encoded by the clients and decoded (and validated) by the daemon with the
+// same code, so that what the CLI sends and what the daemon reads cannot
+// drift apart.  The daemon's table of operations (daemon/operations/)
+// names, for each method, the struct here that its params decode into.
+//
+// Decoding is strict about types and ranges (a limit out of range, a kind
+// that is not one of the three) and lenient about names it does not know,
+// as the protocol has always been.  Times are milliseconds since the epoch;
+// the MCP front-end turns an agent's ISO 8601 into them before decoding.
+//
+// Depends on RapidJSON only.
+
+#include <rapidjson/document.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace origin::proto {
+
+/// No params (ping, status, projects, shutdown).
+struct NoRequest {};
+
+/// sync: every source, or one agent's logs.
+struct SyncRequest {
+  std::optional<std::string> source;
+};
+
+/// timeline: a session's events (`session`), or the sessions of a range.
+struct TimelineRequest {
+  std::optional<std::string> session;
+  bool include_tools = false;
+  std::optional<std::int64_t> limit;   // 1..5000; 500 for a session, else 50
+  std::optional<std::int64_t> offset;  // a session's events: 0 or more
+  std::optional<std::int64_t> since, until;
+  std::optional<std::int64_t> days;  // the range without `since`: 1 or more (7)
+  std::optional<std::string> source, project;
+};
+
+/// A source an entry cites: an event, or a quote of a message.
+struct SourceRef {
+  std::optional<std::string> event_id;
+  std::optional<std::string> quote;
+};
+
+/// remember, and correct (which names the version it supersedes in `id`,
+/// and whose fields left out carry over).
+struct EntryRequest {
+  std::string id;  // correct only
+  std::optional<std::string> kind, text, project;
+  std::optional<double> confidence;  // 0..1
+  std::optional<std::int64_t> valid_from, valid_to;
+  std::vector<SourceRef> sources;
+  /// Reused on a retry, so that a write whose answer was lost is answered
+  /// again rather than done twice (docs/architecture.md, request keys).
+  std::string request_key;
+};
+
+/// forget (`target`) and restore (`id`, sent as such).
+struct TombstoneRequest {
+  std::string target;
+  std::string reason;
+  bool dry_run = false;
+  std::string request_key;
+};
+
+/// search: entries and events.
+struct SearchRequest {
+  std::string query;
+  std::string scope = "both";  // both | entries | events
+  std::int64_t limit = 20;     // 1..1000
+  bool history = false, include_tools = false, recent = false;
+  std::optional<std::string> kind, source, project;
+  std::optional<std::int64_t> since, until;
+};
+
+/// entries: current entries (or every version, `history`).
+struct EntriesRequest {
+  bool history = false;
+  std::optional<std::string> kind, project;
+  std::int64_t limit = 100;  // 1..5000
+};
+
+/// forgotten: the tombstones.
+struct ForgottenRequest {
+  std::int64_t limit = 100;  // 1..5000
+};
+
+/// show and sources: one event or entry.
+struct IdRequest {
+  std::string id;
+};
+
+/// Longest request key accepted.
+inline constexpr std::size_t kMaxRequestKey = 200;
+
+// Each Decode reads `params` (an object, or null when absent) into `out`;
+// false with `*error` set (a message for the caller: "limit must be between
+// 1 and 5000") when a param has the wrong type or is out of range.  The
+// method decides which struct: `restore` decodes a TombstoneRequest from
+// `id`, `forget` from `target`.
+bool Decode(const rapidjson::Value* params, NoRequest* out, std::string* error);
+bool Decode(const rapidjson::Value* params, SyncRequest* out, std::string* error);
+bool Decode(const rapidjson::Value* params, TimelineRequest* out, std::string* error);
+bool Decode(const rapidjson::Value* params, SearchRequest* out, std::string* error);
+bool Decode(const rapidjson::Value* params, EntriesRequest* out, std::string* error);
+bool Decode(const rapidjson::Value* params, ForgottenRequest* out, std::string* error);
+bool Decode(const rapidjson::Value* params, IdRequest* out, std::string* error);
+/// `correct`: whether `id` is required (correct) or ignored (remember).
+bool Decode(const rapidjson::Value* params, EntryRequest* out, std::string* error, bool correct);
+/// `target_key`: "target" (forget) or "id" (restore).
+bool Decode(const rapidjson::Value* params, TombstoneRequest* out, std::string* error,
+            const char* target_key);
+
+// Each Encode gives the params object as JSON text; absent optionals are
+// left out.
+std::string Encode(const SyncRequest& r);
+std::string Encode(const TimelineRequest& r);
+std::string Encode(const SearchRequest& r);
+std::string Encode(const EntriesRequest& r);
+std::string Encode(const ForgottenRequest& r);
+std::string Encode(const IdRequest& r);
+std::string Encode(const EntryRequest& r, bool correct);
+std::string Encode(const TombstoneRequest& r, const char* target_key);
+
+}  // namespace origin::proto

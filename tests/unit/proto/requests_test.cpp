@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+// The typed requests: what a client encodes decodes to the same struct, and
+// params of the wrong type or out of range are refused with a message.
+#include "proto/requests.hpp"
+
+#include <doctest/doctest.h>
+
+using namespace origin::proto;
+
+namespace {
+rapidjson::Document Parse(const std::string& json) {
+  rapidjson::Document d;
+  d.Parse(json.c_str());
+  REQUIRE_FALSE(d.HasParseError());
+  return d;
+}
+}  // namespace
+
+TEST_SUITE("proto") {
+  TEST_CASE("requests: a search round-trips through Encode and Decode") {
+    SearchRequest r;
+    r.query = "retry handler";
+    r.scope = "events";
+    r.limit = 7;
+    r.recent = true;
+    r.source = "codex";
+    r.since = 1000;
+    r.until = 2000;
+    auto d = Parse(Encode(r));
+    SearchRequest back;
+    std::string err;
+    REQUIRE(Decode(&d, &back, &err));
+    CHECK(back.query == r.query);
+    CHECK(back.scope == "events");
+    CHECK(back.limit == 7);
+    CHECK(back.recent);
+    CHECK_FALSE(back.include_tools);
+    CHECK(back.source == "codex");
+    CHECK_FALSE(back.project);
+    CHECK(back.since == 1000);
+    CHECK(back.until == 2000);
+  }
+
+  TEST_CASE("requests: an entry with sources and a request key round-trips") {
+    EntryRequest r;
+    r.id = "ent_1";
+    r.text = "use the fake clock";
+    r.kind = "knowledge";
+    r.confidence = 0.5;
+    r.sources = {{std::string("codex:x:1"), std::nullopt}, {std::nullopt, std::string("a quote")}};
+    r.request_key = "k1";
+    auto d = Parse(Encode(r, /*correct=*/true));
+    EntryRequest back;
+    std::string err;
+    REQUIRE(Decode(&d, &back, &err, /*correct=*/true));
+    CHECK(back.id == "ent_1");
+    CHECK(back.text == r.text);
+    CHECK(back.confidence == 0.5);
+    REQUIRE(back.sources.size() == 2);
+    CHECK(back.sources[0].event_id == "codex:x:1");
+    CHECK(back.sources[1].quote == "a quote");
+    CHECK(back.request_key == "k1");
+  }
+
+  TEST_CASE("requests: forget and restore name their target differently") {
+    TombstoneRequest r{"ent_9", "asked by the user", true, "key"};
+    auto f = Parse(Encode(r, "target"));
+    auto s = Parse(Encode(r, "id"));
+    TombstoneRequest a, b;
+    std::string err;
+    REQUIRE(Decode(&f, &a, &err, "target"));
+    REQUIRE(Decode(&s, &b, &err, "id"));
+    CHECK(a.target == "ent_9");
+    CHECK(b.target == "ent_9");
+    CHECK(a.dry_run);
+    CHECK_FALSE(Decode(&f, &b, &err, "id"));
+    CHECK(err == "id is required");
+  }
+
+  TEST_CASE("requests: wrong types and ranges are refused, with what to fix") {
+    auto bad = [](const std::string& json, auto request) {
+      auto d = Parse(json);
+      std::string err;
+      CHECK_FALSE(Decode(&d, &request, &err));
+      return err;
+    };
+    CHECK(bad(R"({"limit":0})", SearchRequest{}) == "limit must be between 1 and 1000");
+    CHECK(bad(R"({"limit":5001})", TimelineRequest{}) == "limit must be between 1 and 5000");
+    CHECK(bad(R"({"limit":"5"})", EntriesRequest{}) == "limit must be an integer");
+    CHECK(bad(R"({"scope":"all"})", SearchRequest{}) == "scope is both, entries or events");
+    CHECK(bad(R"({"kind":"fact"})", SearchRequest{}) == "kind is memory, knowledge or cognition");
+    CHECK(bad(R"({"since":5,"until":4})", SearchRequest{}) == "since is after until");
+    CHECK(bad(R"({"offset":-1,"session":"s"})", TimelineRequest{}) == "offset must be 0 or more");
+    CHECK(bad(R"({"days":0})", TimelineRequest{}) == "days must be 1 or more");
+    CHECK(bad(R"({"id":""})", IdRequest{}) == "id is required");
+    CHECK(bad(R"([1])", NoRequest{}) == "params must be an object");
+    auto d = Parse(R"({"text":"t","sources":[{}]})");
+    EntryRequest e;
+    std::string err;
+    CHECK_FALSE(Decode(&d, &e, &err, false));
+    CHECK(err == "a source needs an event_id or a quote");
+    auto k = Parse("{\"text\":\"t\",\"request_key\":\"" + std::string(201, 'k') + "\"}");
+    CHECK_FALSE(Decode(&k, &e, &err, false));
+    CHECK(err == "request_key is longer than 200 bytes");
+  }
+
+  TEST_CASE("requests: absent params decode to the defaults") {
+    TimelineRequest t;
+    std::string err;
+    REQUIRE(Decode(nullptr, &t, &err));
+    CHECK(t.limit == 50);
+    TimelineRequest s;
+    auto d = Parse(R"({"session":"x","since":null})");
+    REQUIRE(Decode(&d, &s, &err));
+    CHECK(s.limit == 500);
+    CHECK_FALSE(s.since);
+  }
+}
