@@ -93,6 +93,12 @@ bool Invocation::Flag(std::string_view name) const {
                      [&](const auto& o) { return o.first == name; });
 }
 
+std::optional<std::string> Invocation::Value(const std::string& name) const {
+  auto it = values.find(name);
+  if (it == values.end()) return std::nullopt;
+  return it->second;
+}
+
 const Command* FindCommand(std::string_view name) {
   for (const Command* c : Commands())
     if (c->name == name) return c;

@@ -55,6 +55,8 @@ struct Invocation {
   std::string request_key;  // a write's: random, one per run (RandomKey), the same when resent
 
   bool Flag(std::string_view name) const;
+  /// The value of valued option `name` (the last given), if it was.
+  std::optional<std::string> Value(const std::string& name) const;
   bool json() const { return Flag("json"); }
 };
 
@@ -70,7 +72,9 @@ struct Command {
   std::string_view method;    // the socket method asked
   bool writes = false;        // sends request_key; sent again once after a lost daemon
   bool progress = false;      // the daemon sends progress: a bar on stderr
-  /// The request's params (JSON); throws UsageError.  Runs before connecting.
+  /// The request's params: the method's struct of proto/requests.hpp, filled
+  /// from the command line and encoded (the daemon decodes the same struct).
+  /// Throws UsageError.  Runs before connecting.
   std::string (*build)(const Invocation&) = nullptr;
   /// Prints the answer; returns the exit code.
   int (*render)(rapidjson::Document& answer, const Invocation&) = nullptr;

@@ -31,25 +31,25 @@ bool PrintedJson(rapidjson::Document& r, bool json) {
   return false;
 }
 
-std::string JsonString(const std::string& s) {
-  rapidjson::Value v(s.c_str(), static_cast<rapidjson::SizeType>(s.size()));
-  return proto::ToJson(v);
-}
-
-std::string PositiveNumber(const std::string& key, const std::string& v) {
+std::optional<std::int64_t> PositiveOption(const Invocation& a, const std::string& name) {
+  std::optional<std::string> v = a.Value(name);
+  if (!v) return std::nullopt;
   char* end = nullptr;
-  long long n = std::strtoll(v.c_str(), &end, 10);
-  if (v.empty() || *end != '\0' || n < 1) throw UsageError("--" + key + " takes a positive number");
-  return std::to_string(n);
+  long long n = std::strtoll(v->c_str(), &end, 10);
+  if (v->empty() || *end != '\0' || n < 1)
+    throw UsageError("--" + name + " takes a positive number");
+  return n;
 }
 
-std::string DateParam(const std::string& key, const std::string& v) {
-  auto t = proto::ParseDateTime(v);
+std::optional<std::int64_t> DateOption(const Invocation& a, const std::string& name) {
+  std::optional<std::string> v = a.Value(name);
+  if (!v) return std::nullopt;
+  auto t = proto::ParseDateTime(*v);
   if (!t)
     throw UsageError(
-        "--" + key +
+        "--" + name +
         " takes a date: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], local, or with Z or +HH:MM");
-  return std::to_string(*t);
+  return *t;
 }
 
 std::string EntryLine(const rapidjson::Value& e, const Style& st) {

@@ -2,13 +2,15 @@
 #pragma once
 // What the commands of the CLI's table share: reading the daemon's answer
 // (a missing or mistyped member reads as empty, never as a crash), printing
-// it as JSON or made terminal-safe, turning option values into params, and
-// the options several commands take.  Each command's entry is in its own
+// it as JSON or made terminal-safe, reading numbers and dates from options
+// (the requests themselves are proto/requests.hpp structs), and the options
+// several commands take.  Each command's entry is in its own
 // file beside this one; commands.hpp lists them.
 
 #include <rapidjson/document.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "client/command_table.hpp"
@@ -27,12 +29,12 @@ std::int64_t Int(const rapidjson::Value& o, const char* k);
 /// reaches the terminal only through here.
 bool PrintedJson(rapidjson::Document& r, bool json);
 
-/// `s` as a JSON string literal.
-std::string JsonString(const std::string& s);
-/// A --limit or --days value; throws UsageError unless it is a whole number above 0.
-std::string PositiveNumber(const std::string& key, const std::string& v);
-/// A DATE option in ms since the epoch, as the daemon takes it; throws UsageError.
-std::string DateParam(const std::string& key, const std::string& v);
+/// --NAME's value as a whole number above 0, when it was given; throws
+/// UsageError when it is not one.
+std::optional<std::int64_t> PositiveOption(const Invocation& a, const std::string& name);
+/// --NAME's DATE in ms since the epoch, as the daemon takes it, when it was
+/// given; throws UsageError when it is not a date.
+std::optional<std::int64_t> DateOption(const Invocation& a, const std::string& name);
 
 /// An entry's first line (id, kind, confidence, project, time, author) and its text.
 std::string EntryLine(const rapidjson::Value& e, const Style& st);

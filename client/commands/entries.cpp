@@ -12,6 +12,7 @@
 
 #include "client/commands/commands.hpp"
 #include "client/commands/common.hpp"
+#include "proto/requests.hpp"
 
 namespace origin::client {
 
@@ -19,67 +20,41 @@ namespace {
 
 // remember / correct params from the options.
 std::string EntryParams(const Invocation& a, bool correct) {
-  std::string p = "{";
-  auto add = [&](const std::string& kv) { p += (p.size() > 1 ? "," : "") + kv; };
-  std::size_t text_at = correct ? 1 : 0;
-  if (correct) add("\"id\":" + JsonString(a.args.at(0)));
-  if (a.args.size() > text_at) add("\"text\":" + JsonString(a.args[text_at]));
-  for (const auto& [k, v] : a.values) {
-    if (k == "cite" || k == "quote") continue;  // below, in the order given
-    if (k == "kind" || k == "project") {
-      add("\"" + k + "\":" + JsonString(v));
-    } else if (k == "confidence") {
-      char* end = nullptr;
-      double c = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end != '\0') throw UsageError("--confidence takes a number from 0 to 1");
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.17g", c);
-      add(std::string("\"confidence\":") + buf);
-    } else if (k == "valid-from" || k == "valid-to") {
-      add(std::string(k == "valid-from" ? "\"valid_from\":" : "\"valid_to\":") + DateParam(k, v));
-    } else {
-      throw UsageError("--" + k + " is not an option of " + std::string(a.command->name));
-    }
+  proto::EntryRequest r;
+  const std::size_t text_at = correct ? 1 : 0;
+  if (correct) r.id = a.args.at(0);
+  if (a.args.size() > text_at) r.text = a.args[text_at];
+  r.kind = a.Value("kind");
+  r.project = a.Value("project");
+  if (auto v = a.Value("confidence")) {
+    char* end = nullptr;
+    r.confidence = std::strtod(v->c_str(), &end);
+    if (v->empty() || *end != '\0') throw UsageError("--confidence takes a number from 0 to 1");
   }
+  r.valid_from = DateOption(a, "valid-from");
+  r.valid_to = DateOption(a, "valid-to");
   // --cite ID [--quote WORDS]: each quote belongs to the cite before it; a
   // quote alone cites the most recent message holding it.
-  std::vector<std::pair<std::optional<std::string>, std::optional<std::string>>> cites;
   for (const auto& [k, v] : a.options) {
     if (k == "cite")
-      cites.push_back({v, std::nullopt});
-    else if (k == "quote" && !cites.empty() && cites.back().first && !cites.back().second)
-      cites.back().second = v;
+      r.sources.push_back({v, std::nullopt});
+    else if (k == "quote" && !r.sources.empty() && r.sources.back().event_id &&
+             !r.sources.back().quote)
+      r.sources.back().quote = v;
     else if (k == "quote")
-      cites.push_back({std::nullopt, v});
+      r.sources.push_back({std::nullopt, v});
   }
-  if (!cites.empty()) {
-    std::string list = "[";
-    for (const auto& [id, quote] : cites) {
-      if (list.size() > 1) list += ",";
-      list += "{";
-      if (id) list += "\"event_id\":" + JsonString(*id);
-      if (quote) list += std::string(id ? "," : "") + "\"quote\":" + JsonString(*quote);
-      list += "}";
-    }
-    add("\"sources\":" + list + "]");
-  }
-  if (!a.request_key.empty()) add("\"request_key\":" + JsonString(a.request_key));
-  return p + "}";
+  r.request_key = a.request_key;
+  return proto::Encode(r, correct);
 }
 
 std::string EntriesParams(const Invocation& a) {
-  std::string p = "{";
-  auto add = [&](const std::string& kv) { p += (p.size() > 1 ? "," : "") + kv; };
-  if (a.Flag("history")) add("\"history\":true");
-  for (const auto& [k, v] : a.values) {
-    if (k == "kind" || k == "project")
-      add("\"" + k + "\":" + JsonString(v));
-    else if (k == "limit")
-      add("\"limit\":" + PositiveNumber(k, v));
-    else
-      throw UsageError("--" + k + " is not an option of entries");
-  }
-  return p + "}";
+  proto::EntriesRequest r;
+  r.history = a.Flag("history");
+  r.kind = a.Value("kind");
+  r.project = a.Value("project");
+  if (auto limit = PositiveOption(a, "limit")) r.limit = *limit;
+  return proto::Encode(r);
 }
 
 int RenderEntryWrite(rapidjson::Document& r, const Invocation& a, bool correct) {

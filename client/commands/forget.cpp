@@ -3,11 +3,13 @@
 // be found, undoing it, and the record of both (spec: Forgetting).
 
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "client/commands/commands.hpp"
 #include "client/commands/common.hpp"
+#include "proto/requests.hpp"
 
 namespace origin::client {
 
@@ -16,13 +18,15 @@ namespace {
 // forget / restore params; the reason is required.
 std::string TombstoneParams(const Invocation& a) {
   const std::string name(a.command->name);
-  auto it = a.values.find("reason");
-  if (it == a.values.end() || it->second.find_first_not_of(" \t\r\n") == std::string::npos)
+  std::optional<std::string> reason = a.Value("reason");
+  if (!reason || reason->find_first_not_of(" \t\r\n") == std::string::npos)
     throw UsageError(name + " needs --reason, saying why (it is kept with the record)");
-  return std::string("{\"") + (name == "forget" ? "target" : "id") +
-         "\":" + JsonString(a.args.at(0)) + ",\"reason\":" + JsonString(it->second) +
-         ",\"dry_run\":" + (a.Flag("yes") ? "false" : "true") +
-         (a.request_key.empty() ? "" : ",\"request_key\":" + JsonString(a.request_key)) + "}";
+  proto::TombstoneRequest r;
+  r.target = a.args.at(0);
+  r.reason = *reason;
+  r.dry_run = !a.Flag("yes");
+  r.request_key = a.request_key;
+  return proto::Encode(r, name == "forget" ? "target" : "id");
 }
 
 // "1 event", "2 events"
@@ -88,9 +92,9 @@ int RenderTombstoneWrite(rapidjson::Document& r, const Invocation& a) {
 }
 
 std::string ForgottenParams(const Invocation& a) {
-  if (auto it = a.values.find("limit"); it != a.values.end())
-    return "{\"limit\":" + PositiveNumber("limit", it->second) + "}";
-  return "{}";
+  proto::ForgottenRequest r;
+  if (auto limit = PositiveOption(a, "limit")) r.limit = *limit;
+  return proto::Encode(r);
 }
 
 int RenderForgotten(rapidjson::Document& r, const Invocation& a) {

@@ -11,6 +11,7 @@
 #include "client/commands/commands.hpp"
 #include "client/commands/common.hpp"
 #include "proto/base64.hpp"
+#include "proto/requests.hpp"
 
 namespace origin::client {
 
@@ -18,7 +19,7 @@ namespace {
 
 namespace proto = origin::proto;
 
-std::string IdParams(const Invocation& a) { return "{\"id\":" + JsonString(a.args[0]) + "}"; }
+std::string IdParams(const Invocation& a) { return proto::Encode(proto::IdRequest{a.args[0]}); }
 
 int RenderShow(rapidjson::Document& r, const Invocation& a) {
   if (PrintedJson(r, a.json())) return 0;

@@ -7,31 +7,26 @@
 
 #include "client/commands/commands.hpp"
 #include "client/commands/common.hpp"
+#include "proto/requests.hpp"
 
 namespace origin::client {
 
 namespace {
 
 std::string SearchParams(const Invocation& a) {
-  std::string query;
-  for (const auto& w : a.args) query += (query.empty() ? "" : " ") + w;
-  std::string p = "{\"query\":" + JsonString(query);
-  auto add = [&](const std::string& kv) { p += "," + kv; };
-  if (a.Flag("all")) add("\"include_tools\":true");
-  if (a.Flag("recent")) add("\"recent\":true");
-  if (a.Flag("history")) add("\"history\":true");
-  for (const auto& [k, v] : a.values) {
-    if (k == "scope" || k == "kind" || k == "source" || k == "project") {
-      add("\"" + k + "\":" + JsonString(v));
-    } else if (k == "limit") {
-      add("\"limit\":" + PositiveNumber(k, v));
-    } else if (k == "since" || k == "until") {
-      add("\"" + k + "\":" + DateParam(k, v));
-    } else {
-      throw UsageError("--" + k + " is not an option of search");
-    }
-  }
-  return p + "}";
+  proto::SearchRequest r;
+  for (const auto& w : a.args) r.query += (r.query.empty() ? "" : " ") + w;
+  if (auto scope = a.Value("scope")) r.scope = *scope;
+  if (auto limit = PositiveOption(a, "limit")) r.limit = *limit;
+  r.include_tools = a.Flag("all");
+  r.recent = a.Flag("recent");
+  r.history = a.Flag("history");
+  r.kind = a.Value("kind");
+  r.source = a.Value("source");
+  r.project = a.Value("project");
+  r.since = DateOption(a, "since");
+  r.until = DateOption(a, "until");
+  return proto::Encode(r);
 }
 
 int RenderSearch(rapidjson::Document& r, const Invocation& a) {

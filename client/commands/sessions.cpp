@@ -9,26 +9,23 @@
 
 #include "client/commands/commands.hpp"
 #include "client/commands/common.hpp"
+#include "proto/requests.hpp"
 
 namespace origin::client {
 
 namespace {
 
 std::string TimelineParams(const Invocation& a) {
-  std::string p = "{";
-  auto add = [&](const std::string& kv) { p += (p.size() > 1 ? "," : "") + kv; };
-  if (!a.args.empty()) add("\"session\":" + JsonString(a.args[0]));
-  if (a.Flag("all")) add("\"include_tools\":true");
-  for (const auto& [k, v] : a.values) {
-    if (k == "days" || k == "limit") {
-      add("\"" + k + "\":" + PositiveNumber(k, v));
-    } else if (k == "since" || k == "until") {
-      add("\"" + k + "\":" + DateParam(k, v));
-    } else {
-      add("\"" + k + "\":" + JsonString(v));
-    }
-  }
-  return p + "}";
+  proto::TimelineRequest r;
+  if (!a.args.empty()) r.session = a.args[0];
+  r.include_tools = a.Flag("all");
+  r.days = PositiveOption(a, "days");
+  r.limit = PositiveOption(a, "limit");
+  r.since = DateOption(a, "since");
+  r.until = DateOption(a, "until");
+  r.source = a.Value("source");
+  r.project = a.Value("project");
+  return proto::Encode(r);
 }
 
 std::string OneLine(std::string_view text, std::size_t max_chars) {

@@ -8,6 +8,7 @@
 #include "client/commands/commands.hpp"
 #include "client/commands/common.hpp"
 #include "proto/protocol.hpp"
+#include "proto/requests.hpp"
 
 namespace origin::client {
 
@@ -156,8 +157,9 @@ int RenderSync(rapidjson::Document& r, const Invocation& inv) {
 }
 
 std::string SyncParams(const Invocation& inv) {
-  auto src = inv.values.find("source");
-  return src == inv.values.end() ? "{}" : "{\"source\":" + JsonString(src->second) + "}";
+  proto::SyncRequest r;
+  r.source = inv.Value("source");
+  return proto::Encode(r);
 }
 
 constexpr Option kSyncOptions[] = {
