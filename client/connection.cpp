@@ -17,45 +17,38 @@
 #include <thread>
 #include <utility>
 
+#include "io/fd.hpp"
 #include "origin_config.h"
 
 namespace origin::client {
 
 namespace {
 
-int TryConnect(const std::string& path, int* err) {
-  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
+// A connected socket, or an empty UniqueFd with *err set.
+UniqueFd TryConnect(const std::string& path, int* err) {
+  UniqueFd fd(::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!fd) {
     *err = errno;
-    return -1;
+    return fd;
   }
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (path.size() >= sizeof addr.sun_path) {
-    ::close(fd);
     *err = ENAMETOOLONG;
-    return -1;
+    return UniqueFd();
   }
   std::memcpy(addr.sun_path, path.c_str(), path.size() + 1);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+  if (::connect(fd.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
     *err = errno;
-    ::close(fd);
-    return -1;
+    return UniqueFd();
   }
   return fd;
 }
 
-void WriteAll(int fd, const std::string& s) {
-  std::size_t done = 0;
-  while (done < s.size()) {
-    ssize_t n = ::write(fd, s.data() + done, s.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      throw ClientError(proto::code::kUnavailable,
-                        std::string("lost the daemon: ") + std::strerror(errno));
-    }
-    done += static_cast<std::size_t>(n);
-  }
+void Send(const UniqueFd& fd, const std::string& s) {
+  if (!SendAll(fd.get(), s))
+    throw ClientError(proto::code::kUnavailable,
+                      std::string("lost the daemon: ") + std::strerror(errno));
 }
 
 // originsd beside this executable, else $ORIGINSD, else on PATH.
@@ -107,21 +100,11 @@ std::string SiblingExe(const char* name, const char* build_dir) {
   return name;
 }
 
-Connection::~Connection() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-Connection::Connection(Connection&& o) noexcept
-    : fd_(std::exchange(o.fd_, -1)),
-      hello_(std::move(o.hello_)),
-      buf_(std::move(o.buf_)),
-      next_id_(o.next_id_) {}
-
 std::string Connection::ReadLine() {
   for (;;) {
     if (auto line = buf_.Next()) return *line;
     char tmp[65536];
-    ssize_t n = ::read(fd_, tmp, sizeof tmp);
+    ssize_t n = ::read(fd_.get(), tmp, sizeof tmp);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) throw ClientError(proto::code::kUnavailable, "the daemon closed the connection");
     buf_.Append(tmp, static_cast<std::size_t>(n));
@@ -131,21 +114,20 @@ std::string Connection::ReadLine() {
 namespace {
 
 // Connects, starting the daemon when none answers and autostart is on.
-int ConnectOrStart(const proto::Paths& paths, bool autostart) {
+UniqueFd ConnectOrStart(const proto::Paths& paths, bool autostart, std::chrono::milliseconds wait) {
   int err = 0;
-  int fd = TryConnect(paths.socket, &err);
-  if (fd < 0 && autostart && (err == ENOENT || err == ECONNREFUSED)) {
+  UniqueFd fd = TryConnect(paths.socket, &err);
+  if (!fd && autostart && (err == ENOENT || err == ECONNREFUSED)) {
     StartDaemon(paths);
-    // Wait for the socket, with a doubling backoff, at most 5 s in all.
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    // Wait for the socket, with a doubling backoff, at most `wait` in all.
+    auto deadline = std::chrono::steady_clock::now() + wait;
     int delay_ms = 5;
-    while ((fd = TryConnect(paths.socket, &err)) < 0 &&
-           std::chrono::steady_clock::now() < deadline) {
+    while (!(fd = TryConnect(paths.socket, &err)) && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms));
       delay_ms = std::min(delay_ms * 2, 500);
     }
   }
-  if (fd < 0) {
+  if (!fd) {
     std::string why = std::strerror(err);
     throw ClientError(proto::code::kUnavailable,
                       "no originsd answers on " + paths.socket + " (" + why + ")" +
@@ -159,10 +141,7 @@ int ConnectOrStart(const proto::Paths& paths, bool autostart) {
 void WaitGone(const std::string& socket) {
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   int err = 0;
-  for (;;) {
-    int fd = TryConnect(socket, &err);
-    if (fd < 0) return;
-    ::close(fd);
+  while (TryConnect(socket, &err)) {
     if (std::chrono::steady_clock::now() > deadline) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
@@ -170,19 +149,21 @@ void WaitGone(const std::string& socket) {
 
 }  // namespace
 
-Connection Connection::Open(const proto::Paths& paths, const std::string& client_name) {
+Connection Connection::Open(const proto::Paths& paths, const std::string& client_name,
+                            const std::string& session, std::chrono::milliseconds wait) {
   const char* no_auto = std::getenv("ORIGIN_NO_AUTOSTART");
   const bool autostart = no_auto == nullptr || std::string(no_auto) != "1";
   for (int attempt = 0;; ++attempt) {
-    int fd = ConnectOrStart(paths, autostart);
+    UniqueFd fd = ConnectOrStart(paths, autostart, wait);
     proto::ClientHello h;
     h.client = client_name;
     h.version = ORIGIN_VERSION;
     h.pid = ::getpid();
+    h.session = session;
     char cwd[PATH_MAX];
     if (::getcwd(cwd, sizeof cwd) != nullptr) h.cwd = cwd;
-    Connection c(fd, {});
-    WriteAll(fd, proto::Encode(h) + "\n");
+    Connection c(std::move(fd), {});
+    Send(c.fd_, proto::Encode(h) + "\n");
     std::string line = c.ReadLine();
     std::string perr;
     auto dh = proto::DecodeDaemonHello(line, &perr);
@@ -195,7 +176,7 @@ Connection Connection::Open(const proto::Paths& paths, const std::string& client
         c.Call("shutdown");
       } catch (const ClientError&) {
       }
-      ::close(std::exchange(c.fd_, -1));
+      c.fd_.Reset();
       WaitGone(paths.socket);
       continue;
     }
@@ -206,8 +187,8 @@ Connection Connection::Open(const proto::Paths& paths, const std::string& client
 rapidjson::Document Connection::Call(const std::string& method, const std::string& params_json,
                                      const std::function<void(const rapidjson::Value&)>& on_note) {
   int id = next_id_++;
-  WriteAll(fd_, "{\"id\":" + std::to_string(id) + ",\"method\":\"" + method +
-                    "\",\"params\":" + params_json + "}\n");
+  Send(fd_, "{\"id\":" + std::to_string(id) + ",\"method\":\"" + method +
+                "\",\"params\":" + params_json + "}\n");
   for (;;) {
     std::string line = ReadLine();
     rapidjson::Document d;

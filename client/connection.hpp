@@ -7,12 +7,14 @@
 
 #include <rapidjson/document.h>
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
+#include "io/fd.hpp"
 #include "proto/paths.hpp"
 #include "proto/protocol.hpp"
 
@@ -36,10 +38,13 @@ std::string SiblingExe(const char* name, const char* build_dir);
 
 class Connection {
  public:
-  /// Connects (and maybe starts the daemon); throws ClientError("unavailable").
-  static Connection Open(const proto::Paths& paths, const std::string& client_name);
-  ~Connection();
-  Connection(Connection&& o) noexcept;
+  /// Connects (and maybe starts the daemon, then waits for its socket at
+  /// most `wait`); says hello as `client_name`, with `session` when it is
+  /// not empty.  Throws ClientError("unavailable").
+  static Connection Open(const proto::Paths& paths, const std::string& client_name,
+                         const std::string& session = "",
+                         std::chrono::milliseconds wait = std::chrono::seconds(5));
+  Connection(Connection&& o) noexcept = default;
   Connection& operator=(Connection&&) = delete;
 
   /// Sends one request and waits for its answer; `on_note` receives the
@@ -50,12 +55,13 @@ class Connection {
   const proto::DaemonHello& hello() const { return hello_; }
   /// Hands the socket over (origin-mcp pumps it itself); the daemon sends
   /// nothing after its hello until asked, so nothing is left buffered.
-  int ReleaseFd() { return std::exchange(fd_, -1); }
+  UniqueFd ReleaseFd() { return std::move(fd_); }
 
  private:
-  Connection(int fd, proto::DaemonHello hello) : fd_(fd), hello_(std::move(hello)) {}
+  Connection(UniqueFd fd, proto::DaemonHello hello)
+      : fd_(std::move(fd)), hello_(std::move(hello)) {}
   std::string ReadLine();
-  int fd_ = -1;
+  UniqueFd fd_;
   proto::DaemonHello hello_;
   proto::LineBuffer buf_;
   int next_id_ = 1;

@@ -4,9 +4,13 @@
 // origin-mcp, and copies MCP JSON-RPC lines from stdin to the socket and the
 // daemon's lines back to stdout; the MCP server itself lives in the daemon
 // (daemon/mcp.cpp).  Nothing but JSON-RPC is ever written to stdout;
-// diagnostics go to stderr.  When the daemon cannot be reached or goes away,
-// each request waiting for it gets a JSON-RPC error, and the next request
-// connects again (replaying the agent's initialize).  When stdin ends, or on
+// diagnostics go to stderr.  Its hello carries a session (random, one per
+// process); when the daemon goes away with requests unanswered, the shim
+// connects again (starting a daemon if none answers), replays the agent's
+// initialize, and sends each unanswered request once more, the same line
+// with the same id: the daemon keys writes by session and id, so a write is
+// neither lost nor made twice.  A request no daemon takes gets a JSON-RPC
+// error, and the next request connects again.  When stdin ends, or on
 // SIGTERM, SIGINT or SIGHUP, it tells the daemon that the agent left (the
 // daemon ingests once more) and exits within 5 seconds.
 
@@ -19,6 +23,7 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
@@ -31,13 +36,18 @@
 #include <vector>
 
 #include "client/connection.hpp"
+#include "client/random_key.hpp"
+#include "io/fd.hpp"
 #include "proto/paths.hpp"
 #include "proto/protocol.hpp"
 
 namespace {
 
+using origin::UniqueFd;
+using origin::WriteAll;
 using origin::client::ClientError;
 using origin::client::Connection;
+using origin::client::RandomKey;
 namespace proto = origin::proto;
 
 int g_signal_pipe[2] = {-1, -1};
@@ -47,16 +57,6 @@ void OnSignal(int) {
   char c = 1;
   [[maybe_unused]] ssize_t n = ::write(g_signal_pipe[1], &c, 1);
   errno = saved;
-}
-
-bool WriteAll(int fd, std::string_view s) {
-  while (!s.empty()) {
-    ssize_t n = ::write(fd, s.data(), s.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    s.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
 }
 
 // The messages of a line (one, or a batch's), read without building them: a
@@ -229,40 +229,39 @@ constexpr const char* kLeftId = "origin-mcp:left";
 
 class Shim {
  public:
-  explicit Shim(proto::Paths paths) : paths_(std::move(paths)) {}
+  explicit Shim(proto::Paths paths) : paths_(std::move(paths)), session_(RandomKey()) {}
 
   int Run() {
     Connect();
     proto::LineBuffer in;
     char buf[65536];
     bool stdin_open = true;
-    // After stdin ends, the answers still due are delivered, within 5 s in all.
-    std::chrono::steady_clock::time_point deadline{};
     for (;;) {
-      if (!stdin_open && (waiting_.empty() || sock_ < 0)) break;
+      if (!stdin_open && (pending_.empty() || !sock_)) break;
       int timeout = -1;
       if (!stdin_open) {
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
-                        deadline - std::chrono::steady_clock::now())
-                        .count();
+        auto left = Left().count();
         if (left <= 0) break;
         timeout = static_cast<int>(left);
       }
-      pollfd fds[3] = {
-          {g_signal_pipe[0], POLLIN, 0}, {sock_, POLLIN, 0}, {stdin_open ? 0 : -1, POLLIN, 0}};
+      pollfd fds[3] = {{g_signal_pipe[0], POLLIN, 0},
+                       {sock_.get(), POLLIN, 0},
+                       {stdin_open ? 0 : -1, POLLIN, 0}};
       int n = ::poll(fds, 3, timeout);
       if (n < 0) {
         if (errno == EINTR) continue;
         break;
       }
       if (fds[0].revents != 0) break;  // SIGTERM, SIGINT, SIGHUP
-      if (sock_ >= 0 && fds[1].revents != 0 && !FromDaemon()) Lost("the Origin daemon went away");
+      if (sock_ && fds[1].revents != 0 && !FromDaemon()) Lost("the Origin daemon went away");
       if (stdin_open && fds[2].revents != 0) {
         ssize_t r = ::read(0, buf, sizeof buf);
         if (r < 0 && errno == EINTR) continue;
         if (r <= 0) {  // the agent closed stdin
           stdin_open = false;
-          deadline = std::chrono::steady_clock::now() + std::chrono::seconds(4);
+          // The answers still due are delivered within 4 s, and Leave takes
+          // at most 1 s more: the shim is gone within 5 s.
+          deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(4);
           continue;
         }
         in.Append(buf, static_cast<std::size_t>(r));
@@ -281,14 +280,39 @@ class Shim {
   }
 
  private:
+  // A request line sent to the daemon and not answered yet, with the ids
+  // still due (a batch has several).
+  struct Pending {
+    std::string line;
+    std::set<std::string> ids;
+    bool replayed = false;  // sent again after a lost daemon (that happens once)
+  };
+
+  // What is left of the time the shim has: unlimited (an hour) while the
+  // agent is there, the rest of the 4 s once stdin has ended.
+  std::chrono::milliseconds Left() const {
+    if (deadline_ == std::chrono::steady_clock::time_point{}) return std::chrono::hours(1);
+    return std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ -
+                                                                 std::chrono::steady_clock::now());
+  }
+
   void Connect() {
     try {
-      Connection c = Connection::Open(paths_, "origin-mcp");
+      Connection c =
+          Connection::Open(paths_, "origin-mcp", session_,
+                           std::min<std::chrono::milliseconds>(Left(), std::chrono::seconds(5)));
       sock_ = c.ReleaseFd();
       from_ = proto::LineBuffer();
-      if (!initialize_.empty()) WriteAll(sock_, WithId(initialize_, kReplayId) + "\n");
+      // The agent's initialize, again, for the new daemon's session of this
+      // agent; its answer is dropped.  Not when it is itself due: it goes
+      // again as it is, below.
+      const bool initialize_due =
+          std::any_of(pending_.begin(), pending_.end(),
+                      [&](const Pending& p) { return p.line == initialize_; });
+      if (!initialize_.empty() && !initialize_due)
+        WriteAll(sock_.get(), WithId(initialize_, kReplayId) + "\n");
     } catch (const std::exception& e) {
-      sock_ = -1;
+      sock_.Reset();
       error_ = e.what();
       std::fprintf(stderr, "origin-mcp: %s\n", e.what());
     }
@@ -298,19 +322,19 @@ class Shim {
     bool init = false;
     std::vector<std::string> ids = RequestIds(line, &init);
     if (init) initialize_ = line;
-    if (sock_ < 0) Connect();
-    if (sock_ >= 0 && WriteAll(sock_, line + "\n")) {
-      waiting_.insert(ids.begin(), ids.end());
+    if (!sock_) Connect();
+    if (!sock_) {
+      for (const std::string& id : ids) Fail(id, "Origin's daemon is not available: " + error_);
       return;
     }
-    if (sock_ >= 0) Lost("the Origin daemon went away");
-    for (const std::string& id : ids) Fail(id, "Origin's daemon is not available: " + error_);
+    if (!ids.empty()) pending_.push_back({line, {ids.begin(), ids.end()}});
+    if (!WriteAll(sock_.get(), line + "\n")) Lost("the Origin daemon went away");
   }
 
   // Copies the daemon's complete lines to stdout; false when it is gone.
   bool FromDaemon() {
     char buf[65536];
-    ssize_t r = ::read(sock_, buf, sizeof buf);
+    ssize_t r = ::read(sock_.get(), buf, sizeof buf);
     if (r < 0 && errno == EINTR) return true;
     if (r <= 0) return false;
     from_.Append(buf, static_cast<std::size_t>(r));
@@ -318,31 +342,56 @@ class Shim {
       std::vector<std::string> ids = ReplyIds(*line);
       if (ids.size() == 1 && ids[0] == std::string("\"") + kReplayId + "\"")
         continue;  // our replayed initialize
-      for (const std::string& id : ids) waiting_.erase(id);
+      for (const std::string& id : ids)
+        for (Pending& p : pending_) p.ids.erase(id);
+      std::erase_if(pending_, [](const Pending& p) { return p.ids.empty(); });
       if (!WriteAll(1, *line + "\n")) std::exit(0);  // the agent is gone
     }
     return true;
   }
 
+  // The daemon went away with requests unanswered.  Each is sent once more,
+  // the same line with the same id, to the daemon that answers now (started
+  // if none does): the daemon keys writes by this shim's session and the
+  // request's id, so a request the old daemon did is answered, not done
+  // again.  A request that was already sent again, or that no daemon takes
+  // within the time left, gets an error.
   void Lost(const std::string& why) {
-    ::close(sock_);
-    sock_ = -1;
+    sock_.Reset();
     error_ = why;
     std::fprintf(stderr, "origin-mcp: %s\n", why.c_str());
-    for (const std::string& id : waiting_) Fail(id, why + "; try again");
-    waiting_.clear();
+    auto fail = [&](const Pending& p) {
+      for (const std::string& id : p.ids) Fail(id, why + "; try again");
+    };
+    std::for_each(pending_.begin(), pending_.end(), [&](const Pending& p) {
+      if (p.replayed) fail(p);
+    });
+    std::erase_if(pending_, [](const Pending& p) { return p.replayed; });
+    if (pending_.empty()) return;  // the next request connects again
+    if (Left().count() > 0) Connect();
+    if (!sock_) {
+      std::for_each(pending_.begin(), pending_.end(), fail);
+      pending_.clear();
+      return;
+    }
+    std::fprintf(stderr, "origin-mcp: sending %zu unanswered request(s) again\n", pending_.size());
+    for (Pending& p : pending_) p.replayed = true;
+    for (const Pending& p : pending_)
+      if (!WriteAll(sock_.get(), p.line + "\n")) return Lost("the Origin daemon went away again");
   }
 
   static void Fail(const std::string& id_json, const std::string& message) {
     WriteAll(1, proto::JsonRpcError(id_json, -32603, message) + "\n");
   }
 
-  // Tells the daemon that the agent left, and waits at most 5 s for it to
-  // have ingested once more.  Nothing more goes to stdout.
+  // Tells the daemon that the agent left, and waits at most 1 s for it to
+  // have ingested once more (with the 4 s given to the answers still due
+  // after stdin ended, the shim is gone within 5 s).  Nothing more goes to
+  // stdout.
   void Leave() {
-    if (sock_ < 0) return;
-    if (!WriteAll(sock_, std::string("{\"jsonrpc\":\"2.0\",\"id\":\"") + kLeftId +
-                             "\",\"method\":\"origin/left\"}\n"))
+    if (!sock_) return;
+    if (!WriteAll(sock_.get(), std::string("{\"jsonrpc\":\"2.0\",\"id\":\"") + kLeftId +
+                                   "\",\"method\":\"origin/left\"}\n"))
       return;
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
     char buf[65536];
@@ -351,9 +400,9 @@ class Shim {
                       until - std::chrono::steady_clock::now())
                       .count();
       if (left <= 0) return;
-      pollfd p{sock_, POLLIN, 0};
+      pollfd p{sock_.get(), POLLIN, 0};
       if (::poll(&p, 1, static_cast<int>(left)) <= 0) return;
-      ssize_t r = ::read(sock_, buf, sizeof buf);
+      ssize_t r = ::read(sock_.get(), buf, sizeof buf);
       if (r <= 0) return;
       from_.Append(buf, static_cast<std::size_t>(r));
       while (auto line = from_.Next())
@@ -362,10 +411,12 @@ class Shim {
   }
 
   proto::Paths paths_;
-  int sock_ = -1;
+  const std::string session_;  // in every hello: the daemon keys this agent's writes by it
+  UniqueFd sock_;
   proto::LineBuffer from_;
   std::string initialize_, error_;
-  std::set<std::string> waiting_;
+  std::vector<Pending> pending_;                      // in the order sent
+  std::chrono::steady_clock::time_point deadline_{};  // set when stdin has ended
 };
 
 }  // namespace

@@ -547,7 +547,7 @@ TEST_SUITE("e2e") {
     fails({"correct", id, "again"}, 1, "not the current version");
     fails({"correct", "ent_000000000000000000000000", "x"}, 4, "no entry");
     fails({"show", "ent_000000000000000000000000"}, 4, "no event or entry");
-    fails({"entries", "--cite", "x"}, 2, "--cite and --quote are for");
+    fails({"entries", "--cite", "x"}, 2, "--cite is for correct and remember");
     fails({"timeline", "--history"}, 2, "--history is for entries and search");
     CHECK(Json(f.Cli({"entries", "--history", "--json"}).out)["entries"].Size() == 3);
     f.Stop();

@@ -32,6 +32,13 @@ TEST_SUITE("proto") {
     CHECK(back->client == "origin");
     CHECK(back->pid == 42);
     CHECK(back->cwd == "/tmp");
+    CHECK(back->session.empty());
+    CHECK(Encode(c).find("session") == std::string::npos);  // absent, not ""
+    c.client = "origin-mcp";
+    c.session = "0123456789abcdef0123456789abcdef";
+    back = DecodeClientHello(Encode(c), &err);
+    REQUIRE(back);
+    CHECK(back->session == c.session);
     DaemonHello d{"0.1.0", "laptop", "device", 7};
     auto dback = DecodeDaemonHello(Encode(d), &err);
     REQUIRE(dback);

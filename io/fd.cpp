@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-#include "core/c/fd.hpp"
+#include "io/fd.hpp"
 
 #include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -99,8 +100,9 @@ void MakeDirs(const std::string& path, mode_t mode) {
   }
 }
 
-std::string ReadFile(const std::string& path) {
-  UniqueFd fd = OpenFile(path, O_RDONLY);
+namespace {
+
+std::string ReadAll(const UniqueFd& fd, const std::string& path) {
   std::string out;
   char buf[65536];
   off_t off = 0;
@@ -111,6 +113,61 @@ std::string ReadFile(const std::string& path) {
     if (n < sizeof buf) break;
   }
   return out;
+}
+
+}  // namespace
+
+std::string ReadFile(const std::string& path) { return ReadAll(OpenFile(path, O_RDONLY), path); }
+
+std::optional<std::string> ReadFileIfExists(const std::string& path) {
+  UniqueFd fd = TryOpenFile(path, O_RDONLY);
+  if (!fd) {
+    if (errno == ENOENT) return std::nullopt;
+    ThrowErrno("open", path);
+  }
+  return ReadAll(fd, path);
+}
+
+void WriteFileAtomic(const std::string& path, std::string_view content, mode_t mode) {
+  const std::string tmp = path + ".origin-tmp";
+  try {
+    UniqueFd fd = OpenFile(tmp, O_WRONLY | O_CREAT | O_TRUNC, mode);
+    PwriteFull(fd.get(), content, 0, tmp);
+    // The mode asked for, whatever the umask took away.
+    if (::fchmod(fd.get(), mode) != 0) ThrowErrno("chmod", tmp);
+    while (::fsync(fd.get()) != 0)
+      if (errno != EINTR) ThrowErrno("sync", tmp);
+    if (::close(fd.Release()) != 0) ThrowErrno("close", tmp);
+    if (::rename(tmp.c_str(), path.c_str()) != 0) ThrowErrno("rename " + tmp + " to", path);
+  } catch (...) {
+    ::unlink(tmp.c_str());
+    throw;
+  }
+}
+
+namespace {
+
+template <typename Write>
+bool WriteAllWith(std::string_view data, Write write) noexcept {
+  while (!data.empty()) {
+    ssize_t n = write(data);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+}  // namespace
+
+bool WriteAll(int fd, std::string_view data) noexcept {
+  return WriteAllWith(data, [fd](std::string_view d) { return ::write(fd, d.data(), d.size()); });
+}
+
+bool SendAll(int socket, std::string_view data) noexcept {
+  return WriteAllWith(data, [socket](std::string_view d) {
+    return ::send(socket, d.data(), d.size(), MSG_NOSIGNAL);
+  });
 }
 
 }  // namespace origin

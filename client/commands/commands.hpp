@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Every entry of the CLI's command table (command_table.hpp), each defined
+// in the file of its command; table.cpp puts them in the order
+// `origin --help` lists them.
+
+#include "client/command_table.hpp"
+
+namespace origin::client {
+
+extern const Command kStatusCommand;     // status.cpp
+extern const Command kSyncCommand;       // status.cpp
+extern const Command kSearchCommand;     // search.cpp
+extern const Command kTimelineCommand;   // sessions.cpp
+extern const Command kProjectsCommand;   // sessions.cpp
+extern const Command kEntriesCommand;    // entries.cpp
+extern const Command kRememberCommand;   // entries.cpp
+extern const Command kCorrectCommand;    // entries.cpp
+extern const Command kShowCommand;       // lookup.cpp
+extern const Command kSourcesCommand;    // lookup.cpp
+extern const Command kForgetCommand;     // forget.cpp
+extern const Command kRestoreCommand;    // forget.cpp
+extern const Command kForgottenCommand;  // forget.cpp
+
+}  // namespace origin::client

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: MIT
+// origin forget, origin restore and origin forgotten: hiding what should not
+// be found, undoing it, and the record of both (spec: Forgetting).
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "client/commands/commands.hpp"
+#include "client/commands/common.hpp"
+#include "proto/requests.hpp"
+
+namespace origin::client {
+
+namespace {
+
+// forget / restore params; the reason is required.
+std::string TombstoneParams(const Invocation& a) {
+  const std::string name(a.command->name);
+  std::optional<std::string> reason = a.Value("reason");
+  if (!reason || reason->find_first_not_of(" \t\r\n") == std::string::npos)
+    throw UsageError(name + " needs --reason, saying why (it is kept with the record)");
+  proto::TombstoneRequest r;
+  r.target = a.args.at(0);
+  r.reason = *reason;
+  r.dry_run = !a.Flag("yes");
+  r.request_key = a.request_key;
+  return proto::Encode(r, name == "forget" ? "target" : "id");
+}
+
+// "1 event", "2 events"
+std::string Plural(std::int64_t v, const char* one, const char* many) {
+  return Thousands(v) + " " + (v == 1 ? one : many);
+}
+
+// "3 entry versions (1 entry) and 2 events in 1 session"
+std::string Counts(const rapidjson::Value& r) {
+  auto n = [&](const char* key, const char* one, const char* many) {
+    return Plural(Int(r, key), one, many);
+  };
+  std::string s = n("entries_count", "entry version", "entry versions");
+  if (Int(r, "chains_count") > 0) s += " (" + n("chains_count", "entry", "entries") + ")";
+  s += " and " + n("events_count", "event", "events");
+  if (Int(r, "sessions_count") > 0) s += " in " + n("sessions_count", "session", "sessions");
+  // A title event's text shows as its session's title too.
+  if (Int(r, "titles_count") > 0)
+    s += ", and the title of " + n("titles_count", "session", "sessions");
+  return s;
+}
+
+int RenderTombstoneWrite(rapidjson::Document& r, const Invocation& a) {
+  const bool forget = a.command->name == "forget";
+  if (PrintedJson(r, a.json())) return 0;
+  Style st{UseColor(stdout)};
+  const std::string target = Str(r, "target");
+  const bool nothing = Int(r, "entries_count") == 0 && Int(r, "events_count") == 0;
+  if (forget && nothing) {
+    std::printf("Nothing new to hide: %s is already hidden%s. No forget was recorded.\n",
+                target.c_str(),
+                r["hidden_by"].IsString() ? (" by " + Str(r, "hidden_by")).c_str() : "");
+    return 0;
+  }
+  if (!a.Flag("yes")) {
+    std::printf("%s %s will %s %s:\n", forget ? "Forgetting" : "Restoring", target.c_str(),
+                forget ? "hide" : "bring back", Counts(r).c_str());
+    auto list = [&](const char* key, const char* label) {
+      std::int64_t shown = 0;
+      for (const auto& id : r[key].GetArray()) {
+        if (shown++ == 20) break;
+        std::printf("  %s %s\n", st.Dim(label).c_str(), id.GetString());
+      }
+      if (Int(r, (std::string(key) + "_count").c_str()) > 20)
+        std::printf("  %s\n", st.Dim("...").c_str());
+    };
+    list("chains", "entry  ");
+    list("events", "event  ");
+    list("sessions", "session");
+    if (r.HasMember("titles")) list("titles", "title  ");
+    std::printf("Nothing has changed yet: run it again with --yes to %s.\n",
+                forget ? "forget" : "restore");
+    return 0;
+  }
+  if (forget)
+    std::printf("Forgot %s (%s): hid %s.\nUndo with: origin restore %s --reason ...\n",
+                target.c_str(), st.Bold(Str(r, "tombstone")).c_str(), Counts(r).c_str(),
+                Str(r, "tombstone").c_str());
+  else
+    std::printf("Restored %s (%s): brought back %s.\n", target.c_str(),
+                st.Bold(Str(r, "tombstone")).c_str(), Counts(r).c_str());
+  return 0;
+}
+
+std::string ForgottenParams(const Invocation& a) {
+  proto::ForgottenRequest r;
+  if (auto limit = PositiveOption(a, "limit")) r.limit = *limit;
+  return proto::Encode(r);
+}
+
+int RenderForgotten(rapidjson::Document& r, const Invocation& a) {
+  if (PrintedJson(r, a.json())) return 0;
+  Style st{UseColor(stdout)};
+  if (r["tombstones"].Empty()) {
+    std::printf("Nothing was forgotten.\n");
+    return 0;
+  }
+  for (const auto& t : r["tombstones"].GetArray()) {
+    const bool forget = Str(t, "kind") == "forget";
+    std::string state;
+    if (forget)
+      state = t["in_effect"].GetBool() ? st.Red("in effect")
+                                       : st.Dim("restored by " + Str(t, "restored_by"));
+    std::string what = forget
+                           ? "forget " + Str(t, "target") + " · " + Thousands(Int(t, "entries")) +
+                                 " entry versions, " + Thousands(Int(t, "events")) + " events"
+                           : "restore of " + Str(t, "target");
+    std::printf("%s  %s  %s\n  %s\n", st.Bold(Str(t, "id")).c_str(), what.c_str(), state.c_str(),
+                st.Dim(LocalTime(Int(t, "created_at")) + " · " + Str(t, "author", "?") + " · " +
+                       Str(t, "origin") + " · reason: " + Str(t, "reason"))
+                    .c_str());
+  }
+  return 0;
+}
+
+constexpr Option kTombstoneOptions[] = {kReasonOption, kYesOption, kJsonOption};
+constexpr Option kForgottenOptions[] = {{"limit", "N", "the latest N"}, kJsonOption};
+
+constexpr std::string_view kForgetDetails =
+    "Hides an entry (every version) or an event, the events the entry cites, the\n"
+    "entries citing the event, and entries left without a visible source.  Without\n"
+    "--yes it only shows what it would hide.  Forgetting hides; it does not erase:\n"
+    "the raw mirrors keep every line, and origin restore brings it all back.  A\n"
+    "forget that would hide nothing new is not recorded.\n";
+
+constexpr std::string_view kForgetExamples =
+    "  origin forget claude-code:u1 --reason \"a password\"\n"
+    "  origin forget claude-code:u1 --reason \"a password\" --yes\n";
+
+constexpr std::string_view kRestoreDetails =
+    "Undoes a forget (TMB_ID is the tombstone origin forget printed, or one from\n"
+    "origin forgotten): shows what will come back, and restores it with --yes.\n";
+
+constexpr std::string_view kRestoreExamples =
+    "  origin restore tmb_01hx... --reason \"not a secret after all\" --yes\n";
+
+constexpr std::string_view kForgottenDetails =
+    "Every forget and restore, newest first: target, reason, author, counts, and\n"
+    "whether it is still in effect.\n";
+
+constexpr std::string_view kForgottenExamples =
+    "  origin forgotten\n"
+    "  origin forgotten --limit 10 --json\n";
+
+}  // namespace
+
+const Command kForgetCommand{
+    .name = "forget",
+    .args = "ID",
+    .min_args = 1,
+    .max_args = 1,
+    .missing = "an id",
+    .summary = "hide an entry (its whole history) or an event, and what cites it",
+    .options = kTombstoneOptions,
+    .details = kForgetDetails,
+    .examples = kForgetExamples,
+    .method = "forget",
+    .writes = true,
+    .build = TombstoneParams,
+    .render = RenderTombstoneWrite,
+};
+
+const Command kRestoreCommand{
+    .name = "restore",
+    .args = "TMB_ID",
+    .min_args = 1,
+    .max_args = 1,
+    .missing = "an id",
+    .summary = "undo a forget; shows what will come back, restores with --yes",
+    .options = kTombstoneOptions,
+    .details = kRestoreDetails,
+    .examples = kRestoreExamples,
+    .method = "restore",
+    .writes = true,
+    .build = TombstoneParams,
+    .render = RenderTombstoneWrite,
+};
+
+const Command kForgottenCommand{
+    .name = "forgotten",
+    .summary = "every forget and restore, newest first",
+    .options = kForgottenOptions,
+    .details = kForgottenDetails,
+    .examples = kForgottenExamples,
+    .method = "forgotten",
+    .build = ForgottenParams,
+    .render = RenderForgotten,
+};
+
+}  // namespace origin::client

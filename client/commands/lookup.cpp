@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+// origin show and origin sources: one event or entry, and the original log
+// lines behind it.
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "client/commands/commands.hpp"
+#include "client/commands/common.hpp"
+#include "proto/base64.hpp"
+#include "proto/requests.hpp"
+
+namespace origin::client {
+
+namespace {
+
+namespace proto = origin::proto;
+
+std::string IdParams(const Invocation& a) { return proto::Encode(proto::IdRequest{a.args[0]}); }
+
+int RenderShow(rapidjson::Document& r, const Invocation& a) {
+  if (PrintedJson(r, a.json())) return 0;
+  Style st{UseColor(stdout)};
+  if (r.HasMember("entry")) {
+    std::printf("%s", EntryLine(r["entry"], st).c_str());
+    std::printf("\n%s\n", st.Dim("sources").c_str());
+    for (const auto& src : r["entry"]["sources"].GetArray())
+      std::printf("  %s%s\n", Str(src, "event_id").c_str(),
+                  src["quote"].IsString() ? ("  \"" + Str(src, "quote") + "\"").c_str() : "");
+    if (r["history"].Size() > 1) {
+      std::printf("\n%s\n", st.Dim("history, oldest first").c_str());
+      for (const auto& v : r["history"].GetArray()) std::printf("%s", EntryLine(v, st).c_str());
+    }
+    return 0;
+  }
+  const auto& e = r["event"];
+  std::printf("%s  %s\n", st.Bold(Str(e, "id")).c_str(), st.Dim(Str(e, "time")).c_str());
+  std::vector<std::vector<std::string>> rows;
+  for (const char* k : {"kind", "role", "session", "project", "cwd", "git_branch", "tool",
+                        "call_id", "agent", "model"})
+    if (e.HasMember(k) && e[k].IsString()) rows.push_back({st.Dim(k), e[k].GetString()});
+  if (e["is_error"].GetBool()) rows.push_back({st.Dim("error"), st.Red("yes")});
+  std::fputs(Table(rows, {false, false}).c_str(), stdout);
+  std::printf("\n%s\n", Str(e, "text").c_str());
+  return 0;
+}
+
+int RenderSources(rapidjson::Document& r, const Invocation& a) {
+  if (PrintedJson(r, a.json())) return 0;
+  Style st{UseColor(stdout)};
+  for (const auto& s : r["sources"].GetArray()) {
+    std::printf("%s:%lld  %s\n", Str(s, "file").c_str(), static_cast<long long>(Int(s, "line")),
+                st.Dim("(mirror " + Str(s, "mirror") + ", generation " +
+                       std::to_string(Int(s, "generation")) + ")")
+                    .c_str());
+    // Bytes that are not UTF-8 are shown as \xNN, from the exact bytes.
+    std::string raw = Str(s, "raw");
+    auto bytes =
+        s.HasMember("raw_base64") ? proto::Base64Decode(Str(s, "raw_base64")) : std::nullopt;
+    if (bytes) raw = TerminalSafe(*bytes);
+    std::printf("%s\n", raw.c_str());
+  }
+  return 0;
+}
+
+constexpr Option kJsonOnly[] = {kJsonOption};
+
+constexpr std::string_view kShowDetails =
+    "An event with its full text (kind, role, session, project, cwd, tool, ...), or\n"
+    "an entry with its sources and, when it was corrected, its history.\n";
+
+constexpr std::string_view kShowExamples =
+    "  origin show claude-code:u1\n"
+    "  origin show ent_01hx... --json\n";
+
+constexpr std::string_view kSourcesDetails =
+    "The original log lines behind an event, or behind each event an entry cites:\n"
+    "the agent's file, the line number in its mirror under raw/, and the exact\n"
+    "bytes (those that are not UTF-8 shown as \\xNN).\n";
+
+constexpr std::string_view kSourcesExamples =
+    "  origin sources claude-code:u1\n"
+    "  origin sources ent_01hx... --json\n";
+
+}  // namespace
+
+const Command kShowCommand{
+    .name = "show",
+    .args = "ID",
+    .min_args = 1,
+    .max_args = 1,
+    .missing = "an id",
+    .summary = "an event with its full text, or an entry with its history",
+    .options = kJsonOnly,
+    .details = kShowDetails,
+    .examples = kShowExamples,
+    .method = "show",
+    .build = IdParams,
+    .render = RenderShow,
+};
+
+const Command kSourcesCommand{
+    .name = "sources",
+    .args = "ID",
+    .min_args = 1,
+    .max_args = 1,
+    .missing = "an id",
+    .summary = "the original log lines behind an event or an entry",
+    .options = kJsonOnly,
+    .details = kSourcesDetails,
+    .examples = kSourcesExamples,
+    .method = "sources",
+    .build = IdParams,
+    .render = RenderSources,
+};
+
+}  // namespace origin::client

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+// origin status and origin sync.
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "client/commands/commands.hpp"
+#include "client/commands/common.hpp"
+#include "proto/protocol.hpp"
+#include "proto/requests.hpp"
+
+namespace origin::client {
+
+namespace {
+
+namespace proto = origin::proto;
+
+// 5 when the daemon lists something that needs the user (a source whose
+// sync fails, a mirror refusing appends, an unreadable directory, a search
+// index that cannot be written): scripts and `origin doctor` rely on it.
+int AttentionCode(const rapidjson::Value& r) {
+  auto a = r.FindMember("attention");
+  return a != r.MemberEnd() && a->value.IsArray() && !a->value.Empty() ? proto::kExitAttention
+                                                                       : proto::kExitOk;
+}
+
+int RenderStatus(rapidjson::Document& r, const Invocation& inv) {
+  if (PrintedJson(r, inv.json())) return AttentionCode(r);
+  Style s{UseColor(stdout)};
+  const auto& d = r["daemon"];
+  const auto& st = r["store"];
+  std::printf("%s %s · store %s · %s (daemon pid %lld)\n\n", s.Bold("Origin").c_str(),
+              Str(d, "version").c_str(), Str(d, "store").c_str(), Str(d, "home").c_str(),
+              static_cast<long long>(Int(d, "pid")));
+  std::vector<std::vector<std::string>> rows = {{s.Dim("SOURCE"), s.Dim("FILES"), s.Dim("SESSIONS"),
+                                                 s.Dim("EVENTS"), s.Dim("ERRORS 7D"),
+                                                 s.Dim("LAST INGEST"), s.Dim("VERSION")}};
+  std::int64_t files_total = 0;
+  std::vector<std::string> notes;
+  for (const auto& src : r["sources"].GetArray()) {
+    std::string name = Str(src, "name");
+    bool exists = src["root_exists"].GetBool();
+    files_total += Int(src, "files");
+    const bool looked =
+        !src.HasMember("looked") || !src["looked"].IsBool() || src["looked"].GetBool();
+    if (!exists && Int(src, "files") == 0) {
+      rows.push_back({name, "-", "-", "-", "-",
+                      s.Dim(looked ? "no logs at " + Str(src, "root")
+                                   : "not looked at yet (an import is under way)"),
+                      ""});
+      continue;
+    }
+    std::int64_t errs = Int(src, "parse_errors_7d");
+    std::string last =
+        src["last_ingest_at"].IsInt64() ? LocalTime(src["last_ingest_at"].GetInt64()) : "never";
+    rows.push_back({name, Thousands(Int(src, "files")), Thousands(Int(src, "sessions")),
+                    Thousands(Int(src, "events")),
+                    errs > 0 ? s.Yellow(Thousands(errs)) : Thousands(errs), last,
+                    Str(src, "agent_version", "-")});
+    // A problem that lasts is in the attention list; one that is over, a
+    // line of history.
+    const bool lasting = src.HasMember("error") && src["error"].IsString();
+    if (!lasting && src["last_error"].IsString())
+      notes.push_back(s.Dim("  " + name + ": the last problem, at " +
+                            LocalTime(Int(src, "last_error_at")) +
+                            ", is over: " + src["last_error"].GetString()));
+  }
+  std::fputs(Table(rows, {false, true, true, true, true, false, false}).c_str(), stdout);
+  if (auto a = r.FindMember("attention"); a != r.MemberEnd() && a->value.IsArray())
+    for (const auto& n : a->value.GetArray())
+      if (n.IsString()) std::printf("%s%s\n", s.Red("! ").c_str(), n.GetString());
+  for (const auto& n : notes) std::printf("%s\n", n.c_str());
+  if (auto x = r.FindMember("search_index"); x != r.MemberEnd() && x->value.IsObject()) {
+    const std::string state = Str(x->value, "state");
+    if (state == "rebuilding")
+      std::printf("%s\n",
+                  s.Yellow("search index: damaged, being rebuilt from the events (" +
+                           Thousands(Int(x->value, "indexed_upto")) + " of " +
+                           Thousands(Int(st, "max_seq")) + "); searches read the events meanwhile")
+                      .c_str());
+    else if (Int(x->value, "indexed_upto") + 1000 < Int(st, "max_seq"))
+      std::printf(
+          "%s\n",
+          s.Dim("search index: catching up (" + Thousands(Int(x->value, "indexed_upto")) + " of " +
+                Thousands(Int(st, "max_seq")) + " events); searches read the newer events directly")
+              .c_str());
+    else if (state == "ok" && Int(x->value, "rebuilds") > 0)
+      std::printf("%s\n",
+                  s.Dim("search index: found damaged at " + LocalTime(Int(x->value, "problem_at")) +
+                        " and rebuilt from the events (details: origin status --json)")
+                      .c_str());
+  }
+  std::int64_t disk = Int(st, "mirror_disk_bytes"), content = Int(st, "mirror_content_bytes");
+  std::printf("\nstore: database %s · mirrors %s on disk for %s of logs",
+              HumanBytes(Int(st, "db_bytes")).c_str(), HumanBytes(disk).c_str(),
+              HumanBytes(content).c_str());
+  if (disk > 0) std::printf(" (%.1f×)", static_cast<double>(content) / static_cast<double>(disk));
+  std::printf("\n");
+  if (files_total == 0) {
+    std::printf("\nNo agent logs found on this machine yet. Origin watches:\n");
+    for (const auto& src : r["sources"].GetArray())
+      std::printf("  %-12s %s\n", Str(src, "name").c_str(), Str(src, "root").c_str());
+    std::printf(
+        "Use an agent (or point Origin at its logs with CLAUDE_CONFIG_DIR, CODEX_HOME, ZCODE_HOME "
+        "or GROK_HOME) and its sessions appear here.\n");
+  }
+  return AttentionCode(r);
+}
+
+constexpr Option kStatusOptions[] = {kJsonOption};
+
+constexpr std::string_view kStatusDetails =
+    "What the store holds, per agent: files, sessions and events, parse errors of\n"
+    "the last 7 days, the latest ingest and the agent's version; the search index;\n"
+    "the size of the database and of the raw mirrors.  Below the table, a line for\n"
+    "each thing that needs you (a source whose latest sync failed, a mirror that\n"
+    "refuses appends, a log directory that cannot be read, a search index that\n"
+    "cannot be written): then the exit code is 5, and the answer is printed all the\n"
+    "same.\n";
+
+constexpr std::string_view kStatusExamples =
+    "  origin status\n"
+    "  origin status --json | jq '.sources[] | {source, events}'\n";
+
+}  // namespace
+
+const Command kStatusCommand{
+    .name = "status",
+    .summary = "what the store holds, per agent, and how big it is",
+    .options = kStatusOptions,
+    .details = kStatusDetails,
+    .examples = kStatusExamples,
+    .method = "status",
+    .build = [](const Invocation&) { return std::string("{}"); },
+    .render = RenderStatus,
+};
+
+namespace {
+
+int RenderSync(rapidjson::Document& r, const Invocation& inv) {
+  // A source that could not be read or stored fails the sync (exit 1).
+  bool failed = false;
+  for (const auto& s : r["sources"].GetArray()) failed = failed || !s["errors"].Empty();
+  const int code = failed ? proto::kExitError : proto::kExitOk;
+  if (PrintedJson(r, inv.json())) return code;
+  std::int64_t errors = 0;
+  for (const auto& s : r["sources"].GetArray()) errors += Int(s, "parse_errors");
+  std::printf("synced: %s new events from %s lines (%s) in %s changed files%s\n",
+              Thousands(Int(r, "events")).c_str(), Thousands(Int(r, "lines")).c_str(),
+              HumanBytes(Int(r, "bytes")).c_str(), Thousands(Int(r, "files_changed")).c_str(),
+              errors > 0 ? (", " + Thousands(errors) + " lines could not be parsed").c_str() : "");
+  for (const auto& s : r["sources"].GetArray())
+    for (const auto& e : s["errors"].GetArray())
+      std::fprintf(stderr, "origin: %s: %s\n", Str(s, "source").c_str(), e.GetString());
+  return code;
+}
+
+std::string SyncParams(const Invocation& inv) {
+  proto::SyncRequest r;
+  r.source = inv.Value("source");
+  return proto::Encode(r);
+}
+
+constexpr Option kSyncOptions[] = {
+    {"source", "NAME", "only this agent's logs: claude-code, codex, cursor, zcode or grok"},
+    kJsonOption};
+
+constexpr std::string_view kSyncDetails =
+    "Ingests every agent's new log lines now (the daemon also does it by itself\n"
+    "within about a second of a line being written).  It reports what was ingested\n"
+    "between the request and its answer, a sync that was already under way\n"
+    "included.  A progress bar goes to stderr when stderr is a terminal.  A source\n"
+    "that could not be read or stored makes it exit 1, each error on stderr.\n";
+
+constexpr std::string_view kSyncExamples =
+    "  origin sync\n"
+    "  origin sync --source codex --json\n";
+
+}  // namespace
+
+const Command kSyncCommand{
+    .name = "sync",
+    .summary = "ingest every agent's new log lines now, or one agent's",
+    .options = kSyncOptions,
+    .details = kSyncDetails,
+    .examples = kSyncExamples,
+    .method = "sync",
+    .progress = true,
+    .build = SyncParams,
+    .render = RenderSync,
+};
+
+}  // namespace origin::client

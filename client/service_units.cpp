@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+#include "client/service_units.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <optional>
+
+#include "client/connection.hpp"
+#include "client/file_edit.hpp"
+#include "client/host.hpp"
+#include "io/fd.hpp"
+#include "origin_service_units.h"
+#include "proto/paths.hpp"
+#include "proto/protocol.hpp"
+
+namespace origin::client {
+
+namespace {
+
+std::string Replace(std::string s, const std::string& from, const std::string& to) {
+  for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+  return s;
+}
+
+#ifdef __APPLE__
+constexpr const char* kLabel = "dev.origin.originsd";
+
+std::string Xml(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '&')
+      out += "&amp;";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else
+      out += c;
+  }
+  return out;
+}
+
+std::string UnitPath() { return proto::UserHome() + "/Library/LaunchAgents/" + kLabel + ".plist"; }
+
+std::string UnitText(const std::string& daemon, const std::string& home) {
+  return Replace(Replace(kLaunchdPlist, "{{ORIGINSD}}", Xml(daemon)), "{{ORIGIN_HOME}}", Xml(home));
+}
+
+std::vector<std::vector<std::string>> StartCommands() {
+  std::string domain = "gui/" + std::to_string(::getuid());
+  return {{"launchctl", "bootout", domain + "/" + kLabel},
+          {"launchctl", "bootstrap", domain, UnitPath()}};
+}
+std::vector<std::vector<std::string>> StopCommands() {
+  return {{"launchctl", "bootout", "gui/" + std::to_string(::getuid()) + "/" + kLabel}};
+}
+std::vector<std::string> StateCommand() {
+  return {"launchctl", "print", "gui/" + std::to_string(::getuid()) + "/" + kLabel};
+}
+#else
+// systemd's quoting of one ExecStart word: double quotes, with \ and " escaped
+// and % doubled (specifiers).
+std::string SystemdWord(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '%') out += '%';
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string UnitPath() {
+  return EnvOr("XDG_CONFIG_HOME", proto::UserHome() + "/.config") +
+         "/systemd/user/originsd.service";
+}
+
+std::string UnitText(const std::string& daemon, const std::string& home) {
+  return Replace(Replace(kSystemdUnit, "{{ORIGINSD}}", SystemdWord(daemon)), "{{ORIGIN_HOME}}",
+                 SystemdWord(home));
+}
+
+std::vector<std::vector<std::string>> StartCommands() {
+  return {{"systemctl", "--user", "daemon-reload"},
+          {"systemctl", "--user", "enable", "--now", "originsd.service"}};
+}
+std::vector<std::vector<std::string>> StopCommands() {
+  return {{"systemctl", "--user", "disable", "--now", "originsd.service"},
+          {"systemctl", "--user", "daemon-reload"}};
+}
+std::vector<std::string> StateCommand() {
+  return {"systemctl", "--user", "status", "--no-pager", "originsd.service"};
+}
+#endif
+
+// A connection to the daemon that answers on the socket, if one does (none
+// is started for it).
+std::optional<Connection> RunningDaemon(const proto::Paths& paths) {
+  ::setenv("ORIGIN_NO_AUTOSTART", "1", 1);
+  try {
+    return Connection::Open(paths, "origin");
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// Whether process `pid` runs (an exited one its parent has not reaped yet,
+// a zombie, does not).
+bool ProcessRuns(pid_t pid) {
+  if (::kill(pid, 0) != 0) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;  // no /proc: assume it runs
+  std::size_t paren = line.rfind(')');
+  return paren == std::string::npos || line.size() < paren + 3 || line[paren + 2] != 'Z';
+}
+
+constexpr const char* kServiceUsage =
+    "usage: origin service install [--print] | uninstall | status\n"
+    "\n"
+    "Runs originsd as a user service that starts at login: a systemd user unit\n"
+    "(~/.config/systemd/user/originsd.service) on Linux, a launchd agent\n"
+    "(~/Library/LaunchAgents/dev.origin.originsd.plist) on macOS.  Without it,\n"
+    "origin and origin-mcp start the daemon when they need it.\n";
+
+}  // namespace
+
+int ServiceCommand(const std::vector<std::string>& args) {
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    std::fputs(kServiceUsage, args.empty() ? stderr : stdout);
+    return args.empty() ? proto::kExitUsage : 0;
+  }
+  const std::string& cmd = args[0];
+  bool print = false;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--print" && cmd == "install") {
+      print = true;
+    } else {
+      std::fprintf(stderr, "origin: unexpected argument %s\n%s", args[i].c_str(), kServiceUsage);
+      return proto::kExitUsage;
+    }
+  }
+  if (cmd != "install" && cmd != "uninstall" && cmd != "status") {
+    std::fprintf(stderr, "origin: unknown service command %s\n%s", cmd.c_str(), kServiceUsage);
+    return proto::kExitUsage;
+  }
+  proto::Paths paths;
+  try {
+    paths = proto::ResolvePaths();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "origin: %s\n", e.what());
+    return proto::kExitError;
+  }
+  const std::string unit = UnitPath();
+  auto run_all = [](const std::vector<std::vector<std::string>>& cmds, bool stop_on_error) {
+    for (const auto& c : cmds) {
+      RunOutput r = RunProgram(c);
+      if (r.status != 0) {
+        std::fprintf(stderr, "origin: %s failed:\n%s", Quoted(c).c_str(), r.output.c_str());
+        if (stop_on_error) return false;
+      }
+    }
+    return true;
+  };
+  if (cmd == "status") {
+    bool installed = ::access(unit.c_str(), F_OK) == 0;
+    std::printf("service: %s%s\n", installed ? "installed in " : "not installed",
+                installed ? unit.c_str() : "");
+    if (installed) {
+      RunOutput r = RunProgram(StateCommand());
+      std::printf("%s", r.output.c_str());
+    }
+    if (auto c = RunningDaemon(paths))
+      std::printf("daemon: running (pid %ld) for %s\n", static_cast<long>(c->hello().pid),
+                  paths.home.c_str());
+    else
+      std::printf("daemon: not running for %s\n", paths.home.c_str());
+    return 0;
+  }
+  if (cmd == "uninstall") {
+    if (::access(unit.c_str(), F_OK) != 0) {
+      std::printf("service: not installed (no %s)\n", unit.c_str());
+      return 0;
+    }
+    bool stopped = run_all(StopCommands(), false);
+    if (::unlink(unit.c_str()) != 0) {
+      std::fprintf(stderr, "origin: cannot remove %s: %s\n", unit.c_str(), std::strerror(errno));
+      return proto::kExitError;
+    }
+    std::printf("service: removed %s%s\n", unit.c_str(),
+                stopped ? "" : " (the service manager did not answer; see above)");
+    return stopped ? 0 : proto::kExitError;
+  }
+  const std::string daemon = SiblingExe("originsd", "daemon");
+  if (daemon.front() != '/') {
+    std::fprintf(stderr, "origin: originsd is not installed beside origin; install Origin first\n");
+    return proto::kExitError;
+  }
+  const std::string text = UnitText(daemon, paths.home);
+  if (print) {
+    std::printf("would write %s:\n%s", unit.c_str(), text.c_str());
+    return 0;
+  }
+  auto old = ReadFileIfExists(unit);
+  if (old != text) {
+    try {
+      std::string backup = WriteWithBackup(unit, text);
+      std::printf("service: wrote %s%s\n", unit.c_str(),
+                  backup.empty() ? "" : (" (backup: " + backup + ")").c_str());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "origin: %s\n", e.what());
+      return proto::kExitError;
+    }
+  } else {
+    std::printf("service: %s is up to date\n", unit.c_str());
+  }
+  // A daemon started on demand holds the store: it steps aside for the
+  // service (it finishes its current transaction first).
+  if (auto c = RunningDaemon(paths)) {
+    const auto pid = static_cast<pid_t>(c->hello().pid);
+    try {
+      c->Call("shutdown");
+      for (int i = 0; i < 300 && ProcessRuns(pid); ++i) ::usleep(100000);
+    } catch (const std::exception&) {
+      // It went away by itself.
+    }
+  }
+  if (!run_all(StartCommands(), true)) {
+    std::fprintf(stderr,
+                 "origin: the unit is in place, but the service manager did not start it; "
+                 "until it does, origin and origin-mcp start the daemon when they need it\n");
+    return proto::kExitError;
+  }
+  std::printf("service: originsd runs as a user service for %s\n", paths.home.c_str());
+  return 0;
+}
+
+}  // namespace origin::client

@@ -1,0 +1,17 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// `origin service install|uninstall|status`: originsd as a user service
+// that starts at login and restarts after a failure, from the unit files in
+// packaging/ (built in as origin_service_units.h): a systemd user unit on
+// Linux, a launchd agent on macOS.  A daemon started on demand is asked to
+// stop first so that the service can take over.  See docs/cli.md.
+
+#include <string>
+#include <vector>
+
+namespace origin::client {
+
+/// `origin service install [--print] | uninstall | status`; returns the exit code.
+int ServiceCommand(const std::vector<std::string>& args);
+
+}  // namespace origin::client
