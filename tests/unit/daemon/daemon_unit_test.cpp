@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -212,5 +213,43 @@ TEST_SUITE("daemon") {
     // NUL is dropped from the text, as ingestion does; the copy keeps it.
     CHECK(std::string(d["nul"].GetString()) == "ab");
     CHECK(proto::Base64Decode(d["nul_base64"].GetString()) == std::string("a\0b", 3));
+  }
+}
+
+#include "daemon/operations/operations.hpp"
+#include "proto/protocol.hpp"
+
+TEST_SUITE("daemon") {
+  TEST_CASE("daemon: every error kind has its protocol code and the CLI's exit code") {
+    using C = OpError::Code;
+    const std::pair<C, const char*> kinds[] = {
+        {C::kInvalidArgument, "invalid_argument"}, {C::kNotFound, "not_found"},
+        {C::kForgotten, "forgotten"},             {C::kConflict, "conflict"},
+        {C::kUnavailable, "unavailable"},         {C::kUnknownMethod, "unknown_method"},
+        {C::kProtocol, "protocol"},               {C::kInternal, "internal"}};
+    for (const auto& [code, name] : kinds) {
+      CHECK(std::string(CodeName(code)) == name);
+      CHECK(proto::ExitCodeFor(name) != proto::kExitOk);
+    }
+    CHECK(proto::ExitCodeFor("invalid_argument") == proto::kExitUsage);
+    CHECK(proto::ExitCodeFor("not_found") == proto::kExitNotFound);
+    CHECK(proto::ExitCodeFor("unavailable") == proto::kExitUnavailable);
+  }
+
+  TEST_CASE("daemon: the table lists every socket method once, each with a handler") {
+    std::set<std::string> methods;
+    for (const Operation& op : AllOperations()) {
+      CHECK((op.start != nullptr));
+      CHECK(methods.insert(std::string(op.method)).second);
+      CHECK(Operations::Find(op.method) == &op);
+      // Writes run on the writer and take a request key; reads wait for the first sync.
+      if (op.writes) CHECK(op.thread == Thread::kWriter);
+      if (op.thread == Thread::kReader) CHECK(op.after_first_sync);
+    }
+    CHECK(methods == std::set<std::string>{"ping", "status", "sync", "shutdown", "timeline",
+                                           "projects", "show", "sources", "entries", "search",
+                                           "forgotten", "remember", "correct", "forget",
+                                           "restore"});
+    CHECK(Operations::Find("reticulate") == nullptr);
   }
 }
