@@ -437,9 +437,9 @@ std::string RepairEntryIndex(Db& db) {
     } catch (const SqliteError& again) {
       if (!IsCorruption(again)) throw;
       // Too damaged to be opened ("vtable constructor failed"): dropped,
-      // made again as every open makes it, and filled from the entries.
+      // made again as migration 5 makes it, and filled from the entries.
       DropFts5Table(db, "entry_fts");
-      db.Exec(kIdempotentSql);
+      db.Exec(kEntryFtsSql);
       db.Exec("INSERT INTO entry_fts(entry_fts) VALUES ('rebuild')");
     }
     tx.Commit();

@@ -204,7 +204,10 @@ std::int64_t EventIndex::CatchUp(std::size_t batch_bytes, const std::function<bo
   for (;;) {
     if (stop && stop()) return total;
     std::int64_t upto = Upto();
-    // One read transaction of the store per batch: a consistent snapshot.
+    // One write transaction of index.db per batch.  The store is read in
+    // runs of 4,096 events after the last one read, each run a read
+    // snapshot of its own: events are append-only and their seq only grows
+    // (invariant 3), so the runs follow one another without gap or overlap.
     Transaction tx(*index_);
     auto& all = index_->Prepare("INSERT INTO event_fts(rowid, text) VALUES (?, ?)");
     auto& messages = index_->Prepare("INSERT INTO message_fts(rowid, text) VALUES (?, ?)");
