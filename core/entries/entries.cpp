@@ -6,11 +6,11 @@
 #include <cmath>
 #include <set>
 
-#include "core/forget/visible.hpp"
 #include "core/query/search.hpp"
 #include "core/query/terms.hpp"
 #include "core/store/event_index.hpp"
 #include "core/store/schema.hpp"
+#include "core/store/visible.hpp"
 #include "core/util/hash.hpp"
 #include "core/util/op_error.hpp"
 #include "core/util/text.hpp"
@@ -373,7 +373,6 @@ std::vector<EntryRow> EntryHistory(Db& db, const std::string& root, std::int64_t
   for (EntryRow& e : out) Derive(db, e, now_ms);
   return out;
 }
-
 
 std::vector<EntryRow> ListEntries(Db& db, const EntryFilter& f, std::int64_t now_ms) {
   auto& st = db.Prepare("SELECT " + EntryCols("e.") + " FROM entry e WHERE 1" + VisibleWhere(f) +

@@ -8,34 +8,14 @@
 #include <set>
 
 #include "core/entries/entries.hpp"
-#include "core/forget/visible.hpp"
-#include "core/ingest/ingester.hpp"
+#include "core/store/sessions.hpp"
+#include "core/store/visible.hpp"
 #include "core/util/hash.hpp"
 #include "core/util/op_error.hpp"
 
 namespace origin {
 
 using Code = OpError::Code;
-
-namespace {
-
-bool Any(Db& db, const char* sql, std::string_view id) {
-  auto& st = db.Prepare(sql);
-  st.Bind(1, id);
-  bool found = st.Step();
-  st.Reset();
-  return found;
-}
-
-}  // namespace
-
-bool EventHidden(Db& db, std::string_view event_id) {
-  return Any(db, "SELECT 1 FROM excluded_event WHERE event_id = ?", event_id);
-}
-
-bool EntryHidden(Db& db, std::string_view entry_id) {
-  return Any(db, "SELECT 1 FROM forgotten_entry WHERE entry_id = ?", entry_id);
-}
 
 namespace {
 

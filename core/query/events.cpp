@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "core/query/events.hpp"
 
-#include "core/forget/visible.hpp"
+#include "core/store/sessions.hpp"
+#include "core/store/visible.hpp"
 #include "core/util/op_error.hpp"
 #include "core/util/text.hpp"
 

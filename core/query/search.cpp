@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <set>
 
-#include "core/forget/visible.hpp"
+#include "core/store/visible.hpp"
 #include "core/query/terms.hpp"
 #include "core/store/event_index.hpp"
 #include "core/store/fts_rank.hpp"

@@ -21,8 +21,8 @@ std::string AnswerOnce(Db& db, const Clock& clock, const std::string& key, const
     std::string first_op(seen.Text(0)), first(seen.Text(1));
     seen.Reset();
     if (first_op != op)
-      throw OpError(OpError::Code::kConflict, "the request key '" + key + "' was used for " +
-                                                  first_op + ", not " + op);
+      throw OpError(OpError::Code::kConflict,
+                    "the request key '" + key + "' was used for " + first_op + ", not " + op);
     tx.Commit();
     return first;
   }

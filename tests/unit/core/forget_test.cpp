@@ -15,10 +15,11 @@
 
 #include "adapters/claude_code/claude_code.hpp"
 #include "core/entries/entries.hpp"
-#include "core/forget/visible.hpp"
 #include "core/ingest/ingester.hpp"
 #include "core/query/events.hpp"
 #include "core/query/search.hpp"
+#include "core/store/sessions.hpp"
+#include "core/store/visible.hpp"
 #include "core/util/op_error.hpp"
 #include "tests/support/support.hpp"
 
