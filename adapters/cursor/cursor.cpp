@@ -333,7 +333,8 @@ Discovery CursorAdapter::Discover() const {
 // generated stream of its items, transcripts/<slug>/<id>/ then the same.
 // <id> is the conversation's id, the IDE's composer id (or the CLI's agent
 // id): a transcript repeats a conversation read there, so it is read only
-// for a conversation held nowhere else (SourceFile::repeats).
+// for a conversation held nowhere else (SourceFile::dedup: the session is
+// the conversation, the group a transcript and its sub-agents').
 void CursorAdapter::AddTranscripts(Discovery& d, std::set<std::string>& held) const {
   const std::string projects = root_ + "/projects";
   if (!IsDirectory(projects)) return;
@@ -347,16 +348,16 @@ void CursorAdapter::AddTranscripts(Discovery& d, std::set<std::string>& held) co
     const std::vector<std::string_view> p = SplitPath(rel);
     if (p.size() < 4 || p[1] != "agent-transcripts" || !EndsWith(rel, ".jsonl")) return false;
     const std::string slug(p[0]), id(p[2]);
-    f.repeats_group = "transcripts/" + slug + "/" + id + "/";
+    Dedup dedup{id, "transcripts/" + slug + "/" + id + "/"};
     if (p.size() == 4 && p[3] == id + ".jsonl")
-      f.key = f.repeats_group + id + ".jsonl";
+      f.key = dedup.group + id + ".jsonl";
     else if (p.size() == 5 && p[3] == "subagents")
-      f.key = f.repeats_group + "subagents/" + std::string(p[4]);
+      f.key = dedup.group + "subagents/" + std::string(p[4]);
     else
       return false;
     f.generated = true;
     f.token = std::to_string(f.size) + ":" + std::to_string(f.mtime_ns);
-    f.repeats = id;
+    f.dedup = std::move(dedup);
     return true;
   };
   Discovery t = Walk(projects, rules);
@@ -372,7 +373,7 @@ void CursorAdapter::AddTranscripts(Discovery& d, std::set<std::string>& held) co
   // cannot be read, every transcript not started waits.
   std::set<std::string> ids;
   for (const SourceFile& f : t.files)
-    if (held.count(f.repeats) == 0) ids.insert(f.repeats);
+    if (held.count(f.dedup->session) == 0) ids.insert(f.dedup->session);
   bool unknown = false;
   const std::string global = ide_user_ + "/globalStorage/state.vscdb";
   if (!ids.empty() && ::access(global.c_str(), F_OK) == 0) {
@@ -406,7 +407,7 @@ void CursorAdapter::AddTranscripts(Discovery& d, std::set<std::string>& held) co
     }
   }
   for (SourceFile& f : t.files) {
-    f.repeats_elsewhere = unknown || held.count(f.repeats) != 0;
+    f.dedup->held = unknown || held.count(f.dedup->session) != 0;
     d.files.push_back(std::move(f));
   }
 }

@@ -58,8 +58,9 @@
 // Agent transcripts (3.2): projects/<slug>/agent-transcripts/<id>/<id>.jsonl
 // and <id>/subagents/<sub>.jsonl, generated streams of their items
 // (GenerateItems), read only for a conversation whose messages neither the
-// IDE's database (bubbles) nor a CLI chat holds (SourceFile::repeats).  No ids or times: items are
-// named by their bytes and dated by the file's mtime when first seen.
+// IDE's database (bubbles) nor a CLI chat holds (SourceFile::dedup).  No ids
+// or times: items are named by their bytes and dated by the file's mtime
+// when first seen.
 //
 // Titles: every line repeats its conversation's (or tab's) name; each
 // distinct name is a title event, dated by the first line that carries it

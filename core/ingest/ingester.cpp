@@ -270,13 +270,14 @@ std::string SourceAdapter::Generate(const SourceFile& stream, std::string_view, 
   throw std::logic_error(std::string(id()) + " generates no stream " + stream.key);
 }
 
-bool Ingester::RepeatsHeldSession(std::string_view source, const SourceFile& f) {
-  if (f.repeats.empty()) return false;
-  if (f.repeats_elsewhere) return true;
+bool Ingester::HeldElsewhere(std::string_view source, const SourceFile& f) {
+  if (!f.dedup) return false;
+  if (f.dedup->held) return true;
   auto& held = db_.Prepare(
       "SELECT EXISTS (SELECT 1 FROM session WHERE id = ?) AND NOT EXISTS (SELECT 1 FROM "
       "raw_file WHERE source = ? AND substr(key, 1, length(?3)) = ?3)");
-  held.Bind(1, std::string(source) + ":" + f.repeats).Bind(2, source).Bind(3, f.repeats_group);
+  held.Bind(1, std::string(source) + ":" + f.dedup->session).Bind(2, source);
+  held.Bind(3, f.dedup->group);
   const bool elsewhere = held.Step() && held.Int(0) != 0;
   held.Reset();
   return elsewhere;
@@ -287,7 +288,7 @@ void Ingester::IngestGenerated(const SourceAdapter& adapter, const SourceFile& f
   const std::string_view source = adapter.id();
   // The token recorded after the last complete look: nothing to ask.
   std::optional<RawRow> row = LoadLatest(db_, source, f.key);
-  if (!row && RepeatsHeldSession(source, f)) return;
+  if (!row && HeldElsewhere(source, f)) return;
   if (row && row->path == f.abs_path && row->tail_hash == f.token) return;
   std::unique_ptr<FileState> state;
   for (;;) {
@@ -362,7 +363,7 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
   }
   // Unchanged since the last look: skipped without taking the write lock.
   std::optional<RawRow> row = LoadLatest(db_, source, f.key);
-  if (!row && RepeatsHeldSession(source, f)) return;
+  if (!row && HeldElsewhere(source, f)) return;
   if (row && row->path == f.abs_path && row->file_size == f.size && row->mtime_ns == f.mtime_ns)
     return;
   if (row && row->broken) {

@@ -133,9 +133,9 @@ class Ingester {
  private:
   void Ingest(const SourceAdapter& adapter, const SourceFile& file,
               const std::function<void()>& between, FileOutcome& out);
-  /// A stream not started yet that repeats a session held elsewhere
-  /// (SourceFile::repeats): it is not started.
-  bool RepeatsHeldSession(std::string_view source, const SourceFile& f);
+  /// A stream not started yet whose session another stream holds
+  /// (SourceFile::dedup): it is not started.
+  bool HeldElsewhere(std::string_view source, const SourceFile& f);
   /// A generated stream: the adapter's lines after the mirror's last one,
   /// a transaction at a time, until it has none; then its token.
   void IngestGenerated(const SourceAdapter& adapter, const SourceFile& stream,
