@@ -78,7 +78,7 @@ Chat ReadChat(Db& db) {
   Chat chat;
   std::string root;
   {
-    auto& meta = db.Prepare("SELECT key, value FROM meta");
+    auto meta = db.Prepare("SELECT key, value FROM meta");
     while (meta.Step()) {
       std::string value(meta.Text(1));
       std::optional<std::string> json = Unhex(value);
@@ -95,10 +95,9 @@ Chat ReadChat(Db& db) {
         if (c->IsString()) chat.created = std::strtoll(c->GetString(), nullptr, 10);
       }
     }
-    meta.Reset();
   }
   if (root.empty()) return chat;
-  auto& blob = db.Prepare("SELECT data FROM blobs WHERE id = ?");
+  auto blob = db.Prepare("SELECT data FROM blobs WHERE id = ?");
   std::set<std::string> seen;
   // Depth first, children in order; a blob reached twice is read once.
   std::function<void(const std::string&, std::size_t)> walk = [&](const std::string& id,
@@ -179,11 +178,10 @@ std::optional<Composer> ParseComposer(std::string_view value,
 }
 
 std::optional<Composer> LoadComposer(Db& db, const std::string& id) {
-  auto& st = db.Prepare("SELECT value FROM cursorDiskKV WHERE key = ?");
+  auto st = db.Prepare("SELECT value FROM cursorDiskKV WHERE key = ?");
   st.Bind(1, "composerData:" + id);
   std::optional<std::string> value;
   if (st.Step()) value = std::string(st.Blob(0));
-  st.Reset();
   if (!value) return std::nullopt;
   return ParseComposer(*value);
 }
@@ -384,7 +382,7 @@ void CursorAdapter::AddTranscripts(Discovery& d, std::set<std::string>& held) co
       ReadDatabase(global, [&](Db& db) {
         if (db.QueryInt("SELECT count(*) FROM sqlite_master WHERE name = 'cursorDiskKV'") == 0)
           return std::string();  // an older layout: no conversation there to repeat
-        auto& st = db.Prepare(
+        auto st = db.Prepare(
             "SELECT value, EXISTS (SELECT 1 FROM cursorDiskKV WHERE key > 'bubbleId:' || ?1 || "
             "':' AND key < 'bubbleId:' || ?1 || ';') FROM cursorDiskKV WHERE key = "
             "'composerData:' || ?1");
@@ -609,7 +607,7 @@ std::map<std::string, std::string> CursorAdapter::ComposerFolders() const {
       WorkspaceList list{stamp, {}};
       try {
         ReadDatabase(db_path, [&](Db& db) {
-          auto& st = db.Prepare("SELECT value FROM ItemTable WHERE key = 'composer.composerData'");
+          auto st = db.Prepare("SELECT value FROM ItemTable WHERE key = 'composer.composerData'");
           if (st.Step()) {
             std::string_view v = st.Blob(0);
             rapidjson::Document d;
@@ -620,7 +618,6 @@ std::map<std::string, std::string> CursorAdapter::ComposerFolders() const {
                 for (const Json& c : all->GetArray())
                   if (auto id = NonEmpty(c, "composerId")) list.composers.push_back(*id);
           }
-          st.Reset();
           return std::string();
         });
         seen[db_path] = std::move(list);
@@ -693,7 +690,7 @@ std::string CursorAdapter::GenerateIde(const SourceFile& stream, std::string_vie
       auto it = folders->find(cid);
       return it == folders->end() ? std::string_view() : std::string_view(it->second);
     };
-    auto& rows = db.Prepare(
+    auto rows = db.Prepare(
         "SELECT rowid, key, value FROM cursorDiskKV WHERE rowid > ? AND "
         "(key LIKE 'bubbleId:%' OR key LIKE 'composerData:%') "
         "ORDER BY rowid");  // stepped only as far as this look goes
@@ -762,7 +759,6 @@ std::string CursorAdapter::GenerateIde(const SourceFile& stream, std::string_vie
       cursor.Out(rowid);
       out += BubbleLine(cid, c, bid, b, cursor, c.folder.empty() ? folder(cid) : c.folder);
     }
-    rows.Reset();
     return out;
   });
 }
@@ -831,10 +827,9 @@ std::string CursorAdapter::GenerateChatPanel(const SourceFile& stream, std::stri
   ReadDatabase(stream.abs_path, [&](Db& db) {
     if (db.QueryInt("SELECT count(*) FROM sqlite_master WHERE name = 'ItemTable'") == 0)
       return std::string();
-    auto& st = db.Prepare(
+    auto st = db.Prepare(
         "SELECT value FROM ItemTable WHERE key = 'workbench.panel.aichat.view.aichat.chatdata'");
     if (st.Step()) value = std::string(st.Blob(0));
-    st.Reset();
     return std::string();
   });
   if (value.empty() || !JsonDepthWithin(value, kMaxJsonDepth)) return "";

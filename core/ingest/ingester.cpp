@@ -39,7 +39,7 @@ struct RawRow {
 };
 
 std::optional<RawRow> LoadLatest(Db& db, std::string_view source, std::string_view key) {
-  auto& st = db.Prepare(
+  auto st = db.Prepare(
       "SELECT id, generation, path, mirror, bytes_ingested, lines_ingested, tail_hash, "
       "tail_offset, tail_line, zst_bytes, file_size, file_mtime_ns, parse_state, broken "
       "FROM raw_file WHERE source = ? AND key = ? ORDER BY generation DESC LIMIT 1");
@@ -61,7 +61,6 @@ std::optional<RawRow> LoadLatest(Db& db, std::string_view source, std::string_vi
   if (!st.IsNull(11)) r.mtime_ns = st.Int(11);
   r.parse_state = std::string(st.Text(12));
   r.broken = st.OptText(13);
-  st.Reset();
   return r;
 }
 
@@ -273,13 +272,12 @@ std::string SourceAdapter::Generate(const SourceFile& stream, std::string_view, 
 bool Ingester::HeldElsewhere(std::string_view source, const SourceFile& f) {
   if (!f.dedup) return false;
   if (f.dedup->held) return true;
-  auto& held = db_.Prepare(
+  auto held = db_.Prepare(
       "SELECT EXISTS (SELECT 1 FROM session WHERE id = ?) AND NOT EXISTS (SELECT 1 FROM "
       "raw_file WHERE source = ? AND substr(key, 1, length(?3)) = ?3)");
   held.Bind(1, std::string(source) + ":" + f.dedup->session).Bind(2, source);
   held.Bind(3, f.dedup->group);
   const bool elsewhere = held.Step() && held.Int(0) != 0;
-  held.Reset();
   return elsewhere;
 }
 
@@ -331,7 +329,7 @@ void Ingester::IngestGenerated(const SourceAdapter& adapter, const SourceFile& f
     MirrorStore::RecordAppend(db_, appended);
     const std::int64_t parse_errors =
         InsertLines(adapter, f, data, row->mirror.lines, row->id, state.get(), out);
-    auto& cur = db_.Prepare(
+    auto cur = db_.Prepare(
         "UPDATE raw_file SET path = ?, grown_at = ?, parse_state = ?, "
         "parse_errors = parse_errors + ? WHERE id = ?");
     cur.Bind(1, f.abs_path).Bind(2, now);
@@ -434,7 +432,7 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
     window += chunk.data;
     if (window.size() > kHashWindow) window.erase(0, window.size() - kHashWindow);
     Sha256Digest d = Sha256(window);
-    auto& cur = db_.Prepare(
+    auto cur = db_.Prepare(
         "UPDATE raw_file SET tail_hash = ?, path = ?, grown_at = ?, parse_state = ?, "
         "parse_errors = parse_errors + ?, file_size = ?, file_mtime_ns = ? WHERE id = ?");
     cur.BindBlob(1, d.data(), d.size()).Bind(2, f.abs_path).Bind(3, now);
@@ -470,7 +468,7 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
   const std::string_view source = adapter.id();
   // Parse into the staging table, then insert the whole batch with one
   // statement (see StageEvents for why).
-  auto& stage = db_.Prepare(
+  auto stage = db_.Prepare(
       "INSERT INTO temp.event_stage(id, source, session, ts, project, cwd, git_branch, role, "
       "kind, text, tool_name, call_id, is_error, agent, model, file_id, line) "
       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
@@ -578,12 +576,11 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
 std::int64_t Ingester::SealIdle(std::string_view source, std::int64_t idle_ms) {
   std::vector<std::int64_t> ids;
   {
-    auto& st = db_.Prepare(
+    auto st = db_.Prepare(
         "SELECT id FROM raw_file WHERE source = ? AND bytes_ingested > tail_offset "
         "AND coalesce(file_mtime_ns / 1000000, grown_at) <= ? AND broken IS NULL");
     st.Bind(1, source).Bind(2, clock_.NowMs() - idle_ms);
     while (st.Step()) ids.push_back(st.Int(0));
-    st.Reset();
   }
   std::int64_t sealed = 0;
   for (std::int64_t id : ids) {

@@ -22,7 +22,7 @@ struct SessionAgg {
 
 void FlushSessions(Db& db, std::string_view source, const std::map<std::string, SessionAgg>& aggs,
                    const std::set<std::string>& retitled) {
-  auto& up = db.Prepare(R"sql(
+  auto up = db.Prepare(R"sql(
     INSERT INTO session(id, source, project, cwd, git_branch, first_ts, last_ts, event_count,
                         message_count, agent_version, model)
     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
@@ -59,7 +59,7 @@ void FlushSessions(Db& db, std::string_view source, const std::map<std::string, 
   // Sessions that gained title events: their title, derived again from
   // them (a session may have no other event yet).
   if (retitled.empty()) return;
-  auto& row = db.Prepare("INSERT OR IGNORE INTO session(id, source) VALUES (?, ?)");
+  auto row = db.Prepare("INSERT OR IGNORE INTO session(id, source) VALUES (?, ?)");
   for (const std::string& id : retitled) {
     row.Reset();
     row.Bind(1, id).Bind(2, source).Run();
@@ -75,7 +75,7 @@ std::int64_t AddArrivals(Db& db, std::string_view source, std::int64_t after_seq
   std::map<std::string, SessionAgg> aggs;
   std::set<std::string> retitled;
   std::int64_t arrived = 0;
-  auto& added = db.Prepare("SELECT session, ts, kind, cwd, git_branch, model, agent IS NOT NULL, " +
+  auto added = db.Prepare("SELECT session, ts, kind, cwd, git_branch, model, agent IS NOT NULL, " +
                            TitleEventSql() + " FROM event WHERE seq > ? ORDER BY seq");
   added.Bind(1, after_seq);
   while (added.Step()) {
@@ -99,7 +99,6 @@ std::int64_t AddArrivals(Db& db, std::string_view source, std::int64_t after_seq
     // A sub-agent's model is not the session's.
     if (!added.IsNull(5) && added.Int(6) == 0) a.model = std::string(added.Text(5));
   }
-  added.Reset();
   for (const auto& [sess, v] : agent_versions)
     if (auto it = aggs.find(sess); it != aggs.end()) it->second.agent_version = v;
   FlushSessions(db, source, aggs, retitled);
@@ -115,7 +114,7 @@ void RecomputeSessions(Db& db, const std::vector<std::string>* ids) {
   if (ids == nullptr) {
     db.Exec(one);
   } else {
-    auto& st = db.Prepare(one + " WHERE id = ?");
+    auto st = db.Prepare(one + " WHERE id = ?");
     for (const std::string& id : *ids) {
       st.Reset();
       st.Bind(1, id).Run();
@@ -140,7 +139,7 @@ void RetitleSessions(Db& db, const std::vector<std::string>* ids) {
     db.Exec(one);
     return;
   }
-  auto& st = db.Prepare(one + " AND id = ?");
+  auto st = db.Prepare(one + " AND id = ?");
   for (const std::string& id : *ids) {
     st.Reset();
     st.Bind(1, id).Run();

@@ -6,10 +6,9 @@ namespace origin {
 namespace {
 
 bool Any(Db& db, const char* sql, std::string_view id) {
-  auto& st = db.Prepare(sql);
+  auto st = db.Prepare(sql);
   st.Bind(1, id);
   bool found = st.Step();
-  st.Reset();
   return found;
 }
 
