@@ -12,213 +12,15 @@
 #include <optional>
 #include <set>
 
-#include "core/c/fd.hpp"
-#include "core/c/zstd.hpp"
 #include "core/entries/entries.hpp"
+#include "core/ingest/content.hpp"
 #include "core/ingest/memories.hpp"
+#include "core/ingest/raw_file.hpp"
 #include "core/store/sessions.hpp"
 #include "core/util/hash.hpp"
 #include "core/util/text.hpp"
 
 namespace origin {
-
-namespace {
-
-constexpr std::size_t kHashWindow = 4096;
-
-// The cursor and mirror of a file's latest generation.
-struct RawRow {
-  std::int64_t id = 0;
-  std::int64_t generation = 0;
-  std::string path;
-  MirrorState mirror;
-  std::string tail_hash;
-  std::optional<std::int64_t> file_size, mtime_ns;
-  std::string parse_state;
-  std::optional<std::string> broken;
-};
-
-std::optional<RawRow> LoadLatest(Db& db, std::string_view source, std::string_view key) {
-  auto st = db.Prepare(
-      "SELECT id, generation, path, mirror, bytes_ingested, lines_ingested, tail_hash, "
-      "tail_offset, tail_line, zst_bytes, file_size, file_mtime_ns, parse_state, broken "
-      "FROM raw_file WHERE source = ? AND key = ? ORDER BY generation DESC LIMIT 1");
-  st.Bind(1, source).Bind(2, key);
-  if (!st.Step()) return std::nullopt;
-  RawRow r;
-  r.id = st.Int(0);
-  r.generation = st.Int(1);
-  r.path = std::string(st.Text(2));
-  r.mirror.file_id = r.id;
-  r.mirror.mirror = std::string(st.Text(3));
-  r.mirror.bytes = st.Int(4);
-  r.mirror.lines = st.Int(5);
-  r.tail_hash = std::string(st.Blob(6));
-  r.mirror.tail_offset = st.Int(7);
-  r.mirror.tail_line = st.Int(8);
-  r.mirror.zst_bytes = st.Int(9);
-  if (!st.IsNull(10)) r.file_size = st.Int(10);
-  if (!st.IsNull(11)) r.mtime_ns = st.Int(11);
-  r.parse_state = std::string(st.Text(12));
-  r.broken = st.OptText(13);
-  return r;
-}
-
-// A mirror name must stay under raw/: no absolute path, no '..', no empty
-// segment, no NUL, whatever a log directory contains.
-bool SafeKey(std::string_view key) {
-  if (key.empty() || key.front() == '/' || key.find('\0') != std::string_view::npos) return false;
-  std::size_t pos = 0;
-  while (pos <= key.size()) {
-    std::size_t end = key.find('/', pos);
-    if (end == std::string_view::npos) end = key.size();
-    std::string_view seg = key.substr(pos, end - pos);
-    if (seg.empty() || seg == "." || seg == "..") return false;
-    pos = end + 1;
-  }
-  return true;
-}
-
-// The latest generation's row, into `row` (nothing for a new file); false,
-// with the reason in `out`, when its mirror is broken (no append, ever).
-bool LoadUnbroken(Db& db, std::string_view source, std::string_view key, std::optional<RawRow>& row,
-                  FileOutcome& out) {
-  row = LoadLatest(db, source, key);
-  if (row && row->broken) {
-    out.error = *row->broken;
-    return false;
-  }
-  return true;
-}
-
-RawRow CreateGeneration(Db& db, std::string_view source, const SourceFile& f,
-                        std::int64_t generation, std::int64_t now) {
-  RawRow r;
-  r.generation = generation;
-  r.path = f.abs_path;
-  r.mirror.mirror = std::string(source) + "/" + f.key;
-  if (generation > 1) r.mirror.mirror += "~g" + std::to_string(generation);
-  db.Prepare(
-        "INSERT INTO raw_file(source, key, generation, path, mirror, created_at, grown_at) "
-        "VALUES (?,?,?,?,?,?,?)")
-      .Bind(1, source)
-      .Bind(2, f.key)
-      .Bind(3, generation)
-      .Bind(4, f.abs_path)
-      .Bind(5, r.mirror.mirror)
-      .Bind(6, now)
-      .Bind(7, now)
-      .Run();
-  r.id = db.LastInsertRowid();
-  r.mirror.file_id = r.id;
-  return r;
-}
-
-// The decompressed content of a log file, read at increasing offsets.
-class Content {
- public:
-  virtual ~Content() = default;
-  /// Reads up to n bytes at `offset`; fewer only at the end of the content.
-  virtual std::size_t ReadAt(std::int64_t offset, char* buf, std::size_t n) = 0;
-};
-
-class PlainContent final : public Content {
- public:
-  PlainContent(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
-  std::size_t ReadAt(std::int64_t offset, char* buf, std::size_t n) override {
-    return PreadFull(fd_.get(), buf, n, offset, path_);
-  }
-
- private:
-  UniqueFd fd_;
-  std::string path_;
-};
-
-class ZstdContent final : public Content {
- public:
-  ZstdContent(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {
-    Restart();
-  }
-  std::size_t ReadAt(std::int64_t offset, char* buf, std::size_t n) override {
-    if (offset < pos_) Restart();
-    char scratch[65536];
-    while (pos_ < offset) {
-      std::size_t want = static_cast<std::size_t>(
-          std::min<std::int64_t>(offset - pos_, static_cast<std::int64_t>(sizeof scratch)));
-      std::size_t got = reader_->Read(scratch, want);
-      if (got == 0) return 0;
-      pos_ += static_cast<std::int64_t>(got);
-    }
-    std::size_t done = 0;
-    while (done < n) {
-      std::size_t got = reader_->Read(buf + done, n - done);
-      if (got == 0) break;
-      done += got;
-    }
-    pos_ += static_cast<std::int64_t>(done);
-    return done;
-  }
-
- private:
-  void Restart() {
-    reader_ = std::make_unique<ZstdFileReader>(fd_.get(), path_);
-    pos_ = 0;
-  }
-  UniqueFd fd_;
-  std::string path_;
-  std::unique_ptr<ZstdFileReader> reader_;
-  std::int64_t pos_ = 0;
-};
-
-// The complete lines to ingest in one transaction.
-struct Chunk {
-  std::string data;  // complete lines
-  std::int64_t lines = 0;
-  bool at_eof = false;  // no further complete line was seen after it
-};
-
-Chunk ReadChunk(Content& content, std::int64_t start, std::size_t max_line) {
-  Chunk c;
-  std::string buf(kMaxTransactionBytes, '\0');
-  std::size_t got = content.ReadAt(start, buf.data(), buf.size());
-  buf.resize(got);
-  std::size_t nl = buf.rfind('\n');
-  if (nl != std::string::npos) {
-    c.at_eof = got < kMaxTransactionBytes;
-    buf.resize(nl + 1);
-  } else if (got < kMaxTransactionBytes) {
-    c.at_eof = true;  // only a partial line: it waits
-    buf.clear();
-  } else {
-    // One line longer than a transaction: it takes a transaction of its own.
-    std::int64_t off = start + static_cast<std::int64_t>(got);
-    std::string block(kMaxTransactionBytes, '\0');
-    for (;;) {
-      if (buf.size() > max_line)
-        throw std::runtime_error("a line of more than " + std::to_string(max_line >> 20) +
-                                 " MiB at byte " + std::to_string(start) +
-                                 ": not ingested, and nothing after it");
-      std::size_t n = content.ReadAt(off, block.data(), block.size());
-      std::size_t p = std::string_view(block.data(), n).find('\n');
-      if (p != std::string_view::npos) {
-        buf.append(block.data(), p + 1);
-        break;
-      }
-      if (n < block.size()) {
-        buf.clear();
-        c.at_eof = true;
-        break;
-      }
-      buf.append(block.data(), n);
-      off += static_cast<std::int64_t>(n);
-    }
-  }
-  c.data = std::move(buf);
-  for (char ch : c.data) c.lines += ch == '\n';
-  return c;
-}
-
-}  // namespace
 
 Ingester::Ingester(Db& db, MirrorStore& mirrors, const Clock& clock)
     : db_(db), mirrors_(mirrors), clock_(clock) {
@@ -292,7 +94,7 @@ void Ingester::IngestGenerated(const SourceAdapter& adapter, const SourceFile& f
   for (;;) {
     Transaction tx(db_);
     const std::int64_t now = clock_.NowMs();
-    if (!LoadUnbroken(db_, source, f.key, row, out)) return;
+    if (!LoadUnbroken(db_, source, f.key, row, out.error)) return;
     if (!row) {
       row = CreateGeneration(db_, source, f, 1, now);
       out.changed = true;
@@ -368,17 +170,12 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
     out.error = *row->broken;
     return;
   }
-  UniqueFd fd = TryOpenFile(f.abs_path, O_RDONLY);
-  if (!fd) {
+  std::unique_ptr<Content> content = OpenContent(f.abs_path, f.zstd);
+  if (!content) {
     if (errno == ENOENT) return;  // deleted since discovery: nothing to read
     out.error = f.abs_path + ": " + std::strerror(errno);
     return;
   }
-  std::unique_ptr<Content> content;
-  if (f.zstd)
-    content = std::make_unique<ZstdContent>(std::move(fd), f.abs_path);
-  else
-    content = std::make_unique<PlainContent>(std::move(fd), f.abs_path);
 
   std::int64_t expected_pos = -1;  // where the previous transaction left the cursor
   std::int64_t expected_id = -1;   // and in which generation
@@ -387,7 +184,7 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
   for (;;) {
     Transaction tx(db_);
     const std::int64_t now = clock_.NowMs();
-    if (!LoadUnbroken(db_, source, f.key, row, out)) return;
+    if (!LoadUnbroken(db_, source, f.key, row, out.error)) return;
     if (!row || row->mirror.bytes != expected_pos || row->id != expected_id) {
       // First transaction, or another process (or a live sync between our
       // transactions) moved the cursor: check the bytes before the cursor
@@ -410,7 +207,7 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
       }
       state = adapter.LoadState(f.key, row->parse_state);
     }
-    Chunk chunk = ReadChunk(*content, row->mirror.bytes, max_line_);
+    Chunk chunk = ReadChunk(*content, row->mirror.bytes, kMaxTransactionBytes, max_line_);
     if (chunk.data.empty()) {
       db_.Prepare("UPDATE raw_file SET path = ?, file_size = ?, file_mtime_ns = ? WHERE id = ?")
           .Bind(1, f.abs_path)

@@ -25,6 +25,12 @@
 // thread, which owns `db`.  `between` runs after every transaction, so that
 // other writes get through during a long import.
 //
+// The ingest algorithm is here (ingester.cpp); what it reads with is in
+// files of its own: the content reader (content.hpp: a file's content, zstd
+// or not, and the complete lines one transaction takes) and the raw_file
+// cursor (raw_file.hpp: each generation's row, rewrite detection's hash
+// window, new generations).
+//
 // core/ingest is the top layer of core.  The folders of core include only
 // the layers before them, with no cycle: c, util -> store (schema, mirrors,
 // sessions, what is visible) -> query -> entries -> forget -> ingest, which
