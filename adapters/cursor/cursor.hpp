@@ -58,13 +58,19 @@
 // Agent transcripts (3.2): projects/<slug>/agent-transcripts/<id>/<id>.jsonl
 // and <id>/subagents/<sub>.jsonl, generated streams of their items
 // (GenerateItems), read only for a conversation whose messages neither the
-// IDE's database (bubbles) nor a CLI chat holds (SourceFile::repeats).  No ids or times: items are
-// named by their bytes and dated by the file's mtime when first seen.
+// IDE's database (bubbles) nor a CLI chat holds (SourceFile::dedup).  No ids
+// or times: items are named by their bytes and dated by the file's mtime
+// when first seen.
 //
 // Titles: every line repeats its conversation's (or tab's) name; each
 // distinct name is a title event, dated by the first line that carries it
 // (adapters/common/title.hpp).  Cursor does not say whether the user gave
 // it, so none is manual.
+//
+// Files, one a kind of log: chats.cpp (the CLI's chats), ide.cpp (the
+// IDE's database and workspaces), chat_panel.cpp (the oldest chat panel),
+// transcripts.cpp (agent transcripts); cursor.cpp discovers them all and
+// sends each stream to its file; parts.hpp is what they share.
 
 #include <map>
 #include <mutex>
@@ -90,17 +96,24 @@ class CursorAdapter final : public SourceAdapter {
                        std::int64_t now_ms) const override;
 
  private:
+  // The CLI's chats (chats.cpp).
+  static std::string GenerateChat(const SourceFile& stream, std::string_view last_line,
+                                  std::size_t max_bytes);
+  static ParsedLine ParseChat(std::string_view line, std::string_view key);
+  // The IDE's database (ide.cpp).
   std::string GenerateIde(const SourceFile& stream, std::string_view last_line,
                           std::size_t max_bytes) const;
   static ParsedLine ParseBubble(std::string_view line);
+  std::map<std::string, std::string> ComposerFolders() const;
+  // Agent transcripts (transcripts.cpp).
   void AddTranscripts(Discovery& d, std::set<std::string>& held) const;
   std::string GenerateTranscript(const SourceFile& stream, std::string_view last_line,
                                  std::size_t max_bytes) const;
   static ParsedLine ParseTranscript(std::string_view line, std::string_view key);
+  // The oldest chat panel (chat_panel.cpp).
   std::string GenerateChatPanel(const SourceFile& stream, std::string_view last_line,
                                 std::size_t max_bytes) const;
   static ParsedLine ParseChatPanel(std::string_view line);
-  std::map<std::string, std::string> ComposerFolders() const;
   std::string root_, ide_user_;
   // What each workspace database lists, by its path, while its stamp holds
   // (ComposerFolders): derived data, checked at every use, not state.

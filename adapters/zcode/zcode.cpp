@@ -80,7 +80,7 @@ std::string ZcodeAdapter::GenerateMessages(const SourceFile& stream, std::string
   RowCursor cursor = RowCursor::FromLine(last_line);
   return ReadDatabase(stream.abs_path, [&](Db& db) {
     std::string out;
-    auto& msgs = db.Prepare(
+    auto msgs = db.Prepare(
         "SELECT rowid, id, session_id, sequence, time_created, data FROM message "
         "WHERE rowid > ? ORDER BY rowid");  // stepped only as far as this look goes
     msgs.Bind(1, cursor.upto());
@@ -100,11 +100,10 @@ std::string ZcodeAdapter::GenerateMessages(const SourceFile& stream, std::string
                    (time != nullptr && time->IsObject() && Member(*time, "completed") != nullptr);
       }
       if (!complete) {
-        auto& later =
+        auto later =
             db.Prepare("SELECT 1 FROM message WHERE session_id = ? AND sequence > ? LIMIT 1");
         later.Bind(1, session).Bind(2, sequence);
         complete = later.Step();
-        later.Reset();
       }
       if (!complete) {
         cursor.Hold();
@@ -127,7 +126,7 @@ std::string ZcodeAdapter::GenerateMessages(const SourceFile& stream, std::string
       w.Key("data");
       WriteJsonText(w, data);
       w.EndObject();
-      auto& sess = db.Prepare(
+      auto sess = db.Prepare(
           "SELECT id, parent_id, directory, title, title_source, version FROM session WHERE id = "
           "?");
       sess.Bind(1, session);
@@ -144,8 +143,7 @@ std::string ZcodeAdapter::GenerateMessages(const SourceFile& stream, std::string
       } else {
         w.Null();
       }
-      sess.Reset();
-      auto& parts = db.Prepare(
+      auto parts = db.Prepare(
           "SELECT id, time_created, data FROM part WHERE message_id = ? "
           "ORDER BY sequence, time_created, id");
       parts.Bind(1, id);
@@ -160,13 +158,11 @@ std::string ZcodeAdapter::GenerateMessages(const SourceFile& stream, std::string
         WriteJsonText(w, parts.Text(2));
         w.EndObject();
       }
-      parts.Reset();
       w.EndArray();
       cursor.Write(w);
       w.EndObject();
       out.append(sb.GetString(), sb.GetSize()).push_back('\n');
     }
-    msgs.Reset();
     return out;
   });
 }

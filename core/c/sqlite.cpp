@@ -116,14 +116,18 @@ void Db::Exec(std::string_view sql) {
   }
 }
 
-Stmt& Db::Prepare(std::string_view sql) {
+StmtLease Db::Prepare(std::string_view sql) {
   auto it = cache_.find(std::string(sql));
-  if (it == cache_.end()) {
-    it = cache_.emplace(std::string(sql), std::make_unique<Stmt>(db_, sql)).first;
-  } else {
-    it->second->Reset();
+  if (it == cache_.end())
+    it = cache_.emplace(std::string(sql), std::make_unique<Cached>(Cached{Stmt(db_, sql)})).first;
+  Cached& c = *it->second;
+  if (c.leased) {
+    auto own = std::make_unique<Stmt>(db_, sql);
+    Stmt* st = own.get();
+    return StmtLease(st, nullptr, std::move(own));
   }
-  return *it->second;
+  c.leased = true;
+  return StmtLease(&c.stmt, &c.leased, nullptr);
 }
 
 std::int64_t Db::QueryInt(std::string_view sql) {

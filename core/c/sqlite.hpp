@@ -7,7 +7,10 @@
 // them; nothing here locks.  Errors throw SqliteError, whose message names
 // what was being done ("prepare ...: no such table: x").  The statement
 // cache (Db::Prepare) keeps one statement per SQL text, so hot paths prepare
-// once; Stmt::Reset is called on every checkout.
+// once, and lends it out as a StmtLease, which resets it and clears its
+// bindings when it goes out of scope: a statement left stepped keeps its
+// read transaction (and so an old snapshot of a WAL database) open, and
+// until leases a forgotten Reset() did exactly that.
 
 #include <sqlite3.h>
 
@@ -89,6 +92,56 @@ class Stmt {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+/// A cached statement lent out by Db::Prepare: reset, with its bindings
+/// cleared, when the lease ends (so no read snapshot outlives it).  It
+/// forwards Stmt's calls; Reset() resets it early, to use it again within
+/// the lease.  A statement whose SQL is leased already gets a fresh one of
+/// its own, finalized with the lease, so that two leases of one SQL (an
+/// outer loop and a call inside it) never reset each other.  Must not
+/// outlive its Db.
+class StmtLease {
+ public:
+  StmtLease(StmtLease&& o) noexcept
+      : st_(std::exchange(o.st_, nullptr)),
+        leased_(std::exchange(o.leased_, nullptr)),
+        owned_(std::move(o.owned_)) {}
+  StmtLease& operator=(StmtLease&&) = delete;
+  StmtLease(const StmtLease&) = delete;
+  ~StmtLease() {
+    if (st_ != nullptr) st_->Reset();
+    if (leased_ != nullptr) *leased_ = false;
+  }
+
+  Stmt& operator*() const noexcept { return *st_; }
+  Stmt* operator->() const noexcept { return st_; }
+  operator Stmt&() const noexcept { return *st_; }  // NOLINT: a lease is used as its statement
+
+  bool Step() { return st_->Step(); }
+  void Run() { st_->Run(); }
+  void Reset() noexcept { st_->Reset(); }
+  template <typename T>
+  Stmt& Bind(int i, T&& v) {
+    return st_->Bind(i, std::forward<T>(v));
+  }
+  Stmt& BindBlob(int i, const void* data, std::size_t n) { return st_->BindBlob(i, data, n); }
+  Stmt& BindStatic(int i, std::string_view v) { return st_->BindStatic(i, v); }
+  std::int64_t Int(int col) const { return st_->Int(col); }
+  double Double(int col) const { return st_->Double(col); }
+  bool IsNull(int col) const { return st_->IsNull(col); }
+  std::string_view Text(int col) const { return st_->Text(col); }
+  std::optional<std::string> OptText(int col) const { return st_->OptText(col); }
+  std::string_view Blob(int col) const { return st_->Blob(col); }
+  sqlite3_stmt* get() const noexcept { return st_->get(); }
+
+ private:
+  friend class Db;
+  StmtLease(Stmt* st, bool* leased, std::unique_ptr<Stmt> owned) noexcept
+      : st_(st), leased_(leased), owned_(std::move(owned)) {}
+  Stmt* st_;
+  bool* leased_;                 // the cache's mark, cleared when the lease ends
+  std::unique_ptr<Stmt> owned_;  // a second lease's own statement
+};
+
 class Db {
  public:
   /// kImmutable: read-only, as a file nothing changes (SQLite's immutable=1:
@@ -102,8 +155,8 @@ class Db {
   Db& operator=(const Db&) = delete;
 
   void Exec(std::string_view sql);
-  /// A cached prepared statement, reset and ready to bind.
-  Stmt& Prepare(std::string_view sql);
+  /// A cached prepared statement, ready to bind, lent until the lease ends.
+  [[nodiscard]] StmtLease Prepare(std::string_view sql);
   std::int64_t LastInsertRowid() const { return sqlite3_last_insert_rowid(db_); }
   int Changes() const { return sqlite3_changes(db_); }
   /// The value of a one-row, one-column query (NULL → 0).
@@ -115,7 +168,11 @@ class Db {
  private:
   sqlite3* db_ = nullptr;
   std::string path_;
-  std::unordered_map<std::string, std::unique_ptr<Stmt>> cache_;
+  struct Cached {
+    Stmt stmt;
+    bool leased = false;  // a StmtLease holds it
+  };
+  std::unordered_map<std::string, std::unique_ptr<Cached>> cache_;
 };
 
 /// BEGIN IMMEDIATE in the constructor (waiting up to the busy timeout for

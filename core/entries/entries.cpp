@@ -6,11 +6,11 @@
 #include <cmath>
 #include <set>
 
-#include "core/forget/visible.hpp"
 #include "core/query/search.hpp"
 #include "core/query/terms.hpp"
 #include "core/store/event_index.hpp"
 #include "core/store/schema.hpp"
+#include "core/store/visible.hpp"
 #include "core/util/hash.hpp"
 #include "core/util/op_error.hpp"
 #include "core/util/text.hpp"
@@ -61,14 +61,12 @@ std::vector<EntrySource> CheckSources(Db& db, const std::vector<EntrySource>& in
       if (s.quote) Invalid("the quote \"" + *s.quote + "\" was not resolved to an event");
       Invalid("a source needs an event id");
     }
-    auto& st = db.Prepare("SELECT text FROM event WHERE id = ?");
+    auto st = db.Prepare("SELECT text FROM event WHERE id = ?");
     st.Bind(1, *s.event_id);
     if (!st.Step()) {
-      st.Reset();
       throw OpError(Code::kNotFound, "no event " + *s.event_id);
     }
     std::string text(st.Text(0));
-    st.Reset();
     if (EventHidden(db, *s.event_id))
       throw OpError(Code::kForgotten, "event " + *s.event_id + " is forgotten and cannot be cited");
     if (s.quote) {
@@ -87,7 +85,7 @@ void Insert(Db& db, const std::string& id, const std::string& kind, const std::s
             const std::optional<std::int64_t>& from, const std::optional<std::int64_t>& to,
             std::int64_t created_at, const std::string& origin,
             const std::vector<EntrySource>& sources) {
-  auto& ins = db.Prepare(
+  auto ins = db.Prepare(
       "INSERT INTO entry(id, kind, text, confidence, author, project, supersedes, root, "
       "valid_from, valid_to, created_at, origin) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
   ins.Bind(1, id).Bind(2, kind).Bind(3, text).Bind(4, confidence).Bind(5, author).Bind(6, project);
@@ -101,7 +99,7 @@ void Insert(Db& db, const std::string& id, const std::string& kind, const std::s
   else
     ins.Bind(10, nullptr);
   ins.Bind(11, created_at).Bind(12, origin).Run();
-  auto& src = db.Prepare("INSERT INTO entry_source(entry_id, event_id, quote) VALUES (?,?,?)");
+  auto src = db.Prepare("INSERT INTO entry_source(entry_id, event_id, quote) VALUES (?,?,?)");
   for (const EntrySource& s : sources) {
     src.Reset();
     src.Bind(1, id).Bind(2, *s.event_id).Bind(3, s.quote).Run();
@@ -138,26 +136,23 @@ EntryRow ReadRow(const Stmt& st) {
 }
 
 void Derive(Db& db, EntryRow& e, std::int64_t now_ms) {
-  auto& src = db.Prepare(
+  auto src = db.Prepare(
       "SELECT event_id, quote FROM entry_source WHERE entry_id = ? AND event_id NOT IN "
       "(SELECT event_id FROM excluded_event) ORDER BY rowid");
   src.Bind(1, e.id);
   while (src.Step()) e.sources.push_back({std::string(src.Text(0)), src.OptText(1)});
-  src.Reset();
   std::string current = CurrentVersion(db, e.root);
   e.status = current == e.id ? "active" : "superseded";
   if (current != e.id) {
     e.superseded_by = current;
-    auto& by = db.Prepare("SELECT 1 FROM entry WHERE supersedes = ? LIMIT 1");
+    auto by = db.Prepare("SELECT 1 FROM entry WHERE supersedes = ? LIMIT 1");
     by.Bind(1, e.id);
     e.concurrent = !by.Step();
-    by.Reset();
   }
   e.ended = e.valid_to && *e.valid_to <= now_ms;
-  auto& imp = db.Prepare("SELECT 1 FROM imported_entry WHERE entry_id = ?");
+  auto imp = db.Prepare("SELECT 1 FROM imported_entry WHERE entry_id = ?");
   imp.Bind(1, e.id);
   e.imported = imp.Step();
-  imp.Reset();
 }
 
 }  // namespace
@@ -191,17 +186,15 @@ std::string FixStoreName(Db& db, const std::string& name) {
   db.Prepare("INSERT OR IGNORE INTO setting(key, value) VALUES ('store.name', ?)")
       .Bind(1, name)
       .Run();
-  auto& st = db.Prepare("SELECT value FROM setting WHERE key = 'store.name'");
+  auto st = db.Prepare("SELECT value FROM setting WHERE key = 'store.name'");
   std::string v = st.Step() ? std::string(st.Text(0)) : name;
-  st.Reset();
   return v;
 }
 
 std::string StoreNameOf(Db& db) {
-  auto& st = db.Prepare("SELECT value FROM setting WHERE key = 'store.name'");
+  auto st = db.Prepare("SELECT value FROM setting WHERE key = 'store.name'");
   std::optional<std::string> fixed;
   if (st.Step()) fixed = std::string(st.Text(0));
-  st.Reset();
   if (fixed) return *fixed;
   if (const char* d = std::getenv("ORIGIN_DEVICE"); d != nullptr && *d != '\0') return d;
   char host[256] = {};
@@ -210,11 +203,10 @@ std::string StoreNameOf(Db& db) {
 }
 
 std::string CurrentVersion(Db& db, const std::string& root) {
-  auto& st =
+  auto st =
       db.Prepare("SELECT id FROM entry WHERE root = ? ORDER BY created_at DESC, id DESC LIMIT 1");
   st.Bind(1, root);
   std::string id = st.Step() ? std::string(st.Text(0)) : "";
-  st.Reset();
   return id;
 }
 
@@ -257,7 +249,7 @@ std::string FindCurrentTwin(Db& db, const std::string& text, const std::string& 
                             const std::vector<EntrySource>& sources, std::int64_t now_ms) {
   std::set<std::string> want;
   for (const EntrySource& s : sources) want.insert(*s.event_id);
-  auto& st = db.Prepare(
+  auto st = db.Prepare(
       "SELECT e.id FROM entry_source s JOIN entry e ON e.id = s.entry_id "
       "WHERE s.event_id = ? AND e.text = ? AND e.kind = ? AND e.project IS ?" +
       VisibleWhere(EntryFilter{}) + " ORDER BY e.created_at, e.id");
@@ -265,13 +257,11 @@ std::string FindCurrentTwin(Db& db, const std::string& text, const std::string& 
   BindVisible(st, 5, EntryFilter{}, now_ms);
   std::vector<std::string> candidates;
   while (st.Step()) candidates.emplace_back(st.Text(0));
-  st.Reset();
   for (const std::string& id : candidates) {
     std::set<std::string> cited;
-    auto& src = db.Prepare("SELECT event_id FROM entry_source WHERE entry_id = ?");
+    auto src = db.Prepare("SELECT event_id FROM entry_source WHERE entry_id = ?");
     src.Bind(1, id);
     while (src.Step()) cited.emplace(src.Text(0));
-    src.Reset();
     if (cited == want) return id;
   }
   return "";
@@ -324,11 +314,10 @@ std::string Correct(Db& db, const Clock& clock, const std::string& store_name,
   // Sources carry over; new ones are added.
   std::vector<EntrySource> sources;
   {
-    auto& src =
+    auto src =
         db.Prepare("SELECT event_id, quote FROM entry_source WHERE entry_id = ? ORDER BY rowid");
     src.Bind(1, id);
     while (src.Step()) sources.push_back({std::string(src.Text(0)), src.OptText(1)});
-    src.Reset();
   }
   for (const EntrySource& s : CheckSources(db, in.add_sources)) AddSource(sources, s);
   std::string origin = FixStoreName(db, store_name);
@@ -347,11 +336,10 @@ void InsertVersion(Db& db, const EntryRow& e) {
 }
 
 std::optional<EntryRow> LoadVersion(Db& db, const std::string& id) {
-  auto& st = db.Prepare("SELECT " + EntryCols("") + " FROM entry WHERE id = ?");
+  auto st = db.Prepare("SELECT " + EntryCols("") + " FROM entry WHERE id = ?");
   st.Bind(1, id);
   std::optional<EntryRow> out;
   if (st.Step()) out = ReadRow(st);
-  st.Reset();
   return out;
 }
 
@@ -364,24 +352,21 @@ std::optional<EntryRow> GetEntry(Db& db, const std::string& id, std::int64_t now
 
 std::vector<EntryRow> EntryHistory(Db& db, const std::string& root, std::int64_t now_ms) {
   if (EntryHidden(db, root)) throw OpError(Code::kForgotten, "entry " + root + " is forgotten");
-  auto& st =
+  auto st =
       db.Prepare("SELECT " + EntryCols("") + " FROM entry WHERE root = ? ORDER BY created_at, id");
   st.Bind(1, root);
   std::vector<EntryRow> out;
   while (st.Step()) out.push_back(ReadRow(st));
-  st.Reset();
   for (EntryRow& e : out) Derive(db, e, now_ms);
   return out;
 }
 
-
 std::vector<EntryRow> ListEntries(Db& db, const EntryFilter& f, std::int64_t now_ms) {
-  auto& st = db.Prepare("SELECT " + EntryCols("e.") + " FROM entry e WHERE 1" + VisibleWhere(f) +
+  auto st = db.Prepare("SELECT " + EntryCols("e.") + " FROM entry e WHERE 1" + VisibleWhere(f) +
                         " ORDER BY e.created_at DESC, e.seq DESC LIMIT ?");
   st.Bind(BindVisible(st, 1, f, now_ms), f.limit);
   std::vector<EntryRow> out;
   while (st.Step()) out.push_back(ReadRow(st));
-  st.Reset();
   for (EntryRow& e : out) Derive(db, e, now_ms);
   return out;
 }
@@ -407,7 +392,7 @@ std::vector<EntryHit> SearchEntries(Db& db, std::string_view query, const EntryF
     sql = "SELECT " + EntryCols("e.") + " FROM entry e WHERE 1" + VisibleWhere(f) +
           " ORDER BY e.created_at DESC, e.seq DESC";
   }
-  auto& st = db.Prepare(sql);
+  auto st = db.Prepare(sql);
   int i = 1;
   if (!match.empty()) st.Bind(i++, match);
   BindVisible(st, i, f, now_ms);
@@ -416,7 +401,6 @@ std::vector<EntryHit> SearchEntries(Db& db, std::string_view query, const EntryF
     if (!MatchesAll(e.text, terms)) continue;
     out.push_back({std::move(e), ""});
   }
-  st.Reset();
   for (EntryHit& h : out) {
     Derive(db, h.entry, now_ms);
     h.snippet = Snippet(h.entry.text, terms);
@@ -437,9 +421,9 @@ std::string RepairEntryIndex(Db& db) {
     } catch (const SqliteError& again) {
       if (!IsCorruption(again)) throw;
       // Too damaged to be opened ("vtable constructor failed"): dropped,
-      // made again as every open makes it, and filled from the entries.
+      // made again as migration 5 makes it, and filled from the entries.
       DropFts5Table(db, "entry_fts");
-      db.Exec(kIdempotentSql);
+      db.Exec(kEntryFtsSql);
       db.Exec("INSERT INTO entry_fts(entry_fts) VALUES ('rebuild')");
     }
     tx.Commit();

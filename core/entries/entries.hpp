@@ -21,7 +21,9 @@
 // that arrives unresolved.
 //
 // Writes run on the writer's connection, each in one BEGIN IMMEDIATE
-// transaction; reads on any connection.
+// transaction (a savepoint inside a caller's, e.g. AnswerOnce's); reads on
+// any connection.  Entries use core/query (quotes) and core/store (what is
+// hidden: core/store/visible.hpp), never core/forget, which is above them.
 
 #include <cstdint>
 #include <optional>

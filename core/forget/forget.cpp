@@ -8,34 +8,14 @@
 #include <set>
 
 #include "core/entries/entries.hpp"
-#include "core/forget/visible.hpp"
-#include "core/ingest/ingester.hpp"
+#include "core/store/sessions.hpp"
+#include "core/store/visible.hpp"
 #include "core/util/hash.hpp"
 #include "core/util/op_error.hpp"
 
 namespace origin {
 
 using Code = OpError::Code;
-
-namespace {
-
-bool Any(Db& db, const char* sql, std::string_view id) {
-  auto& st = db.Prepare(sql);
-  st.Bind(1, id);
-  bool found = st.Step();
-  st.Reset();
-  return found;
-}
-
-}  // namespace
-
-bool EventHidden(Db& db, std::string_view event_id) {
-  return Any(db, "SELECT 1 FROM excluded_event WHERE event_id = ?", event_id);
-}
-
-bool EntryHidden(Db& db, std::string_view entry_id) {
-  return Any(db, "SELECT 1 FROM forgotten_entry WHERE entry_id = ?", entry_id);
-}
 
 namespace {
 
@@ -47,11 +27,10 @@ constexpr const char* kInEffect =
     "r.target = t.id)";
 
 Ids Column(Db& db, const std::string& sql, const std::string& arg) {
-  auto& st = db.Prepare(sql);
+  auto st = db.Prepare(sql);
   st.Bind(1, arg);
   Ids out;
   while (st.Step()) out.insert(std::string(st.Text(0)));
-  st.Reset();
   return out;
 }
 
@@ -108,15 +87,13 @@ class Decider {
 
   void Events(const Ids& events, Ids& changed, Ids& sessions) {
     for (const std::string& id : events) {
-      auto& ev = db_.Prepare("SELECT seq, session FROM event WHERE id = ?");
+      auto ev = db_.Prepare("SELECT seq, session FROM event WHERE id = ?");
       ev.Bind(1, id);
       if (!ev.Step()) {  // not here (yet): nothing to hide
-        ev.Reset();
         continue;
       }
       std::int64_t seq = ev.Int(0);
       std::optional<std::string> session = ev.OptText(1);
-      ev.Reset();
       bool was = EventHidden(db_, id);
       std::string by = DirectCover(db_, id);
       if (!by.empty()) {
@@ -253,7 +230,7 @@ using Title = std::pair<std::optional<std::string>, bool>;
 // each shows now.
 std::map<std::string, Title> TitledBy(Db& db, const Ids& events) {
   std::map<std::string, Title> out;
-  auto& st = db.Prepare(
+  auto st = db.Prepare(
       "SELECT s.id, s.title, s.title_manual FROM event e JOIN session s ON "
       "s.id = e.session WHERE e.id = ? AND " +
       TitleEventSql("e."));
@@ -262,7 +239,6 @@ std::map<std::string, Title> TitledBy(Db& db, const Ids& events) {
     st.Bind(1, id);
     if (st.Step()) out[std::string(st.Text(0))] = {st.OptText(1), st.Int(2) != 0};
   }
-  st.Reset();
   return out;
 }
 
@@ -307,32 +283,28 @@ ForgetOutcome Forget(Db& db, const Clock& clock, const std::string& store_name,
   // Rules 1 and 2, from the target.
   Ids events, roots;
   auto root_of = [&](const std::string& id) {
-    auto& st = db.Prepare("SELECT root FROM entry WHERE id = ?");
+    auto st = db.Prepare("SELECT root FROM entry WHERE id = ?");
     st.Bind(1, id);
     std::string r = st.Step() ? std::string(st.Text(0)) : "";
-    st.Reset();
     return r;
   };
   if (std::string root = root_of(in.target); !root.empty()) {
     roots.insert(root);
     if (EntryHidden(db, in.target)) {
-      auto& st = db.Prepare("SELECT tombstone FROM forgotten_entry WHERE entry_id = ?");
+      auto st = db.Prepare("SELECT tombstone FROM forgotten_entry WHERE entry_id = ?");
       st.Bind(1, in.target);
       if (st.Step()) o.hidden_by = std::string(st.Text(0));
-      st.Reset();
     }
   } else {
-    auto& st = db.Prepare("SELECT 1 FROM event WHERE id = ?");
+    auto st = db.Prepare("SELECT 1 FROM event WHERE id = ?");
     st.Bind(1, in.target);
     bool found = st.Step();
-    st.Reset();
     if (!found) throw OpError(Code::kNotFound, "no event or entry " + in.target);
     events.insert(in.target);
     roots = ChainsCiting(db, in.target);
-    auto& by = db.Prepare("SELECT tombstone FROM excluded_event WHERE event_id = ?");
+    auto by = db.Prepare("SELECT tombstone FROM excluded_event WHERE event_id = ?");
     by.Bind(1, in.target);
     if (by.Step()) o.hidden_by = std::string(by.Text(0));
-    by.Reset();
   }
   for (const std::string& r : roots) events.merge(CitedByChain(db, r));
   std::string origin = FixStoreName(db, store_name);
@@ -360,26 +332,22 @@ ForgetOutcome Restore(Db& db, const Clock& clock, const std::string& store_name,
   o.kind = "restore";
   o.target = in.target;
   {
-    auto& st = db.Prepare("SELECT kind FROM tombstone WHERE id = ?");
+    auto st = db.Prepare("SELECT kind FROM tombstone WHERE id = ?");
     st.Bind(1, in.target);
     if (!st.Step()) {
-      st.Reset();
       throw OpError(Code::kNotFound, "no forget " + in.target);
     }
     std::string kind(st.Text(0));
-    st.Reset();
     if (kind != "forget")
       throw OpError(Code::kInvalidArgument,
                     in.target + " is a restore: only a forget can be restored");
-    auto& r = db.Prepare("SELECT id FROM tombstone WHERE kind = 'restore' AND target = ?");
+    auto r = db.Prepare("SELECT id FROM tombstone WHERE kind = 'restore' AND target = ?");
     r.Bind(1, in.target);
     if (r.Step()) {
       std::string by(r.Text(0));
-      r.Reset();
       throw OpError(Code::kConflict, in.target + " was already restored by " + by +
                                          "; to hide its target again, forget it again");
     }
-    r.Reset();
   }
   std::string origin = FixStoreName(db, store_name);
   std::string id = RandomId("tmb_");
@@ -403,14 +371,12 @@ ForgetOutcome Restore(Db& db, const Clock& clock, const std::string& store_name,
 }
 
 void CoverArrival(Db& db, const std::string& version) {
-  auto& st = db.Prepare("SELECT root, origin FROM entry WHERE id = ?");
+  auto st = db.Prepare("SELECT root, origin FROM entry WHERE id = ?");
   st.Bind(1, version);
   if (!st.Step()) {
-    st.Reset();
     return;
   }
   const std::string root(st.Text(0)), origin(st.Text(1));
-  st.Reset();
   // The forgets in effect covering any earlier version directly.
   Ids forgets;
   for (const std::string& v : Versions(db, root))
@@ -426,7 +392,7 @@ void CoverArrival(Db& db, const std::string& version) {
 }
 
 std::vector<TombstoneRow> ListTombstones(Db& db, int limit) {
-  auto& st = db.Prepare(
+  auto st = db.Prepare(
       "SELECT t.id, t.kind, t.target, t.reason, t.created_at, t.origin, m.author, "
       "(SELECT r.id FROM tombstone r WHERE r.kind = 'restore' AND r.target = t.id), "
       "(SELECT count(*) FROM tombstone_effect te WHERE te.tombstone = t.id AND "
@@ -451,7 +417,6 @@ std::vector<TombstoneRow> ListTombstones(Db& db, int limit) {
     r.events = st.Int(9);
     out.push_back(std::move(r));
   }
-  st.Reset();
   return out;
 }
 

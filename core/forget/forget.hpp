@@ -25,6 +25,10 @@
 // A dry run does everything, reports what changed, and rolls back, so that a
 // preview is exactly what the action will do.  A forget that would hide
 // nothing new is not recorded.
+//
+// Layering: forget uses entries and core/store (the hiding tables and the
+// conditions every read adds, core/store/visible.hpp; session rows,
+// core/store/sessions.hpp); nothing below it includes it but ingestion.
 
 #include <cstdint>
 #include <optional>

@@ -20,6 +20,21 @@
 
 namespace origin {
 
+/// What a stream holds that another stream of its source may hold too: two
+/// copies of one session would give each message twice, under two ids.  The
+/// adapter, which alone knows which of its streams overlap, names the
+/// session; the ingester applies one rule to every source: a stream that
+/// has not started is started only while `held` is false and the store
+/// holds no session <source>:<session> (even one whose events are all
+/// forgotten, invariant 2) that the streams of its `group` did not start;
+/// once started it goes on.  So a session is archived once, and a forgotten
+/// one does not come back as a copy.
+struct Dedup {
+  std::string session;  // native id of the one session the stream holds
+  std::string group;    // key prefix of the streams that hold it together
+  bool held = false;    // the adapter knows another stream holds it now
+};
+
 /// One log file an adapter found.
 struct SourceFile {
   std::string abs_path;   // the file to read
@@ -33,17 +48,8 @@ struct SourceFile {
   // one recorded after its last complete look is skipped without asking.
   bool generated = false;
   std::string token;
-  // A stream that may repeat a session another stream of the same source
-  // holds (Cursor's agent transcripts repeat the IDE's conversations), read
-  // together with the streams whose keys start as `repeats_group` does (a
-  // transcript and its sub-agents'): it is started only while the adapter
-  // does not know the session elsewhere (`repeats_elsewhere`), and the
-  // store holds no session <source>:<repeats>, even forgotten, unless one
-  // of the group started it; once started it goes on.  So a conversation
-  // is archived once, and a forgotten one does not come back as a copy.
-  std::string repeats;
-  std::string repeats_group;
-  bool repeats_elsewhere = false;
+  /// Set for a stream that may hold a session another stream holds.
+  std::optional<Dedup> dedup;
 };
 
 /// A directory that could not be read, or another discovery problem.

@@ -12,269 +12,15 @@
 #include <optional>
 #include <set>
 
-#include "core/c/fd.hpp"
-#include "core/c/zstd.hpp"
 #include "core/entries/entries.hpp"
-#include "core/entries/memories.hpp"
-#include "core/forget/visible.hpp"
+#include "core/ingest/content.hpp"
+#include "core/ingest/memories.hpp"
+#include "core/ingest/raw_file.hpp"
+#include "core/store/sessions.hpp"
 #include "core/util/hash.hpp"
 #include "core/util/text.hpp"
 
 namespace origin {
-
-namespace {
-
-constexpr std::size_t kHashWindow = 4096;
-
-// The cursor and mirror of a file's latest generation.
-struct RawRow {
-  std::int64_t id = 0;
-  std::int64_t generation = 0;
-  std::string path;
-  MirrorState mirror;
-  std::string tail_hash;
-  std::optional<std::int64_t> file_size, mtime_ns;
-  std::string parse_state;
-  std::optional<std::string> broken;
-};
-
-std::optional<RawRow> LoadLatest(Db& db, std::string_view source, std::string_view key) {
-  auto& st = db.Prepare(
-      "SELECT id, generation, path, mirror, bytes_ingested, lines_ingested, tail_hash, "
-      "tail_offset, tail_line, zst_bytes, file_size, file_mtime_ns, parse_state, broken "
-      "FROM raw_file WHERE source = ? AND key = ? ORDER BY generation DESC LIMIT 1");
-  st.Bind(1, source).Bind(2, key);
-  if (!st.Step()) return std::nullopt;
-  RawRow r;
-  r.id = st.Int(0);
-  r.generation = st.Int(1);
-  r.path = std::string(st.Text(2));
-  r.mirror.file_id = r.id;
-  r.mirror.mirror = std::string(st.Text(3));
-  r.mirror.bytes = st.Int(4);
-  r.mirror.lines = st.Int(5);
-  r.tail_hash = std::string(st.Blob(6));
-  r.mirror.tail_offset = st.Int(7);
-  r.mirror.tail_line = st.Int(8);
-  r.mirror.zst_bytes = st.Int(9);
-  if (!st.IsNull(10)) r.file_size = st.Int(10);
-  if (!st.IsNull(11)) r.mtime_ns = st.Int(11);
-  r.parse_state = std::string(st.Text(12));
-  r.broken = st.OptText(13);
-  st.Reset();
-  return r;
-}
-
-// A mirror name must stay under raw/: no absolute path, no '..', no empty
-// segment, no NUL, whatever a log directory contains.
-bool SafeKey(std::string_view key) {
-  if (key.empty() || key.front() == '/' || key.find('\0') != std::string_view::npos) return false;
-  std::size_t pos = 0;
-  while (pos <= key.size()) {
-    std::size_t end = key.find('/', pos);
-    if (end == std::string_view::npos) end = key.size();
-    std::string_view seg = key.substr(pos, end - pos);
-    if (seg.empty() || seg == "." || seg == "..") return false;
-    pos = end + 1;
-  }
-  return true;
-}
-
-// The latest generation's row, into `row` (nothing for a new file); false,
-// with the reason in `out`, when its mirror is broken (no append, ever).
-bool LoadUnbroken(Db& db, std::string_view source, std::string_view key, std::optional<RawRow>& row,
-                  FileOutcome& out) {
-  row = LoadLatest(db, source, key);
-  if (row && row->broken) {
-    out.error = *row->broken;
-    return false;
-  }
-  return true;
-}
-
-RawRow CreateGeneration(Db& db, std::string_view source, const SourceFile& f,
-                        std::int64_t generation, std::int64_t now) {
-  RawRow r;
-  r.generation = generation;
-  r.path = f.abs_path;
-  r.mirror.mirror = std::string(source) + "/" + f.key;
-  if (generation > 1) r.mirror.mirror += "~g" + std::to_string(generation);
-  db.Prepare(
-        "INSERT INTO raw_file(source, key, generation, path, mirror, created_at, grown_at) "
-        "VALUES (?,?,?,?,?,?,?)")
-      .Bind(1, source)
-      .Bind(2, f.key)
-      .Bind(3, generation)
-      .Bind(4, f.abs_path)
-      .Bind(5, r.mirror.mirror)
-      .Bind(6, now)
-      .Bind(7, now)
-      .Run();
-  r.id = db.LastInsertRowid();
-  r.mirror.file_id = r.id;
-  return r;
-}
-
-// The decompressed content of a log file, read at increasing offsets.
-class Content {
- public:
-  virtual ~Content() = default;
-  /// Reads up to n bytes at `offset`; fewer only at the end of the content.
-  virtual std::size_t ReadAt(std::int64_t offset, char* buf, std::size_t n) = 0;
-};
-
-class PlainContent final : public Content {
- public:
-  PlainContent(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {}
-  std::size_t ReadAt(std::int64_t offset, char* buf, std::size_t n) override {
-    return PreadFull(fd_.get(), buf, n, offset, path_);
-  }
-
- private:
-  UniqueFd fd_;
-  std::string path_;
-};
-
-class ZstdContent final : public Content {
- public:
-  ZstdContent(UniqueFd fd, std::string path) : fd_(std::move(fd)), path_(std::move(path)) {
-    Restart();
-  }
-  std::size_t ReadAt(std::int64_t offset, char* buf, std::size_t n) override {
-    if (offset < pos_) Restart();
-    char scratch[65536];
-    while (pos_ < offset) {
-      std::size_t want = static_cast<std::size_t>(
-          std::min<std::int64_t>(offset - pos_, static_cast<std::int64_t>(sizeof scratch)));
-      std::size_t got = reader_->Read(scratch, want);
-      if (got == 0) return 0;
-      pos_ += static_cast<std::int64_t>(got);
-    }
-    std::size_t done = 0;
-    while (done < n) {
-      std::size_t got = reader_->Read(buf + done, n - done);
-      if (got == 0) break;
-      done += got;
-    }
-    pos_ += static_cast<std::int64_t>(done);
-    return done;
-  }
-
- private:
-  void Restart() {
-    reader_ = std::make_unique<ZstdFileReader>(fd_.get(), path_);
-    pos_ = 0;
-  }
-  UniqueFd fd_;
-  std::string path_;
-  std::unique_ptr<ZstdFileReader> reader_;
-  std::int64_t pos_ = 0;
-};
-
-// The complete lines to ingest in one transaction.
-struct Chunk {
-  std::string data;  // complete lines
-  std::int64_t lines = 0;
-  bool at_eof = false;  // no further complete line was seen after it
-};
-
-Chunk ReadChunk(Content& content, std::int64_t start, std::size_t max_line) {
-  Chunk c;
-  std::string buf(kMaxTransactionBytes, '\0');
-  std::size_t got = content.ReadAt(start, buf.data(), buf.size());
-  buf.resize(got);
-  std::size_t nl = buf.rfind('\n');
-  if (nl != std::string::npos) {
-    c.at_eof = got < kMaxTransactionBytes;
-    buf.resize(nl + 1);
-  } else if (got < kMaxTransactionBytes) {
-    c.at_eof = true;  // only a partial line: it waits
-    buf.clear();
-  } else {
-    // One line longer than a transaction: it takes a transaction of its own.
-    std::int64_t off = start + static_cast<std::int64_t>(got);
-    std::string block(kMaxTransactionBytes, '\0');
-    for (;;) {
-      if (buf.size() > max_line)
-        throw std::runtime_error("a line of more than " + std::to_string(max_line >> 20) +
-                                 " MiB at byte " + std::to_string(start) +
-                                 ": not ingested, and nothing after it");
-      std::size_t n = content.ReadAt(off, block.data(), block.size());
-      std::size_t p = std::string_view(block.data(), n).find('\n');
-      if (p != std::string_view::npos) {
-        buf.append(block.data(), p + 1);
-        break;
-      }
-      if (n < block.size()) {
-        buf.clear();
-        c.at_eof = true;
-        break;
-      }
-      buf.append(block.data(), n);
-      off += static_cast<std::int64_t>(n);
-    }
-  }
-  c.data = std::move(buf);
-  for (char ch : c.data) c.lines += ch == '\n';
-  return c;
-}
-
-struct SessionAgg {
-  std::int64_t first_ts = INT64_MAX, last_ts = INT64_MIN;
-  std::int64_t events = 0, messages = 0;
-  std::optional<std::string> cwd, git_branch, agent_version, model;
-  std::int64_t cwd_ts = INT64_MIN;
-};
-
-void FlushSessions(Db& db, std::string_view source, const std::map<std::string, SessionAgg>& aggs,
-                   const std::set<std::string>& retitled) {
-  auto& up = db.Prepare(R"sql(
-    INSERT INTO session(id, source, project, cwd, git_branch, first_ts, last_ts, event_count,
-                        message_count, agent_version, model)
-    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-    ON CONFLICT(id) DO UPDATE SET
-      project = CASE WHEN session.last_ts IS NULL OR excluded.last_ts >= session.last_ts
-                     THEN coalesce(excluded.project, session.project)
-                     ELSE coalesce(session.project, excluded.project) END,
-      cwd = CASE WHEN session.last_ts IS NULL OR excluded.last_ts >= session.last_ts
-                 THEN coalesce(excluded.cwd, session.cwd)
-                 ELSE coalesce(session.cwd, excluded.cwd) END,
-      git_branch = CASE WHEN session.last_ts IS NULL OR excluded.last_ts >= session.last_ts
-                 THEN coalesce(excluded.git_branch, session.git_branch)
-                 ELSE coalesce(session.git_branch, excluded.git_branch) END,
-      first_ts = min(coalesce(session.first_ts, excluded.first_ts), excluded.first_ts),
-      last_ts = max(coalesce(session.last_ts, excluded.last_ts), excluded.last_ts),
-      event_count = session.event_count + excluded.event_count,
-      message_count = session.message_count + excluded.message_count,
-      agent_version = coalesce(excluded.agent_version, session.agent_version),
-      model = coalesce(excluded.model, session.model)
-  )sql");
-  for (const auto& [id, a] : aggs) {
-    if (a.events == 0) continue;
-    up.Reset();
-    up.Bind(1, id).Bind(2, source);
-    if (a.cwd) {
-      up.Bind(3, LastPathSegment(*a.cwd)).Bind(4, *a.cwd);
-    } else {
-      up.Bind(3, nullptr).Bind(4, nullptr);
-    }
-    up.Bind(5, a.git_branch).Bind(6, a.first_ts).Bind(7, a.last_ts).Bind(8, a.events);
-    up.Bind(9, a.messages).Bind(10, a.agent_version).Bind(11, a.model);
-    up.Run();
-  }
-  // Sessions that gained title events: their title, derived again from
-  // them (a session may have no other event yet).
-  if (retitled.empty()) return;
-  auto& row = db.Prepare("INSERT OR IGNORE INTO session(id, source) VALUES (?, ?)");
-  for (const std::string& id : retitled) {
-    row.Reset();
-    row.Bind(1, id).Bind(2, source).Run();
-  }
-  std::vector<std::string> ids(retitled.begin(), retitled.end());
-  RetitleSessions(db, &ids);
-}
-
-}  // namespace
 
 Ingester::Ingester(Db& db, MirrorStore& mirrors, const Clock& clock)
     : db_(db), mirrors_(mirrors), clock_(clock) {
@@ -325,15 +71,15 @@ std::string SourceAdapter::Generate(const SourceFile& stream, std::string_view, 
   throw std::logic_error(std::string(id()) + " generates no stream " + stream.key);
 }
 
-bool Ingester::RepeatsHeldSession(std::string_view source, const SourceFile& f) {
-  if (f.repeats.empty()) return false;
-  if (f.repeats_elsewhere) return true;
-  auto& held = db_.Prepare(
+bool Ingester::HeldElsewhere(std::string_view source, const SourceFile& f) {
+  if (!f.dedup) return false;
+  if (f.dedup->held) return true;
+  auto held = db_.Prepare(
       "SELECT EXISTS (SELECT 1 FROM session WHERE id = ?) AND NOT EXISTS (SELECT 1 FROM "
       "raw_file WHERE source = ? AND substr(key, 1, length(?3)) = ?3)");
-  held.Bind(1, std::string(source) + ":" + f.repeats).Bind(2, source).Bind(3, f.repeats_group);
+  held.Bind(1, std::string(source) + ":" + f.dedup->session).Bind(2, source);
+  held.Bind(3, f.dedup->group);
   const bool elsewhere = held.Step() && held.Int(0) != 0;
-  held.Reset();
   return elsewhere;
 }
 
@@ -342,13 +88,13 @@ void Ingester::IngestGenerated(const SourceAdapter& adapter, const SourceFile& f
   const std::string_view source = adapter.id();
   // The token recorded after the last complete look: nothing to ask.
   std::optional<RawRow> row = LoadLatest(db_, source, f.key);
-  if (!row && RepeatsHeldSession(source, f)) return;
+  if (!row && HeldElsewhere(source, f)) return;
   if (row && row->path == f.abs_path && row->tail_hash == f.token) return;
   std::unique_ptr<FileState> state;
   for (;;) {
     Transaction tx(db_);
     const std::int64_t now = clock_.NowMs();
-    if (!LoadUnbroken(db_, source, f.key, row, out)) return;
+    if (!LoadUnbroken(db_, source, f.key, row, out.error)) return;
     if (!row) {
       row = CreateGeneration(db_, source, f, 1, now);
       out.changed = true;
@@ -385,7 +131,7 @@ void Ingester::IngestGenerated(const SourceAdapter& adapter, const SourceFile& f
     MirrorStore::RecordAppend(db_, appended);
     const std::int64_t parse_errors =
         InsertLines(adapter, f, data, row->mirror.lines, row->id, state.get(), out);
-    auto& cur = db_.Prepare(
+    auto cur = db_.Prepare(
         "UPDATE raw_file SET path = ?, grown_at = ?, parse_state = ?, "
         "parse_errors = parse_errors + ? WHERE id = ?");
     cur.Bind(1, f.abs_path).Bind(2, now);
@@ -417,24 +163,19 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
   }
   // Unchanged since the last look: skipped without taking the write lock.
   std::optional<RawRow> row = LoadLatest(db_, source, f.key);
-  if (!row && RepeatsHeldSession(source, f)) return;
+  if (!row && HeldElsewhere(source, f)) return;
   if (row && row->path == f.abs_path && row->file_size == f.size && row->mtime_ns == f.mtime_ns)
     return;
   if (row && row->broken) {
     out.error = *row->broken;
     return;
   }
-  UniqueFd fd = TryOpenFile(f.abs_path, O_RDONLY);
-  if (!fd) {
+  std::unique_ptr<Content> content = OpenContent(f.abs_path, f.zstd);
+  if (!content) {
     if (errno == ENOENT) return;  // deleted since discovery: nothing to read
     out.error = f.abs_path + ": " + std::strerror(errno);
     return;
   }
-  std::unique_ptr<Content> content;
-  if (f.zstd)
-    content = std::make_unique<ZstdContent>(std::move(fd), f.abs_path);
-  else
-    content = std::make_unique<PlainContent>(std::move(fd), f.abs_path);
 
   std::int64_t expected_pos = -1;  // where the previous transaction left the cursor
   std::int64_t expected_id = -1;   // and in which generation
@@ -443,7 +184,7 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
   for (;;) {
     Transaction tx(db_);
     const std::int64_t now = clock_.NowMs();
-    if (!LoadUnbroken(db_, source, f.key, row, out)) return;
+    if (!LoadUnbroken(db_, source, f.key, row, out.error)) return;
     if (!row || row->mirror.bytes != expected_pos || row->id != expected_id) {
       // First transaction, or another process (or a live sync between our
       // transactions) moved the cursor: check the bytes before the cursor
@@ -466,7 +207,7 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
       }
       state = adapter.LoadState(f.key, row->parse_state);
     }
-    Chunk chunk = ReadChunk(*content, row->mirror.bytes, max_line_);
+    Chunk chunk = ReadChunk(*content, row->mirror.bytes, kMaxTransactionBytes, max_line_);
     if (chunk.data.empty()) {
       db_.Prepare("UPDATE raw_file SET path = ?, file_size = ?, file_mtime_ns = ? WHERE id = ?")
           .Bind(1, f.abs_path)
@@ -488,7 +229,7 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
     window += chunk.data;
     if (window.size() > kHashWindow) window.erase(0, window.size() - kHashWindow);
     Sha256Digest d = Sha256(window);
-    auto& cur = db_.Prepare(
+    auto cur = db_.Prepare(
         "UPDATE raw_file SET tail_hash = ?, path = ?, grown_at = ?, parse_state = ?, "
         "parse_errors = parse_errors + ?, file_size = ?, file_mtime_ns = ? WHERE id = ?");
     cur.BindBlob(1, d.data(), d.size()).Bind(2, f.abs_path).Bind(3, now);
@@ -524,12 +265,10 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
   const std::string_view source = adapter.id();
   // Parse into the staging table, then insert the whole batch with one
   // statement (see StageEvents for why).
-  auto& stage = db_.Prepare(
+  auto stage = db_.Prepare(
       "INSERT INTO temp.event_stage(id, source, session, ts, project, cwd, git_branch, role, "
       "kind, text, tool_name, call_id, is_error, agent, model, file_id, line) "
       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  std::map<std::string, SessionAgg> aggs;
-  std::set<std::string> retitled;
   std::optional<std::string> agent_version;
   std::map<std::string, std::string> session_versions;
   std::int64_t parse_errors = 0;
@@ -613,43 +352,14 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
          "call_id, is_error, agent, model, file_id, line FROM temp.event_stage ORDER BY n")
       .Run();
   db_.Prepare("DELETE FROM temp.event_stage").Run();
-  {
-    auto& added =
-        db_.Prepare("SELECT session, ts, kind, cwd, git_branch, model, agent IS NOT NULL, " +
-                    TitleEventSql() + " FROM event WHERE seq > ? ORDER BY seq");
-    added.Bind(1, last_seq);
-    while (added.Step()) {
-      ++out.events;
-      if (added.IsNull(0)) continue;
-      if (added.Int(7) != 0) {  // a title: counts in no aggregate
-        retitled.insert(std::string(added.Text(0)));
-        continue;
-      }
-      SessionAgg& a = aggs[std::string(added.Text(0))];
-      std::int64_t ts = added.Int(1);
-      a.first_ts = std::min(a.first_ts, ts);
-      a.last_ts = std::max(a.last_ts, ts);
-      ++a.events;
-      if (added.Text(2) == "message") ++a.messages;
-      if (!added.IsNull(3) && ts >= a.cwd_ts) {
-        a.cwd = std::string(added.Text(3));
-        a.cwd_ts = ts;
-        if (!added.IsNull(4)) a.git_branch = std::string(added.Text(4));
-      }
-      // A sub-agent's model is not the session's.
-      if (!added.IsNull(5) && added.Int(6) == 0) a.model = std::string(added.Text(5));
-    }
-    added.Reset();
-  }
+  // The sessions of the new events, before their memories derive entries.
+  out.events += AddArrivals(db_, source, last_seq, session_versions);
   // Memory lines derive their entries' versions once their events are in.
   if (!memories.empty()) {
     if (store_name_.empty()) store_name_ = StoreNameOf(db_);
     for (const MemoryLine& m : memories)
       DeriveMemory(db_, std::string(source), store_name_, m.event_id, m.prev_event_id, m.memory);
   }
-  for (auto& [sess, v] : session_versions)
-    if (auto it = aggs.find(sess); it != aggs.end()) it->second.agent_version = v;
-  FlushSessions(db_, source, aggs, retitled);
   if (agent_version) {
     db_.Prepare("INSERT OR REPLACE INTO setting(key, value) VALUES (?, ?)")
         .Bind(1, "agent_version." + std::string(source))
@@ -663,12 +373,11 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
 std::int64_t Ingester::SealIdle(std::string_view source, std::int64_t idle_ms) {
   std::vector<std::int64_t> ids;
   {
-    auto& st = db_.Prepare(
+    auto st = db_.Prepare(
         "SELECT id FROM raw_file WHERE source = ? AND bytes_ingested > tail_offset "
         "AND coalesce(file_mtime_ns / 1000000, grown_at) <= ? AND broken IS NULL");
     st.Bind(1, source).Bind(2, clock_.NowMs() - idle_ms);
     while (st.Step()) ids.push_back(st.Int(0));
-    st.Reset();
   }
   std::int64_t sealed = 0;
   for (std::int64_t id : ids) {
@@ -757,47 +466,6 @@ SyncReport Ingester::Sync(const std::vector<const SourceAdapter*>& adapters,
     }
   }
   return report;
-}
-
-void RecomputeSessions(Db& db, const std::vector<std::string>* ids) {
-  const std::string one =
-      "UPDATE session SET (first_ts, last_ts, event_count, message_count) = ("
-      "SELECT min(ts), max(ts), count(*), coalesce(sum(kind = 'message'), 0) FROM event "
-      "WHERE session = session.id AND " +
-      VisibleEventSql("seq") + " AND NOT " + TitleEventSql() + ")";
-  if (ids == nullptr) {
-    db.Exec(one);
-  } else {
-    auto& st = db.Prepare(one + " WHERE id = ?");
-    for (const std::string& id : *ids) {
-      st.Reset();
-      st.Bind(1, id).Run();
-    }
-  }
-  RetitleSessions(db, ids);
-}
-
-void RetitleSessions(Db& db, const std::vector<std::string>* ids) {
-  // The latest visible title the user gave, else the latest visible one
-  // (by arrival); none when every one is hidden.  A session without any
-  // title event keeps the title it has: one read before titles were events.
-  const std::string latest = "FROM event WHERE session = session.id AND " + TitleEventSql() +
-                             " AND " + VisibleEventSql("seq") +
-                             " ORDER BY role = 'user' DESC, seq DESC LIMIT 1";
-  const std::string one = "UPDATE session SET title = (SELECT text " + latest +
-                          "), title_manual = coalesce((SELECT role = 'user' " + latest +
-                          "), 0) WHERE EXISTS (SELECT 1 FROM event WHERE session = session.id "
-                          "AND " +
-                          TitleEventSql() + ")";
-  if (ids == nullptr) {
-    db.Exec(one);
-    return;
-  }
-  auto& st = db.Prepare(one + " AND id = ?");
-  for (const std::string& id : *ids) {
-    st.Reset();
-    st.Bind(1, id).Run();
-  }
 }
 
 }  // namespace origin

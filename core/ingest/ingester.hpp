@@ -24,6 +24,18 @@
 // skips it without asking the adapter.  Thread affinity: the writer
 // thread, which owns `db`.  `between` runs after every transaction, so that
 // other writes get through during a long import.
+//
+// The ingest algorithm is here (ingester.cpp); what it reads with is in
+// files of its own: the content reader (content.hpp: a file's content, zstd
+// or not, and the complete lines one transaction takes) and the raw_file
+// cursor (raw_file.hpp: each generation's row, rewrite detection's hash
+// window, new generations).
+//
+// core/ingest is the top layer of core.  The folders of core include only
+// the layers before them, with no cycle: c, util -> store (schema, mirrors,
+// sessions, what is visible) -> query -> entries -> forget -> ingest, which
+// derives entries from memory files (memories.hpp) and adds new events to
+// their sessions (core/store/sessions.hpp).
 
 #include <cstdint>
 #include <functional>
@@ -127,9 +139,9 @@ class Ingester {
  private:
   void Ingest(const SourceAdapter& adapter, const SourceFile& file,
               const std::function<void()>& between, FileOutcome& out);
-  /// A stream not started yet that repeats a session held elsewhere
-  /// (SourceFile::repeats): it is not started.
-  bool RepeatsHeldSession(std::string_view source, const SourceFile& f);
+  /// A stream not started yet whose session another stream holds
+  /// (SourceFile::dedup): it is not started.
+  bool HeldElsewhere(std::string_view source, const SourceFile& f);
   /// A generated stream: the adapter's lines after the mirror's last one,
   /// a transaction at a time, until it has none; then its token.
   void IngestGenerated(const SourceAdapter& adapter, const SourceFile& stream,
@@ -149,21 +161,5 @@ class Ingester {
 
 /// Creates the connection's temporary staging table for event batches.
 void StageEvents(Db& db);
-
-/// Recomputes the aggregates of the sessions `ids` (every session when
-/// null) from their visible events (invariant 2), title events left out,
-/// and their titles (RetitleSessions); the incremental ones kept by
-/// ingestion must equal these.  A session left without a visible event
-/// counts none.  In the caller's transaction.
-void RecomputeSessions(Db& db, const std::vector<std::string>* ids = nullptr);
-
-/// Derives the title of the sessions `ids` (every session when null) from
-/// their visible title events (spec: Session names; invariant 2): the
-/// latest the user gave, else the latest generated one, by arrival; none
-/// (NULL: a provisional name is shown instead) when every one is hidden.  A
-/// session that has no title event at all keeps its title: a store made
-/// before titles were events holds titles no event gives.  In the caller's
-/// transaction.
-void RetitleSessions(Db& db, const std::vector<std::string>* ids = nullptr);
 
 }  // namespace origin

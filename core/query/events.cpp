@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "core/query/events.hpp"
 
-#include "core/forget/visible.hpp"
+#include "core/store/sessions.hpp"
+#include "core/store/visible.hpp"
 #include "core/util/op_error.hpp"
 #include "core/util/text.hpp"
 
@@ -118,7 +119,7 @@ namespace {
 // One event by `where` (one parameter); OpError kForgotten when it is hidden
 // (invariant 2).
 std::optional<EventRow> OneEvent(Db& db, const char* where, auto key) {
-  auto& st = db.Prepare(std::string("SELECT ") + kEventCols +
+  auto st = db.Prepare(std::string("SELECT ") + kEventCols +
                         ", seq IN (SELECT seq FROM excluded_event) FROM event WHERE " + where);
   st.Bind(1, key);
   std::optional<EventRow> out;
@@ -127,7 +128,6 @@ std::optional<EventRow> OneEvent(Db& db, const char* where, auto key) {
     out = ReadEvent(st);
     hidden = st.Int(18) != 0;
   }
-  st.Reset();
   if (hidden) throw OpError(OpError::Code::kForgotten, "event " + out->id + " is forgotten");
   return out;
 }
@@ -145,13 +145,12 @@ std::optional<SourceLine> EventSource(Db& db, MirrorStore& mirrors, std::string_
   if (!ev) return std::nullopt;
   SourceLine s;
   {
-    auto& st = db.Prepare("SELECT path, mirror, generation FROM raw_file WHERE id = ?");
+    auto st = db.Prepare("SELECT path, mirror, generation FROM raw_file WHERE id = ?");
     st.Bind(1, ev->file_id);
     if (!st.Step()) throw std::runtime_error("event " + ev->id + " has no raw_file");
     s.path = std::string(st.Text(0));
     s.mirror = std::string(st.Text(1));
     s.generation = st.Int(2);
-    st.Reset();
   }
   s.line = ev->line;
   auto raw = mirrors.ReadLine(db, ev->file_id, ev->line);
@@ -162,14 +161,13 @@ std::optional<SourceLine> EventSource(Db& db, MirrorStore& mirrors, std::string_
 
 std::optional<std::string> FirstPrompt(Db& db, std::string_view session) {
   // event_user_message: the user messages of one session, by time.
-  auto& st = db.Prepare(
+  auto st = db.Prepare(
       "SELECT text FROM event INDEXED BY event_user_message "
       "WHERE session = ? AND kind = 'message' AND role = 'user' AND " +
       VisibleEventSql("seq") + " ORDER BY ts, seq LIMIT 200");
   st.Bind(1, session);
   std::optional<std::string> out;
   while (!out && st.Step()) out = PromptName(st.Text(0));
-  st.Reset();
   return out;
 }
 
@@ -179,7 +177,7 @@ std::vector<SessionRow> ListSessions(Db& db, const SessionFilter& f) {
   if (f.source) sql += " AND source = ?";
   if (f.project) sql += " AND project = ?";
   sql += " ORDER BY last_ts DESC, id LIMIT ?";
-  auto& st = db.Prepare(sql);
+  auto st = db.Prepare(sql);
   int i = 1;
   st.Bind(i++, f.from_ms);
   st.Bind(i++, f.to_ms);
@@ -188,26 +186,23 @@ std::vector<SessionRow> ListSessions(Db& db, const SessionFilter& f) {
   st.Bind(i, f.limit);
   std::vector<SessionRow> out;
   while (st.Step()) out.push_back(ReadSession(st));
-  st.Reset();
   for (SessionRow& s : out)
     if (!s.title) s.prompt = FirstPrompt(db, s.id);
   return out;
 }
 
 std::optional<SessionRow> GetSession(Db& db, std::string_view id) {
-  auto& st = db.Prepare(std::string("SELECT ") + kSessionCols + " FROM session WHERE id = ?");
+  auto st = db.Prepare(std::string("SELECT ") + kSessionCols + " FROM session WHERE id = ?");
   st.Bind(1, id);
   std::optional<SessionRow> out;
   if (st.Step()) out = ReadSession(st);
-  st.Reset();
   if (out && out->events == 0) {
     // A session whose every event is hidden is forgotten as a whole (its
     // title events count in no aggregate: a session they alone name is not).
-    auto& any =
+    auto any =
         db.Prepare("SELECT 1 FROM event WHERE session = ? AND NOT " + TitleEventSql() + " LIMIT 1");
     any.Bind(1, id);
     bool has = any.Step();
-    any.Reset();
     if (has) throw OpError(OpError::Code::kForgotten, "session " + out->id + " is forgotten");
   }
   if (out && !out->title) out->prompt = FirstPrompt(db, out->id);
@@ -215,7 +210,7 @@ std::optional<SessionRow> GetSession(Db& db, std::string_view id) {
 }
 
 std::vector<ProjectRow> ListProjects(Db& db) {
-  auto& st = db.Prepare(
+  auto st = db.Prepare(
       "SELECT project, group_concat(DISTINCT source), count(*), sum(event_count), max(last_ts) "
       "FROM session WHERE project IS NOT NULL AND event_count > 0 "
       "GROUP BY project ORDER BY max(last_ts) DESC, project");
@@ -223,7 +218,6 @@ std::vector<ProjectRow> ListProjects(Db& db) {
   while (st.Step())
     out.push_back(
         {std::string(st.Text(0)), std::string(st.Text(1)), st.Int(2), st.Int(3), st.Int(4)});
-  st.Reset();
   return out;
 }
 
@@ -233,11 +227,10 @@ std::vector<EventRow> SessionEvents(Db& db, std::string_view session, bool inclu
                     VisibleEventSql("seq") +
                     (include_tools ? "" : " AND kind NOT IN ('tool_call', 'tool_result')") +
                     " ORDER BY ts, seq LIMIT ? OFFSET ?";
-  auto& st = db.Prepare(sql);
+  auto st = db.Prepare(sql);
   st.Bind(1, session).Bind(2, limit).Bind(3, offset);
   std::vector<EventRow> out;
   while (st.Step()) out.push_back(ReadEvent(st));
-  st.Reset();
   return out;
 }
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <set>
 
-#include "core/forget/visible.hpp"
+#include "core/store/visible.hpp"
 #include "core/query/terms.hpp"
 #include "core/store/event_index.hpp"
 #include "core/store/fts_rank.hpp"
@@ -113,7 +113,7 @@ std::string EstimateDfs(Db& db, const std::string& table, const std::vector<std:
   const std::int64_t from = std::max<std::int64_t>(0, max_seq - probe);
   const double scale =
       max_seq > from ? static_cast<double>(max_seq) / static_cast<double>(max_seq - from) : 1;
-  auto& st = db.Prepare("SELECT count(*) FROM " + table + " WHERE " +
+  auto st = db.Prepare("SELECT count(*) FROM " + table + " WHERE " +
                         table.substr(table.find('.') + 1) + " MATCH ? AND rowid > ?");
   std::string out;
   for (const std::string& p : phrases) {
@@ -124,7 +124,6 @@ std::string EstimateDfs(Db& db, const std::string& table, const std::vector<std:
     std::snprintf(buf, sizeof buf, "%.0f ", n * scale);
     out += buf;
   }
-  st.Reset();
   return out;
 }
 
@@ -178,7 +177,7 @@ class Chains {
   static constexpr std::int64_t kDayMs = 24 * 3600 * 1000;
 
   explicit Chains(Db& db) {
-    auto& st = db.Prepare("SELECT block, max_ts FROM event_block ORDER BY block");
+    auto st = db.Prepare("SELECT block, max_ts FROM event_block ORDER BY block");
     while (st.Step()) {
       std::int64_t block = st.Int(0), ts = st.Int(1);
       bool start =
@@ -194,7 +193,6 @@ class Chains {
       Chain& c = list_.back();
       c.upto.push_back(c.upto.empty() ? ts : std::max(ts, c.upto.back()));
     }
-    st.Reset();
   }
   const std::vector<Chain>& list() const { return list_; }
 
@@ -271,10 +269,9 @@ std::string FtsSql(const std::string& schema, const std::string& name, const std
 
 // Whether the text of the event `seq` holds every term.
 bool TextMatches(Db& db, std::int64_t seq, const std::vector<Term>& terms) {
-  auto& st = db.Prepare("SELECT text FROM event WHERE seq = ?");
+  auto st = db.Prepare("SELECT text FROM event WHERE seq = ?");
   st.Bind(1, seq);
   bool match = st.Step() && MatchesAll(st.Text(0), terms);
-  st.Reset();
   return match;
 }
 
@@ -288,7 +285,7 @@ std::optional<Ranges> ScopeRanges(Db& db, const EventQuery& q) {
   if (q.project) scopes.push_back("project:" + *q.project);
   if (q.source) scopes.push_back("source:" + *q.source);
   if (scopes.empty()) return std::nullopt;
-  auto& st = db.Prepare(
+  auto st = db.Prepare(
       "SELECT a.block FROM scope_block a WHERE a.scope = ?1 AND (?2 IS NULL OR EXISTS "
       "(SELECT 1 FROM scope_block b WHERE b.scope = ?2 AND b.block = a.block)) ORDER BY a.block");
   st.Bind(1, scopes[0]);
@@ -304,7 +301,6 @@ std::optional<Ranges> ScopeRanges(Db& db, const EventQuery& q) {
     else
       out.push_back({lo, hi});
   }
-  st.Reset();
   return out;
 }
 

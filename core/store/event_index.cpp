@@ -29,10 +29,9 @@ CREATE TABLE IF NOT EXISTS index_state (
 constexpr int kUserMerge = 2;
 
 std::string State(Db& db, const char* key) {
-  auto& st = db.Prepare("SELECT value FROM index_state WHERE key = ?");
+  auto st = db.Prepare("SELECT value FROM index_state WHERE key = ?");
   st.Bind(1, key);
   std::string v = st.Step() ? std::string(st.Text(0)) : "";
-  st.Reset();
   return v;
 }
 
@@ -127,10 +126,9 @@ void EventIndex::CreateTables() {
   // here, so that a damaged one is found by Check(), not by the open.
   std::vector<std::string> made;
   for (const char* t : kEventIndexTables) {
-    auto& st = index_->Prepare("SELECT count(*) FROM sqlite_master WHERE name = ?");
+    auto st = index_->Prepare("SELECT count(*) FROM sqlite_master WHERE name = ?");
     st.Bind(1, t);
     if (st.Step() && st.Int(0) == 0) made.push_back(t);
-    st.Reset();
   }
   index_->Exec(kIndexSchema);
   for (const std::string& t : made)
@@ -150,14 +148,13 @@ void EventIndex::CheckStore() {
   std::string first;
   std::int64_t max_seq = 0;
   {
-    auto& st = store_->Prepare(
+    auto st = store_->Prepare(
         "SELECT (SELECT id FROM event ORDER BY seq LIMIT 1), "
         "(SELECT max(seq) FROM event)");
     if (st.Step()) {
       first = std::string(st.Text(0));
       max_seq = st.Int(1);
     }
-    st.Reset();
   }
   std::string recorded = State(*index_, "first_id");
   std::int64_t upto = Upto();
@@ -204,12 +201,15 @@ std::int64_t EventIndex::CatchUp(std::size_t batch_bytes, const std::function<bo
   for (;;) {
     if (stop && stop()) return total;
     std::int64_t upto = Upto();
-    // One read transaction of the store per batch: a consistent snapshot.
+    // One write transaction of index.db per batch.  The store is read in
+    // runs of 4,096 events after the last one read, each run a read
+    // snapshot of its own: events are append-only and their seq only grows
+    // (invariant 3), so the runs follow one another without gap or overlap.
     Transaction tx(*index_);
-    auto& all = index_->Prepare("INSERT INTO event_fts(rowid, text) VALUES (?, ?)");
-    auto& messages = index_->Prepare("INSERT INTO message_fts(rowid, text) VALUES (?, ?)");
-    auto& cjk = index_->Prepare("INSERT INTO event_cjk(rowid, bigrams) VALUES (?, ?)");
-    auto& rd = store_->Prepare(
+    auto all = index_->Prepare("INSERT INTO event_fts(rowid, text) VALUES (?, ?)");
+    auto messages = index_->Prepare("INSERT INTO message_fts(rowid, text) VALUES (?, ?)");
+    auto cjk = index_->Prepare("INSERT INTO event_cjk(rowid, bigrams) VALUES (?, ?)");
+    auto rd = store_->Prepare(
         "SELECT seq, text, id, kind = 'message' FROM event WHERE seq > ? ORDER BY seq LIMIT 4096");
     std::size_t bytes = 0;
     std::int64_t n = 0, last = upto;
@@ -240,9 +240,6 @@ std::int64_t EventIndex::CatchUp(std::size_t batch_bytes, const std::function<bo
       }
       rd.Reset();
     }
-    all.Reset();
-    messages.Reset();
-    cjk.Reset();
     if (n == 0) return total;
     if (!first_id.empty()) SetState(*index_, "first_id", first_id);
     SetState(*index_, "upto", std::to_string(last));

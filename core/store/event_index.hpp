@@ -49,7 +49,15 @@
 
 namespace origin {
 
-/// 2: message_fts and event_cjk moved here from origin.db.
+/// index.db's format, in its own PRAGMA user_version; its history:
+///   1  event_fts alone (message_fts and event_cjk were in origin.db)
+///   2  message_fts and event_cjk moved here from origin.db (store format 3)
+/// Unlike origin.db, index.db has no migrations, on purpose: it holds only
+/// what CatchUp derives from the events, so a change of its format is a
+/// change of what is derived (a tokenizer, a table), which migrating in
+/// place would have to compute anyway.  An index.db of any other version,
+/// older or newer, has its tables dropped and is built again from the
+/// events in the background (CreateTables), while searches read the events.
 inline constexpr int kIndexVersion = 2;
 
 /// The FTS5 tables of index.db.

@@ -121,7 +121,7 @@ AppendResult MirrorStore::Append(const MirrorState& state, std::string_view line
 }
 
 void MirrorStore::RecordAppend(Db& db, const AppendResult& r) {
-  auto& ins = db.Prepare(
+  auto ins = db.Prepare(
       "INSERT INTO raw_chunk(file_id, first_line, line_count, content_offset, content_length, "
       "file_offset, file_length) VALUES (?,?,?,?,?,?,?)");
   for (const Frame& f : r.frames) {
@@ -156,7 +156,7 @@ void MirrorStore::AfterCommit(const AppendResult& r) noexcept {
 }
 
 MirrorState MirrorStore::Load(Db& db, std::int64_t file_id) {
-  auto& st = db.Prepare(
+  auto st = db.Prepare(
       "SELECT mirror, bytes_ingested, lines_ingested, tail_offset, tail_line, zst_bytes "
       "FROM raw_file WHERE id = ?");
   st.Bind(1, file_id);
@@ -169,7 +169,6 @@ MirrorState MirrorStore::Load(Db& db, std::int64_t file_id) {
   m.tail_offset = st.Int(3);
   m.tail_line = st.Int(4);
   m.zst_bytes = st.Int(5);
-  st.Reset();
   return m;
 }
 
@@ -177,7 +176,7 @@ namespace {
 
 std::string ReadFrame(Db& db, const MirrorStore& store, const std::string& mirror,
                       std::int64_t file_id, std::int64_t content_offset, std::int64_t* first_line) {
-  auto& st = db.Prepare(
+  auto st = db.Prepare(
       "SELECT first_line, content_length, file_offset, file_length FROM raw_chunk "
       "WHERE file_id = ? AND content_offset = ?");
   st.Bind(1, file_id).Bind(2, content_offset);
@@ -186,7 +185,6 @@ std::string ReadFrame(Db& db, const MirrorStore& store, const std::string& mirro
   auto clen = static_cast<std::size_t>(st.Int(1));
   off_t foff = st.Int(2);
   auto flen = static_cast<std::size_t>(st.Int(3));
-  st.Reset();
   const std::string path = store.PathOf(mirror, ".zst");
   UniqueFd fd = OpenFile(path, O_RDONLY);
   std::string frame(flen, '\0');
@@ -215,13 +213,12 @@ std::optional<std::string> MirrorStore::ReadLine(Db& db, std::int64_t file_id, s
     MirrorState m = Load(db, file_id);
     if (line < 1 || line > m.lines) return std::nullopt;
     if (line <= m.tail_line) {
-      auto& st = db.Prepare(
+      auto st = db.Prepare(
           "SELECT content_offset FROM raw_chunk WHERE file_id = ? AND first_line <= ? "
           "ORDER BY content_offset DESC LIMIT 1");
       st.Bind(1, file_id).Bind(2, line);
       if (!st.Step()) return std::nullopt;
       std::int64_t off = st.Int(0);
-      st.Reset();
       std::int64_t first = 0;
       std::string data = ReadFrame(db, *this, m.mirror, file_id, off, &first);
       return NthLine(data, line - first + 1);
@@ -243,11 +240,10 @@ std::string MirrorStore::ReadContent(Db& db, std::int64_t file_id) {
   std::string out;
   std::vector<std::int64_t> offsets;
   {
-    auto& st = db.Prepare(
+    auto st = db.Prepare(
         "SELECT content_offset FROM raw_chunk WHERE file_id = ? ORDER BY content_offset");
     st.Bind(1, file_id);
     while (st.Step()) offsets.push_back(st.Int(0));
-    st.Reset();
   }
   for (std::int64_t off : offsets) {
     std::int64_t first = 0;

@@ -15,14 +15,14 @@ std::string AnswerOnce(Db& db, const Clock& clock, const std::string& key, const
   const std::int64_t now = clock.NowMs();
   // Expired keys go first, so that an old key is never answered from.
   db.Prepare("DELETE FROM request_key WHERE at_ms <= ?").Bind(1, now - kRequestKeyTtlMs).Run();
-  auto& seen = db.Prepare("SELECT op, answer FROM request_key WHERE key = ?");
+  auto seen = db.Prepare("SELECT op, answer FROM request_key WHERE key = ?");
   seen.Bind(1, key);
   if (seen.Step()) {
     std::string first_op(seen.Text(0)), first(seen.Text(1));
     seen.Reset();
     if (first_op != op)
-      throw OpError(OpError::Code::kConflict, "the request key '" + key + "' was used for " +
-                                                  first_op + ", not " + op);
+      throw OpError(OpError::Code::kConflict,
+                    "the request key '" + key + "' was used for " + first_op + ", not " + op);
     tx.Commit();
     return first;
   }

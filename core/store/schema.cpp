@@ -10,8 +10,10 @@
 
 namespace origin {
 
-// Version 1.  Column comments say what each field holds; the spec's Storage
-// section says why each table exists.
+// Version 3 (kBaseSchemaVersion) as new stores were created with it, frozen:
+// a new store starts here and runs migrations 4 and after, as an older store
+// does.  Never edit: a change is a new migration.  Column comments say what
+// each field holds; the spec's Storage section says why each table exists.
 const char* const kSchemaSql = R"sql(
 CREATE TABLE raw_file (
   id             INTEGER PRIMARY KEY,
@@ -130,9 +132,18 @@ CREATE TABLE setting (
 ) WITHOUT ROWID;
 )sql";
 
-const char* const kIdempotentSql = R"sql(
--- event_block as events arrive (in kIdempotentSql since version 3, which
--- dropped the trigger's older form).
+const char* const kEntryFtsSql =
+    "CREATE VIRTUAL TABLE IF NOT EXISTS entry_fts USING fts5(\n"
+    "  text, content = 'entry', content_rowid = 'seq', tokenize = 'trigram', detail = 'full');";
+
+namespace {
+
+// Version 5: what every open ran after the migrations until then, as it was
+// (a store of version 3 or 4 has all of it already, hence IF NOT EXISTS;
+// the text of each statement is what such a store holds in sqlite_master).
+// kEntryFtsSql stands between the two halves.
+const char* const kVersion5Head = R"sql(
+-- event_block as events arrive (version 3 dropped the trigger's older form).
 -- The search indexes of events (event_fts, message_fts, event_cjk) live in
 -- index.db (core/store/event_index.cpp), built by a thread of their own:
 -- nothing here that an event's INSERT updates can stop ingestion.
@@ -196,8 +207,8 @@ CREATE TABLE IF NOT EXISTS entry_source (
   PRIMARY KEY (entry_id, event_id)
 );
 CREATE INDEX IF NOT EXISTS entry_source_event ON entry_source(event_id);
-CREATE VIRTUAL TABLE IF NOT EXISTS entry_fts USING fts5(
-  text, content = 'entry', content_rowid = 'seq', tokenize = 'trigram', detail = 'full');
+)sql";
+const char* const kVersion5Tail = R"sql(
 CREATE TABLE IF NOT EXISTS change_log (
   seq    INTEGER PRIMARY KEY,       -- replication cursors point here
   kind   TEXT NOT NULL,             -- entry | tombstone
@@ -292,8 +303,17 @@ CREATE TRIGGER IF NOT EXISTS change_log_no_delete BEFORE DELETE ON change_log
 BEGIN SELECT RAISE(ABORT, 'change_log is append-only'); END;
 )sql";
 
+// scope_block of every event: the events of a store older than its trigger.
+constexpr const char* kAddScopeBlocksSql =
+    "INSERT OR IGNORE INTO scope_block(scope, block) "
+    "SELECT DISTINCT 'project:' || project, seq >> 12 FROM event WHERE project IS NOT NULL "
+    "UNION SELECT DISTINCT 'source:' || source, seq >> 12 FROM event";
+
+}  // namespace
+
 const std::vector<Migration>& Migrations() {
-  // Version 1 is the base schema.
+  // Version 1 is the first schema (tests/fixtures/schema/v1.sql); a new store
+  // starts at version 3 (kSchemaSql).
   static const std::vector<Migration> kMigrations = {
       // Version 2 refilled event_cjk, which version 3 moves to index.db.
       {2, "event_cjk indexes every CJK letter as a token of its own", [](Db&) {}},
@@ -306,7 +326,7 @@ const std::vector<Migration>& Migrations() {
          DropFts5Table(db, "message_fts");  // even one SQLite 3.40 damaged
          DropFts5Table(db, "event_cjk");
          db.Exec("DROP VIEW IF EXISTS event_message");
-         // kIdempotentSql makes the trigger again, without them.
+         // Migration 5 makes the trigger again, without them.
        }},
       {4, "request keys: a retried write gets its first answer",
        [](Db& db) {
@@ -322,6 +342,15 @@ CREATE TABLE request_key (
 ) WITHOUT ROWID;
 CREATE INDEX request_key_at ON request_key(at_ms);
 )sql");
+       }},
+      {5, "what every open of format 3 and 4 made: entries, forgetting, the scope index",
+       [](Db& db) {
+         db.Exec(kVersion5Head);
+         db.Exec(kEntryFtsSql);
+         db.Exec(kVersion5Tail);
+         if (db.QueryInt("SELECT NOT EXISTS (SELECT 1 FROM scope_block) AND "
+                         "EXISTS (SELECT 1 FROM event)"))
+           db.Exec(kAddScopeBlocksSql);
        }},
   };
   return kMigrations;
@@ -409,14 +438,6 @@ void Migrate(Db& db, const std::vector<Migration>& migrations, int target_versio
                                ") failed and was rolled back: " + e.what());
     }
     v = m.version;
-  }
-  db.Exec(kIdempotentSql);
-  // Derived tables a store of an earlier build lacks are filled from events.
-  if (db.QueryInt(
-          "SELECT NOT EXISTS (SELECT 1 FROM scope_block) AND EXISTS (SELECT 1 FROM event)")) {
-    Transaction tx(db);
-    db.Prepare(kAddScopeBlocksSql).Bind(1, std::int64_t{0}).Run();
-    tx.Commit();
   }
   db.Exec("PRAGMA busy_timeout = 10000");
 }

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// The store's schema, its versioned migrations (PRAGMA user_version), and
+// The store's schema, its numbered migrations (PRAGMA user_version), and
 // opening a connection with the settings every connection needs.
 //
-// A new store gets kSchemaSql and the latest version in one transaction.  An
-// older store runs each migration it lacks, in order, each in its own
-// BEGIN IMMEDIATE transaction that also records its version; the version is
-// read again under the lock, so concurrent openers run each migration once.
-// A store of a newer Origin is refused before anything changes.  After the
-// migrations, kIdempotentSql runs on every open.
+// Everything in origin.db's schema is made by a numbered version: a new
+// store gets kSchemaSql, which is version 3 (kBaseSchemaVersion) frozen,
+// and then runs every migration after it, as a store of an older version
+// runs every migration it lacks; so both end with the same schema, which the
+// tests check against frozen copies of versions 1 and 3
+// (tests/fixtures/schema/).  Each migration runs in its own BEGIN IMMEDIATE
+// transaction that also records its version; the version is read again
+// under the lock, so concurrent openers run each migration once.  A store
+// of a newer Origin is refused before anything changes.  Nothing runs on
+// every open.  index.db, derived data, has a version of its own
+// (kIndexVersion, core/store/event_index.hpp).
 //
 // Thread affinity: none; each function works on the connection it is given.
 
@@ -22,17 +27,18 @@ namespace origin {
 
 /// The version this build writes.  2: event_cjk holds every CJK letter.
 /// 3: the search indexes of events are in index.db only.  4: request_key
-/// (core/store/request_keys.hpp).
-inline constexpr int kSchemaVersion = 4;
+/// (core/store/request_keys.hpp).  5: what every open made until then
+/// (entries, forgetting, scope_block), now a version of its own.
+inline constexpr int kSchemaVersion = 5;
 /// The version kSchemaSql is: a new store starts there and runs the
 /// migrations after it.
 inline constexpr int kBaseSchemaVersion = 3;
 
-/// The schema of version kBaseSchemaVersion: tables, indexes, views, triggers.
+/// The schema of version kBaseSchemaVersion: tables, indexes, triggers.
 extern const char* const kSchemaSql;
-/// Statements run on every open (IF NOT EXISTS), for additions that existing
-/// data needs nothing from.
-extern const char* const kIdempotentSql;
+/// The statement that makes entry_fts (migration 5), for RepairEntryIndex
+/// to make it again after dropping it.
+extern const char* const kEntryFtsSql;
 
 struct Migration {
   int version;                     // the version this migration brings the store to
@@ -40,14 +46,8 @@ struct Migration {
   std::function<void(Db&)> apply;  // runs inside the migration's transaction
 };
 
-/// The statement that adds to scope_block the blocks of the events with
-/// seq > ?1.
-inline constexpr const char* kAddScopeBlocksSql =
-    "INSERT OR IGNORE INTO scope_block(scope, block) "
-    "SELECT DISTINCT 'project:' || project, seq >> 12 FROM event "
-    "WHERE seq > ?1 AND project IS NOT NULL "
-    "UNION SELECT DISTINCT 'source:' || source, seq >> 12 FROM event WHERE seq > ?1";
-/// The migrations of this build, oldest first (none yet: version 1 is the base).
+/// The migrations of this build, oldest first: 2 and 3 bring a store of
+/// version 1 to the base, 4 and after bring every store to kSchemaVersion.
 const std::vector<Migration>& Migrations();
 
 /// Registers origin_cjk() (CjkTokens as SQL) and origin_bm25 (search's

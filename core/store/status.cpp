@@ -26,7 +26,7 @@ StoreStatus ReadStatus(Db& db, const std::string& db_path, std::int64_t now_ms) 
   db.Exec("BEGIN");
   try {
     {
-      auto& st = db.Prepare(
+      auto st = db.Prepare(
           "SELECT source, count(DISTINCT key), sum(broken IS NOT NULL), sum(zst_bytes), "
           "sum(bytes_ingested - tail_offset), sum(bytes_ingested) FROM raw_file GROUP BY source");
       while (st.Step()) {
@@ -36,10 +36,9 @@ StoreStatus ReadStatus(Db& db, const std::string& db_path, std::int64_t now_ms) 
         s.mirror_disk_bytes += st.Int(3) + st.Int(4);
         s.mirror_content_bytes += st.Int(5);
       }
-      st.Reset();
     }
     {
-      auto& st = db.Prepare(
+      auto st = db.Prepare(
           "SELECT source, count(*), sum(event_count) FROM session WHERE event_count > 0 GROUP BY "
           "source");
       while (st.Step()) {
@@ -49,25 +48,22 @@ StoreStatus ReadStatus(Db& db, const std::string& db_path, std::int64_t now_ms) 
         s.sessions += r.sessions;
         s.events += r.events;
       }
-      st.Reset();
     }
     {
-      auto& st = db.Prepare(
+      auto st = db.Prepare(
           "SELECT source, sum(parse_errors), max(finished_at) FROM sync_log "
           "WHERE finished_at >= ? GROUP BY source");
       st.Bind(1, now_ms - std::int64_t{7} * 24 * 3600 * 1000);
       while (st.Step()) get(st.Text(0)).parse_errors_7d = st.Int(1);
-      st.Reset();
     }
     {
-      auto& st = db.Prepare(
+      auto st = db.Prepare(
           "SELECT source, max(finished_at) FROM sync_log WHERE events > 0 OR files > 0 "
           "GROUP BY source");
       while (st.Step()) get(st.Text(0)).last_ingest_ms = st.Int(1);
-      st.Reset();
     }
     {
-      auto& st = db.Prepare(
+      auto st = db.Prepare(
           "SELECT l.source, l.error, l.finished_at FROM sync_log l WHERE l.error IS NOT NULL "
           "AND l.id = (SELECT max(id) FROM sync_log m "
           "WHERE m.source = l.source AND m.error IS NOT NULL)");
@@ -76,15 +72,13 @@ StoreStatus ReadStatus(Db& db, const std::string& db_path, std::int64_t now_ms) 
         r.last_error = std::string(st.Text(1));
         r.last_error_ms = st.Int(2);
       }
-      st.Reset();
     }
     {
-      auto& st = db.Prepare("SELECT key, value FROM setting WHERE key LIKE 'agent_version.%'");
+      auto st = db.Prepare("SELECT key, value FROM setting WHERE key LIKE 'agent_version.%'");
       while (st.Step()) {
         std::string_view key = st.Text(0);
         get(key.substr(14)).agent_version = std::string(st.Text(1));
       }
-      st.Reset();
     }
     s.max_seq = db.QueryInt("SELECT max(seq) FROM event");
     db.Exec("COMMIT");

@@ -63,10 +63,10 @@ void BuildZcode(const std::string& path, int n) {
   Db db(path, Db::Mode::kReadWrite);
   CreateZcodeSchema(db);
   db.Exec("BEGIN");
-  auto& sess = db.Prepare("INSERT INTO session VALUES (?, 'proj_-home-dev-app', NULL, "
+  auto sess = db.Prepare("INSERT INTO session VALUES (?, 'proj_-home-dev-app', NULL, "
                           "'/home/dev/app', ?, NULL, '0.16.9', ?, ?)");
-  auto& msg = db.Prepare("INSERT INTO message VALUES (?, ?, ?, ?, ?)");
-  auto& part = db.Prepare("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)");
+  auto msg = db.Prepare("INSERT INTO message VALUES (?, ?, ?, ?, ?)");
+  auto part = db.Prepare("INSERT INTO part VALUES (?, ?, ?, ?, ?, ?)");
   const std::int64_t t0 = 1767600000000;
   for (int i = 0; i < n; ++i) {
     const std::string sid = "sess_" + std::to_string(i / 50), mid = "msg_" + std::to_string(i);

@@ -156,7 +156,7 @@ void BuildCursorChat(const std::string& path, const std::vector<std::string>& me
       "CREATE TABLE IF NOT EXISTS blobs (id TEXT PRIMARY KEY, data BLOB);");
   auto put = [&](const std::string& data) {
     const std::string id = Sha256Hex(data);
-    auto& st = db.Prepare("INSERT OR IGNORE INTO blobs(id, data) VALUES (?, ?)");
+    auto st = db.Prepare("INSERT OR IGNORE INTO blobs(id, data) VALUES (?, ?)");
     st.Bind(1, id).BindBlob(2, data.data(), data.size()).Run();
     return id;
   };
@@ -185,7 +185,7 @@ void BuildCursorChat(const std::string& path, const std::vector<std::string>& me
   const std::string meta =
       R"({"agentId":"ac43c6","latestRootBlobId":")" + root +
       R"(","name":"Fix flaky test","mode":"default","createdAt":1768862746153,"lastUsedModel":"gpt-5"})";
-  auto& st = db.Prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('0', ?)");
+  auto st = db.Prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('0', ?)");
   st.Bind(1, Hex(meta)).Run();
 }
 
@@ -202,7 +202,7 @@ void PutCursorConversation(const std::string& path, const std::string& composer,
   std::string headers;
   for (const auto& [id, json] : bubbles)
     headers += std::string(headers.empty() ? "" : ",") + R"({"bubbleId":")" + id + R"(","type":1})";
-  auto& put = db.Prepare("INSERT OR REPLACE INTO cursorDiskKV(key, value) VALUES (?, ?)");
+  auto put = db.Prepare("INSERT OR REPLACE INTO cursorDiskKV(key, value) VALUES (?, ?)");
   put.Bind(1, "composerData:" + composer)
       .Bind(
           2,

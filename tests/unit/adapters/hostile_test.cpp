@@ -256,7 +256,7 @@ void Garbage(const std::string& root) {
     std::string tree = "\x0a\x20" + std::string(32, '\xaa');     // itself
     tree += "\x0a\xff\xff\xff\xff\x0f";                          // a length past the end
     tree += "\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff";  // a varint too long
-    auto& put = db.Prepare("INSERT INTO blobs VALUES (?, ?)");
+    auto put = db.Prepare("INSERT INTO blobs VALUES (?, ?)");
     put.Bind(1, id).BindBlob(2, tree.data(), tree.size()).Run();
     put.Reset();
     put.Bind(1, std::string(64, 'b')).BindBlob(2, "{", 1).Run();

@@ -17,11 +17,11 @@
 
 #include "adapters/claude_code/claude_code.hpp"
 #include "core/entries/entries.hpp"
-#include "core/entries/memories.hpp"
 #include "core/forget/forget.hpp"
-#include "core/forget/visible.hpp"
 #include "core/ingest/ingester.hpp"
+#include "core/ingest/memories.hpp"
 #include "core/store/mirror.hpp"
+#include "core/store/visible.hpp"
 #include "tests/support/support.hpp"
 
 using namespace origin;

@@ -80,6 +80,22 @@ TEST_SUITE("event_index") {
       CHECK(Matches(idx, "\"cat\"") == 0);
       CHECK(Matches(idx, "\"oth\"") == 10);
     }
+    SUBCASE("an index of another format, older or newer, is emptied and built again") {
+      for (int version : {kIndexVersion - 1, kIndexVersion + 1}) {
+        CAPTURE(version);
+        {
+          Db raw(idx, Db::Mode::kReadWrite);
+          raw.Exec("PRAGMA user_version = " + std::to_string(version));
+        }
+        EventIndex reopened(idx, s.db_path());
+        CHECK(reopened.Upto() == 0);
+        CHECK(Matches(idx, "\"cat\"") == 0);
+        CHECK(reopened.CatchUp() == 3100);
+        CHECK(Matches(idx, "\"cat\"") == 3000);
+        Db raw(idx, Db::Mode::kReadOnly);
+        CHECK(raw.QueryInt("PRAGMA user_version") == kIndexVersion);
+      }
+    }
   }
 
   TEST_CASE("event_index: readers attach it and read how far it is") {

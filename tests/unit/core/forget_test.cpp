@@ -15,10 +15,11 @@
 
 #include "adapters/claude_code/claude_code.hpp"
 #include "core/entries/entries.hpp"
-#include "core/forget/visible.hpp"
 #include "core/ingest/ingester.hpp"
 #include "core/query/events.hpp"
 #include "core/query/search.hpp"
+#include "core/store/sessions.hpp"
+#include "core/store/visible.hpp"
 #include "core/util/op_error.hpp"
 #include "tests/support/support.hpp"
 
@@ -73,7 +74,7 @@ struct World {
   }
   // The one event whose text holds `text`.
   std::string EventWith(const std::string& text) {
-    auto& st = s.db->Prepare("SELECT id FROM event WHERE instr(text, ?) > 0");
+    auto st = s.db->Prepare("SELECT id FROM event WHERE instr(text, ?) > 0");
     st.Bind(1, text);
     std::vector<std::string> ids;
     while (st.Step()) ids.emplace_back(st.Text(0));
@@ -130,7 +131,7 @@ struct World {
   }
   std::int64_t Count(const std::string& sql) { return s.db->QueryInt(sql); }
   std::int64_t SessionEventsCount(const std::string& session) {
-    auto& st = s.db->Prepare("SELECT event_count FROM session WHERE id = ?");
+    auto st = s.db->Prepare("SELECT event_count FROM session WHERE id = ?");
     st.Bind(1, "claude-code:" + session);
     std::int64_t n = st.Step() ? st.Int(0) : -1;
     st.Reset();

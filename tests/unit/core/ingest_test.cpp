@@ -10,6 +10,7 @@
 #include "adapters/codex/codex.hpp"
 #include "core/c/zstd.hpp"
 #include "core/ingest/walk.hpp"
+#include "core/store/sessions.hpp"
 #include "core/util/text.hpp"
 #include "tests/support/support.hpp"
 

@@ -15,6 +15,15 @@ std::string Fixture(const char* name) {
   return ReadAll(std::string(ORIGIN_SOURCE_DIR) + "/tests/fixtures/schema/" + name);
 }
 int Version(Db& db) { return static_cast<int>(db.QueryInt("PRAGMA user_version")); }
+// A store made by an older Origin: `sql` run on a new file.
+void MakeStore(const std::string& path, const std::string& sql) {
+  Db old(path, Db::Mode::kReadWrite);
+  RegisterFunctions(old);
+  old.Exec(sql);
+}
+constexpr const char* kOneFile =
+    "INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
+    "VALUES (1, 't', 'k', 1, '/x', 't/k', 0);";
 }  // namespace
 
 TEST_SUITE("schema") {
@@ -42,6 +51,52 @@ TEST_SUITE("schema") {
     auto fresh = OpenWriteConnection(d / "new.db");
     CHECK(Version(*upgraded) == kSchemaVersion);
     CHECK(DumpSchema(*upgraded) == DumpSchema(*fresh));
+  }
+
+  TEST_CASE(
+      "schema: a store of version 3 as users have it (with what every open made) upgrades to the "
+      "schema of a new store, its data kept") {
+    ScopedTempDir d;
+    MakeStore(d / "old.db", Fixture("v3.sql") + kOneFile +
+                                "INSERT INTO event(id, source, ts, project, role, kind, text, "
+                                "file_id, line) VALUES ('t:1', 't', 5, 'p', 'user', 'message', "
+                                "'hello', 1, 1)");
+    auto upgraded = OpenWriteConnection(d / "old.db");
+    auto fresh = OpenWriteConnection(d / "new.db");
+    CHECK(Version(*upgraded) == kSchemaVersion);
+    CHECK(DumpSchema(*upgraded) == DumpSchema(*fresh));
+    CHECK(upgraded->QueryInt("SELECT count(*) FROM event") == 1);
+    CHECK(upgraded->QueryInt("SELECT count(*) FROM scope_block") == 2);  // project:p, source:t
+    CHECK(upgraded->QueryInt("SELECT count(*) FROM request_key") == 0);
+  }
+
+  TEST_CASE("schema: a new store runs every migration after its base, and an open changes nothing") {
+    ScopedTempDir d;
+    std::string first;
+    {
+      auto db = OpenWriteConnection(d / "s.db");
+      first = DumpSchema(*db);
+    }
+    MakeStore(d / "base.db", std::string(kSchemaSql) + "PRAGMA user_version = " +
+                                 std::to_string(kBaseSchemaVersion));
+    CHECK(DumpSchema(*OpenWriteConnection(d / "base.db")) == first);
+    auto again = OpenWriteConnection(d / "s.db");
+    CHECK(DumpSchema(*again) == first);
+    CHECK(first.find("TABLE request_key") != std::string::npos);
+    CHECK(first.find("entry_fts") != std::string::npos);
+  }
+
+  TEST_CASE("schema: migration 5 fills scope_block from the events of a store older than it") {
+    ScopedTempDir d;
+    MakeStore(d / "old.db",
+              Fixture("v1.sql") + kOneFile +
+                  "INSERT INTO event(seq, id, source, ts, project, role, kind, text, file_id, "
+                  "line) VALUES (1, 't:1', 't', 5, 'p', 'user', 'message', 'hello', 1, 1),"
+                  "(5000, 't:2', 't', 6, NULL, 'user', 'message', 'again', 1, 2)");
+    auto db = OpenWriteConnection(d / "old.db");
+    CHECK(db->QueryInt("SELECT count(*) FROM scope_block") == 3);  // project:p 0, source:t 0 and 1
+    CHECK(db->QueryInt("SELECT count(*) FROM scope_block WHERE scope = 'source:t' AND block = 1") ==
+          1);
   }
 
   TEST_CASE(

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The RAII layer over SQLite (core/c/sqlite): transactions that nest as
-// savepoints.
+// savepoints, cached statements lent out as leases.
 #include "core/c/sqlite.hpp"
 
 #include <doctest/doctest.h>
 
 #include <stdexcept>
+#include <vector>
 
 #include "tests/support/support.hpp"
 
@@ -80,5 +81,45 @@ TEST_SUITE("sqlite") {
     }
     CHECK_FALSE(db.InTransaction());
     CHECK(Rows(db) == 0);
+  }
+
+  TEST_CASE("sqlite: a statement lease ends its read snapshot when it goes out of scope") {
+    ScopedTempDir d;
+    Db writer(d / "t.db", Db::Mode::kReadWrite);
+    writer.Exec("PRAGMA journal_mode = WAL; CREATE TABLE t(v INTEGER)");
+    Add(writer, 1);
+    Add(writer, 2);
+    Db reader(d / "t.db", Db::Mode::kReadOnly);
+    const char* kAll = "SELECT v FROM t";
+    {
+      auto st = reader.Prepare(kAll);
+      REQUIRE(st.Step());  // one row read of two: its read transaction stays open
+      CHECK(sqlite3_stmt_busy(st.get()) != 0);
+      Add(writer, 3);
+      // The same connection still reads the snapshot the statement holds.
+      CHECK(Rows(reader) == 2);
+    }
+    // The lease reset it: the next read sees what the writer committed.
+    CHECK(Rows(reader) == 3);
+    auto again = reader.Prepare(kAll);
+    CHECK(sqlite3_stmt_busy(again.get()) == 0);
+    CHECK(sqlite3_stmt_busy(reader.Prepare(kAll).get()) == 0);  // a second lease: its own
+  }
+
+  TEST_CASE("sqlite: two leases of one SQL at once do not reset each other") {
+    ScopedTempDir d;
+    Db db(d / "t.db", Db::Mode::kReadWrite);
+    db.Exec("CREATE TABLE t(v INTEGER)");
+    for (int v : {1, 2, 3}) Add(db, v);
+    const char* kAfter = "SELECT v FROM t WHERE v > ? ORDER BY v";
+    std::vector<std::int64_t> pairs;
+    auto outer = db.Prepare(kAfter);
+    outer.Bind(1, 0);
+    while (outer.Step()) {
+      auto inner = db.Prepare(kAfter);  // leased already: a statement of its own
+      inner.Bind(1, outer.Int(0));
+      while (inner.Step()) pairs.push_back(outer.Int(0) * 10 + inner.Int(0));
+    }
+    CHECK(pairs == std::vector<std::int64_t>{12, 13, 23});
   }
 }

@@ -17,7 +17,9 @@
 // is <source>@<store>, and every version cites the line's event (invariant
 // 1), so the same stream derives the same versions on every store.  A
 // version that arrives into a chain a forget hides is hidden on arrival
-// (invariant 2, core/forget: CoverArrival).
+// (invariant 2, core/forget: CoverArrival).  Here in core/ingest, the top
+// layer of core, since it needs both entries and forgetting, and only
+// ingestion calls it (core/ingest/ingester.hpp lists the layers).
 
 #include <cstdint>
 #include <optional>

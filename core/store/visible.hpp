@@ -2,8 +2,10 @@
 #pragma once
 // What every read leaves out (spec: Forgetting; invariant 2).  Hidden events
 // are listed in excluded_event and hidden entry versions in forgotten_entry;
-// core/forget keeps both, and each query of core/query and core/entries adds
-// one of these conditions, so that hiding costs a query one lookup per row.
+// core/forget keeps both, and each query of core/query, core/entries and
+// core/store/sessions adds one of these conditions, so that hiding costs a
+// query one lookup per row.  Here in core/store, beside the tables, so that
+// what reads needs nothing of what forgets.
 
 #include <string>
 #include <string_view>
@@ -19,16 +21,6 @@ inline std::string VisibleEventSql(std::string_view seq_col) {
 /// A condition on an entry's id column.
 inline std::string VisibleEntrySql(std::string_view id_col) {
   return std::string(id_col) + " NOT IN (SELECT entry_id FROM forgotten_entry)";
-}
-
-/// A session title's event (core/ingest/adapter.hpp, ParsedTitle), on the
-/// event columns prefixed by `prefix` (e.g. "e."): it counts in none of its
-/// session's aggregates, and the session's title is derived from the
-/// visible ones alone (RecomputeSessions), so that a forgotten title leaves
-/// every listing too.
-inline std::string TitleEventSql(std::string_view prefix = "") {
-  return "(" + std::string(prefix) + "kind = 'meta' AND " + std::string(prefix) +
-         "tool_name IS 'title')";
 }
 
 /// Whether a forget in effect hides this event or entry version.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-#include "core/entries/memories.hpp"
+#include "core/ingest/memories.hpp"
 
 #include <algorithm>
 

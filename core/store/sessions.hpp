@@ -1,0 +1,60 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Session rows (spec: Sessions): what the session table aggregates of its
+// events (first and last time, event and message counts, cwd, branch,
+// model, agent version) and the title derived from its title events.
+// Ingestion adds each batch of new events to their sessions' aggregates
+// (AddArrivals); forgetting and restoring recompute the sessions whose
+// events they hide or bring back from the visible events (RecomputeSessions,
+// invariant 2).  Both must agree: the incremental aggregates equal the
+// recomputed ones.  A title event counts in no aggregate.
+//
+// In core/store, below ingestion and forgetting, because both write these
+// rows.  Thread affinity: the writer's connection, in the caller's
+// transaction.
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/c/sqlite.hpp"
+
+namespace origin {
+
+/// A session title's event (core/ingest/adapter.hpp, ParsedTitle), on the
+/// event columns prefixed by `prefix` (e.g. "e."): it counts in none of its
+/// session's aggregates, and the session's title is derived from the
+/// visible ones alone (RecomputeSessions), so that a forgotten title leaves
+/// every listing too.
+inline std::string TitleEventSql(std::string_view prefix = "") {
+  return "(" + std::string(prefix) + "kind = 'meta' AND " + std::string(prefix) +
+         "tool_name IS 'title')";
+}
+
+/// Adds the events of `source` that arrived after `after_seq` (a batch just
+/// inserted) to their sessions: new sessions are made, the aggregates of
+/// existing ones grow (cwd, branch and project follow the latest event),
+/// and the sessions that gained title events are titled again
+/// (RetitleSessions).  `agent_versions` gives the agent version the batch's
+/// lines named, by session id.  Returns how many events arrived.
+std::int64_t AddArrivals(Db& db, std::string_view source, std::int64_t after_seq,
+                         const std::map<std::string, std::string>& agent_versions);
+
+/// Recomputes the aggregates of the sessions `ids` (every session when
+/// null) from their visible events (invariant 2), title events left out,
+/// and their titles (RetitleSessions); the incremental ones kept by
+/// AddArrivals must equal these.  A session left without a visible event
+/// counts none.
+void RecomputeSessions(Db& db, const std::vector<std::string>* ids = nullptr);
+
+/// Derives the title of the sessions `ids` (every session when null) from
+/// their visible title events (spec: Session names; invariant 2): the
+/// latest the user gave, else the latest generated one, by arrival; none
+/// (NULL: a provisional name is shown instead) when every one is hidden.  A
+/// session that has no title event at all keeps its title: a store made
+/// before titles were events holds titles no event gives.
+void RetitleSessions(Db& db, const std::vector<std::string>* ids = nullptr);
+
+}  // namespace origin
