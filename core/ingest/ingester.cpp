@@ -43,7 +43,7 @@ void StageEvents(Db& db) {
 }
 
 FileOutcome Ingester::IngestFile(const SourceAdapter& adapter, const SourceFile& file,
-                                 const std::function<void()>& between) {
+                                 const std::function<bool()>& between) {
   FileOutcome out;  // what was committed before a failure still counts
   try {
     Ingest(adapter, file, between, out);
@@ -84,7 +84,7 @@ bool Ingester::HeldElsewhere(std::string_view source, const SourceFile& f) {
 }
 
 void Ingester::IngestGenerated(const SourceAdapter& adapter, const SourceFile& f,
-                               const std::function<void()>& between, FileOutcome& out) {
+                               const std::function<bool()>& between, FileOutcome& out) {
   const std::string_view source = adapter.id();
   // The token recorded after the last complete look: nothing to ask.
   std::optional<RawRow> row = LoadLatest(db_, source, f.key);
@@ -146,12 +146,15 @@ void Ingester::IngestGenerated(const SourceAdapter& adapter, const SourceFile& f
     out.lines += lines;
     out.bytes += static_cast<std::int64_t>(data.size());
     out.parse_errors += parse_errors;
-    if (between) between();
+    if (between && !between()) {
+      out.stopped = true;
+      return;
+    }
   }
 }
 
 void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
-                      const std::function<void()>& between, FileOutcome& out) {
+                      const std::function<bool()>& between, FileOutcome& out) {
   const std::string_view source = adapter.id();
   if (!SafeKey(f.key)) {
     out.error = f.abs_path + ": unsafe file name, not mirrored";
@@ -254,7 +257,10 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
     out.parse_errors += parse_errors;
     expected_pos = appended.after.bytes;
     expected_id = row->id;
-    if (between) between();
+    if (between && !between()) {
+      out.stopped = true;
+      return;
+    }
     if (chunk.at_eof) return;
   }
 }
@@ -428,10 +434,16 @@ SyncReport Ingester::Sync(const std::vector<const SourceAdapter*>& adapters,
   progress.files_total = static_cast<std::int64_t>(items.size());
   for (const Item& it : items) progress.bytes_total += it.file.size;
   for (const Item& it : items) {
-    FileOutcome o = IngestFile(*it.adapter, it.file, [&] {
-      if (opts.between) opts.between();
-    });
+    FileOutcome o = IngestFile(*it.adapter, it.file,
+                               [&] { return !opts.between || opts.between(); });
     report.sources[it.summary].Add(o);
+    if (o.stopped) {
+      // Stopped between two transactions: what was committed stands; the
+      // rest, sealing and the sync's record wait for the next sync.
+      report.stopped = true;
+      for (const SourceSummary& s : report.sources) report.Add(s);
+      return report;
+    }
     ++progress.files_done;
     progress.bytes_done += it.file.size;
     if (opts.progress) opts.progress(progress);

@@ -64,6 +64,7 @@ struct FileOutcome {
   std::int64_t parse_errors = 0;
   bool rewritten = false;  // a new generation was opened
   std::string error;       // why the file could not be ingested
+  bool stopped = false;    // `between` said stop: the rest of the file waits
 };
 
 struct SourceSummary {
@@ -97,13 +98,16 @@ struct SyncProgress {
 struct SyncOptions {
   std::string reason = "request";  // recorded in sync_log
   std::function<void(const SyncProgress&)> progress;
-  std::function<void()> between;
+  /// Runs after every transaction; false stops the sync there (a shutdown,
+  /// a live sync's budget): what was committed stands, `stopped` says so.
+  std::function<bool()> between;
   /// Directories walked, per source (the watcher watches them).
   std::function<void(const SourceAdapter&, const Discovery&)> discovered;
 };
 
 struct SyncReport {
   std::vector<SourceSummary> sources;
+  bool stopped = false;  // SyncOptions::between said stop
   std::int64_t events = 0;
   std::int64_t lines = 0;
   std::int64_t bytes = 0;
@@ -127,7 +131,7 @@ class Ingester {
   SyncReport Sync(const std::vector<const SourceAdapter*>& adapters, const SyncOptions& opts);
   /// Ingests one file.  Never throws for a problem of that file.
   FileOutcome IngestFile(const SourceAdapter& adapter, const SourceFile& file,
-                         const std::function<void()>& between = {});
+                         const std::function<bool()>& between = {});
   /// Seals the open tails of `source` whose files have not grown for
   /// `idle_ms`: by the file's modification time when the store recorded one
   /// (an old file imported now is finished already), else by when its
@@ -138,14 +142,14 @@ class Ingester {
 
  private:
   void Ingest(const SourceAdapter& adapter, const SourceFile& file,
-              const std::function<void()>& between, FileOutcome& out);
+              const std::function<bool()>& between, FileOutcome& out);
   /// A stream not started yet whose session another stream holds
   /// (SourceFile::dedup): it is not started.
   bool HeldElsewhere(std::string_view source, const SourceFile& f);
   /// A generated stream: the adapter's lines after the mirror's last one,
   /// a transaction at a time, until it has none; then its token.
   void IngestGenerated(const SourceAdapter& adapter, const SourceFile& stream,
-                       const std::function<void()>& between, FileOutcome& out);
+                       const std::function<bool()>& between, FileOutcome& out);
   /// Parses `data` (complete lines, following `lines_before` lines of the
   /// mirror `file_id`), inserts its events, updates sessions and titles.
   /// Inside the caller's transaction; returns the lines that failed to parse.

@@ -11,15 +11,6 @@
 
 namespace origin {
 
-namespace {
-// Thrown from a sync's `between` to end it early at shutdown; caught in
-// this file only, and not a std::exception, so that no per-file handler
-// takes it for a file's failure.
-struct SyncCancelled {};
-// Thrown from a live sync's `between` once it used its share of the writer.
-struct LiveBudgetSpent {};
-}  // namespace
-
 Ingestion::Ingestion(const std::vector<std::unique_ptr<SourceAdapter>>& adapters,
                      MirrorStore& mirrors, const Clock& clock, const ThreadRole& loop_thread,
                      int live_delay_ms, Discovered discovered)
@@ -51,11 +42,12 @@ SyncOptions Ingestion::WriterSync(Db& db, const std::string& reason) {
   SyncOptions so;
   so.reason = reason;
   // After each transaction: the indexer catches up, waiting writes go
-  // through, and a shutdown ends the sync.
+  // through, and a shutdown ends the sync (a value, not an exception
+  // through core: the sync's report says it stopped).
   so.between = [this, &db] {
     indexer_->Notify();
     writer_->RunUrgent(db);
-    if (cancelled_ || writer_->stopping()) throw SyncCancelled{};
+    return !(cancelled_ || writer_->stopping());
   };
   so.discovered = [this](const SourceAdapter& a, const Discovery& d) {
     if (std::size_t i = IndexOf(a); i < adapters_.size()) PostDiscovery(i, d);
@@ -99,15 +91,16 @@ void Ingestion::SyncSource(std::size_t source, const std::string& reason,
     try {
       SyncReport r = ing.Sync({adapter}, so);
       Note(r);
+      if (r.stopped) {
+        LOG_INFO("%s: sync interrupted by shutdown", name.c_str());
+        return;
+      }
       if (r.files_changed > 0)
         LOG_INFO("%s: %lld new events from %lld files (%s)", name.c_str(),
                  static_cast<long long>(r.events), static_cast<long long>(r.files_changed),
                  reason.c_str());
       for (const auto& src : r.sources)
         for (const auto& e : src.errors) LOG_WARN("%s: %s", src.source.c_str(), e.c_str());
-    } catch (const SyncCancelled&) {
-      LOG_INFO("%s: sync interrupted by shutdown", name.c_str());
-      return;
     } catch (const std::exception& e) {
       // The store itself failed (disk full, I/O error): the next look retries.
       Failed({adapter}, e.what());
@@ -135,8 +128,7 @@ void Ingestion::SyncNow(std::vector<std::size_t> which,
       so.progress = progress;
       out.report = ing.Sync(all, so);
       Note(out.report);
-    } catch (const SyncCancelled&) {
-      out.end = SyncOutcome::End::kCancelled;
+      if (out.report.stopped) out.end = SyncOutcome::End::kCancelled;
     } catch (const std::exception& e) {
       Failed(all, e.what());
       out.end = SyncOutcome::End::kFailed;
@@ -190,33 +182,27 @@ void Ingestion::LiveSync(Db& db, const std::vector<std::set<std::string>>& paths
   int transactions = 0;
   auto between = [&] {
     indexer_->Notify();
-    if (++transactions >= kLiveTransactions) throw LiveBudgetSpent{};
+    return ++transactions < kLiveTransactions;  // its share of the writer
   };
-  try {
-    for (std::size_t i = 0; i < paths.size(); ++i) {
-      SourceSummary sum;
-      sum.source = std::string(adapters_[i]->id());
-      try {
-        for (const std::string& path : paths[i]) {
-          auto it = known_[i].find(path);
-          if (it == known_[i].end()) continue;  // new, or old: the sync reads it
-          SourceFile f = it->second;
-          struct stat st;
-          if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
-          f.size = st.st_size;
-          f.mtime_ns = MtimeNs(st);
-          sum.Add(ing.IngestFile(*adapters_[i], f, between));
-        }
-      } catch (const LiveBudgetSpent&) {
-        // What the file in progress committed is in; the rest waits.
-        sum.files_changed += 1;
-        report.sources.push_back(std::move(sum));
-        throw;
-      }
-      if (sum.files_changed > 0 || !sum.errors.empty()) report.sources.push_back(std::move(sum));
+  bool spent = false;
+  for (std::size_t i = 0; i < paths.size() && !spent; ++i) {
+    SourceSummary sum;
+    sum.source = std::string(adapters_[i]->id());
+    for (const std::string& path : paths[i]) {
+      auto it = known_[i].find(path);
+      if (it == known_[i].end()) continue;  // new, or old: the sync reads it
+      SourceFile f = it->second;
+      struct stat st;
+      if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+      f.size = st.st_size;
+      f.mtime_ns = MtimeNs(st);
+      const FileOutcome o = ing.IngestFile(*adapters_[i], f, between);
+      sum.Add(o);
+      // What the file in progress committed is in; the rest waits for the
+      // sync, which was scheduled with this.
+      if ((spent = o.stopped)) break;
     }
-  } catch (const LiveBudgetSpent&) {
-    // The rest waits for the sync, which was scheduled with this.
+    if (sum.files_changed > 0 || !sum.errors.empty()) report.sources.push_back(std::move(sum));
   }
   for (const SourceSummary& sum : report.sources) report.Add(sum);
   if (report.files_changed > 0) indexer_->Notify();

@@ -46,6 +46,29 @@ struct Claude {
 }  // namespace
 
 TEST_SUITE("ingest") {
+  TEST_CASE("ingest: a sync told to stop between transactions stops there, as a value; the next goes on") {
+    Claude c;
+    WriteFile(c.file, UserLine("u1", "first"));
+    WriteFile(c.root + "/projects/-home-dev-app/s2.jsonl", UserLine("u2", "second", "2026-01-05T10:00:00.000Z", "s2"));
+    SyncOptions so;
+    int asked = 0;
+    so.between = [&] {
+      ++asked;
+      return false;  // a shutdown: stop after this transaction
+    };
+    c.s.clock.Tick(1000);
+    SyncReport r = c.s.ingester->Sync({&c.adapter}, so);
+    CHECK(r.stopped);
+    CHECK(asked == 1);
+    CHECK(r.events == 1);  // what was committed stands
+    CHECK(c.Events() == 1);
+    CHECK(c.s.db->QueryInt("SELECT count(*) FROM sync_log") == 0);  // recorded by the next sync
+    SyncReport next = c.Sync();
+    CHECK_FALSE(next.stopped);
+    CHECK(next.events == 1);
+    CHECK(c.Events() == 2);
+  }
+
   TEST_CASE("ingest: lines become events with provenance, and a second sync adds nothing") {
     Claude c;
     WriteFile(c.file, UserLine("u1", "hello") + UserLine("u2", "world"));
@@ -198,6 +221,7 @@ TEST_SUITE("ingest") {
     int transactions = 0;
     FileOutcome o = c.s.ingester->IngestFile(c.adapter, f, [&] {
       if (++transactions == 1) ::unlink(c.file.c_str());
+      return true;
     });
     CHECK(transactions >= 2);
     CHECK(o.error.empty());
@@ -401,7 +425,7 @@ TEST_SUITE("ingest") {
     for (int i = 0; i < 6000; ++i) data += UserLine("u" + std::to_string(i), std::string(600, 'z'));
     WriteFile(c.file, data);
     int transactions = 0;
-    c.s.ingester->IngestFile(c.adapter, c.adapter.Discover().files.at(0), [&] { ++transactions; });
+    c.s.ingester->IngestFile(c.adapter, c.adapter.Discover().files.at(0), [&] { return ++transactions > 0; });
     CHECK(transactions ==
           static_cast<int>((data.size() + kMaxTransactionBytes - 1) / kMaxTransactionBytes));
     CHECK(c.Events() == 6000);
