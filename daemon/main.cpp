@@ -220,7 +220,11 @@ int main(int argc, char** argv) try {
       auto* d = static_cast<origin::Daemon*>(h->data);
       LOG_INFO("received %s", strsignal(signum));
       origin::NotifyServiceManager("STOPPING=1");
-      if (d != nullptr) d->BeginShutdown();
+      try {  // no exception through libuv
+        if (d != nullptr) d->BeginShutdown();
+      } catch (const std::exception& e) {
+        LOG_ERROR("shutting down: %s", e.what());
+      }
     };
     origin::UvHandle<uv_signal_t> sigterm, sigint, sighup;
     sigterm = origin::UvHandle<uv_signal_t>::Make(

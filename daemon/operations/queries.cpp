@@ -25,6 +25,17 @@ void Str(rpc::Writer& w, std::string_view s) {
 
 bool IsEntry(const std::string& id) { return id.rfind("ent_", 0) == 0; }
 
+// Which entries: `entries` lists them, `search` finds among them.
+template <class Request>
+EntryFilter EntriesOf(const Request& r) {
+  EntryFilter f;
+  f.history = r.history;
+  f.kind = r.kind;
+  f.project = r.project;
+  f.limit = static_cast<int>(r.limit);
+  return f;
+}
+
 }  // namespace
 
 void Timeline(Context& ctx, Db& db, const proto::TimelineRequest& r, rpc::Writer& w) {
@@ -136,11 +147,7 @@ void Sources(Context& ctx, Db& db, const proto::IdRequest& r, rpc::Writer& w) {
 }
 
 void Entries(Context& ctx, Db& db, const proto::EntriesRequest& r, rpc::Writer& w) {
-  EntryFilter f;
-  f.history = r.history;
-  f.kind = r.kind;
-  f.project = r.project;
-  f.limit = static_cast<int>(r.limit);
+  const EntryFilter f = EntriesOf(r);
   w.StartObject();
   w.Key("entries");
   w.StartArray();
@@ -150,11 +157,7 @@ void Entries(Context& ctx, Db& db, const proto::EntriesRequest& r, rpc::Writer& 
 }
 
 void Search(Context& ctx, Db& db, const proto::SearchRequest& r, rpc::Writer& w) {
-  EntryFilter ef;
-  ef.history = r.history;
-  ef.kind = r.kind;
-  ef.project = r.project;
-  ef.limit = static_cast<int>(r.limit);
+  const EntryFilter ef = EntriesOf(r);
   EventQuery eq;
   eq.query = r.query;
   eq.include_tools = r.include_tools;
