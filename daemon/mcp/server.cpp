@@ -225,9 +225,13 @@ void McpServer::CallTool(const std::string& id_json, const rapidjson::Value* par
                   ops_.ctx().store_name;
   caller.channel = "mcp";
   caller.shape = [](std::string json) { return rpc::BoundStrings(std::move(json), kMaxAnswer); };
-  auto run = [this, tool, args, caller, id_json, done] {
+  // In flight from now on: a shutdown during the freshness wait answers it
+  // (unavailable) rather than closing on it.
+  auto release = ops_.Hold();
+  auto run = [this, tool, args, caller, id_json, done, release] {
     ops_.Call(tool->operation, args.get(), caller,
               [id_json, done](Answer a) { done(ToolReply(id_json, a)); });
+    release();
   };
   Context& ctx = ops_.ctx();
   switch (tool->fresh) {

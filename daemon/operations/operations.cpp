@@ -58,11 +58,26 @@ void Operations::Call(std::string_view method, const rapidjson::Value* params, C
   // Counted until answered: the shutdown waits for the calls in flight.
   ++in_flight_;
   auto once = [this, reply = std::move(reply)](Answer a) {
+    struct Done {  // counted out even when the reply throws
+      Operations* ops;
+      ~Done() { ops->Finished(); }
+    } done{this};
     reply(std::move(a));
-    if (--in_flight_ == 0)
-      for (auto& fn : std::exchange(when_idle_, {})) fn();
   };
   op->start(*this, *op, params, std::move(caller), std::move(once));
+}
+
+void Operations::Finished() {
+  if (--in_flight_ == 0)
+    for (auto& fn : std::exchange(when_idle_, {})) fn();
+}
+
+std::function<void()> Operations::Hold() {
+  ++in_flight_;
+  auto held = std::make_shared<bool>(true);
+  return [this, held] {
+    if (std::exchange(*held, false)) Finished();
+  };
 }
 
 void Operations::WhenIdle(std::function<void()> fn) {

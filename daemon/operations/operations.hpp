@@ -139,6 +139,9 @@ class Operations {
   std::size_t in_flight() const { return in_flight_; }
   /// `fn` once no call is in flight (at once when none is).
   void WhenIdle(std::function<void()> fn);
+  /// Counts a call that a front-end holds before it calls (MCP's freshness
+  /// wait) as in flight, until the returned function runs (once).
+  std::function<void()> Hold();
 
   Context& ctx() { return ctx_; }
 
@@ -154,6 +157,7 @@ class Operations {
   bool refusing_ = false;
   std::size_t in_flight_ = 0;
   std::vector<std::function<void()>> when_idle_;
+  void Finished();
 };
 
 /// Decodes `params` into the request `op` takes; false with the message.

@@ -223,7 +223,7 @@ void Sync(Operations& o, const proto::SyncRequest& r, const Caller& caller, Repl
   Context& ctx = o.ctx();
   // `source`: one agent's logs only (origin sync --source NAME).
   std::vector<std::size_t> which;
-  if (r.source) {
+  if (r.source && !r.source->empty()) {  // "" is every source, as no source is
     std::string known;
     for (std::size_t i = 0; i < ctx.adapters.size(); ++i) {
       known += (known.empty() ? "" : ", ") + std::string(ctx.adapters[i]->id());

@@ -75,7 +75,6 @@ void Ingestion::SyncSource(std::size_t source, const std::string& reason,
   writer_->Post([this, source, adapter, reason, done = std::move(done)](Db& db) {
     ORIGIN_ASSERT_INSIDE(*writer_);
     if (cancelled_) return;  // the loop ends: `done` would not run
-    Ingester ing(db, mirrors_, clock_);
     SyncOptions so = WriterSync(db, reason);
     if (reason == "start")
       so.progress = [this, source](const SyncProgress& p) {
@@ -89,6 +88,9 @@ void Ingestion::SyncSource(std::size_t source, const std::string& reason,
       };
     const std::string name(adapter->id());
     try {
+      // Inside the try: whatever fails, `done` runs, or the scheduler would
+      // think this source's sync runs for ever.
+      Ingester ing(db, mirrors_, clock_);
       SyncReport r = ing.Sync({adapter}, so);
       Note(r);
       if (r.stopped) {
