@@ -16,23 +16,27 @@ bool Writer::String(const Ch* s, rapidjson::SizeType n, bool copy) {
   return Base::String(clean.data(), static_cast<rapidjson::SizeType>(clean.size()), true);
 }
 
+std::string Json(const std::function<void(Writer&)>& fill) {
+  rapidjson::StringBuffer sb;
+  Writer w(sb);
+  fill(w);
+  return std::string(sb.GetString(), sb.GetSize());
+}
+
 void WriteBytes(Writer& w, const char* key, std::string_view bytes) {
   w.Key(key);
-  w.String(bytes.data(), static_cast<rapidjson::SizeType>(bytes.size()));
+  w.String(bytes);
   if (ValidUtf8(bytes)) return;
   w.Key((std::string(key) + "_base64").c_str());
   const std::string b64 = proto::Base64Encode(bytes);
-  w.String(b64.data(), static_cast<rapidjson::SizeType>(b64.size()));
+  w.String(std::string_view(b64));
 }
 
 namespace {
-void Str(Writer& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
 void Opt(Writer& w, const char* key, const std::optional<std::string>& v) {
   w.Key(key);
   if (v)
-    Str(w, *v);
+    w.String(*v);
   else
     w.Null();
 }
@@ -40,22 +44,22 @@ void Time(Writer& w, const char* ms_key, const char* iso_key, std::int64_t ms) {
   w.Key(ms_key);
   w.Int64(ms);
   w.Key(iso_key);
-  Str(w, FormatIsoLocal(ms));
+  w.String(FormatIsoLocal(ms));
 }
 }  // namespace
 
 void WriteEvent(Writer& w, const EventRow& e, const std::function<void(Writer&)>& extra) {
   w.StartObject();
   w.Key("id");
-  Str(w, e.id);
+  w.String(e.id);
   w.Key("source");
-  Str(w, e.source);
+  w.String(e.source);
   Opt(w, "session", e.session);
   Time(w, "ts", "time", e.ts);
   w.Key("kind");
-  Str(w, e.kind);
+  w.String(e.kind);
   w.Key("role");
-  Str(w, e.role);
+  w.String(e.role);
   Opt(w, "project", e.project);
   Opt(w, "cwd", e.cwd);
   Opt(w, "git_branch", e.git_branch);
@@ -66,7 +70,7 @@ void WriteEvent(Writer& w, const EventRow& e, const std::function<void(Writer&)>
   w.Key("is_error");
   w.Bool(e.is_error);
   w.Key("text");
-  Str(w, e.text);
+  w.String(e.text);
   if (extra) extra(w);
   w.EndObject();
 }
@@ -74,9 +78,9 @@ void WriteEvent(Writer& w, const EventRow& e, const std::function<void(Writer&)>
 void WriteSession(Writer& w, const SessionRow& s) {
   w.StartObject();
   w.Key("id");
-  Str(w, s.id);
+  w.String(s.id);
   w.Key("source");
-  Str(w, s.source);
+  w.String(s.source);
   Opt(w, "title", s.title);
   w.Key("title_manual");
   w.Bool(s.title_manual);
@@ -96,9 +100,9 @@ void WriteSession(Writer& w, const SessionRow& s) {
 void WriteSource(Writer& w, const SourceLine& s) {
   w.StartObject();
   w.Key("file");
-  Str(w, s.path);
+  w.String(s.path);
   w.Key("mirror");
-  Str(w, s.mirror);
+  w.String(s.mirror);
   w.Key("generation");
   w.Int64(s.generation);
   w.Key("line");
@@ -110,41 +114,41 @@ void WriteSource(Writer& w, const SourceLine& s) {
 void WriteEntry(Writer& w, const EntryRow& e, const std::function<void(Writer&)>& extra) {
   w.StartObject();
   w.Key("id");
-  Str(w, e.id);
+  w.String(e.id);
   w.Key("kind");
-  Str(w, e.kind);
+  w.String(e.kind);
   w.Key("text");
-  Str(w, e.text);
+  w.String(e.text);
   w.Key("confidence");
   w.Double(e.confidence);
   w.Key("author");
-  Str(w, e.author);
+  w.String(e.author);
   Opt(w, "project", e.project);
   w.Key("status");
-  Str(w, e.status);
+  w.String(e.status);
   Opt(w, "superseded_by", e.superseded_by);
   w.Key("concurrent");
   w.Bool(e.concurrent);
   Opt(w, "supersedes", e.supersedes);
   w.Key("root");
-  Str(w, e.root);
+  w.String(e.root);
   w.Key("imported");
   w.Bool(e.imported);
   w.Key("ended");
   w.Bool(e.ended);
   w.Key("valid_from");
   if (e.valid_from)
-    Str(w, FormatIsoLocal(*e.valid_from));
+    w.String(FormatIsoLocal(*e.valid_from));
   else
     w.Null();
   w.Key("valid_to");
   if (e.valid_to)
-    Str(w, FormatIsoLocal(*e.valid_to));
+    w.String(FormatIsoLocal(*e.valid_to));
   else
     w.Null();
   Time(w, "created_at", "created", e.created_at);
   w.Key("origin");
-  Str(w, e.origin);
+  w.String(e.origin);
   w.Key("sources");
   w.StartArray();
   for (const EntrySource& s : e.sources) {
@@ -162,16 +166,16 @@ void WriteOutcome(Writer& w, const ForgetOutcome& o, bool dry_run) {
   auto ids = [&](const char* key, const std::vector<std::string>& v) {
     w.Key(key);
     w.StartArray();
-    for (std::size_t i = 0; i < v.size() && i < 1000; ++i) Str(w, v[i]);
+    for (std::size_t i = 0; i < v.size() && i < 1000; ++i) w.String(v[i]);
     w.EndArray();
     w.Key((std::string(key) + "_count").c_str());
     w.Int64(static_cast<std::int64_t>(v.size()));
   };
   w.StartObject();
   w.Key("kind");
-  Str(w, o.kind);
+  w.String(o.kind);
   w.Key("target");
-  Str(w, o.target);
+  w.String(o.target);
   w.Key("dry_run");
   w.Bool(dry_run);
   w.Key("recorded");
@@ -189,16 +193,16 @@ void WriteOutcome(Writer& w, const ForgetOutcome& o, bool dry_run) {
 void WriteTombstone(Writer& w, const TombstoneRow& t) {
   w.StartObject();
   w.Key("id");
-  Str(w, t.id);
+  w.String(t.id);
   w.Key("kind");
-  Str(w, t.kind);
+  w.String(t.kind);
   w.Key("target");
-  Str(w, t.target);
+  w.String(t.target);
   w.Key("reason");
-  Str(w, t.reason);
+  w.String(t.reason);
   Time(w, "created_at", "created", t.created_at);
   w.Key("origin");
-  Str(w, t.origin);
+  w.String(t.origin);
   Opt(w, "author", t.author);
   if (t.kind == "forget") {
     w.Key("in_effect");

@@ -37,6 +37,9 @@ class Writer : private rapidjson::Writer<rapidjson::StringBuffer> {
   explicit Writer(rapidjson::StringBuffer& out) : Base(out) {}
   bool String(const Ch* s, rapidjson::SizeType n, bool copy = false);
   bool String(const Ch* s) { return String(s, static_cast<rapidjson::SizeType>(std::strlen(s))); }
+  bool String(std::string_view s) {
+    return String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+  }
   bool Key(const Ch* s, rapidjson::SizeType n, bool copy = false) { return String(s, n, copy); }
   bool Key(const Ch* s) { return String(s); }
   using Base::Bool;
@@ -58,6 +61,9 @@ class Writer : private rapidjson::Writer<rapidjson::StringBuffer> {
 /// NUL dropped) and, when that is not `bytes` exactly, `<key>_base64`: the
 /// bytes themselves.  For raw log lines (docs/cli.md, `origin sources`).
 void WriteBytes(Writer& w, const char* key, std::string_view bytes);
+
+/// The JSON text `fill` writes.
+std::string Json(const std::function<void(Writer&)>& fill);
 
 /// `extra` may add members before the object closes (a hit's snippet).
 void WriteEvent(Writer& w, const EventRow& e, const std::function<void(Writer&)>& extra = {});

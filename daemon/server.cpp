@@ -29,14 +29,14 @@ std::string ReplyLine(const std::string& id_json, const Answer& a) {
     w.String(CodeName(a.error->code()));
     w.Key("message");
     const std::string message = a.error->what();
-    w.String(message.data(), static_cast<rapidjson::SizeType>(message.size()));
+    w.String(std::string_view(message));
     w.EndObject();
   } else {
     w.Key("result");
     w.RawValue(a.result.data(), a.result.size(), rapidjson::kObjectType);
     if (!a.notice.empty()) {
       w.Key("notice");  // beside the result: the CLI prints it on stderr
-      w.String(a.notice.data(), static_cast<rapidjson::SizeType>(a.notice.size()));
+      w.String(std::string_view(a.notice));
     }
   }
   w.EndObject();

@@ -48,7 +48,7 @@ std::string ToolReply(const std::string& id_json, const Answer& a) {
     w.Key("type");
     w.String("text");
     w.Key("text");
-    w.String(t->c_str(), static_cast<rapidjson::SizeType>(t->size()));
+    w.String(std::string_view(*t));
     w.EndObject();
   }
   w.EndArray();

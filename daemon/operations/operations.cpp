@@ -98,10 +98,7 @@ void Operations::OnWorker(Thread thread, const Caller& caller, Job job, Reply re
                         reply = std::move(reply)](Db& db) {
     Answer a;
     try {
-      rapidjson::StringBuffer sb;
-      rpc::Writer w(sb);
-      job(db, w);
-      a.result.assign(sb.GetString(), sb.GetSize());
+      a.result = rpc::Json([&](rpc::Writer& w) { job(db, w); });
       if (shape) a.result = shape(std::move(a.result));
     } catch (const OpError& e) {
       a.error = e;

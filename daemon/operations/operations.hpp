@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "core/c/sqlite.hpp"
+#include "core/entries/entries.hpp"
 #include "core/ingest/adapter.hpp"
 #include "core/store/mirror.hpp"
 #include "core/util/clock.hpp"
@@ -172,6 +173,10 @@ bool DecodeFor(const Operation& op, const rapidjson::Value* params, proto::Entry
 /// forget (of a `target`) or restore (of an `id`).
 bool DecodeFor(const Operation& op, const rapidjson::Value* params, proto::TombstoneRequest* out,
                std::string* error);
+
+/// An entry's sources as core takes them, and back (writes.cpp).
+std::vector<EntrySource> ToEntrySources(const std::vector<proto::SourceRef>& refs);
+std::vector<proto::SourceRef> ToSourceRefs(const std::vector<EntrySource>& sources);
 
 // The handlers (queries.cpp, writes.cpp, service.cpp).
 namespace ops {

@@ -15,9 +15,6 @@ namespace {
 
 constexpr std::int64_t kDayMs = 24LL * 3600 * 1000;
 
-void Str(rpc::Writer& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
 
 [[noreturn]] void NotFound(const std::string& id) {
   throw OpError(OpError::Code::kNotFound, "no event or entry " + id);
@@ -80,9 +77,9 @@ void Projects(Context&, Db& db, const proto::NoRequest&, rpc::Writer& w) {
   for (const ProjectRow& row : ListProjects(db)) {
     w.StartObject();
     w.Key("project");
-    Str(w, row.project);
+    w.String(row.project);
     w.Key("sources");
-    Str(w, row.sources);
+    w.String(row.sources);
     w.Key("sessions");
     w.Int64(row.sessions);
     w.Key("events");
@@ -90,7 +87,7 @@ void Projects(Context&, Db& db, const proto::NoRequest&, rpc::Writer& w) {
     w.Key("last_ts");
     w.Int64(row.last_ts);
     w.Key("last_time");
-    Str(w, FormatIsoLocal(row.last_ts));
+    w.String(FormatIsoLocal(row.last_ts));
     w.EndObject();
   }
   w.EndArray();
@@ -134,7 +131,7 @@ void Sources(Context& ctx, Db& db, const proto::IdRequest& r, rpc::Writer& w) {
   }
   w.StartObject();
   w.Key("id");
-  Str(w, r.id);
+  w.String(r.id);
   w.Key("sources");
   w.StartArray();
   for (const std::string& ev : events) {
@@ -181,7 +178,7 @@ void Search(Context& ctx, Db& db, const proto::SearchRequest& r, rpc::Writer& w)
     for (const EntryHit& h : SearchEntries(db, eq.query, ef, ctx.clock.NowMs()))
       rpc::WriteEntry(w, h.entry, [&](rpc::Writer& x) {
         x.Key("snippet");
-        Str(x, h.snippet);
+        x.String(h.snippet);
       });
   w.EndArray();
   w.Key("events");
@@ -190,7 +187,7 @@ void Search(Context& ctx, Db& db, const proto::SearchRequest& r, rpc::Writer& w)
     for (const EventHit& h : SearchEvents(db, eq))
       rpc::WriteEvent(w, h.event, [&](rpc::Writer& x) {
         x.Key("snippet");
-        Str(x, h.snippet);
+        x.String(h.snippet);
         x.Key("score");
         if (h.score)
           x.Double(*h.score);

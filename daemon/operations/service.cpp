@@ -16,15 +16,12 @@ namespace origin::ops {
 
 namespace {
 
-void Str(rpc::Writer& w, std::string_view s) {
-  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
-}
 // A string, or null when empty; a time or count, or null when 0.
 void OptStr(rpc::Writer& w, std::string_view s) {
   if (s.empty())
     w.Null();
   else
-    Str(w, s);
+    w.String(s);
 }
 void OptInt(rpc::Writer& w, std::int64_t v) {
   if (v == 0)
@@ -36,13 +33,6 @@ void OptInt(rpc::Writer& w, std::int64_t v) {
 std::int64_t MonotonicMs() {
   using namespace std::chrono;
   return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
-}
-
-std::string Object(const std::function<void(rpc::Writer&)>& fill) {
-  rapidjson::StringBuffer sb;
-  rpc::Writer w(sb);
-  fill(w);
-  return std::string(sb.GetString(), sb.GetSize());
 }
 
 }  // namespace
@@ -90,11 +80,11 @@ void Status(Operations& o, const proto::NoRequest&, const Caller& caller, Reply 
     w.Key("started_at");
     w.Int64(ctx.started_ms);
     w.Key("home");
-    Str(w, paths.home);
+    w.String(paths.home);
     w.Key("socket");
-    Str(w, paths.socket);
+    w.String(paths.socket);
     w.Key("store");
-    Str(w, ctx.store_name);
+    w.String(ctx.store_name);
     w.Key("watched_dirs");
     w.Int64(watched);
     w.EndObject();
@@ -123,7 +113,7 @@ void Status(Operations& o, const proto::NoRequest&, const Caller& caller, Reply 
     w.Key("search_index");
     w.StartObject();
     w.Key("state");
-    Str(w, index.state);
+    w.String(index.state);
     w.Key("indexed_upto");
     w.Int64(indexed);
     w.Key("problem");
@@ -159,11 +149,11 @@ void Status(Operations& o, const proto::NoRequest&, const Caller& caller, Reply 
         attention.push_back(r.name + ": " + p.path + ": " + p.message);
       w.StartObject();
       w.Key("source");
-      Str(w, r.source);
+      w.String(r.source);
       w.Key("name");
-      Str(w, r.name);
+      w.String(r.name);
       w.Key("root");
-      Str(w, r.root);
+      w.String(r.root);
       w.Key("root_exists");
       w.Bool(r.found.root_exists);
       w.Key("looked");  // false while the first sync has not reached it
@@ -185,7 +175,7 @@ void Status(Operations& o, const proto::NoRequest&, const Caller& caller, Reply 
         w.Null();
       w.Key("agent_version");
       if (ss.agent_version)
-        Str(w, *ss.agent_version);
+        w.String(*ss.agent_version);
       else
         w.Null();
       w.Key("error");  // the latest sync's problem, while it lasts
@@ -201,9 +191,9 @@ void Status(Operations& o, const proto::NoRequest&, const Caller& caller, Reply 
       for (const auto& p : r.found.problems) {
         w.StartObject();
         w.Key("path");
-        Str(w, p.path);
+        w.String(p.path);
         w.Key("message");
-        Str(w, p.message);
+        w.String(p.message);
         w.EndObject();
       }
       w.EndArray();
@@ -212,7 +202,7 @@ void Status(Operations& o, const proto::NoRequest&, const Caller& caller, Reply 
     w.EndArray();
     w.Key("attention");
     w.StartArray();
-    for (const std::string& a : attention) Str(w, a);
+    for (const std::string& a : attention) w.String(a);
     w.EndArray();
     w.EndObject();
       },
@@ -258,7 +248,7 @@ void Sync(Operations& o, const proto::SyncRequest& r, const Caller& caller, Repl
     if (out.end == SyncOutcome::End::kFailed)
       return reply(Answer::Fail(OpError::Code::kInternal, "sync failed: " + out.failure));
     const IngestTotals now = ctx.ingestion.Totals();
-    reply(Answer{Object([&](rpc::Writer& w) {
+    reply(Answer{rpc::Json([&](rpc::Writer& w) {
                    w.StartObject();
                    // Everything ingested since the request came, by this sync
                    // or one that was under way; the sources below are this
@@ -276,7 +266,7 @@ void Sync(Operations& o, const proto::SyncRequest& r, const Caller& caller, Repl
                    for (const SourceSummary& s : out.report.sources) {
                      w.StartObject();
                      w.Key("source");
-                     Str(w, s.source);
+                     w.String(s.source);
                      w.Key("files_seen");
                      w.Int64(s.files_seen);
                      w.Key("files_changed");
@@ -289,7 +279,7 @@ void Sync(Operations& o, const proto::SyncRequest& r, const Caller& caller, Repl
                      w.Int64(s.parse_errors);
                      w.Key("errors");
                      w.StartArray();
-                     for (const auto& e : s.errors) Str(w, e);
+                     for (const auto& e : s.errors) w.String(e);
                      w.EndArray();
                      w.EndObject();
                    }

@@ -64,10 +64,7 @@ void Keyed(Operations& o, const Operation& op, Request req, Caller caller, Reply
       [&ctx, req = std::move(req), caller, method](Db& db, rpc::Writer& w) {
         ORIGIN_ASSERT_INSIDE(*ctx.writer);
         const std::string json = AnswerOnce(db, ctx.clock, req.request_key, method, [&] {
-          rapidjson::StringBuffer sb;
-          rpc::Writer first(sb);
-          Handler(ctx, db, req, caller, first);
-          return std::string(sb.GetString(), sb.GetSize());
+          return rpc::Json([&](rpc::Writer& first) { Handler(ctx, db, req, caller, first); });
         });
         w.RawValue(json.data(), json.size(), rapidjson::kObjectType);
       },
@@ -91,13 +88,9 @@ void StartWrite(Operations& o, const Operation& op, const rapidjson::Value* para
         o.OnWorker(
             Thread::kReader, Caller{},
             [resolved](Db& db, rpc::Writer& w) {
-              std::vector<EntrySource> sources;
-              for (const proto::SourceRef& s : resolved->sources)
-                sources.push_back({s.event_id, s.quote});
+              std::vector<EntrySource> sources = ToEntrySources(resolved->sources);
               ResolveQuotes(db, sources);
-              resolved->sources.clear();
-              for (const EntrySource& s : sources)
-                resolved->sources.push_back({s.event_id, s.quote});
+              resolved->sources = ToSourceRefs(sources);
               w.Null();
             },
             [&o, &op, resolved, caller, reply](Answer a) {

@@ -6,15 +6,23 @@
 #include "core/forget/forget.hpp"
 #include "daemon/operations/operations.hpp"
 
-namespace origin::ops {
+namespace origin {
 
-namespace {
-
-std::vector<EntrySource> Sources(const std::vector<proto::SourceRef>& refs) {
+std::vector<EntrySource> ToEntrySources(const std::vector<proto::SourceRef>& refs) {
   std::vector<EntrySource> out;
   for (const proto::SourceRef& s : refs) out.push_back({s.event_id, s.quote});
   return out;
 }
+
+std::vector<proto::SourceRef> ToSourceRefs(const std::vector<EntrySource>& sources) {
+  std::vector<proto::SourceRef> out;
+  for (const EntrySource& s : sources) out.push_back({s.event_id, s.quote});
+  return out;
+}
+
+namespace ops {
+
+namespace {
 
 // {"entry": <the entry as it is now>, "duplicate": true when it was there already}
 void WriteEntryAnswer(Context& ctx, Db& db, const std::string& id, bool duplicate,
@@ -53,7 +61,7 @@ void Remember(Context& ctx, Db& db, const proto::EntryRequest& r, const Caller& 
   in.valid_from = r.valid_from;
   in.valid_to = r.valid_to;
   in.author = caller.author;
-  in.sources = Sources(r.sources);
+  in.sources = ToEntrySources(r.sources);
   const RememberResult written = origin::Remember(db, ctx.clock, ctx.store_name, in);
   WriteEntryAnswer(ctx, db, written.id, written.duplicate, w);
 }
@@ -68,7 +76,7 @@ void Correct(Context& ctx, Db& db, const proto::EntryRequest& r, const Caller& c
   in.valid_from = r.valid_from;
   in.valid_to = r.valid_to;
   in.author = caller.author;
-  in.add_sources = Sources(r.sources);
+  in.add_sources = ToEntrySources(r.sources);
   WriteEntryAnswer(ctx, db, origin::Correct(db, ctx.clock, ctx.store_name, r.id, in), false, w);
 }
 
@@ -84,4 +92,5 @@ void Restore(Context& ctx, Db& db, const proto::TombstoneRequest& r, const Calle
                     r.dry_run);
 }
 
-}  // namespace origin::ops
+}  // namespace ops
+}  // namespace origin
