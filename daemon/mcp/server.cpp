@@ -6,6 +6,8 @@
 #include <array>
 #include <vector>
 
+#include "core/store/request_keys.hpp"
+#include "core/util/hash.hpp"
 #include "core/util/text.hpp"
 #include "daemon/log.hpp"
 #include "daemon/mcp/tools.hpp"
@@ -216,7 +218,10 @@ void McpServer::CallTool(const std::string& id_json, const rapidjson::Value* par
   if (op != nullptr && op->writes && !peer->session.empty()) {
     // The same request replayed (origin-mcp after a reconnect) is answered
     // once: keyed by the peer's session and the request's id.
-    const std::string key = "mcp:" + peer->session + ":" + id_json;
+    // An agent's id may be a long string: the key stays within the store's
+    // bound as a hash of the two, when written out it would not.
+    std::string key = "mcp:" + peer->session + ":" + id_json;
+    if (key.size() > kRequestKeyMaxBytes) key = "mcp:" + Sha256Hex(peer->session + ":" + id_json);
     args->AddMember("request_key", rapidjson::Value(key.c_str(), args->GetAllocator()),
                     args->GetAllocator());
   }

@@ -392,6 +392,13 @@ TEST_SUITE("e2e") {
     auto [c2, ce2] = m.Tool(6, "correct", R"({"id":")" + v1 + R"(","text":"SQLite again"})");
     CHECK(ce2);
     CHECK_MESSAGE(c2.find("current") != std::string::npos, c2);
+    // A long string id still makes a request key the store takes.
+    const std::string long_id = "\"" + std::string(300, 'q') + "\"";
+    m.Send(R"({"jsonrpc":"2.0","id":)" + long_id +
+           R"(,"method":"tools/call","params":{"name":"remember","arguments":{"kind":"memory","text":"long ids work","confidence":1,"sources":[{"event_id":"claude-code:u1"}]}}})");
+    auto long_answer = m.Read();
+    REQUIRE(long_answer.HasMember("result"));
+    CHECK_FALSE(long_answer["result"]["isError"].GetBool());
     CHECK(m.CloseAndWait().first == 0);
     f.Stop();
   }
