@@ -9,6 +9,7 @@
 #include <map>
 #include <vector>
 
+#include "adapters/common/harness.hpp"
 #include "adapters/common/json.hpp"
 #include "adapters/common/memory_stream.hpp"
 #include "adapters/common/title.hpp"
@@ -36,18 +37,60 @@ std::string SessionFromKey(std::string_view key) {
   return std::string(base);
 }
 
-// Text of a tool_result's content: a string, or text blocks (images and
-// tool references are named, not inlined).
+// The compaction worker's own log (subagents/agent-acompact-<hex>.jsonl):
+// its prompt is the harness's instruction, its answer the summary the
+// parent's compact summary repeats.  Neither is anyone's message.
+bool IsCompactionWorker(std::string_view key) {
+  return IsSubagentFile(key) && Basename(key).substr(0, 15) == "agent-acompact-";
+}
+
+// The marker of an attachment block (image, document, ...) of the Messages
+// API: its media type and size, from its source ({type: base64, media_type,
+// data}, {type: text, media_type, data}, {type: url, url}, {type: file}).
+std::optional<std::string> Attachment(const Json& block, std::string_view type) {
+  if (type != "image" && type != "document" && type != "file" && type != "audio" &&
+      type != "video")
+    return std::nullopt;
+  const Json* src = Member(block, "source");
+  std::string what;
+  std::optional<std::int64_t> bytes;
+  if (src != nullptr && src->IsObject()) {
+    what = std::string(Str(*src, "media_type").value_or(""));
+    auto stype = Str(*src, "type");
+    const Json* data = Member(*src, "data");
+    if (data != nullptr && data->IsString()) {
+      std::string_view d(data->GetString(), data->GetStringLength());
+      if (stype == "base64") {
+        std::size_t len = 0, pad = 0;
+        for (char c : d) {
+          if (c == '\n' || c == '\r' || c == ' ') continue;
+          ++len;
+          pad = c == '=' ? pad + 1 : 0;
+        }
+        bytes = Base64DecodedSize(len, pad);
+      } else {
+        bytes = static_cast<std::int64_t>(d.size());
+      }
+    }
+    if (what.empty() && stype == "url") what = std::string(Str(*src, "url").value_or(""));
+  }
+  if (what.empty()) what = std::string(Str(block, "title").value_or(""));
+  return AttachmentMarker(type, what, bytes);
+}
+
+// Text of a tool_result's content: a string, or text blocks (attachments
+// are marked, tool references named, not inlined).
 std::string ToolResultText(const Json& content) {
   if (content.IsString()) return std::string(content.GetString(), content.GetStringLength());
   std::string out;
   if (!content.IsArray()) return out;
   for (const Json& b : content.GetArray()) {
     auto type = Str(b, "type");
+    if (!type) continue;
     if (type == "text") {
       AppendParagraph(out, Str(b, "text").value_or(""));
-    } else if (type == "image") {
-      AppendParagraph(out, "[image]");
+    } else if (auto marker = Attachment(b, *type)) {
+      AppendParagraph(out, *marker);
     } else if (type == "tool_reference") {
       auto name = Str(b, "tool_name");
       AppendParagraph(out, "[tool " + std::string(name.value_or("?")) + "]");
@@ -84,6 +127,7 @@ struct ClaudeState final : FileState {
       o.AddMember("text", str(t.text), a);
       o.AddMember("manual", t.manual, a);
       o.AddMember("line", t.line.value_or(0), a);
+      if (t.leaf) o.AddMember("leaf", str(*t.leaf), a);
       w.PushBack(o, a);
     }
     d.AddMember("waiting", w, a);
@@ -184,6 +228,7 @@ std::unique_ptr<FileState> ClaudeCodeAdapter::LoadState(std::string_view key,
       t.text = std::string(Str(o, "text").value_or(""));
       t.manual = Bool(o, "manual");
       t.line = line->GetInt64();
+      t.leaf = NonEmpty(o, "leaf");
     }
   return st;
 }
@@ -211,13 +256,20 @@ ParsedLine ParseRecord(const rapidjson::Document& doc, const ParseContext& ctx, 
     if (!t) return out;
     std::string text = SanitizeUtf8(*t);
     const bool manual = *type == "custom-title";
+    // A summary names the conversation that holds its leaf, which may be
+    // another session's (the old CLI writes the summary of an earlier
+    // conversation into the next session's file): the ingester applies it
+    // there, once that line's event is in the store.
+    std::optional<std::string> leaf;
+    if (*type == "summary") leaf = NonEmpty(doc, "leafUuid");
     std::string of = *type == "summary" ? SessionFromKey(ctx.key) : session;
     // A line that repeats the title its kind gave last is no new event.
-    std::string& last = st.last[of + (manual ? "\n1" : "\n0")];
+    std::string& last = st.last[of + (manual ? "\n1" : "\n0") + (leaf ? "\n" + *leaf : "")];
     std::string digest = Sha256Hex(text);
     if (digest == last) return out;
     if (!ts) ts = st.ts;
     ParsedTitle title = MakeTitle(std::move(of), std::move(text), manual, ts.value_or(0), last);
+    title.leaf = std::move(leaf);
     last = std::move(digest);
     if (ts) {
       out.titles.push_back(std::move(title));
@@ -262,16 +314,26 @@ ParsedLine ParseRecord(const rapidjson::Document& doc, const ParseContext& ctx, 
 
   const Json* message = Member(doc, "message");
   if (message == nullptr || !message->IsObject()) return out;
+  // "<synthetic>" stands in for a model on the harness's own assistant
+  // lines (API errors): not a model, so the event names none and the
+  // session's model stays the latest real one.
   if (is_assistant) base.model = NonEmpty(*message, "model");
-  const bool api_error =
-      Bool(doc, "isApiErrorMessage") || (is_assistant && base.model == std::string("<synthetic>"));
-  const bool meta = Bool(doc, "isMeta") || Bool(doc, "isCompactSummary") || api_error;
+  const bool synthetic = base.model == std::string("<synthetic>");
+  if (synthetic) base.model.reset();
+  const bool api_error = Bool(doc, "isApiErrorMessage") || (is_assistant && synthetic);
+  const bool meta = Bool(doc, "isMeta") || Bool(doc, "isCompactSummary") || api_error ||
+                    IsCompactionWorker(ctx.key);
   const std::string role = is_user ? "user" : "assistant";
 
-  std::string text;
+  // A user's text pieces: what the person wrote, and what the harness
+  // injected (adapters/common/harness.hpp), which is meta.
+  std::string text, harness;
+  auto add_text = [&](std::string_view piece) {
+    AppendParagraph(is_user && IsHarnessText(piece) ? harness : text, piece);
+  };
   const Json* content = Member(*message, "content");
   if (content != nullptr && content->IsString()) {
-    text.assign(content->GetString(), content->GetStringLength());
+    add_text(std::string_view(content->GetString(), content->GetStringLength()));
   } else if (content != nullptr && content->IsArray()) {
     int index = -1;
     for (const Json& block : content->GetArray()) {
@@ -279,7 +341,9 @@ ParsedLine ParseRecord(const rapidjson::Document& doc, const ParseContext& ctx, 
       auto btype = Str(block, "type");
       if (!btype) continue;
       if (*btype == "text") {
-        AppendParagraph(text, Str(block, "text").value_or(""));
+        add_text(Str(block, "text").value_or(""));
+      } else if (auto marker = Attachment(block, *btype)) {
+        AppendParagraph(text, *marker);
       } else if (*btype == "tool_use") {
         ParsedEvent ev = base;
         ev.native_id = *uuid + "#" + std::to_string(index);
@@ -301,10 +365,24 @@ ParsedLine ParseRecord(const rapidjson::Document& doc, const ParseContext& ctx, 
         ev.text = Truncate(rc != nullptr ? ToolResultText(*rc) : "", kToolResultChars);
         out.events.push_back(std::move(ev));
       }
-      // thinking, redacted_thinking, image: not indexed; the mirror keeps them.
+      // thinking, redacted_thinking: not indexed; the mirror keeps them.
     }
   }
-  if (!text.empty()) {
+  // Text of white space alone ("\n\n" before a tool call) says nothing:
+  // no event; the mirror keeps it.  The harness's text is a meta event of
+  // the system: the line's own (<uuid>) when the person wrote nothing in it,
+  // else <uuid>#context beside their message.
+  const bool said = !TrimSpace(text).empty(), injected = !TrimSpace(harness).empty();
+  if (injected) {
+    ParsedEvent ev = base;
+    ev.native_id = said ? *uuid + "#context" : *uuid;
+    ev.role = "system";
+    ev.kind = "meta";
+    ev.is_error = api_error;
+    ev.text = std::move(harness);
+    out.events.insert(out.events.begin(), std::move(ev));
+  }
+  if (said) {
     ParsedEvent ev = base;
     ev.native_id = *uuid;
     ev.role = role;

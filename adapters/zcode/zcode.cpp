@@ -8,6 +8,7 @@
 #include <set>
 #include <vector>
 
+#include "adapters/common/harness.hpp"
 #include "adapters/common/json.hpp"
 #include "adapters/common/memory_stream.hpp"
 #include "adapters/common/sqlite_source.hpp"
@@ -209,8 +210,9 @@ ParsedLine ZcodeAdapter::ParseMessage(std::string_view line) {
     return e;
   };
   // The harness's own text in a user message (a text part marked
-  // synthetic, or one that is only a <system-reminder>) is context, not
-  // what the user said.
+  // synthetic, or one the harness rule takes for its own, such as a
+  // <system-reminder>: adapters/common/harness.hpp) is context, not what the
+  // user said.
   std::string text, harness;
   std::vector<const Json*> tools;
   if (const Json* parts = Member(doc, "parts"); parts != nullptr && parts->IsArray()) {
@@ -220,10 +222,8 @@ ParsedLine ZcodeAdapter::ParseMessage(std::string_view line) {
       auto type = Str(*pd, "type");
       if (type == "text") {
         const std::string_view t = Str(*pd, "text").value_or("");
-        const std::string_view trimmed = TrimSpace(t);
-        const bool reminder =
-            trimmed.rfind("<system-reminder>", 0) == 0 && EndsWith(trimmed, "</system-reminder>");
-        AppendParagraph(role == "user" && (Bool(*pd, "synthetic") || reminder) ? harness : text, t);
+        const bool injected = Bool(*pd, "synthetic") || IsHarnessText(t);
+        AppendParagraph(role == "user" && injected ? harness : text, t);
       }
       if (type == "tool") tools.push_back(&p);
     }

@@ -68,7 +68,9 @@ int RenderTimeline(rapidjson::Document& r, const Invocation& a) {
       std::string who = Str(e, "role");
       std::string kind = Str(e, "kind");
       if (kind == "tool_call") who = "tool " + Str(e, "tool", "?");
-      if (kind == "tool_result") who = "result";
+      if (kind == "tool_result") who = "result " + Str(e, "tool", "");
+      // A sub-agent's row (Claude Code's sidechain) is the sub-agent's, not the session's.
+      if (e.HasMember("agent") && e["agent"].IsString()) who = "sub-agent " + who;
       if (kind == "meta") who = st.Dim(who + " (meta)");
       std::printf("%s  %-16s %s\n", st.Dim(LocalTime(Int(e, "ts")).substr(11)).c_str(), who.c_str(),
                   OneLine(Str(e, "text"), 110).c_str());

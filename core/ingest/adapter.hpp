@@ -115,6 +115,13 @@ struct ParsedTitle {
   // The line the title comes from when it is an earlier line than the one
   // being parsed (a title that waited for a time, invariant 1).
   std::optional<std::int64_t> line;
+  // A title that names the conversation holding a line rather than its own
+  // log's session (Claude Code's summary and its leafUuid): the native id
+  // of that line's event (its events are <leaf> or <leaf>#<block>).  The
+  // title then belongs to the session of that event, once the store holds
+  // it, whatever `session` says; until then it waits (the ingester's
+  // title_wait), and it is applied when the event arrives.
+  std::optional<std::string> leaf;
 };
 
 struct ParsedLine {

@@ -14,6 +14,7 @@
 
 #include "core/entries/entries.hpp"
 #include "core/ingest/content.hpp"
+#include "core/ingest/leaf_titles.hpp"
 #include "core/ingest/memories.hpp"
 #include "core/ingest/raw_file.hpp"
 #include "core/store/sessions.hpp"
@@ -285,6 +286,7 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
     ParsedMemory memory;
   };
   std::vector<MemoryLine> memories;
+  std::vector<ParsedTitle> leaf_titles;
   std::size_t pos = 0;
   while (pos < data.size()) {
     std::size_t nl = data.find('\n', pos);
@@ -311,11 +313,24 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
     // Titles are events of their own (spec: Session names): meta, tool_name
     // "title", role user for the user's, assistant for generated ones.
     for (ParsedTitle& t : parsed.titles) {
+      std::string title_session = std::string(source) + ":" + t.session;
+      if (t.leaf) {
+        // The title of the session that holds its leaf (leaf_titles.hpp):
+        // staged in its place when the store or this batch holds the leaf,
+        // else placed once the batch is in.
+        auto held = LeafSession(db_, source, *t.leaf, /*staged=*/true);
+        if (!held) {
+          if (!t.line) t.line = line_no;
+          leaf_titles.push_back(std::move(t));
+          continue;
+        }
+        title_session = std::move(*held);
+      }
       if (t.session.empty() || t.text.empty()) continue;
       std::string text = SanitizeUtf8(t.text);
       stage.Reset();
       stage.Bind(1, std::string(source) + ":" + t.native_id).Bind(2, source);
-      stage.Bind(3, std::string(source) + ":" + t.session).Bind(4, t.ts);
+      stage.Bind(3, title_session).Bind(4, t.ts);
       stage.Bind(5, nullptr).Bind(6, nullptr).Bind(7, nullptr);
       stage.Bind(8, t.manual ? "user" : "assistant").Bind(9, "meta");
       stage.BindStatic(10, text).Bind(11, "title").Bind(12, nullptr);
@@ -358,6 +373,10 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
          "call_id, is_error, agent, model, file_id, line FROM temp.event_stage ORDER BY n")
       .Run();
   db_.Prepare("DELETE FROM temp.event_stage").Run();
+  // Titles that name the session holding a line, once that line's event is
+  // here (core/ingest/leaf_titles.hpp): this batch's, and those that waited.
+  PlaceLeafTitles(db_, source, leaf_titles, file_id, line_no);
+  ApplyArrivedLeafTitles(db_, source);
   // The sessions of the new events, before their memories derive entries.
   out.events += AddArrivals(db_, source, last_seq, session_versions);
   // Memory lines derive their entries' versions once their events are in.

@@ -10,8 +10,17 @@ namespace origin {
 
 namespace {
 
-constexpr const char* kEventCols =
-    "seq, id, source, session, ts, project, cwd, git_branch, role, kind, text, tool_name, "
+// A tool result's tool is its call's (joined by call_id, within its source,
+// through event_call), read when the result is: a result stored without it
+// (every one so far, and one written before its call) names it too.  A
+// hidden call names none (invariant 2).
+const std::string kEventCols =
+    "seq, id, source, session, ts, project, cwd, git_branch, role, kind, text, "
+    "coalesce(tool_name, CASE WHEN kind = 'tool_result' AND call_id IS NOT NULL THEN "
+    "(SELECT c.tool_name FROM event c WHERE c.call_id = event.call_id AND c.source = "
+    "event.source AND c.kind = 'tool_call' AND " +
+    VisibleEventSql("c.seq") +
+    " ORDER BY c.seq LIMIT 1) END), "
     "call_id, agent, model, is_error, file_id, line";
 
 EventRow ReadEvent(const Stmt& st) {
@@ -67,8 +76,9 @@ std::string_view TrimLeft(std::string_view s) {
 }
 
 // Skips one leading element <tag ...>...</tag> (or <tag .../>); returns false
-// when the text does not start with one.
-bool SkipElement(std::string_view& s) {
+// when the text does not start with one.  `tag` and `inner` get its name and
+// content.
+bool SkipElement(std::string_view& s, std::string& tag, std::string_view& inner) {
   if (s.size() < 3 || s[0] != '<') return false;
   std::size_t i = 1;
   auto name_char = [](char c) {
@@ -77,24 +87,24 @@ bool SkipElement(std::string_view& s) {
   };
   if (!((s[1] >= 'a' && s[1] <= 'z') || (s[1] >= 'A' && s[1] <= 'Z'))) return false;
   while (i < s.size() && name_char(s[i])) ++i;
-  std::string tag(s.substr(1, i - 1));
+  tag.assign(s.substr(1, i - 1));
   std::size_t gt = s.find('>', i);
   if (gt == std::string_view::npos) return false;
   if (s[gt - 1] == '/') {  // <tag ... />
+    inner = {};
     s.remove_prefix(gt + 1);
     return true;
   }
   std::size_t close = s.find("</" + tag + ">", gt + 1);
   if (close == std::string_view::npos) return false;
+  inner = s.substr(gt + 1, close - gt - 1);
   s.remove_prefix(close + tag.size() + 3);
   return true;
 }
 
-}  // namespace
-
-std::optional<std::string> PromptName(std::string_view text) {
-  text = TrimLeft(text);
-  while (SkipElement(text)) text = TrimLeft(text);
+// `text` with its whitespace collapsed (runs become one space, none at
+// either end).
+std::string Collapse(std::string_view text) {
   std::string collapsed;
   bool space = false;
   for (char c : text) {
@@ -106,6 +116,31 @@ std::optional<std::string> PromptName(std::string_view text) {
     space = false;
     collapsed.push_back(c);
   }
+  return collapsed;
+}
+
+}  // namespace
+
+std::optional<std::string> PromptName(std::string_view text) {
+  text = TrimLeft(text);
+  // A slash command given with arguments (Claude Code's echo:
+  // <command-name>/review</command-name> ... <command-args>the parser
+  // change</command-args>) is what the person asked for: it names the
+  // session by the command and its arguments.  A command without any
+  // (/clear, /model) is passed over as the other elements are.
+  std::string tag, command;
+  std::string_view inner, args;
+  while (SkipElement(text, tag, inner)) {
+    if (tag == "command-name") command = Collapse(inner);
+    if (tag == "command-args") args = inner;
+    text = TrimLeft(text);
+  }
+  std::string collapsed = Collapse(args);
+  if (!command.empty() && !collapsed.empty()) {
+    if (command.front() != '/') command.insert(command.begin(), '/');
+    return std::string(TruncateChars(command + " " + collapsed, 80));
+  }
+  collapsed = Collapse(text);
   if (collapsed.empty()) return std::nullopt;
   // Only a bracketed notice, such as [Request interrupted by user].
   if (collapsed.front() == '[' && collapsed.back() == ']' &&
@@ -160,10 +195,12 @@ std::optional<SourceLine> EventSource(Db& db, MirrorStore& mirrors, std::string_
 }
 
 std::optional<std::string> FirstPrompt(Db& db, std::string_view session) {
-  // event_user_message: the user messages of one session, by time.
+  // event_user_message: the user messages of one session, by time.  A
+  // sub-agent's (sidechain) are its task, written by the agent, never the
+  // person's: they name no session.
   auto st = db.Prepare(
       "SELECT text FROM event INDEXED BY event_user_message "
-      "WHERE session = ? AND kind = 'message' AND role = 'user' AND " +
+      "WHERE session = ? AND kind = 'message' AND role = 'user' AND agent IS NULL AND " +
       VisibleEventSql("seq") + " ORDER BY ts, seq LIMIT 200");
   st.Bind(1, session);
   std::optional<std::string> out;

@@ -85,6 +85,8 @@ std::vector<ProjectRow> ListProjects(Db& db);
 /// The provisional name of a session from its first typed prompt (spec:
 /// Session names): leading XML-style elements skipped, empty messages and
 /// bracketed notices passed over, whitespace collapsed, cut to 80 characters.
+/// A slash command with arguments is a prompt (its command and arguments);
+/// sub-agents' messages (agent set) name no session.
 std::optional<std::string> FirstPrompt(Db& db, std::string_view session);
 /// The same rule on one message's text; nullopt when it is not a prompt.
 std::optional<std::string> PromptName(std::string_view text);

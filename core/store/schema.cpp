@@ -352,6 +352,31 @@ CREATE INDEX request_key_at ON request_key(at_ms);
                          "EXISTS (SELECT 1 FROM event)"))
            db.Exec(kAddScopeBlocksSql);
        }},
+      {6, "titles that wait for the session they name; sessions' models derived again",
+       [](Db& db) {
+         db.Exec(R"sql(
+-- Titles that name the conversation holding a line (a Claude Code summary's
+-- leafUuid), waiting for that line's event (core/ingest/leaf_titles.hpp).
+CREATE TABLE title_wait (
+  id      TEXT PRIMARY KEY,         -- the title event's id, once it is one
+  source  TEXT NOT NULL,
+  leaf    TEXT NOT NULL,            -- native id of the line whose session it names
+  text    TEXT NOT NULL,
+  manual  INTEGER NOT NULL,         -- 1 when the user gave it
+  ts      INTEGER NOT NULL,         -- ms UTC
+  file_id INTEGER NOT NULL REFERENCES raw_file(id), -- provenance (invariant 1)
+  line    INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX title_wait_source ON title_wait(source);
+)sql");
+         // A session's model is its latest real one: not "<synthetic>" (a
+         // stand-in on the harness's lines), not a sub-agent's
+         // (core/store/sessions.hpp, RealModelSql, as of this version).
+         db.Exec(
+             "UPDATE session SET model = (SELECT model FROM event WHERE session = session.id "
+             "AND model IS NOT NULL AND model NOT LIKE '<%>' AND agent IS NULL "
+             "ORDER BY ts DESC, seq DESC LIMIT 1)");
+       }},
   };
   return kMigrations;
 }

@@ -17,7 +17,7 @@ struct SessionAgg {
   std::int64_t first_ts = INT64_MAX, last_ts = INT64_MIN;
   std::int64_t events = 0, messages = 0;
   std::optional<std::string> cwd, git_branch, agent_version, model;
-  std::int64_t cwd_ts = INT64_MIN;
+  std::int64_t cwd_ts = INT64_MIN, model_ts = INT64_MIN;
 };
 
 void FlushSessions(Db& db, std::string_view source, const std::map<std::string, SessionAgg>& aggs,
@@ -40,8 +40,12 @@ void FlushSessions(Db& db, std::string_view source, const std::map<std::string, 
       last_ts = max(coalesce(session.last_ts, excluded.last_ts), excluded.last_ts),
       event_count = session.event_count + excluded.event_count,
       message_count = session.message_count + excluded.message_count,
-      agent_version = coalesce(excluded.agent_version, session.agent_version),
-      model = coalesce(excluded.model, session.model)
+      agent_version = CASE WHEN session.last_ts IS NULL OR excluded.last_ts >= session.last_ts
+                 THEN coalesce(excluded.agent_version, session.agent_version)
+                 ELSE coalesce(session.agent_version, excluded.agent_version) END,
+      model = CASE WHEN session.last_ts IS NULL OR excluded.last_ts >= session.last_ts
+                 THEN coalesce(excluded.model, session.model)
+                 ELSE coalesce(session.model, excluded.model) END
   )sql");
   for (const auto& [id, a] : aggs) {
     if (a.events == 0) continue;
@@ -75,8 +79,8 @@ std::int64_t AddArrivals(Db& db, std::string_view source, std::int64_t after_seq
   std::map<std::string, SessionAgg> aggs;
   std::set<std::string> retitled;
   std::int64_t arrived = 0;
-  auto added = db.Prepare("SELECT session, ts, kind, cwd, git_branch, model, agent IS NOT NULL, " +
-                           TitleEventSql() + " FROM event WHERE seq > ? ORDER BY seq");
+  auto added = db.Prepare("SELECT session, ts, kind, cwd, git_branch, model, " + RealModelSql() +
+                           ", " + TitleEventSql() + " FROM event WHERE seq > ? ORDER BY seq");
   added.Bind(1, after_seq);
   while (added.Step()) {
     ++arrived;
@@ -96,8 +100,11 @@ std::int64_t AddArrivals(Db& db, std::string_view source, std::int64_t after_seq
       a.cwd_ts = ts;
       if (!added.IsNull(4)) a.git_branch = std::string(added.Text(4));
     }
-    // A sub-agent's model is not the session's.
-    if (!added.IsNull(5) && added.Int(6) == 0) a.model = std::string(added.Text(5));
+    // The latest real model (RealModelSql: not a sub-agent's, not a stand-in).
+    if (added.Int(6) != 0 && ts >= a.model_ts) {
+      a.model = std::string(added.Text(5));
+      a.model_ts = ts;
+    }
   }
   for (const auto& [sess, v] : agent_versions)
     if (auto it = aggs.find(sess); it != aggs.end()) it->second.agent_version = v;

@@ -33,9 +33,20 @@ inline std::string TitleEventSql(std::string_view prefix = "") {
          "tool_name IS 'title')";
 }
 
+/// A session's model, from its events' `model` (prefixed by `prefix`): the
+/// model of its latest event (by time, then arrival) that names a real one
+/// and is not a sub-agent's.  A name in angle brackets (Claude Code's
+/// "<synthetic>", written on the harness's own lines) stands in for a model
+/// and is none.  AddArrivals keeps it; migration 6 derived it again.
+inline std::string RealModelSql(std::string_view prefix = "") {
+  return "(" + std::string(prefix) + "model IS NOT NULL AND " + std::string(prefix) +
+         "model NOT LIKE '<%>' AND " + std::string(prefix) + "agent IS NULL)";
+}
+
 /// Adds the events of `source` that arrived after `after_seq` (a batch just
 /// inserted) to their sessions: new sessions are made, the aggregates of
-/// existing ones grow (cwd, branch and project follow the latest event),
+/// existing ones grow (cwd, branch, project, model and agent version
+/// follow the latest event by time, whatever order the logs are read in),
 /// and the sessions that gained title events are titled again
 /// (RetitleSessions).  `agent_versions` gives the agent version the batch's
 /// lines named, by session id.  Returns how many events arrived.

@@ -74,11 +74,20 @@ StoreStatus ReadStatus(Db& db, const std::string& db_path, std::int64_t now_ms) 
       }
     }
     {
+      // The newest agent version seen, by event time: that of the session
+      // active last (SQLite takes a bare column from the row of max()), not
+      // of the file read last (an old session imported now).  The setting,
+      // the version of the last line read, only for a source whose sessions
+      // name none.
       auto st = db.Prepare("SELECT key, value FROM setting WHERE key LIKE 'agent_version.%'");
       while (st.Step()) {
         std::string_view key = st.Text(0);
         get(key.substr(14)).agent_version = std::string(st.Text(1));
       }
+      auto by_time = db.Prepare(
+          "SELECT source, agent_version, max(last_ts) FROM session "
+          "WHERE agent_version IS NOT NULL AND event_count > 0 GROUP BY source");
+      while (by_time.Step()) get(by_time.Text(0)).agent_version = std::string(by_time.Text(1));
     }
     s.max_seq = db.QueryInt("SELECT max(seq) FROM event");
     db.Exec("COMMIT");

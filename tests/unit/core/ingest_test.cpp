@@ -362,13 +362,15 @@ TEST_SUITE("ingest") {
     CHECK(c.Events() == 0);  // no time yet: it waits, in the file's state
     AppendFile(c.file, UserLine("u1", "x", "2026-01-05T10:00:00.000Z"));
     c.Sync();
+    // The summary's leaf, u1, arrived with that line: the title is placed
+    // once u1's event is in (core/ingest/leaf_titles.hpp).
     Stmt st(c.s.db->get(), "SELECT id, ts, line FROM event ORDER BY seq");
+    REQUIRE(st.Step());
+    CHECK(st.Text(0) == "claude-code:u1");
     REQUIRE(st.Step());
     CHECK(std::string(st.Text(0)).find("claude-code:s1:title:") == 0);
     CHECK(FormatIsoUtc(st.Int(1)) == "2026-01-05T10:00:00.000Z");
     CHECK(st.Int(2) == 1);  // its own line (invariant 1)
-    REQUIRE(st.Step());
-    CHECK(st.Text(0) == "claude-code:u1");
     CHECK(c.s.db->QueryInt("SELECT title = 'Old summary' FROM session") == 1);
   }
 
