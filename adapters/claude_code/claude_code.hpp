@@ -10,10 +10,16 @@
 // memory/<cwd-slug>.jsonl, whose cwd is read from the project's sessions.
 // user and assistant lines become events: text blocks joined into one
 // message event (<uuid>), each tool_use / tool_result block its own event
-// (<uuid>#<block>, truncated to 2,000 / 4,000 characters); thinking blocks
-// are not indexed.  isMeta lines, compaction summaries, API-error lines and
-// system lines with content become meta events.  ai-title, custom-title and
-// summary lines of a session's own log are title events (ParsedTitle): a
+// (<uuid>#<block>, truncated to 2,000 / 4,000 characters); attachment
+// blocks leave a marker ([image: image/png, 590 KB]); thinking blocks and
+// text of white space alone give nothing.  isMeta lines, compaction
+// summaries, the compaction worker's (agent-acompact-*) messages, API-error
+// lines (whose "<synthetic>" model is no model) and system lines with content
+// become meta events, and so does the harness's text in a user line
+// (adapters/common/harness.hpp): the line's own event, or <uuid>#context
+// beside the person's message.  ai-title, custom-title and summary lines of
+// a session's own log are title events (ParsedTitle; a summary's belongs to
+// the session that holds its leafUuid, ParsedTitle::leaf): a
 // line that repeats the title its kind (the user's, or generated) last gave
 // the session in this file is none, and the id chains on that title
 // (adapters/common/title.hpp).  Title lines carry no time: a title takes the
