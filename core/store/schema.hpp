@@ -28,8 +28,12 @@ namespace origin {
 /// The version this build writes.  2: event_cjk holds every CJK letter.
 /// 3: the search indexes of events are in index.db only.  4: request_key
 /// (core/store/request_keys.hpp).  5: what every open made until then
-/// (entries, forgetting, scope_block), now a version of its own.
-inline constexpr int kSchemaVersion = 5;
+/// (entries, forgetting, scope_block), now a version of its own.  6:
+/// session_cwd (a session's projects) and session.parent (issue 14).
+inline constexpr int kSchemaVersion = 6;
+/// The migration that derives sessions' projects (session_cwd) and parents
+/// (session.parent) again (issue 14).
+inline constexpr int kSessionProjectsVersion = 6;
 /// The version kSchemaSql is: a new store starts there and runs the
 /// migrations after it.
 inline constexpr int kBaseSchemaVersion = 3;
