@@ -88,6 +88,7 @@ void WriteSession(Writer& w, const SessionRow& s) {
   Opt(w, "project", s.project);
   Opt(w, "cwd", s.cwd);
   Opt(w, "git_branch", s.git_branch);
+  Opt(w, "parent", s.parent);
   Time(w, "first_ts", "first_time", s.first_ts);
   Time(w, "last_ts", "last_time", s.last_ts);
   w.Key("events");
@@ -108,6 +109,15 @@ void WriteSource(Writer& w, const SourceLine& s) {
   w.Key("line");
   w.Int64(s.line);
   WriteBytes(w, "raw", s.raw);
+  if (s.generated_line) {
+    // The line Origin generated around it, as its mirror holds it.
+    w.Key("generated");
+    w.StartObject();
+    w.Key("line");
+    w.Int64(*s.generated_line);
+    WriteBytes(w, "raw", s.generated_raw);
+    w.EndObject();
+  }
   w.EndObject();
 }
 

@@ -4,6 +4,7 @@
 #include <rapidjson/document.h>
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <map>
 
 #include "adapters/common/json.hpp"
@@ -23,10 +24,29 @@ std::string ThreadFromKey(std::string_view key) {
   return std::string(base.size() >= 36 ? base.substr(base.size() - 36) : base);
 }
 
+// A forked rollout (session_meta's forked_from_id) starts with a copy of
+// its parent's history, which Codex writes at once when it forks: the
+// parent's own session_meta first, then its items, each stamped when it
+// was copied, and, for a sub-agent spawned with the parent's context, a
+// tool output for the parent's spawn call that tells the new agent so.
+// Those lines are the parent's (it holds them as its own), not the
+// sub-agent's: they stay in the mirror and give no event.
+enum class Copy { kNone, kMaybe, kCopying };
+// The copy is written in one burst: a line more than this after the
+// latest line of the copy is the sub-agent's own.
+constexpr std::int64_t kCopyBurstMs = 1000;
+
+bool IsForkNotice(std::string_view text) {
+  return text.find("forked from your parent") != std::string_view::npos;
+}
+
 struct CodexState final : FileState {
   std::string thread;  // from the file name, else session_meta
   std::optional<std::string> cwd, branch, model, version;
-  bool internal = false;  // a memory-consolidation sub-agent's rollout
+  bool internal = false;   // a memory-consolidation sub-agent's rollout
+  bool meta_seen = false;  // the rollout's own session_meta was read
+  Copy copy = Copy::kNone;
+  std::int64_t copy_ts = 0;  // the latest time in the copy so far
 
   std::string Save() const override {
     rapidjson::Document d(rapidjson::kObjectType);
@@ -39,6 +59,11 @@ struct CodexState final : FileState {
     put("model", model);
     put("version", version);
     if (internal) d.AddMember("internal", true, a);
+    if (meta_seen) d.AddMember("meta", true, a);
+    if (copy != Copy::kNone) {
+      d.AddMember("copy", copy == Copy::kMaybe ? 1 : 2, a);
+      d.AddMember("copy_ts", copy_ts, a);
+    }
     return Serialize(d);
   }
 };
@@ -146,6 +171,14 @@ std::unique_ptr<FileState> CodexAdapter::LoadState(std::string_view key,
       st->model = NonEmpty(d, "model");
       st->version = NonEmpty(d, "version");
       st->internal = Bool(d, "internal");
+      // A state saved before "meta" was: a session_meta gave its cwd or version.
+      st->meta_seen = Bool(d, "meta") || st->cwd || st->version;
+      if (const Json* c = Member(d, "copy"); c != nullptr && c->IsInt())
+        st->copy = c->GetInt() == 1   ? Copy::kMaybe
+                   : c->GetInt() == 2 ? Copy::kCopying
+                                      : Copy::kNone;
+      if (const Json* t = Member(d, "copy_ts"); t != nullptr && t->IsInt64())
+        st->copy_ts = t->GetInt64();
     }
   }
   return st;
@@ -179,8 +212,32 @@ ParsedLine CodexAdapter::ParseLine(std::string_view line, ParseContext& ctx) con
   auto type = Str(doc, "type");
   const Json* payload = Member(doc, "payload");
   if (!type || payload == nullptr || !payload->IsObject()) return out;
+  auto ts_str = Str(doc, "timestamp");
+  std::optional<std::int64_t> ts = ts_str ? ParseIsoMs(*ts_str) : std::nullopt;
+
+  // The parent's history a forked rollout starts with: nothing of it is
+  // the sub-agent's (see Copy).
+  if (st->copy == Copy::kMaybe)
+    st->copy =
+        *type == "session_meta" && Str(*payload, "id") != st->thread ? Copy::kCopying : Copy::kNone;
+  if (st->copy == Copy::kCopying) {
+    if (!ts || *ts - st->copy_ts < kCopyBurstMs) {
+      if (ts) st->copy_ts = std::max(st->copy_ts, *ts);
+      const auto ptype = Str(*payload, "type").value_or("");
+      if (*type == "response_item" &&
+          (ptype == "function_call_output" || ptype == "custom_tool_call_output") &&
+          IsForkNotice(OutputText(Member(*payload, "output"))))
+        st->copy = Copy::kNone;  // the last line of the copy
+      return out;
+    }
+    st->copy = Copy::kNone;
+  }
 
   if (*type == "session_meta") {
+    // Only the rollout's own (the first) describes it; a forked rollout
+    // repeats its ancestors' after it.
+    if (st->meta_seen) return out;
+    st->meta_seen = true;
     if (auto cwd = NonEmpty(*payload, "cwd")) st->cwd = cwd;
     if (auto v = NonEmpty(*payload, "cli_version")) st->version = v;
     if (const Json* git = Member(*payload, "git"); git != nullptr && git->IsObject())
@@ -190,6 +247,32 @@ ParsedLine CodexAdapter::ParseLine(std::string_view line, ParseContext& ctx) con
       if (s.find("memory_consolidation") != std::string::npos) st->internal = true;
     }
     out.agent_version = st->version;
+    // A sub-agent's (or a fork's) link to the thread it came from.
+    std::optional<std::string> parent = NonEmpty(*payload, "forked_from_id");
+    if (const Json* src = Member(*payload, "source"); !parent && src != nullptr && src->IsObject())
+      if (const Json* sub = Member(*src, "subagent"); sub != nullptr && sub->IsObject())
+        if (const Json* spawn = Member(*sub, "thread_spawn"); spawn != nullptr && spawn->IsObject())
+          parent = NonEmpty(*spawn, "parent_thread_id");
+    if (NonEmpty(*payload, "forked_from_id")) {
+      st->copy = Copy::kMaybe;
+      st->copy_ts = ts.value_or(ParseIsoMs(Str(*payload, "timestamp").value_or("")).value_or(0));
+    }
+    if (parent && *parent != st->thread && !st->internal) {
+      std::optional<std::int64_t> at =
+          ts ? ts : ParseIsoMs(Str(*payload, "timestamp").value_or(""));
+      if (at) {
+        ParsedEvent& link = out.events.emplace_back();
+        link.native_id = st->thread + ":" + std::to_string(ctx.line_no);
+        link.session = st->thread;
+        link.ts = *at;
+        link.role = "system";
+        link.kind = "meta";
+        link.tool_name = "parent";
+        link.text = std::string(id()) + ":" + *parent;
+        link.cwd = st->cwd;
+        link.git_branch = st->branch;
+      }
+    }
     return out;
   }
   if (*type == "turn_context") {
@@ -200,8 +283,6 @@ ParsedLine CodexAdapter::ParseLine(std::string_view line, ParseContext& ctx) con
   if (st->internal) return out;
   out.agent_version = st->version;
 
-  auto ts_str = Str(doc, "timestamp");
-  std::optional<std::int64_t> ts = ts_str ? ParseIsoMs(*ts_str) : std::nullopt;
   ParsedEvent ev;
   ev.session = st->thread;
   ev.native_id = st->thread + ":" + std::to_string(ctx.line_no);

@@ -82,19 +82,23 @@ void SequenceCursor::Write(rapidjson::Writer<rapidjson::StringBuffer>& w, std::s
 
 std::string GenerateItems(
     const std::string& path, std::string_view last_line, std::size_t max_bytes,
-    const std::function<void(rapidjson::Writer<rapidjson::StringBuffer>&, std::size_t)>& extra) {
+    const std::function<void(rapidjson::Writer<rapidjson::StringBuffer>&, std::size_t)>& extra,
+    const std::function<void(const std::vector<std::string_view>&, std::size_t)>& plan) {
   std::optional<std::string> text = ReadWholeFile(path);
   if (!text) throw SourceBusy("cannot read " + path);
   std::vector<std::string> ids;
   std::vector<std::string_view> items;
+  std::vector<std::int64_t> line_nos;  // each item's line in the file, 1-based
   std::map<std::string, int> seen;
   std::size_t pos = 0;
+  std::int64_t line_no = 0;
   while (pos < text->size()) {
     std::size_t nl = text->find('\n', pos);
     const bool last = nl == std::string::npos;
     if (last) nl = text->size();
     std::string_view line(text->data() + pos, nl - pos);
     pos = nl + 1;
+    ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find_first_not_of(" \t") == std::string_view::npos) continue;
     // A last line without its newline that is not a whole object yet is
@@ -109,10 +113,13 @@ std::string GenerateItems(
     const std::string h = Sha256Hex(line).substr(0, 24);
     ids.push_back(h + "." + std::to_string(seen[h]++));
     items.push_back(line);
+    line_nos.push_back(line_no);
   }
   SequenceCursor cursor = SequenceCursor::FromLine(last_line);
+  const std::size_t start = cursor.Start(ids);
+  if (plan) plan(items, start);
   std::string out;
-  for (std::size_t i = cursor.Start(ids); i < ids.size() && out.size() < max_bytes; ++i) {
+  for (std::size_t i = start; i < ids.size() && out.size() < max_bytes; ++i) {
     rapidjson::StringBuffer sb;
     rapidjson::Writer<rapidjson::StringBuffer> w(sb);
     w.StartObject();
@@ -120,11 +127,47 @@ std::string GenerateItems(
     WriteString(w, ids[i]);
     extra(w, i);
     cursor.Write(w, i, ids[i]);
+    w.Key("source_line");
+    w.Int64(line_nos[i]);
+    // The agent's line itself, byte for byte, when it is JSON (ItemOriginal
+    // gives it back); else as a string.  Always the last member.
     w.Key("item");
-    WriteJsonText(w, items[i]);
+    bool verbatim = false;
+    if (JsonDepthWithin(items[i], kMaxJsonDepth)) {
+      rapidjson::Document d;
+      d.Parse<rapidjson::kParseIterativeFlag>(items[i].data(), items[i].size());
+      if (!d.HasParseError()) {
+        w.RawValue(items[i].data(), items[i].size(), d.GetType());
+        verbatim = true;
+      }
+    }
+    if (!verbatim) WriteString(w, items[i]);
     w.EndObject();
     out.append(sb.GetString(), sb.GetSize()).push_back('\n');
   }
+  return out;
+}
+
+std::optional<OriginalLine> ItemOriginal(std::string_view line) {
+  // "item" is the last member and "source_line" comes right before it; a
+  // '"' inside a JSON string is always escaped, so the first ,"item": not
+  // inside a string is the member's key.
+  constexpr std::string_view kKey = ",\"item\":";
+  const std::size_t k = line.find(kKey);
+  if (k == std::string_view::npos || line.empty() || line.back() != '}') return std::nullopt;
+  if (!JsonDepthWithin(line, kMaxJsonDepth)) return std::nullopt;
+  rapidjson::Document doc;
+  doc.Parse<rapidjson::kParseIterativeFlag>(line.data(), line.size());
+  if (doc.HasParseError() || !doc.IsObject()) return std::nullopt;
+  const Json* n = Member(doc, "source_line");
+  const Json* item = Member(doc, "item");
+  if (n == nullptr || !n->IsInt64() || item == nullptr) return std::nullopt;
+  OriginalLine out;
+  out.line = n->GetInt64();
+  if (item->IsString())
+    out.raw.assign(item->GetString(), item->GetStringLength());
+  else
+    out.raw = std::string(line.substr(k + kKey.size(), line.size() - 1 - k - kKey.size()));
   return out;
 }
 

@@ -22,6 +22,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/ingest/adapter.hpp"
+
 namespace origin::adapters {
 
 /// Where a generated stream of database rows goes on (ZCode's messages,
@@ -86,11 +88,19 @@ class SequenceCursor {
 /// the same line came before, so the items a rewrite keeps are the same
 /// items.  The items after those already out (SequenceCursor) are written
 /// as {"item_id", <what `extra` writes for the item's index>, "index",
-/// "chain", "item"}, at most about `max_bytes`.  Throws SourceBusy when the
-/// file cannot be read.
+/// "chain", "source_line" (its line in the file), "item" (the line itself,
+/// byte for byte when it is JSON)}, at most about `max_bytes`.  `plan`,
+/// when given, first sees every item's text and the index of the first to
+/// be written now.  Throws SourceBusy when the file cannot be read.
 std::string GenerateItems(
     const std::string& path, std::string_view last_line, std::size_t max_bytes,
-    const std::function<void(rapidjson::Writer<rapidjson::StringBuffer>&, std::size_t)>& extra);
+    const std::function<void(rapidjson::Writer<rapidjson::StringBuffer>&, std::size_t)>& extra,
+    const std::function<void(const std::vector<std::string_view>&, std::size_t)>& plan = {});
+
+/// The agent's own line a line of GenerateItems holds: its line number in
+/// the agent's file and its bytes (SourceAdapter::Original); nullopt for a
+/// line written before they were kept (no "source_line").
+std::optional<OriginalLine> ItemOriginal(std::string_view line);
 
 /// A line GenerateItems wrote: its item id, its "ts", the item itself.
 struct ItemLine {

@@ -24,6 +24,17 @@ namespace origin::adapters {
 
 namespace cursor_parts {
 
+std::string OutsideTag(std::string_view text, std::string_view tag) {
+  const std::string open = "<" + std::string(tag) + ">", close = "</" + std::string(tag) + ">";
+  const std::size_t a = text.find(open);
+  if (a == std::string_view::npos) return std::string(TrimSpace(text));
+  const std::size_t b = text.find(close, a + open.size());
+  if (b == std::string_view::npos) return std::string(TrimSpace(text));
+  std::string out(TrimSpace(text.substr(0, a)));
+  AppendParagraph(out, std::string(TrimSpace(text.substr(b + close.size()))));
+  return out;
+}
+
 void MessageEvents(const Json& msg, const std::string& id,
                    const std::function<ParsedEvent&(std::string)>& event) {
   const std::string role(Str(msg, "role").value_or(""));
@@ -44,6 +55,11 @@ void MessageEvents(const Json& msg, const std::string& id,
   if (role == "user" && has_text) {
     if (auto query = TagContent(text, "user_query")) {
       add(id, "user", "message", *query);
+      // What Cursor wraps around the query (<user_info>,
+      // <git_diff_from_branch_to_main>, <cursor_commands>, attached files):
+      // context, not the user's words, but kept.
+      const std::string context = OutsideTag(text, "user_query");
+      if (!context.empty()) add(id + "#context", "system", "meta", context);
     } else {
       // Only the environment the agent injects (<user_info>): context, not a prompt.
       const bool context = TagContent(text, "user_info").has_value();

@@ -11,6 +11,7 @@
 
 #include "adapters/common/json.hpp"
 #include "adapters/common/sqlite_source.hpp"
+#include "adapters/common/stream_cursor.hpp"
 #include "adapters/cursor/parts.hpp"
 #include "core/ingest/walk.hpp"
 #include "core/util/text.hpp"
@@ -70,6 +71,12 @@ std::string CursorAdapter::Generate(const SourceFile& stream, std::string_view l
   if (stream.key.rfind("transcripts/", 0) == 0)
     return GenerateTranscript(stream, last_line, max_bytes);
   return GenerateChat(stream, last_line, max_bytes);
+}
+
+std::optional<OriginalLine> CursorAdapter::Original(std::string_view key,
+                                                    std::string_view mirror_line) const {
+  if (key.rfind("transcripts/", 0) != 0) return std::nullopt;
+  return ItemOriginal(mirror_line);
 }
 
 ParsedLine CursorAdapter::ParseLine(std::string_view line, ParseContext& ctx) const {

@@ -51,12 +51,17 @@ std::optional<std::string> WorkspaceFolder(const std::string& dir);
 /// storage directory and the folder it opens.
 std::vector<std::pair<std::string, std::string>> Workspaces(const std::string& ide_user);
 
+/// `text` without its first <tag>...</tag> element, trimmed: what a harness
+/// wrapped around it.
+std::string OutsideTag(std::string_view text, std::string_view tag);
+
 /// The events of one message, {role, content}, of a cursor-agent chat
 /// (content parts text, reasoning, tool-call, tool-result) or of an agent
 /// transcript ({role, message: {content}}, parts text, tool_use,
 /// tool_result), under `id` (parts: <id>#<n>):
 ///   user       the text (the <user_query> in it, when there is one): a
-///              message; a message of only <user_info> context: meta
+///              message, and the context around that query (<id>#context):
+///              meta; a message of only <user_info> context: meta
 ///   assistant  text parts joined: a message; each tool call a tool_call
 ///   tool, or a user's tool results: each a tool_result (is_error)
 /// Reasoning is not indexed.  `event` adds one with its id; this sets the rest.

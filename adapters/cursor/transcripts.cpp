@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // Cursor: agent transcripts (sources.md 3.2, cursor.hpp), read only for a
 // conversation held nowhere else.
+#include <fcntl.h>
 #include <rapidjson/document.h>
 #include <rapidjson/writer.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,6 +21,7 @@
 #include "adapters/cursor/cursor.hpp"
 #include "adapters/cursor/parts.hpp"
 #include "core/ingest/walk.hpp"
+#include "core/query/events.hpp"
 #include "core/util/text.hpp"
 
 namespace origin::adapters {
@@ -27,15 +30,123 @@ using namespace cursor_parts;
 
 namespace {
 
-// A path as Cursor names its project directory (~/.cursor/projects/<slug>:
-// /Users/me/prj -> Users-me-prj), every character but a letter or digit
-// taken as a '-', so that either spelling compares.
-std::string Slug(std::string_view path) {
+// A name as Cursor's project slugs compare (~/.cursor/projects/<slug>:
+// /Users/me/prj -> Users-me-prj, C:\\Users\\me\\prj -> c-Users-me-prj):
+// letters and digits (and every byte of a non-ASCII letter) kept, in lower
+// case, every run of other characters one '-', none at either end.
+std::string SlugKey(std::string_view path) {
   std::string out;
-  for (char c : path)
-    out += (std::isalnum(static_cast<unsigned char>(c)) != 0 || (c & 0x80) != 0) ? c : '-';
-  const std::size_t start = out.find_first_not_of('-');
-  return start == std::string::npos ? "" : out.substr(start);
+  for (char c : path) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) != 0 || (u & 0x80) != 0)
+      out += static_cast<char>(std::tolower(u));
+    else if (!out.empty() && out.back() != '-')
+      out += '-';
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  return out;
+}
+
+bool EndsPath(char c) {
+  return std::isspace(static_cast<unsigned char>(c)) != 0 || c == '"' || c == '\'' || c == '`' ||
+         c == '<' || c == '>' || c == '|' || c == '*' || c == '?' || c == '(' || c == ')' ||
+         c == ',' || c == ';';
+}
+
+// The folder an absolute path in `text` starts with whose slug is `key`
+// (SlugKey of the transcript's project directory): the lossy slug, read
+// back from a path the conversation names (Cursor's <user_info> names the
+// workspace, tool calls name files in it).
+std::optional<std::string> FolderInText(std::string_view text, const std::string& key) {
+  for (std::size_t p = 0; p < text.size(); ++p) {
+    const bool after_word =
+        p > 0 && (std::isalnum(static_cast<unsigned char>(text[p - 1])) != 0 ||
+                  text[p - 1] == '/' || text[p - 1] == '\\' || text[p - 1] == '.' ||
+                  text[p - 1] == '-' || text[p - 1] == '_' || text[p - 1] == ':');
+    if (after_word) continue;
+    const bool unix_root = text[p] == '/';
+    const bool drive = std::isalpha(static_cast<unsigned char>(text[p])) != 0 &&
+                       p + 2 < text.size() && text[p + 1] == ':' &&
+                       (text[p + 2] == '\\' || text[p + 2] == '/');
+    if (!unix_root && !drive) continue;
+    std::size_t q = p + (drive ? 3 : 1);
+    for (;; ++q) {
+      if (q == text.size() || EndsPath(text[q]) || text[q] == '/' || text[q] == '\\') {
+        const std::string_view prefix = text.substr(p, q - p);
+        const std::string k = SlugKey(prefix);
+        if (k == key) return std::string(prefix);
+        if (k.size() > key.size() || key.compare(0, k.size(), k) != 0) break;
+        if (q == text.size() || EndsPath(text[q])) break;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+// FolderInText over every string of a JSON value.
+std::optional<std::string> FolderInJson(const Json& v, const std::string& key) {
+  if (v.IsString()) return FolderInText(std::string_view(v.GetString(), v.GetStringLength()), key);
+  if (v.IsArray())
+    for (const Json& x : v.GetArray())
+      if (auto f = FolderInJson(x, key)) return f;
+  if (v.IsObject())
+    for (const auto& m : v.GetObject())
+      if (auto f = FolderInJson(m.value, key)) return f;
+  return std::nullopt;
+}
+
+// An item of a transcript, parsed; nullopt when it is not a JSON object.
+std::optional<rapidjson::Document> ParseItem(std::string_view item) {
+  if (!JsonDepthWithin(item, kMaxJsonDepth)) return std::nullopt;
+  rapidjson::Document d;
+  d.Parse<rapidjson::kParseIterativeFlag>(item.data(), item.size());
+  if (d.HasParseError() || !d.IsObject()) return std::nullopt;
+  return d;
+}
+
+// A user's item with text: a turn of the conversation begins there; its
+// <user_query> (else its text) in `query`.
+bool StartsTurn(const Json& item, std::string* query) {
+  if (Str(item, "role").value_or("") != "user") return false;
+  const Json* content = Member(item, "content");
+  if (content == nullptr)
+    if (const Json* m = Member(item, "message"); m != nullptr && m->IsObject())
+      content = Member(*m, "content");
+  const std::string text = TextParts(content);
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) return false;
+  if (query != nullptr) *query = TagContent(text, "user_query").value_or(std::string());
+  return true;
+}
+
+// When a file or directory was made, where the system says (statx on
+// Linux, st_birthtime on macOS).
+std::optional<std::int64_t> BirthMs(const std::string& path) {
+#if defined(__linux__) && defined(STATX_BTIME)
+  struct statx sx {};
+  if (::statx(AT_FDCWD, path.c_str(), 0, STATX_BTIME, &sx) == 0 && (sx.stx_mask & STATX_BTIME) != 0)
+    return static_cast<std::int64_t>(sx.stx_btime.tv_sec) * 1000 + sx.stx_btime.tv_nsec / 1000000;
+#elif defined(__APPLE__)
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0)
+    return static_cast<std::int64_t>(st.st_birthtimespec.tv_sec) * 1000 +
+           st.st_birthtimespec.tv_nsec / 1000000;
+#endif
+  (void)path;
+  return std::nullopt;
+}
+
+// The earliest the file system says a transcript may have begun: the
+// birth times of the file and of its directory, and the directory's
+// modification time (a transcript made in it changed it), when earlier
+// than the file's modification time.
+std::int64_t BeganMs(const std::string& file, std::int64_t mtime_ms) {
+  std::int64_t began = mtime_ms;
+  const std::string dir(file.substr(0, file.rfind('/')));
+  for (const std::string& p : {file, dir})
+    if (std::optional<std::int64_t> b = BirthMs(p); b && *b > 0) began = std::min(began, *b);
+  struct stat st {};
+  if (::stat(dir.c_str(), &st) == 0) began = std::min(began, MtimeNs(st) / 1000000);
+  return began;
 }
 
 }  // namespace
@@ -126,10 +237,11 @@ void CursorAdapter::AddTranscripts(Discovery& d, std::set<std::string>& held) co
 
 std::string CursorAdapter::GenerateTranscript(const SourceFile& stream, std::string_view last_line,
                                               std::size_t max_bytes) const {
-  // The conversation's name and workspace, when the IDE lists it (keeping
-  // its messages elsewhere); else the project is the IDE's workspace whose
-  // folder has the transcript's slug.
+  // transcripts/<slug>/<id>/<id>.jsonl, transcripts/<slug>/<id>/subagents/<sub>.jsonl
   const std::vector<std::string_view> p = SplitPath(stream.key);
+  const bool whole = p.size() == 4;  // the conversation's transcript, not a sub-agent's
+  // The conversation's name and workspace, when the IDE lists it (keeping
+  // its messages elsewhere).
   std::string cwd, title;
   const std::string global = ide_user_ + "/globalStorage/state.vscdb";
   if (p.size() >= 3 && ::access(global.c_str(), F_OK) == 0) {
@@ -146,20 +258,73 @@ std::string CursorAdapter::GenerateTranscript(const SourceFile& stream, std::str
       // Not now: these lines go without them.
     }
   }
-  if (p.size() >= 3 && cwd.empty())
+  // Else the workspace is the folder the project directory's slug names:
+  // an IDE workspace's folder with that slug, else a path the transcript
+  // names whose leading folders have that slug.
+  const std::string key = p.size() >= 2 ? SlugKey(p[1]) : std::string();
+  if (cwd.empty() && !key.empty())
     for (const auto& [dir, folder] : Workspaces(ide_user_))
-      if (Slug(folder) == Slug(p[1])) cwd = folder;
-  // No times in a transcript: its items are dated when they are first seen,
-  // by the file's mtime, 1 ms apart.
-  const std::int64_t seen = stream.mtime_ns / 1000000;
-  std::optional<std::size_t> first;
-  return GenerateItems(stream.abs_path, last_line, max_bytes, [&](JsonWriter& w, std::size_t i) {
-    if (!first) first = i;
-    w.Key("ts");
-    w.Int64(seen + static_cast<std::int64_t>(i - *first));
-    if (!cwd.empty()) WriteMember(w, "cwd", cwd);
-    if (!title.empty()) WriteMember(w, "title", title);
-  });
+      if (SlugKey(folder) == key) cwd = folder;
+  // No times in a transcript (docs/architecture.md, Cursor): the items of
+  // a look are dated between where the transcript began (the first look)
+  // or the last item out (later looks) and the file's modification time;
+  // each turn (a user's message) at its share of that span, in order, and
+  // the items of a turn 1 ms apart.
+  const std::int64_t mtime = stream.mtime_ns / 1000000;
+  std::optional<std::int64_t> prev;
+  if (!last_line.empty()) {
+    rapidjson::Document d;
+    prev = ParseItemLine(last_line, d).ts;
+  }
+  std::vector<std::int64_t> times;
+  auto plan = [&](const std::vector<std::string_view>& items, std::size_t start) {
+    times.assign(items.size(), 0);
+    std::vector<bool> turn(items.size(), false);
+    std::string first_query;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      std::optional<rapidjson::Document> d = ParseItem(items[i]);
+      if (!d) continue;
+      std::string query;
+      turn[i] = StartsTurn(*d, &query);
+      if (first_query.empty() && !query.empty()) first_query = query;
+      if (cwd.empty() && !key.empty())
+        if (auto f = FolderInJson(*d, key)) cwd = *f;
+    }
+    // A conversation no one named is named by its first query.
+    if (title.empty() && whole)
+      if (std::optional<std::string> name = PromptName(first_query)) title = *name;
+    std::vector<std::size_t> starts;
+    for (std::size_t i = start; i < items.size(); ++i)
+      if (i == start || turn[i]) starts.push_back(i);
+    const std::int64_t lower = prev ? *prev + 1 : BeganMs(stream.abs_path, mtime);
+    const std::int64_t span = std::max<std::int64_t>(0, mtime - lower);
+    const auto k = static_cast<std::int64_t>(starts.size());
+    std::int64_t t = lower - 1;
+    std::size_t next = 0;
+    for (std::size_t i = start; i < items.size(); ++i) {
+      if (next < starts.size() && starts[next] == i) {
+        const auto j = static_cast<std::int64_t>(next++);
+        // The first look: the first turn when the transcript began, the
+        // last at its mtime; a later look: up to its mtime.
+        const std::int64_t at = prev     ? lower + span * (j + 1) / k
+                                : k == 1 ? lower
+                                         : lower + span * j / (k - 1);
+        t = std::max(t + 1, at);
+      } else {
+        ++t;
+      }
+      times[i] = t;
+    }
+  };
+  return GenerateItems(
+      stream.abs_path, last_line, max_bytes,
+      [&](JsonWriter& w, std::size_t i) {
+        w.Key("ts");
+        w.Int64(times[i]);
+        if (!cwd.empty()) WriteMember(w, "cwd", cwd);
+        if (!title.empty()) WriteMember(w, "title", title);
+      },
+      plan);
 }
 
 ParsedLine CursorAdapter::ParseTranscript(std::string_view line, std::string_view key) {

@@ -175,6 +175,12 @@ std::string GrokAdapter::Generate(const SourceFile& stream, std::string_view las
   return GenerateMemoryLines(stream, last_line, max_bytes, now_ms, place);
 }
 
+std::optional<OriginalLine> GrokAdapter::Original(std::string_view key,
+                                                  std::string_view mirror_line) const {
+  if (!EndsWith(key, ".items.jsonl")) return std::nullopt;
+  return ItemOriginal(mirror_line);
+}
+
 ParsedLine GrokAdapter::ParseLine(std::string_view line, ParseContext& ctx) const {
   if (EndsWith(ctx.key, ".titles.jsonl")) return ParseTitle(line, ctx);
   if (EndsWith(ctx.key, ".items.jsonl")) return ParseHistoryItem(line, ctx);

@@ -52,9 +52,15 @@ int RenderSources(rapidjson::Document& r, const Invocation& a) {
   if (PrintedJson(r, a.json())) return 0;
   Style st{UseColor(stdout)};
   for (const auto& s : r["sources"].GetArray()) {
+    // A generated line that copies the agent's own: the agent's line is
+    // shown, and where the generated one is in the mirror.
+    const std::string generated =
+        s.HasMember("generated") && s["generated"].IsObject()
+            ? ", generated line " + std::to_string(Int(s["generated"], "line"))
+            : "";
     std::printf("%s:%lld  %s\n", Str(s, "file").c_str(), static_cast<long long>(Int(s, "line")),
                 st.Dim("(mirror " + Str(s, "mirror") + ", generation " +
-                       std::to_string(Int(s, "generation")) + ")")
+                       std::to_string(Int(s, "generation")) + generated + ")")
                     .c_str());
     // Bytes that are not UTF-8 are shown as \xNN, from the exact bytes.
     std::string raw = Str(s, "raw");

@@ -64,6 +64,8 @@ int RenderTimeline(rapidjson::Document& r, const Invocation& a) {
                 st.Bold(OneLine(SessionName(s, st), 500)).c_str(), Str(s, "id").c_str(),
                 Str(s, "project", "-").c_str(), LocalTime(Int(s, "first_ts")).c_str(),
                 LocalTime(Int(s, "last_ts")).c_str(), Thousands(Int(s, "events")).c_str());
+    if (s.HasMember("parent") && s["parent"].IsString())
+      std::printf("%s\n\n", st.Dim("forked from " + Str(s, "parent")).c_str());
     for (const auto& e : r["events"].GetArray()) {
       std::string who = Str(e, "role");
       std::string kind = Str(e, "kind");

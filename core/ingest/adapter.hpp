@@ -161,6 +161,13 @@ class SourceBusy : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// The agent's own line that a line of a generated stream copies: its
+/// line number in the stream's file and its bytes (SourceAdapter::Original).
+struct OriginalLine {
+  std::int64_t line = 0;
+  std::string raw;
+};
+
 class SourceAdapter {
  public:
   virtual ~SourceAdapter() = default;
@@ -177,6 +184,16 @@ class SourceAdapter {
     (void)key;
     (void)saved;
     return nullptr;
+  }
+  /// For a line of a generated stream `key` that copies a line of the
+  /// agent's file (Cursor's agent transcripts, Grok's chat history): that
+  /// line and where it is, which `origin sources` gives first (invariant
+  /// 1).  nullopt for any other line.
+  virtual std::optional<OriginalLine> Original(std::string_view key,
+                                               std::string_view mirror_line) const {
+    (void)key;
+    (void)mirror_line;
+    return std::nullopt;
   }
   /// Parses one complete line (without its newline).  Throws ParseError.
   virtual ParsedLine ParseLine(std::string_view line, ParseContext& ctx) const = 0;

@@ -10,18 +10,24 @@ namespace origin {
 
 namespace {
 
-// A tool result's tool is its call's (joined by call_id, within its source,
+// The columns ReadEvent reads, of the table `event`.  The project is the
+// one the event's session has where its cwd lies (EventProjectSql).  A tool
+// result's tool is its call's (joined by call_id, within its source,
 // through event_call), read when the result is: a result stored without it
 // (every one so far, and one written before its call) names it too.  A
 // hidden call names none (invariant 2).
-const std::string kEventCols =
-    "seq, id, source, session, ts, project, cwd, git_branch, role, kind, text, "
-    "coalesce(tool_name, CASE WHEN kind = 'tool_result' AND call_id IS NOT NULL THEN "
-    "(SELECT c.tool_name FROM event c WHERE c.call_id = event.call_id AND c.source = "
-    "event.source AND c.kind = 'tool_call' AND " +
-    VisibleEventSql("c.seq") +
-    " ORDER BY c.seq LIMIT 1) END), "
-    "call_id, agent, model, is_error, file_id, line";
+const std::string& EventCols() {
+  static const std::string cols =
+      "seq, id, source, session, ts, " + EventProjectSql("event") +
+      ", cwd, git_branch, role, kind, text, "
+      "coalesce(tool_name, CASE WHEN kind = 'tool_result' AND call_id IS NOT NULL THEN "
+      "(SELECT c.tool_name FROM event c WHERE c.call_id = event.call_id AND c.source = "
+      "event.source AND c.kind = 'tool_call' AND " +
+      VisibleEventSql("c.seq") +
+      " ORDER BY c.seq LIMIT 1) END), "
+      "call_id, agent, model, is_error, file_id, line";
+  return cols;
+}
 
 EventRow ReadEvent(const Stmt& st) {
   EventRow e;
@@ -48,7 +54,7 @@ EventRow ReadEvent(const Stmt& st) {
 
 constexpr const char* kSessionCols =
     "id, source, project, cwd, git_branch, coalesce(first_ts, 0), coalesce(last_ts, 0), "
-    "event_count, message_count, title, title_manual";
+    "event_count, message_count, title, title_manual, parent";
 
 SessionRow ReadSession(const Stmt& st) {
   SessionRow s;
@@ -63,6 +69,7 @@ SessionRow ReadSession(const Stmt& st) {
   s.messages = st.Int(8);
   s.title = st.OptText(9);
   s.title_manual = st.Int(10) != 0;
+  s.parent = st.OptText(11);
   return s;
 }
 
@@ -154,8 +161,8 @@ namespace {
 // One event by `where` (one parameter); OpError kForgotten when it is hidden
 // (invariant 2).
 std::optional<EventRow> OneEvent(Db& db, const char* where, auto key) {
-  auto st = db.Prepare(std::string("SELECT ") + kEventCols +
-                        ", seq IN (SELECT seq FROM excluded_event) FROM event WHERE " + where);
+  auto st = db.Prepare(std::string("SELECT ") + EventCols() +
+                       ", seq IN (SELECT seq FROM excluded_event) FROM event WHERE " + where);
   st.Bind(1, key);
   std::optional<EventRow> out;
   bool hidden = false;
@@ -180,12 +187,14 @@ std::optional<SourceLine> EventSource(Db& db, MirrorStore& mirrors, std::string_
   if (!ev) return std::nullopt;
   SourceLine s;
   {
-    auto st = db.Prepare("SELECT path, mirror, generation FROM raw_file WHERE id = ?");
+    auto st = db.Prepare("SELECT path, mirror, generation, source, key FROM raw_file WHERE id = ?");
     st.Bind(1, ev->file_id);
     if (!st.Step()) throw std::runtime_error("event " + ev->id + " has no raw_file");
     s.path = std::string(st.Text(0));
     s.mirror = std::string(st.Text(1));
     s.generation = st.Int(2);
+    s.source = std::string(st.Text(3));
+    s.key = std::string(st.Text(4));
   }
   s.line = ev->line;
   auto raw = mirrors.ReadLine(db, ev->file_id, ev->line);
@@ -212,7 +221,12 @@ std::vector<SessionRow> ListSessions(Db& db, const SessionFilter& f) {
   std::string sql = std::string("SELECT ") + kSessionCols +
                     " FROM session WHERE event_count > 0 AND last_ts >= ? AND first_ts <= ?";
   if (f.source) sql += " AND source = ?";
-  if (f.project) sql += " AND project = ?";
+  // A session is found by a project it has, now or earlier (session_cwd),
+  // as its events are.
+  if (f.project)
+    sql +=
+        " AND (project = :project OR id IN (SELECT session FROM session_cwd "
+        "WHERE project = :project))";
   sql += " ORDER BY last_ts DESC, id LIMIT ?";
   auto st = db.Prepare(sql);
   int i = 1;
@@ -260,7 +274,7 @@ std::vector<ProjectRow> ListProjects(Db& db) {
 
 std::vector<EventRow> SessionEvents(Db& db, std::string_view session, bool include_tools, int limit,
                                     std::int64_t offset) {
-  std::string sql = std::string("SELECT ") + kEventCols + " FROM event WHERE session = ? AND " +
+  std::string sql = std::string("SELECT ") + EventCols() + " FROM event WHERE session = ? AND " +
                     VisibleEventSql("seq") +
                     (include_tools ? "" : " AND kind NOT IN ('tool_call', 'tool_result')") +
                     " ORDER BY ts, seq LIMIT ? OFFSET ?";

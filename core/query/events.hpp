@@ -36,11 +36,18 @@ struct EventRow {
 
 /// The original log line behind an event (invariant 1).
 struct SourceLine {
+  std::string source;  // the adapter's id
+  std::string key;     // the stream's key under the source's root
   std::string path;    // the agent's file, as last read
   std::string mirror;  // the mirror under raw/
   std::int64_t generation = 0;
   std::int64_t line = 0;  // 1-based, in the mirror's content
   std::string raw;        // the line's bytes, without its newline
+  // For a generated line that copies the agent's own line (the daemon
+  // asks the adapter, SourceAdapter::Original): `line` and `raw` are then
+  // the agent's, and these the generated line's.
+  std::optional<std::int64_t> generated_line;
+  std::string generated_raw;
 };
 
 struct SessionRow {
@@ -50,6 +57,7 @@ struct SessionRow {
   std::int64_t events = 0, messages = 0;
   std::optional<std::string> title;
   bool title_manual = false;
+  std::optional<std::string> parent;  // the session it was forked from (a Codex sub-agent's)
   std::optional<std::string> prompt;  // the provisional name, when there is no title
 };
 

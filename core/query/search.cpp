@@ -8,6 +8,7 @@
 #include "core/query/terms.hpp"
 #include "core/store/event_index.hpp"
 #include "core/store/fts_rank.hpp"
+#include "core/store/sessions.hpp"
 #include "core/util/text.hpp"
 
 namespace origin {
@@ -34,7 +35,7 @@ std::string Where(const EventQuery& q, bool messages = false) {
   else if (!messages && !q.include_tools)
     w += " AND e.kind = 'message'";
   if (q.source) w += " AND e.source = ?6";
-  if (q.project) w += " AND e.project = ?7";
+  if (q.project) w += " AND " + EventProjectSql("e") + " = ?7";
   if (q.from_ms) w += " AND e.ts >= ?8";
   if (q.to_ms) w += " AND e.ts <= ?9";
   return w;

@@ -6,6 +6,7 @@
 
 #include "core/store/event_index.hpp"
 #include "core/store/fts_rank.hpp"
+#include "core/store/sessions.hpp"
 #include "core/util/text.hpp"
 
 namespace origin {
@@ -352,7 +353,7 @@ CREATE INDEX request_key_at ON request_key(at_ms);
                          "EXISTS (SELECT 1 FROM event)"))
            db.Exec(kAddScopeBlocksSql);
        }},
-      {6, "titles that wait for the session they name; sessions' models derived again",
+      {kLeafTitlesVersion, "titles that wait for the session they name; sessions' models derived again",
        [](Db& db) {
          db.Exec(R"sql(
 -- Titles that name the conversation holding a line (a Claude Code summary's
@@ -376,6 +377,30 @@ CREATE INDEX title_wait_source ON title_wait(source);
              "UPDATE session SET model = (SELECT model FROM event WHERE session = session.id "
              "AND model IS NOT NULL AND model NOT LIKE '<%>' AND agent IS NULL "
              "ORDER BY ts DESC, seq DESC LIMIT 1)");
+        }},
+      {kSessionProjectsVersion, "a session keeps its project inside its first working directory; parent links",
+       [](Db& db) {
+         db.Exec(R"sql(
+-- Where each session works (ProjectSessions, core/store/sessions.hpp): a
+-- cwd inside the session's first working directory has the session's
+-- project; only a move out of that tree changes it.  Derived from the
+-- visible events; the project of an event is read through here.
+CREATE TABLE session_cwd (
+  session  TEXT NOT NULL,           -- session.id
+  cwd      TEXT NOT NULL,           -- a cwd its events name
+  first_ts INTEGER NOT NULL,        -- the earliest of them (ms UTC)
+  project  TEXT NOT NULL,           -- the session's project in that cwd
+  PRIMARY KEY (session, cwd)
+) WITHOUT ROWID;
+CREATE INDEX session_cwd_project ON session_cwd(project);
+-- The session another session was forked from (RelinkSessions), derived
+-- from its link events: meta, tool_name 'parent', the parent's id as text.
+ALTER TABLE session ADD COLUMN parent TEXT;
+CREATE INDEX event_parent ON event(session, seq) WHERE kind = 'meta' AND tool_name IS 'parent';
+)sql");
+         // Stores made before: every session's projects derived again.
+         ProjectSessions(db);
+         RelinkSessions(db);
        }},
   };
   return kMigrations;

@@ -30,9 +30,13 @@ namespace origin {
 /// (core/store/request_keys.hpp).  5: what every open made until then
 /// (entries, forgetting, scope_block), now a version of its own.  6:
 /// title_wait (core/ingest/leaf_titles.hpp), sessions' models derived again.
-inline constexpr int kSchemaVersion = 6;
+/// 7: session_cwd (a session's projects) and session.parent (issue 14).
+inline constexpr int kSchemaVersion = 7;
 /// The version that made title_wait and derived sessions' models again.
 inline constexpr int kLeafTitlesVersion = 6;
+/// The migration that derives sessions' projects (session_cwd) and parents
+/// (session.parent) again (issue 14).
+inline constexpr int kSessionProjectsVersion = 7;
 /// The version kSchemaSql is: a new store starts there and runs the
 /// migrations after it.
 inline constexpr int kBaseSchemaVersion = 3;

@@ -137,6 +137,15 @@ void Sources(Context& ctx, Db& db, const proto::IdRequest& r, rpc::Writer& w) {
   for (const std::string& ev : events) {
     auto line = EventSource(db, ctx.mirrors, ev);
     if (!line) NotFound(ev);
+    // A generated line that copies the agent's own: the agent's line first.
+    for (const auto& a : ctx.adapters)
+      if (a->id() == line->source)
+        if (std::optional<OriginalLine> o = a->Original(line->key, line->raw)) {
+          line->generated_line = line->line;
+          line->generated_raw = std::move(line->raw);
+          line->line = o->line;
+          line->raw = std::move(o->raw);
+        }
     rpc::WriteSource(w, *line);
   }
   w.EndArray();

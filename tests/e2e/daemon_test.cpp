@@ -486,6 +486,76 @@ TEST_SUITE("e2e") {
     f.Stop();
   }
 
+  TEST_CASE("e2e: a Cursor transcript's sources, a project by its first folder, a fork's parent") {
+    // Issue 14, points 5, 8 and 9, as the CLI shows them: fixtures from
+    // tests/fixtures (session_rules_test.cpp checks the rules themselves).
+    namespace fs = std::filesystem;
+    DaemonFixture f;
+    const std::string fixtures = std::string(ORIGIN_SOURCE_DIR) + "/tests/fixtures/";
+    const std::string id = "3d1f5b2a-6c7d-4e8f-9a0b-1c2d3e4f5a6b";
+    const std::string rel =
+        "projects/c-Users-name-Documents-shop-site/agent-transcripts/" + id + "/" + id + ".jsonl";
+    const std::string transcript = f.cursor() + "/" + rel;
+    WriteFile(transcript, ReadAll(fixtures + "cursor/" + rel));
+    const std::string rollouts = "sessions/2026/02/01/";
+    for (const char* r : {"rollout-2026-02-01T09-10-00-0599a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a60.jsonl",
+                          "rollout-2026-02-01T11-00-00-0799a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a62.jsonl"})
+      WriteFile(f.codex() + "/" + rollouts + r, ReadAll(fixtures + "codex/" + rollouts + r));
+    f.Start({"--rescan-ms", "600000"});
+
+    // sources of a transcript event: the transcript's own line first.
+    RunResult r = f.Cli({"timeline", "cursor:" + id, "--json"});
+    REQUIRE(r.status == 0);
+    auto d = Json(r.out);
+    std::string first;
+    for (const auto& e : d["events"].GetArray())
+      if (std::string(e["kind"].GetString()) == "message" && first.empty())
+        first = e["id"].GetString();
+    REQUIRE(!first.empty());
+    r = f.Cli({"sources", first, "--json"});
+    REQUIRE(r.status == 0);
+    d = Json(r.out);
+    const auto& src = d["sources"][0];
+    CHECK(std::string(src["file"].GetString()) == transcript);
+    CHECK(src["line"].GetInt64() == 1);
+    const std::string text = ReadAll(transcript);
+    CHECK(std::string(src["raw"].GetString()) == text.substr(0, text.find('\n')));
+    CHECK(src["generated"]["line"].GetInt64() >= 1);
+    r = f.Cli({"sources", first}, {{"NO_COLOR", "1"}});
+    CHECK(r.out.rfind(transcript + ":1  (mirror ", 0) == 0);
+    CHECK(r.out.find("generated line") != std::string::npos);
+
+    // A project by the session's first working directory: its subfolders
+    // are in it, and --project finds the session and its events there.
+    r = f.Cli({"timeline", "--days", "100000", "--project", "shop", "--json"});
+    REQUIRE(r.status == 0);
+    d = Json(r.out);
+    REQUIRE(d["sessions"].Size() == 1);
+    CHECK(std::string(d["sessions"][0]["id"].GetString()) ==
+          "codex:0799a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a62");
+    r = f.Cli({"search", "discounts", "--project", "shop", "--json"});
+    REQUIRE(r.status == 0);
+    CHECK(Json(r.out)["events"].Size() == 1);
+    CHECK(f.Cli({"search", "discounts", "--project", "src", "--json"}).out.find("discounts") ==
+          std::string::npos);
+    r = f.Cli({"timeline", "--days", "100000", "--project", "shop-site", "--json"});
+    CHECK(Json(r.out)["sessions"].Size() == 1);
+
+    // A Codex fork: linked to its parent, named by its own task.
+    const std::string fork = "codex:0599a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a60";
+    r = f.Cli({"timeline", fork, "--json"});
+    REQUIRE(r.status == 0);
+    d = Json(r.out);
+    CHECK(std::string(d["session"]["parent"].GetString()) ==
+          "codex:0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b");
+    CHECK(std::string(d["session"]["prompt"].GetString()) == "Check whether CI runs build.sh");
+    r = f.Cli({"timeline", fork}, {{"NO_COLOR", "1"}});
+    CHECK(r.out.find("forked from codex:0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b") !=
+          std::string::npos);
+    CHECK(r.out.find("COPIED-PARENT") == std::string::npos);
+    f.Stop();
+  }
+
   TEST_CASE(
       "e2e: origin remember, correct, entries, show and sources of an entry, and their bad input") {
     DaemonFixture f;

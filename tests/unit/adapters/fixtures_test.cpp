@@ -90,7 +90,7 @@ std::string Sessions(Db& db) {
   Stmt st(db.get(),
           "SELECT id, coalesce(title, ''), title_manual, event_count, message_count, "
           "coalesce(project, ''), coalesce(first_ts, 0), coalesce(last_ts, 0), "
-          "coalesce(agent_version, ''), coalesce(model, '') FROM session ORDER BY id");
+          "coalesce(agent_version, ''), coalesce(model, ''), parent FROM session ORDER BY id");
   std::string out;
   while (st.Step()) {
     out += std::string(st.Text(0)) + " title=\"" + std::string(st.Text(1)) +
@@ -98,7 +98,8 @@ std::string Sessions(Db& db) {
            " messages=" + std::to_string(st.Int(4)) + " project=" + std::string(st.Text(5)) +
            " first=" + (st.Int(6) ? FormatIsoUtc(st.Int(6)) : "-") +
            " last=" + (st.Int(7) ? FormatIsoUtc(st.Int(7)) : "-") +
-           " version=" + std::string(st.Text(8)) + " model=" + std::string(st.Text(9)) + "\n";
+           " version=" + std::string(st.Text(8)) + " model=" + std::string(st.Text(9)) +
+           (st.IsNull(10) ? "" : " parent=" + std::string(st.Text(10))) + "\n";
   }
   return out;
 }
