@@ -2,6 +2,7 @@
 // origin timeline and origin projects: sessions, one session's events, and
 // the projects they were in.
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -60,34 +61,40 @@ int RenderTimeline(rapidjson::Document& r, const Invocation& a) {
   Style st{UseColor(stdout)};
   if (r.HasMember("session")) {
     const auto& s = r["session"];
-    std::printf("%s\n%s · %s · %s → %s · %s events\n\n",
-                st.Bold(OneLine(SessionName(s, st), 500)).c_str(), Str(s, "id").c_str(),
+    std::printf("%s\n%s · %s · %s · %s → %s · %s events\n\n",
+                st.Bold(OneLine(SessionName(s, st), 500)).c_str(), RefCell(s, st).c_str(),
+                Str(s, "id").c_str(),
                 Str(s, "project", "-").c_str(), LocalTime(Int(s, "first_ts")).c_str(),
                 LocalTime(Int(s, "last_ts")).c_str(), Thousands(Int(s, "events")).c_str());
+    // References differ in length where one needs more characters to be unique.
+    std::size_t ref_width = 0;
+    for (const auto& e : r["events"].GetArray()) ref_width = std::max(ref_width, Str(e, "ref").size());
     for (const auto& e : r["events"].GetArray()) {
+      const std::string ref = RefCell(e, st) + std::string(ref_width - Str(e, "ref").size(), ' ');
       std::string who = Str(e, "role");
       std::string kind = Str(e, "kind");
       if (kind == "tool_call") who = "tool " + Str(e, "tool", "?");
       if (kind == "tool_result") who = "result";
       if (kind == "meta") who = st.Dim(who + " (meta)");
-      std::printf("%s  %-16s %s\n", st.Dim(LocalTime(Int(e, "ts")).substr(11)).c_str(), who.c_str(),
+      std::printf("%s  %s  %-16s %s\n", ref.c_str(),
+                  st.Dim(LocalTime(Int(e, "ts")).substr(11)).c_str(), who.c_str(),
                   OneLine(Str(e, "text"), 110).c_str());
     }
     if (r["events"].Empty()) std::printf("%s\n", st.Dim("(no events)").c_str());
     return 0;
   }
-  std::vector<std::vector<std::string>> rows = {{st.Dim("LAST ACTIVE"), st.Dim("SOURCE"),
+  std::vector<std::vector<std::string>> rows = {{st.Dim("REF"), st.Dim("LAST ACTIVE"), st.Dim("SOURCE"),
                                                  st.Dim("PROJECT"), st.Dim("EVENTS"),
                                                  st.Dim("SESSION"), st.Dim("ID")}};
   for (const auto& s : r["sessions"].GetArray())
-    rows.push_back({LocalTime(Int(s, "last_ts")), Str(s, "source"), Str(s, "project", "-"),
+    rows.push_back({RefCell(s, st), LocalTime(Int(s, "last_ts")), Str(s, "source"), Str(s, "project", "-"),
                     Thousands(Int(s, "events")), OneLine(SessionName(s, st), 60), Str(s, "id")});
   if (rows.size() == 1) {
     std::printf("No sessions between %s and %s.\n", LocalTime(Int(r, "since")).c_str(),
                 LocalTime(Int(r, "until")).c_str());
     return 0;
   }
-  std::fputs(Table(rows, {false, false, false, true, false, false}).c_str(), stdout);
+  std::fputs(Table(rows, {false, false, false, false, true, false, false}).c_str(), stdout);
   return 0;
 }
 

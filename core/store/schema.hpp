@@ -28,8 +28,9 @@ namespace origin {
 /// The version this build writes.  2: event_cjk holds every CJK letter.
 /// 3: the search indexes of events are in index.db only.  4: request_key
 /// (core/store/request_keys.hpp).  5: what every open made until then
-/// (entries, forgetting, scope_block), now a version of its own.
-inline constexpr int kSchemaVersion = 5;
+/// (entries, forgetting, scope_block), now a version of its own.  6: `ref`,
+/// the hashes of every id for short references (core/store/refs.hpp).
+inline constexpr int kSchemaVersion = 6;
 /// The version kSchemaSql is: a new store starts there and runs the
 /// migrations after it.
 inline constexpr int kBaseSchemaVersion = 3;
@@ -50,8 +51,9 @@ struct Migration {
 /// version 1 to the base, 4 and after bring every store to kSchemaVersion.
 const std::vector<Migration>& Migrations();
 
-/// Registers origin_cjk() (CjkTokens as SQL) and origin_bm25 (search's
-/// ranking, core/store/fts_rank.hpp) on `db`.  Readers need the second; the
+/// Registers origin_cjk() (CjkTokens as SQL), origin_bm25 (search's
+/// ranking, core/store/fts_rank.hpp) and origin_ref() (the hash of an id,
+/// which the triggers of `ref` call; core/store/refs.hpp) on `db`.  Readers need the second; the
 /// first is called only by the event trigger of a store of format 2 or
 /// before, until its migration to 3 drops that trigger.
 void RegisterFunctions(Db& db);
