@@ -146,7 +146,7 @@ constexpr std::string_view kForgetDetails =
 constexpr std::string_view kForgetExamples =
     "  origin forget claude-code:u1 --reason \"a password\"\n"
     "  origin forget claude-code:u1 --reason \"a password\" --yes\n"
-    "  origin forget 4f0c2a91-7a3e-4d5b-9c1e-2b8f6a0d3e71 --reason \"private\" --dry-run\n";
+    "  origin forget 4f0c2a91 --reason \"private\" --dry-run\n";
 
 constexpr std::string_view kRestoreDetails =
     "Undoes a forget (TMB_ID is the tombstone origin forget printed, or one from\n"

@@ -71,10 +71,13 @@ constexpr Option kJsonOnly[] = {kJsonOption};
 
 constexpr std::string_view kShowDetails =
     "An event with its full text (kind, role, session, project, cwd, tool, ...), or\n"
-    "an entry with its sources and, when it was corrected, its history.\n";
+    "an entry with its sources and, when it was corrected, its history.  ID is a\n"
+    "full id, a short reference (the first column of timeline, search, entries),\n"
+    "or a unique prefix of either; an ambiguous one lists the candidates (exit 2).\n";
 
 constexpr std::string_view kShowExamples =
     "  origin show claude-code:u1\n"
+    "  origin show k3m9p\n"
     "  origin show ent_01hx... --json\n";
 
 constexpr std::string_view kSourcesDetails =

@@ -129,13 +129,15 @@ constexpr std::string_view kTimelineDetails =
     "Without SESSION: the sessions active in the range (default: the last 7 days),\n"
     "latest first, each with its title or, in quotes, its first prompt.\n"
     "With SESSION: that session's events in time order; --all adds tool calls and\n"
-    "results.  Times are local.\n";
+    "results.  SESSION is its id, its short reference, its bare UUID, or a unique\n"
+    "prefix of one of them.  Times are local.\n";
 
 constexpr std::string_view kTimelineExamples =
     "  origin timeline\n"
     "  origin timeline --since 2026-11-01 --until 2026-11-15 --project origin\n"
     "  origin timeline --days=30 --source codex --limit 20\n"
-    "  origin timeline claude-code:4f1c2a --all\n";
+    "  origin timeline claude-code:4f1c2a --all\n"
+    "  origin timeline 4f1c2a91\n";
 
 constexpr Option kProjectsOptions[] = {kJsonOption};
 
