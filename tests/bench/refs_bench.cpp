@@ -4,10 +4,11 @@
 // fill `ref` on a store that has the events already, and what rendering a
 // reference (ShortRef) and resolving what a person typed (ResolveId) cost.
 //
-//   refs_bench --events 2000000 --dir /var/tmp/refs
+//   refs_bench --events 2000000 --per-tx 50000 --text 12 --dir /var/tmp/refs
 //
 // The events are inserted directly (ids shaped like Claude Code's and
-// Codex's, 500 to a session, a short text), in transactions of 50,000:
+// Codex's, 500 to a session, a text of --text bytes), in transactions of
+// --per-tx events (an ingest transaction of 1 MiB of lines holds about 200):
 // once with the trigger and once without, on two stores, so that the
 // difference is the trigger's.
 #include <algorithm>
@@ -47,7 +48,7 @@ struct Ids {
 };
 
 // Inserts `n` events; returns seconds.
-double Fill(Db& db, std::int64_t n, Ids& ids) {
+double Fill(Db& db, std::int64_t n, std::int64_t per_tx, const std::string& text, Ids& ids) {
   std::mt19937_64 rng(42);
   db.Exec(
       "INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
@@ -58,9 +59,9 @@ double Fill(Db& db, std::int64_t n, Ids& ids) {
     Transaction tx(db);
     auto ins = db.Prepare(
         "INSERT INTO event(id, source, session, ts, project, role, kind, text, file_id, line) "
-        "VALUES (?, ?, ?, ?, 'app', 'user', 'message', 'a short text', 1, ?)");
+        "VALUES (?, ?, ?, ?, 'app', 'user', 'message', ?, 1, ?)");
     auto sess = db.Prepare("INSERT OR IGNORE INTO session(id, source) VALUES (?, ?)");
-    for (std::int64_t k = 0; k < 50000 && i < n; ++k, ++i) {
+    for (std::int64_t k = 0; k < per_tx && i < n; ++k, ++i) {
       const bool codex = (i / 500) % 10 < 3;
       if (i % 500 == 0) {
         thread = Uuid(rng);
@@ -73,7 +74,7 @@ double Fill(Db& db, std::int64_t n, Ids& ids) {
                              : "claude-code:" + Uuid(rng) + "#0";
       ins.Reset();
       ins.Bind(1, id).Bind(2, codex ? "codex" : "claude-code").Bind(3, session);
-      ins.Bind(4, 1767225600000 + i).Bind(5, i % 500 + 1).Run();
+      ins.Bind(4, 1767225600000 + i).Bind(5, text).Bind(6, i % 500 + 1).Run();
       ids.events.push_back(std::move(id));
     }
     tx.Commit();
@@ -84,16 +85,23 @@ double Fill(Db& db, std::int64_t n, Ids& ids) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::int64_t n = 2000000;
+  std::int64_t n = 2000000, per_tx = 50000;
+  std::size_t text_bytes = 12;
   std::string dir = "/var/tmp/refs_bench";
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string k = argv[i];
     if (k == "--events") n = std::stoll(argv[i + 1]);
     if (k == "--dir") dir = argv[i + 1];
+    if (k == "--per-tx") per_tx = std::stoll(argv[i + 1]);
+    if (k == "--text") text_bytes = std::stoul(argv[i + 1]);
   }
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  std::printf("events: %lld\n", static_cast<long long>(n));
+  std::printf("events: %lld, %lld per transaction, text of %zu bytes\n", static_cast<long long>(n),
+              static_cast<long long>(per_tx), text_bytes);
+  std::string text;
+  while (text.size() < text_bytes) text += "a text of words ";
+  text.resize(text_bytes);
 
   // Without the trigger: the reference.
   double without = 0;
@@ -101,15 +109,15 @@ int main(int argc, char** argv) {
     auto db = OpenWriteConnection(dir + "/plain.db");
     db->Exec("DROP TRIGGER ref_event; DROP TRIGGER ref_session");
     Ids ids;
-    without = Fill(*db, n, ids);
+    without = Fill(*db, n, per_tx, text, ids);
   }
   std::filesystem::remove(dir + "/plain.db");
   Ids ids;
   auto db = OpenWriteConnection(dir + "/origin.db");
-  const double with = Fill(*db, n, ids);
+  const double with = Fill(*db, n, per_tx, text, ids);
   std::printf("insert, without the ref trigger: %.1f s (%.0f events/s)\n", without, n / without);
-  std::printf("insert, with it:                 %.1f s (%.0f events/s), +%.1f%%\n", with, n / with,
-              100.0 * (with - without) / without);
+  std::printf("insert, with it:                 %.1f s (%.0f events/s), +%.1f%%, +%.1f us an event\n",
+              with, n / with, 100.0 * (with - without) / without, (with - without) / n * 1e6);
 
   // Migration 6's fill, on a store that has the events.
   {
