@@ -174,8 +174,9 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     return UsageFailure(cmd, e.what());
   } catch (const ClientError& e) {
-    // The daemon's message may quote what it was given or found.
-    std::fprintf(stderr, "origin: %s\n", TerminalSafe(e.what()).c_str());
+    // The daemon's message may quote what it was given or found; it may be
+    // of several lines (the candidates of an ambiguous id).
+    std::fprintf(stderr, "origin: %s\n", TerminalSafe(e.what(), /*multiline=*/true).c_str());
     return proto::ExitCodeFor(e.code());
   } catch (const std::exception& e) {
     std::fprintf(stderr, "origin: %s\n", TerminalSafe(e.what()).c_str());

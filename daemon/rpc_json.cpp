@@ -48,10 +48,17 @@ void Time(Writer& w, const char* ms_key, const char* iso_key, std::int64_t ms) {
 }
 }  // namespace
 
+void WriteRef(Writer& w, std::string_view id) {
+  if (w.refs() == nullptr) return;
+  w.Key("ref");
+  w.String(ShortRef(*w.refs(), id));
+}
+
 void WriteEvent(Writer& w, const EventRow& e, const std::function<void(Writer&)>& extra) {
   w.StartObject();
   w.Key("id");
   w.String(e.id);
+  WriteRef(w, e.id);
   w.Key("source");
   w.String(e.source);
   Opt(w, "session", e.session);
@@ -79,6 +86,7 @@ void WriteSession(Writer& w, const SessionRow& s) {
   w.StartObject();
   w.Key("id");
   w.String(s.id);
+  WriteRef(w, s.id);
   w.Key("source");
   w.String(s.source);
   Opt(w, "title", s.title);
@@ -125,6 +133,7 @@ void WriteEntry(Writer& w, const EntryRow& e, const std::function<void(Writer&)>
   w.StartObject();
   w.Key("id");
   w.String(e.id);
+  WriteRef(w, e.id);
   w.Key("kind");
   w.String(e.kind);
   w.Key("text");
@@ -164,6 +173,7 @@ void WriteEntry(Writer& w, const EntryRow& e, const std::function<void(Writer&)>
   for (const EntrySource& s : e.sources) {
     w.StartObject();
     Opt(w, "event_id", s.event_id);
+    if (s.event_id) WriteRef(w, *s.event_id);
     Opt(w, "quote", s.quote);
     w.EndObject();
   }
@@ -186,6 +196,10 @@ void WriteOutcome(Writer& w, const ForgetOutcome& o, bool dry_run) {
   w.String(o.kind);
   w.Key("target");
   w.String(o.target);
+  if (!o.target_kind.empty()) {
+    w.Key("target_kind");
+    w.String(o.target_kind);
+  }
   w.Key("dry_run");
   w.Bool(dry_run);
   w.Key("recorded");
@@ -204,6 +218,7 @@ void WriteTombstone(Writer& w, const TombstoneRow& t) {
   w.StartObject();
   w.Key("id");
   w.String(t.id);
+  WriteRef(w, t.id);
   w.Key("kind");
   w.String(t.kind);
   w.Key("target");

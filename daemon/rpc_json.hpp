@@ -19,6 +19,7 @@
 #include "core/entries/entries.hpp"
 #include "core/forget/forget.hpp"
 #include "core/query/events.hpp"
+#include "core/store/refs.hpp"
 
 namespace origin::rpc {
 
@@ -35,6 +36,11 @@ class Writer : private rapidjson::Writer<rapidjson::StringBuffer> {
  public:
   using Ch = Base::Ch;
   explicit Writer(rapidjson::StringBuffer& out) : Base(out) {}
+  /// With a store at hand (a worker's connection), each event, entry,
+  /// session and tombstone written carries its short reference, `ref`
+  /// (core/store/refs.hpp); Operations::OnWorker sets it.
+  void UseRefs(Db* db) { refs_ = db; }
+  Db* refs() const { return refs_; }
   bool String(const Ch* s, rapidjson::SizeType n, bool copy = false);
   bool String(const Ch* s) { return String(s, static_cast<rapidjson::SizeType>(std::strlen(s))); }
   bool String(std::string_view s) {
@@ -55,6 +61,9 @@ class Writer : private rapidjson::Writer<rapidjson::StringBuffer> {
   using Base::StartObject;
   using Base::Uint;
   using Base::Uint64;
+
+ private:
+  Db* refs_ = nullptr;
 };
 
 /// `key`: `bytes` as text (SanitizeUtf8: each invalid sequence as U+FFFD,
@@ -65,6 +74,8 @@ void WriteBytes(Writer& w, const char* key, std::string_view bytes);
 /// The JSON text `fill` writes.
 std::string Json(const std::function<void(Writer&)>& fill);
 
+/// `ref`: the short reference of `id`, when the writer has a store (UseRefs).
+void WriteRef(Writer& w, std::string_view id);
 /// `extra` may add members before the object closes (a hit's snippet).
 void WriteEvent(Writer& w, const EventRow& e, const std::function<void(Writer&)>& extra = {});
 void WriteSession(Writer& w, const SessionRow& s);

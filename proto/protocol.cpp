@@ -7,7 +7,8 @@
 namespace origin::proto {
 
 int ExitCodeFor(std::string_view c) {
-  if (c == code::kInvalidArgument || c == code::kUnknownMethod) return kExitUsage;
+  if (c == code::kInvalidArgument || c == code::kUnknownMethod || c == code::kAmbiguous)
+    return kExitUsage;
   if (c == code::kNotFound || c == code::kForgotten) return kExitNotFound;
   if (c == code::kUnavailable) return kExitUnavailable;
   return kExitError;

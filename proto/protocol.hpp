@@ -26,6 +26,8 @@ inline constexpr std::size_t kMaxLine = 64u << 20;
 namespace code {
 inline constexpr const char* kInvalidArgument = "invalid_argument";
 inline constexpr const char* kNotFound = "not_found";
+/// A prefix or short reference that names several items (the message lists them).
+inline constexpr const char* kAmbiguous = "ambiguous";
 inline constexpr const char* kForgotten = "forgotten";
 inline constexpr const char* kConflict = "conflict";
 inline constexpr const char* kUnavailable = "unavailable";
@@ -38,7 +40,7 @@ inline constexpr const char* kInternal = "internal";
 enum ExitCode : int {
   kExitOk = 0,
   kExitError = 1,        // the daemon reported a failure (internal, conflict)
-  kExitUsage = 2,        // bad command line or invalid_argument
+  kExitUsage = 2,        // bad command line, invalid_argument or ambiguous
   kExitUnavailable = 3,  // no daemon could be reached or started
   kExitNotFound = 4,     // not_found / forgotten
   kExitAttention = 5,    // origin status: something needs the user (its "attention" list)

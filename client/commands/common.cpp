@@ -52,6 +52,11 @@ std::optional<std::int64_t> DateOption(const Invocation& a, const std::string& n
   return *t;
 }
 
+std::string RefCell(const rapidjson::Value& o, const Style& st) {
+  return o.IsObject() && o.HasMember("ref") && o["ref"].IsString() ? st.Yellow(Str(o, "ref"))
+                                                                   : "";
+}
+
 std::string EntryLine(const rapidjson::Value& e, const Style& st) {
   char pct[16];
   std::snprintf(pct, sizeof pct, "%.0f%%", e["confidence"].GetDouble() * 100);
@@ -60,7 +65,8 @@ std::string EntryLine(const rapidjson::Value& e, const Style& st) {
   if (Str(e, "status") != "active") tags += " · " + Str(e, "status");
   if (e["concurrent"].GetBool()) tags += " (lost to a concurrent correction)";
   if (e["ended"].GetBool()) tags += " · ended";
-  return st.Bold(Str(e, "id")) + "  " +
+  const std::string ref = RefCell(e, st);
+  return (ref.empty() ? "" : ref + "  ") + st.Bold(Str(e, "id")) + "  " +
          st.Dim(tags + " · " + LocalTime(Int(e, "created_at")) + " · " + Str(e, "author")) +
          "\n  " + Str(e, "text") + "\n";
 }

@@ -36,7 +36,12 @@ std::optional<std::int64_t> PositiveOption(const Invocation& a, const std::strin
 /// given; throws UsageError when it is not a date.
 std::optional<std::int64_t> DateOption(const Invocation& a, const std::string& name);
 
-/// An entry's first line (id, kind, confidence, project, time, author) and its text.
+/// The short reference of an event, entry, session or tombstone of the
+/// answer (its `ref`), as rows show it before the full id: what people type
+/// (docs/cli.md, Ids).  Empty when the answer has none.
+std::string RefCell(const rapidjson::Value& o, const Style& st);
+
+/// An entry's first line (ref, id, kind, confidence, project, time, author) and its text.
 std::string EntryLine(const rapidjson::Value& e, const Style& st);
 
 // Options several commands take, with the same meaning in each.
@@ -52,5 +57,7 @@ inline constexpr Option kReasonOption{
     "reason", "R", "why: kept with the record, listed by origin forgotten", true};
 inline constexpr Option kYesOption{"yes", "",
                                    "do it; without --yes it only shows what it would do"};
+inline constexpr Option kDryRunOption{"dry-run", "",
+                                      "only show what it would do (the default without --yes)"};
 
 }  // namespace origin::client

@@ -24,6 +24,8 @@ std::string TombstoneParams(const Invocation& a) {
   proto::TombstoneRequest r;
   r.target = a.args.at(0);
   r.reason = *reason;
+  if (a.Flag("yes") && a.Flag("dry-run"))
+    throw UsageError(name + " takes --yes or --dry-run, not both");
   r.dry_run = !a.Flag("yes");
   r.request_key = a.request_key;
   return proto::Encode(r, name == "forget" ? "target" : "id");
@@ -55,7 +57,9 @@ int RenderTombstoneWrite(rapidjson::Document& r, const Invocation& a) {
   Style st{UseColor(stdout)};
   const std::string target = Str(r, "target");
   const bool nothing = Int(r, "entries_count") == 0 && Int(r, "events_count") == 0;
-  if (forget && nothing) {
+  // A session's forget also covers the lines that arrive in it later.
+  const bool session = Str(r, "target_kind") == "session";
+  if (forget && nothing && (!session || r["hidden_by"].IsString())) {
     std::printf("Nothing new to hide: %s is already hidden%s. No forget was recorded.\n",
                 target.c_str(),
                 r["hidden_by"].IsString() ? (" by " + Str(r, "hidden_by")).c_str() : "");
@@ -77,13 +81,15 @@ int RenderTombstoneWrite(rapidjson::Document& r, const Invocation& a) {
     list("events", "event  ");
     list("sessions", "session");
     if (r.HasMember("titles")) list("titles", "title  ");
+    if (session) std::printf("and every line that arrives in this session later.\n");
     std::printf("Nothing has changed yet: run it again with --yes to %s.\n",
                 forget ? "forget" : "restore");
     return 0;
   }
   if (forget)
-    std::printf("Forgot %s (%s): hid %s.\nUndo with: origin restore %s --reason ...\n",
+    std::printf("Forgot %s (%s): hid %s%s.\nUndo with: origin restore %s --reason ...\n",
                 target.c_str(), st.Bold(Str(r, "tombstone")).c_str(), Counts(r).c_str(),
+                session ? ", and will hide every line that arrives in this session later" : "",
                 Str(r, "tombstone").c_str());
   else
     std::printf("Restored %s (%s): brought back %s.\n", target.c_str(),
@@ -114,7 +120,8 @@ int RenderForgotten(rapidjson::Document& r, const Invocation& a) {
                            ? "forget " + Str(t, "target") + " · " + Thousands(Int(t, "entries")) +
                                  " entry versions, " + Thousands(Int(t, "events")) + " events"
                            : "restore of " + Str(t, "target");
-    std::printf("%s  %s  %s\n  %s\n", st.Bold(Str(t, "id")).c_str(), what.c_str(), state.c_str(),
+    std::printf("%s  %s  %s  %s\n  %s\n", RefCell(t, st).c_str(), st.Bold(Str(t, "id")).c_str(),
+                what.c_str(), state.c_str(),
                 st.Dim(LocalTime(Int(t, "created_at")) + " · " + Str(t, "author", "?") + " · " +
                        Str(t, "origin") + " · reason: " + Str(t, "reason"))
                     .c_str());
@@ -122,19 +129,24 @@ int RenderForgotten(rapidjson::Document& r, const Invocation& a) {
   return 0;
 }
 
-constexpr Option kTombstoneOptions[] = {kReasonOption, kYesOption, kJsonOption};
+constexpr Option kTombstoneOptions[] = {kReasonOption, kYesOption, kDryRunOption, kJsonOption};
 constexpr Option kForgottenOptions[] = {{"limit", "N", "the latest N"}, kJsonOption};
 
 constexpr std::string_view kForgetDetails =
     "Hides an entry (every version) or an event, the events the entry cites, the\n"
-    "entries citing the event, and entries left without a visible source.  Without\n"
-    "--yes it only shows what it would hide.  Forgetting hides; it does not erase:\n"
-    "the raw mirrors keep every line, and origin restore brings it all back.  A\n"
-    "forget that would hide nothing new is not recorded.\n";
+    "entries citing the event, and entries left without a visible source.  A\n"
+    "session (its id, bare UUID or reference) is forgotten whole: every event of it,\n"
+    "and every line that arrives in it later; entries citing it are hidden only when\n"
+    "left without a visible source.  ID is a full id, a short reference (the first\n"
+    "column of timeline, search and show), or a unique prefix of either.  Without\n"
+    "--yes (or with --dry-run) it only shows what it would hide.  Forgetting hides;\n"
+    "it does not erase: the raw mirrors keep every line, and origin restore brings\n"
+    "it all back.  A forget that would hide nothing new is not recorded.\n";
 
 constexpr std::string_view kForgetExamples =
     "  origin forget claude-code:u1 --reason \"a password\"\n"
-    "  origin forget claude-code:u1 --reason \"a password\" --yes\n";
+    "  origin forget claude-code:u1 --reason \"a password\" --yes\n"
+    "  origin forget 4f0c2a91 --reason \"private\" --dry-run\n";
 
 constexpr std::string_view kRestoreDetails =
     "Undoes a forget (TMB_ID is the tombstone origin forget printed, or one from\n"
@@ -159,7 +171,7 @@ const Command kForgetCommand{
     .min_args = 1,
     .max_args = 1,
     .missing = "an id",
-    .summary = "hide an entry (its whole history) or an event, and what cites it",
+    .summary = "hide an entry (its whole history), an event or a session, and what cites it",
     .options = kTombstoneOptions,
     .details = kForgetDetails,
     .examples = kForgetExamples,

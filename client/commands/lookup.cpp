@@ -28,7 +28,7 @@ int RenderShow(rapidjson::Document& r, const Invocation& a) {
     std::printf("%s", EntryLine(r["entry"], st).c_str());
     std::printf("\n%s\n", st.Dim("sources").c_str());
     for (const auto& src : r["entry"]["sources"].GetArray())
-      std::printf("  %s%s\n", Str(src, "event_id").c_str(),
+      std::printf("  %s  %s%s\n", RefCell(src, st).c_str(), Str(src, "event_id").c_str(),
                   src["quote"].IsString() ? ("  \"" + Str(src, "quote") + "\"").c_str() : "");
     if (r["history"].Size() > 1) {
       std::printf("\n%s\n", st.Dim("history, oldest first").c_str());
@@ -37,7 +37,8 @@ int RenderShow(rapidjson::Document& r, const Invocation& a) {
     return 0;
   }
   const auto& e = r["event"];
-  std::printf("%s  %s\n", st.Bold(Str(e, "id")).c_str(), st.Dim(Str(e, "time")).c_str());
+  std::printf("%s  %s  %s\n", RefCell(e, st).c_str(), st.Bold(Str(e, "id")).c_str(),
+              st.Dim(Str(e, "time")).c_str());
   std::vector<std::vector<std::string>> rows;
   for (const char* k : {"kind", "role", "session", "project", "cwd", "git_branch", "tool",
                         "call_id", "agent", "model"})
@@ -76,10 +77,13 @@ constexpr Option kJsonOnly[] = {kJsonOption};
 
 constexpr std::string_view kShowDetails =
     "An event with its full text (kind, role, session, project, cwd, tool, ...), or\n"
-    "an entry with its sources and, when it was corrected, its history.\n";
+    "an entry with its sources and, when it was corrected, its history.  ID is a\n"
+    "full id, a short reference (the first column of timeline, search, entries),\n"
+    "or a unique prefix of either; an ambiguous one lists the candidates (exit 2).\n";
 
 constexpr std::string_view kShowExamples =
     "  origin show claude-code:u1\n"
+    "  origin show k3m9p\n"
     "  origin show ent_01hx... --json\n";
 
 constexpr std::string_view kSourcesDetails =

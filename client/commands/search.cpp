@@ -50,7 +50,7 @@ int RenderSearch(rapidjson::Document& r, const Invocation& a) {
     std::string what = Str(e, "role") + " " + Str(e, "kind");
     if (e["tool"].IsString()) what += " " + Str(e, "tool");
     std::printf(
-        "%s  %s  %s\n  %s\n", st.Bold(Str(e, "id")).c_str(),
+        "%s  %s  %s  %s\n  %s\n", RefCell(e, st).c_str(), st.Bold(Str(e, "id")).c_str(),
         st.Dim(LocalTime(Int(e, "ts")) + " · " + Str(e, "project", "-") + " · " + what).c_str(),
         st.Dim(Str(e, "session", "")).c_str(), Str(e, "snippet").c_str());
   }

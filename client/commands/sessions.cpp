@@ -2,6 +2,7 @@
 // origin timeline and origin projects: sessions, one session's events, and
 // the projects they were in.
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <string_view>
@@ -60,13 +61,18 @@ int RenderTimeline(rapidjson::Document& r, const Invocation& a) {
   Style st{UseColor(stdout)};
   if (r.HasMember("session")) {
     const auto& s = r["session"];
-    std::printf("%s\n%s · %s · %s → %s · %s events\n\n",
-                st.Bold(OneLine(SessionName(s, st), 500)).c_str(), Str(s, "id").c_str(),
+    std::printf("%s\n%s · %s · %s · %s → %s · %s events\n\n",
+                st.Bold(OneLine(SessionName(s, st), 500)).c_str(), RefCell(s, st).c_str(),
+                Str(s, "id").c_str(),
                 Str(s, "project", "-").c_str(), LocalTime(Int(s, "first_ts")).c_str(),
                 LocalTime(Int(s, "last_ts")).c_str(), Thousands(Int(s, "events")).c_str());
     if (s.HasMember("parent") && s["parent"].IsString())
       std::printf("%s\n\n", st.Dim("forked from " + Str(s, "parent")).c_str());
+    // References differ in length where one needs more characters to be unique.
+    std::size_t ref_width = 0;
+    for (const auto& e : r["events"].GetArray()) ref_width = std::max(ref_width, Str(e, "ref").size());
     for (const auto& e : r["events"].GetArray()) {
+      const std::string ref = RefCell(e, st) + std::string(ref_width - Str(e, "ref").size(), ' ');
       std::string who = Str(e, "role");
       std::string kind = Str(e, "kind");
       if (kind == "tool_call") who = "tool " + Str(e, "tool", "?");
@@ -74,24 +80,25 @@ int RenderTimeline(rapidjson::Document& r, const Invocation& a) {
       // A sub-agent's row (Claude Code's sidechain) is the sub-agent's, not the session's.
       if (e.HasMember("agent") && e["agent"].IsString()) who = "sub-agent " + who;
       if (kind == "meta") who = st.Dim(who + " (meta)");
-      std::printf("%s  %-16s %s\n", st.Dim(LocalTime(Int(e, "ts")).substr(11)).c_str(), who.c_str(),
+      std::printf("%s  %s  %-16s %s\n", ref.c_str(),
+                  st.Dim(LocalTime(Int(e, "ts")).substr(11)).c_str(), who.c_str(),
                   OneLine(Str(e, "text"), 110).c_str());
     }
     if (r["events"].Empty()) std::printf("%s\n", st.Dim("(no events)").c_str());
     return 0;
   }
-  std::vector<std::vector<std::string>> rows = {{st.Dim("LAST ACTIVE"), st.Dim("SOURCE"),
+  std::vector<std::vector<std::string>> rows = {{st.Dim("REF"), st.Dim("LAST ACTIVE"), st.Dim("SOURCE"),
                                                  st.Dim("PROJECT"), st.Dim("EVENTS"),
                                                  st.Dim("SESSION"), st.Dim("ID")}};
   for (const auto& s : r["sessions"].GetArray())
-    rows.push_back({LocalTime(Int(s, "last_ts")), Str(s, "source"), Str(s, "project", "-"),
+    rows.push_back({RefCell(s, st), LocalTime(Int(s, "last_ts")), Str(s, "source"), Str(s, "project", "-"),
                     Thousands(Int(s, "events")), OneLine(SessionName(s, st), 60), Str(s, "id")});
   if (rows.size() == 1) {
     std::printf("No sessions between %s and %s.\n", LocalTime(Int(r, "since")).c_str(),
                 LocalTime(Int(r, "until")).c_str());
     return 0;
   }
-  std::fputs(Table(rows, {false, false, false, true, false, false}).c_str(), stdout);
+  std::fputs(Table(rows, {false, false, false, false, true, false, false}).c_str(), stdout);
   return 0;
 }
 
@@ -126,13 +133,15 @@ constexpr std::string_view kTimelineDetails =
     "Without SESSION: the sessions active in the range (default: the last 7 days),\n"
     "latest first, each with its title or, in quotes, its first prompt.\n"
     "With SESSION: that session's events in time order; --all adds tool calls and\n"
-    "results.  Times are local.\n";
+    "results.  SESSION is its id, its short reference, its bare UUID, or a unique\n"
+    "prefix of one of them.  Times are local.\n";
 
 constexpr std::string_view kTimelineExamples =
     "  origin timeline\n"
     "  origin timeline --since 2026-11-01 --until 2026-11-15 --project origin\n"
     "  origin timeline --days=30 --source codex --limit 20\n"
-    "  origin timeline claude-code:4f1c2a --all\n";
+    "  origin timeline claude-code:4f1c2a --all\n"
+    "  origin timeline 4f1c2a91\n";
 
 constexpr Option kProjectsOptions[] = {kJsonOption};
 

@@ -288,23 +288,37 @@ ForgetOutcome Forget(Db& db, const Clock& clock, const std::string& store_name,
     std::string r = st.Step() ? std::string(st.Text(0)) : "";
     return r;
   };
+  // A session forget covers what a later line adds (CoverSessionArrivals),
+  // so it is recorded unless one is in effect already.
+  bool session = false;
   if (std::string root = root_of(in.target); !root.empty()) {
+    o.target_kind = "entry";
     roots.insert(root);
     if (EntryHidden(db, in.target)) {
       auto st = db.Prepare("SELECT tombstone FROM forgotten_entry WHERE entry_id = ?");
       st.Bind(1, in.target);
       if (st.Step()) o.hidden_by = std::string(st.Text(0));
     }
-  } else {
-    auto st = db.Prepare("SELECT 1 FROM event WHERE id = ?");
-    st.Bind(1, in.target);
-    bool found = st.Step();
-    if (!found) throw OpError(Code::kNotFound, "no event or entry " + in.target);
+  } else if (!Column(db, "SELECT 1 FROM event WHERE id = ?", in.target).empty()) {
+    o.target_kind = "event";
     events.insert(in.target);
     roots = ChainsCiting(db, in.target);
     auto by = db.Prepare("SELECT tombstone FROM excluded_event WHERE event_id = ?");
     by.Bind(1, in.target);
     if (by.Step()) o.hidden_by = std::string(by.Text(0));
+  } else if (events = Column(db, "SELECT id FROM event WHERE session = ?", in.target);
+             !events.empty()) {
+    // A session: every event of it, directly; the entries citing them only
+    // by rule 3, when they are left without a visible source.
+    o.target_kind = "session";
+    session = true;
+    Ids in_effect = Column(db,
+                           std::string("SELECT t.id FROM tombstone t WHERE t.target = ? AND ") +
+                               kInEffect,
+                           in.target);
+    if (!in_effect.empty()) o.hidden_by = *in_effect.begin();
+  } else {
+    throw OpError(Code::kNotFound, "no event, entry or session " + in.target);
   }
   for (const std::string& r : roots) events.merge(CitedByChain(db, r));
   std::string origin = FixStoreName(db, store_name);
@@ -315,7 +329,8 @@ ForgetOutcome Forget(Db& db, const Clock& clock, const std::string& store_name,
   for (const std::string& r : roots)
     for (const std::string& v : Versions(db, r)) AddEffect(db, id, v, "entry", "direct");
   Decide(db, origin, events, roots, o);
-  if (o.events.empty() && o.entries.empty()) return o;  // hides nothing new: not recorded
+  if (o.events.empty() && o.entries.empty() && (!session || o.hidden_by))
+    return o;  // hides nothing new: not recorded
   if (in.dry_run) return o;                             // rolled back
   o.tombstone = id;
   o.hidden_by.reset();
@@ -331,6 +346,7 @@ ForgetOutcome Restore(Db& db, const Clock& clock, const std::string& store_name,
   ForgetOutcome o;
   o.kind = "restore";
   o.target = in.target;
+  o.target_kind = "forget";
   {
     auto st = db.Prepare("SELECT kind FROM tombstone WHERE id = ?");
     st.Bind(1, in.target);
@@ -389,6 +405,27 @@ void CoverArrival(Db& db, const std::string& version) {
   }
   ForgetOutcome ignored;
   Decide(db, origin, events, {root}, ignored);
+}
+
+void CoverSessionArrivals(Db& db, std::int64_t after_seq) {
+  // Event by event (the new ones, by seq), each looked up in tombstone's
+  // index on target: never every event of a forgotten session.
+  auto st = db.Prepare(
+      std::string("SELECT t.id, e.id FROM event e CROSS JOIN tombstone t ON t.target = e.session "
+                  "WHERE e.seq > ? AND ") +
+      kInEffect);
+  st.Bind(1, after_seq);
+  Ids events;
+  std::vector<std::pair<std::string, std::string>> effects;
+  while (st.Step()) {
+    effects.emplace_back(std::string(st.Text(0)), std::string(st.Text(1)));
+    events.insert(std::string(st.Text(1)));
+  }
+  st.Reset();
+  if (events.empty()) return;
+  for (const auto& [forget, event] : effects) AddEffect(db, forget, event, "event", "direct");
+  ForgetOutcome ignored;
+  Decide(db, "", events, {}, ignored);
 }
 
 std::vector<TombstoneRow> ListTombstones(Db& db, int limit) {

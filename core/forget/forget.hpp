@@ -2,12 +2,14 @@
 #pragma once
 // Forgetting and restoring (spec: Forgetting; invariant 2).
 //
-// A forget is a tombstone whose target is an entry or an event.  What it
-// covers on this store is recorded in tombstone_effect:
+// A forget is a tombstone whose target is an entry, an event or a session.
+// What it covers on this store is recorded in tombstone_effect:
 //   direct   rule 1: an entry's whole chain (forks included) and every event
 //            its versions cite; rule 2: an event, every chain citing it, and
 //            every event those chains cite.  Rules 1 and 2 apply once, from
-//            the target; what they hide does not hide further.
+//            the target; what they hide does not hide further.  A session:
+//            every event of it, and every event that arrives in it later
+//            (CoverSessionArrivals); the entries citing them only by rule 3.
 //   cascade  rule 3: a chain citing an event the forget covers whose current
 //            version has no visible source left.  It hides no events, so
 //            the cascade stops there.
@@ -53,6 +55,7 @@ struct ForgetOutcome {
   std::optional<std::string> tombstone;  // set when it was recorded
   std::string kind;                      // forget | restore
   std::string target;
+  std::string target_kind;               // forget: entry, event or session; restore: forget
   std::vector<std::string> entries;      // entry versions newly hidden / back
   std::vector<std::string> chains;       // their roots
   std::vector<std::string> events;       // events newly hidden / back
@@ -77,6 +80,12 @@ ForgetOutcome Restore(Db& db, const Clock& clock, const std::string& store_name,
 /// and those events are decided again.  A restore of such a forget brings
 /// the chain back at its latest version.  In the caller's transaction.
 void CoverArrival(Db& db, const std::string& version);
+
+/// The events that arrived after `after_seq` (this transaction's) in a
+/// session a forget in effect targets: that forget covers them directly, and
+/// they, and the chains they leave without a visible source, are hidden on
+/// arrival (invariant 2).  In the caller's transaction.
+void CoverSessionArrivals(Db& db, std::int64_t after_seq);
 
 struct TombstoneRow {
   std::string id, kind, target, reason;

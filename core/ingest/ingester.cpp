@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "core/ingest/ingester.hpp"
 
+#include "core/forget/forget.hpp"
+
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -379,6 +381,8 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
   ApplyArrivedLeafTitles(db_, source);
   // The sessions of the new events, before their memories derive entries.
   out.events += AddArrivals(db_, source, last_seq, session_versions);
+  // A line that arrives in a forgotten session is hidden on arrival.
+  CoverSessionArrivals(db_, last_seq);
   // Memory lines derive their entries' versions once their events are in.
   if (!memories.empty()) {
     if (store_name_.empty()) store_name_ = StoreNameOf(db_);

@@ -7,6 +7,7 @@
 #include "core/store/event_index.hpp"
 #include "core/store/fts_rank.hpp"
 #include "core/store/sessions.hpp"
+#include "core/store/refs.hpp"
 #include "core/util/text.hpp"
 
 namespace origin {
@@ -401,6 +402,36 @@ CREATE INDEX event_parent ON event(session, seq) WHERE kind = 'meta' AND tool_na
          // Stores made before: every session's projects derived again.
          ProjectSessions(db);
          RelinkSessions(db);
+        }},
+      {kRefsVersion, "short references: every id's hash, in hash order",
+       [](Db& db) {
+         db.Exec(R"sql(
+-- Short references (core/store/refs.hpp): the hash of every id, ordered,
+-- so that how many characters make a reference unique, and which ids a
+-- typed reference or prefix names, are index seeks.  Derived from the ids;
+-- kept by the triggers below.
+CREATE TABLE ref (
+  h    INTEGER NOT NULL,  -- origin_ref(id): SHA-256's first 64 bits, top bit flipped
+  kind INTEGER NOT NULL,  -- 0 event, 1 entry version, 2 session, 3 tombstone
+  item NOT NULL,          -- event.seq, entry.seq, tombstone.seq; session.id
+  PRIMARY KEY (h, kind, item)
+) WITHOUT ROWID;
+CREATE TRIGGER ref_event AFTER INSERT ON event
+BEGIN INSERT OR IGNORE INTO ref(h, kind, item) VALUES (origin_ref(NEW.id), 0, NEW.seq); END;
+CREATE TRIGGER ref_entry AFTER INSERT ON entry
+BEGIN INSERT OR IGNORE INTO ref(h, kind, item) VALUES (origin_ref(NEW.id), 1, NEW.seq); END;
+CREATE TRIGGER ref_session AFTER INSERT ON session
+BEGIN INSERT OR IGNORE INTO ref(h, kind, item) VALUES (origin_ref(NEW.id), 2, NEW.id); END;
+CREATE TRIGGER ref_tombstone AFTER INSERT ON tombstone
+BEGIN INSERT OR IGNORE INTO ref(h, kind, item) VALUES (origin_ref(NEW.id), 3, NEW.seq); END;
+-- The ids already here, in hash order (appending to the index is fastest).
+INSERT INTO ref(h, kind, item)
+  SELECT origin_ref(id), 0, seq FROM event UNION ALL
+  SELECT origin_ref(id), 1, seq FROM entry UNION ALL
+  SELECT origin_ref(id), 2, id FROM session UNION ALL
+  SELECT origin_ref(id), 3, seq FROM tombstone
+  ORDER BY 1, 2, 3;
+)sql");
        }},
   };
   return kMigrations;
@@ -439,6 +470,7 @@ void RegisterFunctions(Db& db) {
                                       nullptr, CjkFunction, nullptr, nullptr, nullptr);
   if (rc != SQLITE_OK) throw SqliteError(rc, "register origin_cjk");
   RegisterFtsRank(db);
+  RegisterRefFunction(db);
 }
 
 void Migrate(Db& db, const std::vector<Migration>& migrations, int target_version) {

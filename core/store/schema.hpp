@@ -31,12 +31,16 @@ namespace origin {
 /// (entries, forgetting, scope_block), now a version of its own.  6:
 /// title_wait (core/ingest/leaf_titles.hpp), sessions' models derived again.
 /// 7: session_cwd (a session's projects) and session.parent (issue 14).
-inline constexpr int kSchemaVersion = 7;
+/// 8: `ref`, the hashes of every id for short references
+/// (core/store/refs.hpp).
+inline constexpr int kSchemaVersion = 8;
 /// The version that made title_wait and derived sessions' models again.
 inline constexpr int kLeafTitlesVersion = 6;
 /// The migration that derives sessions' projects (session_cwd) and parents
 /// (session.parent) again (issue 14).
 inline constexpr int kSessionProjectsVersion = 7;
+/// The migration that made `ref` (short references).
+inline constexpr int kRefsVersion = 8;
 /// The version kSchemaSql is: a new store starts there and runs the
 /// migrations after it.
 inline constexpr int kBaseSchemaVersion = 3;
@@ -57,8 +61,9 @@ struct Migration {
 /// version 1 to the base, 4 and after bring every store to kSchemaVersion.
 const std::vector<Migration>& Migrations();
 
-/// Registers origin_cjk() (CjkTokens as SQL) and origin_bm25 (search's
-/// ranking, core/store/fts_rank.hpp) on `db`.  Readers need the second; the
+/// Registers origin_cjk() (CjkTokens as SQL), origin_bm25 (search's
+/// ranking, core/store/fts_rank.hpp) and origin_ref() (the hash of an id,
+/// which the triggers of `ref` call; core/store/refs.hpp) on `db`.  Readers need the second; the
 /// first is called only by the event trigger of a store of format 2 or
 /// before, until its migration to 3 drops that trigger.
 void RegisterFunctions(Db& db);

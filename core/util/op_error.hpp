@@ -18,6 +18,7 @@ class OpError : public std::runtime_error {
   enum class Code {
     kInvalidArgument,
     kNotFound,
+    kAmbiguous,  // an id's prefix or reference that names several items
     kForgotten,
     kConflict,
     kUnavailable,

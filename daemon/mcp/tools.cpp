@@ -91,11 +91,14 @@ constexpr Tool kTools[] = {
 "required":["id"],"additionalProperties":false})json",
      false, "correct", Fresh::kWritten, 0, 0, "id", false},
     {"forget",
-     "Hide an entry (every version) or an event, and what cites it, from every answer. Only "
-     "on the user's explicit request, with the user's reason. Only the user can restore it.",
+     "Hide an entry (every version), an event, or a whole session (every event of it, also "
+     "those that arrive later), and what cites it, from every answer. Only on the user's "
+     "explicit request, with the user's reason. Only the user can restore it. With dry_run, "
+     "nothing is hidden: the answer says what would be.",
      R"json({"type":"object","properties":{
-"id":{"type":"string","description":"an entry or event id"},
-"reason":{"type":"string","description":"the user's reason"}},
+"id":{"type":"string","description":"an entry, event or session id, a unique prefix of one or of its ref, or a session's bare UUID"},
+"reason":{"type":"string","description":"the user's reason"},
+"dry_run":{"type":"boolean","description":"only say what would be hidden"}},
 "required":["id","reason"],"additionalProperties":false})json",
      false, "forget", Fresh::kNone, 0, 0, "target", true},
 };

@@ -14,6 +14,8 @@ const char* CodeName(OpError::Code code) {
       return proto::code::kInvalidArgument;
     case OpError::Code::kNotFound:
       return proto::code::kNotFound;
+    case OpError::Code::kAmbiguous:
+      return proto::code::kAmbiguous;
     case OpError::Code::kForgotten:
       return proto::code::kForgotten;
     case OpError::Code::kConflict:
@@ -98,7 +100,10 @@ void Operations::OnWorker(Thread thread, const Caller& caller, Job job, Reply re
                         reply = std::move(reply)](Db& db) {
     Answer a;
     try {
-      a.result = rpc::Json([&](rpc::Writer& w) { job(db, w); });
+      a.result = rpc::Json([&](rpc::Writer& w) {
+        w.UseRefs(&db);
+        job(db, w);
+      });
       if (shape) a.result = shape(std::move(a.result));
     } catch (const OpError& e) {
       a.error = e;

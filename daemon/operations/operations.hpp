@@ -118,6 +118,10 @@ struct Operation {
   bool after_first_sync;  // answers from the logs as they are (a bounded wait)
   bool writes;            // takes a request key
   Start start;            // decodes the request and runs the handler
+  /// What its id names (a mask of core/query/ids.hpp's IdKinds): the id a
+  /// request gives (its `id`, `session` or `target`) is resolved to a full id
+  /// on a reader before the handler runs, as are the events an entry cites.
+  unsigned ids = 0;
 };
 
 /// The table (table.cpp).

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "core/entries/entries.hpp"
+#include "core/query/ids.hpp"
 #include "core/store/request_keys.hpp"
 #include "daemon/log.hpp"
 #include "daemon/operations/operations.hpp"
@@ -18,6 +19,46 @@ using proto::TombstoneRequest;
 
 Answer Invalid(const std::string& message) {
   return Answer::Fail(OpError::Code::kInvalidArgument, message);
+}
+
+// The id a request gives, which the operation's `ids` say the kinds of.
+std::string* MainId(proto::IdRequest& r) { return &r.id; }
+std::string* MainId(proto::TimelineRequest& r) { return r.session ? &*r.session : nullptr; }
+std::string* MainId(proto::EntryRequest& r) { return r.id.empty() ? nullptr : &r.id; }
+std::string* MainId(proto::TombstoneRequest& r) { return &r.target; }
+template <class Request>
+std::string* MainId(Request&) {
+  return nullptr;
+}
+
+// Whether `req` names ids to resolve (core/query/ids.hpp), or quotes to find.
+template <class Request>
+bool NeedsReader(const Operation& op, Request& req) {
+  if (op.ids != 0 && MainId(req) != nullptr) return true;
+  if constexpr (std::is_same_v<Request, EntryRequest>)
+    return !req.sources.empty();
+  return false;
+}
+
+// The one place where ids given to an operation become full ids: its id, by
+// the kinds the operation takes, and the events an entry cites; then quotes
+// without an event are found.  On a reader (which has index.db).
+template <class Request>
+void ResolveIds(const Operation& op, Db& db, Request& req) {
+  if (std::string* id = MainId(req); id != nullptr && op.ids != 0)
+    *id = ResolveId(db, *id, op.ids);
+  if constexpr (std::is_same_v<Request, EntryRequest>) {
+    bool quotes = false;
+    for (proto::SourceRef& s : req.sources) {
+      if (s.event_id) *s.event_id = ResolveId(db, *s.event_id, kEventIds);
+      quotes = quotes || !s.event_id;
+    }
+    if (quotes) {
+      std::vector<EntrySource> sources = ToEntrySources(req.sources);
+      ResolveQuotes(db, sources);
+      req.sources = ToSourceRefs(sources);
+    }
+  }
 }
 
 // Work on the loop thread (it may start work elsewhere and reply later).
@@ -45,10 +86,15 @@ void StartRead(Operations& o, const Operation& op, const rapidjson::Value* param
   Request req;
   std::string error;
   if (!DecodeFor(op, params, &req, &error)) return reply(Invalid(error));
-  o.AfterFirstSync(op, [&o, req = std::move(req), caller = std::move(caller), reply] {
+  o.AfterFirstSync(op, [&o, &op, req = std::move(req), caller = std::move(caller), reply] {
     Context& ctx = o.ctx();
     o.OnWorker(
-        Thread::kReader, caller, [&ctx, req](Db& db, rpc::Writer& w) { Handler(ctx, db, req, w); },
+        Thread::kReader, caller,
+        [&ctx, &op, req](Db& db, rpc::Writer& w) {
+          Request resolved = req;
+          ResolveIds(op, db, resolved);
+          Handler(ctx, db, resolved, w);
+        },
         reply);
   });
 }
@@ -56,15 +102,23 @@ void StartRead(Operations& o, const Operation& op, const rapidjson::Value* param
 // A write, answered once per request key: a retry with the key gets the
 // first answer, and the store is written once.
 template <class Request, void (*Handler)(Context&, Db&, const Request&, const Caller&, rpc::Writer&)>
-void Keyed(Operations& o, const Operation& op, Request req, Caller caller, Reply reply) {
+// `failed`: the request's ids could not be resolved; a retry of a write
+// that was done (whose target a forget hid since) still gets its first
+// answer, and a new request the error.
+void Keyed(Operations& o, const Operation& op, Request req, Caller caller, Reply reply,
+           std::optional<OpError> failed = std::nullopt) {
   Context& ctx = o.ctx();
   const std::string method(op.method);
   o.OnWorker(
       Thread::kWriter, caller,
-      [&ctx, req = std::move(req), caller, method](Db& db, rpc::Writer& w) {
+      [&ctx, req = std::move(req), caller, method, failed](Db& db, rpc::Writer& w) {
         ORIGIN_ASSERT_INSIDE(*ctx.writer);
         const std::string json = AnswerOnce(db, ctx.clock, req.request_key, method, [&] {
-          return rpc::Json([&](rpc::Writer& first) { Handler(ctx, db, req, caller, first); });
+          if (failed) throw *failed;
+          return rpc::Json([&](rpc::Writer& first) {
+            first.UseRefs(&db);
+            Handler(ctx, db, req, caller, first);
+          });
         });
         w.RawValue(json.data(), json.size(), rapidjson::kObjectType);
       },
@@ -78,27 +132,21 @@ void StartWrite(Operations& o, const Operation& op, const rapidjson::Value* para
   std::string error;
   if (!DecodeFor(op, params, &req, &error)) return reply(Invalid(error));
   o.AfterFirstSync(op, [&o, &op, req = std::move(req), caller = std::move(caller), reply]() mutable {
-    if constexpr (std::is_same_v<Request, EntryRequest>) {
-      bool quotes = false;
-      for (const proto::SourceRef& s : req.sources) quotes = quotes || !s.event_id;
-      if (quotes) {
-        // A quote without an event id is found by searching, on a reader
-        // (which has index.db); the write follows on the writer.
-        auto resolved = std::make_shared<EntryRequest>(std::move(req));
-        o.OnWorker(
-            Thread::kReader, Caller{},
-            [resolved](Db& db, rpc::Writer& w) {
-              std::vector<EntrySource> sources = ToEntrySources(resolved->sources);
-              ResolveQuotes(db, sources);
-              resolved->sources = ToSourceRefs(sources);
-              w.Null();
-            },
-            [&o, &op, resolved, caller, reply](Answer a) {
-              if (a.error) return reply(std::move(a));
-              Keyed<Request, Handler>(o, op, std::move(*resolved), caller, reply);
-            });
-        return;
-      }
+    if (NeedsReader(op, req)) {
+      // Ids and quotes are resolved on a reader; the write follows on the
+      // writer, which is then busy only with the write.
+      auto resolved = std::make_shared<Request>(std::move(req));
+      o.OnWorker(
+          Thread::kReader, Caller{},
+          [&op, resolved](Db& db, rpc::Writer& w) {
+            ResolveIds(op, db, *resolved);
+            w.Null();
+          },
+          [&o, &op, resolved, caller, reply](Answer a) {
+            if (a.error && resolved->request_key.empty()) return reply(std::move(a));
+            Keyed<Request, Handler>(o, op, std::move(*resolved), caller, reply, a.error);
+          });
+      return;
     }
     Keyed<Request, Handler>(o, op, std::move(req), caller, reply);
   });
@@ -109,12 +157,12 @@ constexpr Operation OnLoop(std::string_view method, bool after_first_sync) {
   return {method, Thread::kLoop, after_first_sync, false, &StartLoop<Request, Handler>};
 }
 template <class Request, void (*Handler)(Context&, Db&, const Request&, rpc::Writer&)>
-constexpr Operation Read(std::string_view method) {
-  return {method, Thread::kReader, true, false, &StartRead<Request, Handler>};
+constexpr Operation Read(std::string_view method, unsigned ids = 0) {
+  return {method, Thread::kReader, true, false, &StartRead<Request, Handler>, ids};
 }
 template <class Request, void (*Handler)(Context&, Db&, const Request&, const Caller&, rpc::Writer&)>
-constexpr Operation Write(std::string_view method) {
-  return {method, Thread::kWriter, true, true, &StartWrite<Request, Handler>};
+constexpr Operation Write(std::string_view method, unsigned ids = 0) {
+  return {method, Thread::kWriter, true, true, &StartWrite<Request, Handler>, ids};
 }
 
 constexpr Operation kTable[] = {
@@ -122,17 +170,17 @@ constexpr Operation kTable[] = {
     OnLoop<proto::NoRequest, ops::Status>("status", true),
     OnLoop<proto::SyncRequest, ops::Sync>("sync", false),
     OnLoop<proto::NoRequest, ops::Shutdown>("shutdown", false),
-    Read<proto::TimelineRequest, ops::Timeline>("timeline"),
+    Read<proto::TimelineRequest, ops::Timeline>("timeline", kSessionIds),
     Read<proto::NoRequest, ops::Projects>("projects"),
-    Read<proto::IdRequest, ops::Show>("show"),
-    Read<proto::IdRequest, ops::Sources>("sources"),
+    Read<proto::IdRequest, ops::Show>("show", kEventIds | kEntryIds),
+    Read<proto::IdRequest, ops::Sources>("sources", kEventIds | kEntryIds),
     Read<proto::EntriesRequest, ops::Entries>("entries"),
     Read<proto::SearchRequest, ops::Search>("search"),
     Read<proto::ForgottenRequest, ops::Forgotten>("forgotten"),
     Write<EntryRequest, ops::Remember>("remember"),
-    Write<EntryRequest, ops::Correct>("correct"),
-    Write<TombstoneRequest, ops::Forget>("forget"),
-    Write<TombstoneRequest, ops::Restore>("restore"),
+    Write<EntryRequest, ops::Correct>("correct", kEntryIds),
+    Write<TombstoneRequest, ops::Forget>("forget", kEventIds | kEntryIds | kSessionIds),
+    Write<TombstoneRequest, ops::Restore>("restore", kTombstoneIds),
 };
 
 }  // namespace

@@ -155,6 +155,52 @@ describe('origin-mcp with the SDK client', () => {
   });
 });
 
+describe('ids agents type, and forgetting a session (dry_run)', () => {
+  const w = new World();
+  const a = w.claudeLog('4f0c2a91-7a3e-4d5b-9c1e-2b8f6a0d3e71');
+  let client;
+
+  before(async () => {
+    w.say(a, 'a1', 'delta one', '4f0c2a91-7a3e-4d5b-9c1e-2b8f6a0d3e71');
+    w.say(a, 'a2', 'delta two', '4f0c2a91-7a3e-4d5b-9c1e-2b8f6a0d3e71');
+    client = await w.client('claude-code');
+  });
+  after(async () => {
+    await client?.close();
+    await w.close();
+  });
+
+  test('a reference, a prefix and a bare UUID are ids; an ambiguous prefix is a tool error naming the candidates', async () => {
+    const tl = await call(client, 'timeline', { session: '4f0c2a91' });
+    assert.equal(tl.session.id, 'claude-code:4f0c2a91-7a3e-4d5b-9c1e-2b8f6a0d3e71');
+    assert.equal(tl.events.length, 2);
+    const { ref, id } = tl.events[0];
+    assert.match(ref, /^[0-9a-hjkmnp-tv-z]{5,12}$/);
+    assert.equal((await call(client, 'get', { id: ref })).event.id, id);
+    assert.equal((await call(client, 'sources', { id: ref.slice(0, 4) })).sources.length, 1);
+    const err = await toolError(client, 'get', { id: 'claude-code:a' });
+    assert.match(err, /ambiguous/);
+    assert.match(err, /claude-code:a1/);
+    assert.match(err, /claude-code:a2/);
+  });
+
+  test('forget with dry_run says what it would hide and hides nothing; then a session is forgotten whole', async () => {
+    const plan = await call(client, 'forget', { id: '4f0c2a91-7a3e-4d5b-9c1e-2b8f6a0d3e71', reason: 'the user asked', dry_run: true });
+    assert.equal(plan.dry_run, true);
+    assert.equal(plan.recorded, false);
+    assert.equal(plan.target_kind, 'session');
+    assert.deepEqual(plan.events.sort(), ['claude-code:a1', 'claude-code:a2']);
+    assert.equal((await call(client, 'search', { query: 'delta' })).events.length, 2);
+    const done = await call(client, 'forget', { id: '4f0c2a91', reason: 'the user asked' });
+    assert.equal(done.recorded, true);
+    assert.equal(done.events_count, 2);
+    // A line the agent writes later in that session stays hidden (invariant 2).
+    w.say(a, 'a3', 'delta three', '4f0c2a91-7a3e-4d5b-9c1e-2b8f6a0d3e71');
+    assert.equal((await call(client, 'search', { query: 'delta' })).events.length, 0);
+    assert.match(await toolError(client, 'get', { id: 'claude-code:a3' }), /forgotten/);
+  });
+});
+
 describe('origin-mcp on the wire (NDJSON)', () => {
   const w = new World();
   after(() => w.close());

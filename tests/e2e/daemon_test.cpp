@@ -744,7 +744,7 @@ TEST_SUITE("e2e") {
     };
     fails({"forget", "claude-code:u2"}, 2, "needs --reason");
     fails({"forget", "claude-code:u2", "--reason", "   ", "--yes"}, 2, "needs --reason");
-    fails({"forget", "claude-code:nope", "--reason", "r"}, 4, "no event or entry");
+    fails({"forget", "claude-code:nope", "--reason", "r"}, 4, "no event, entry or session");
     fails({"forget", tmb, "--reason", "r"}, 2, "is a tombstone");
     fails({"restore", tmb, "--reason", "r", "--yes"}, 1, "already restored");
     fails({"restore", "tmb_000000000000000000000000", "--reason", "r"}, 4, "no forget");

@@ -18,6 +18,7 @@
 #include "core/ingest/ingester.hpp"
 #include "core/query/events.hpp"
 #include "core/query/search.hpp"
+#include "core/store/schema.hpp"
 #include "core/store/sessions.hpp"
 #include "core/store/visible.hpp"
 #include "core/util/op_error.hpp"
@@ -427,9 +428,82 @@ TEST_SUITE("forget") {
     CHECK(w.Count("SELECT count(*) FROM audit_log WHERE details ->> '$.target' = 'claude-code:a\"b\\c'") == 1);
   }
 
+  TEST_CASE("forget: a session forget hides every event of it, lines that arrive later (also after a reopen), and entries left without a source (invariant 2)") {
+    World w;
+    std::string e1 = w.Say("s1", "delta one"), e2 = w.Say("s1", "delta two"),
+                e3 = w.Say("s2", "delta three");
+    w.Title("s1", "custom-title", "Delta talk");
+    w.Sync();
+    std::string only = w.Remember({e1});      // left without a source: rule 3
+    std::string both = w.Remember({e2, e3});  // keeps e3: stays, with e3 alone
+    auto dry = w.Forget("claude-code:s1", true);
+    CHECK_FALSE(dry.tombstone);
+    CHECK(dry.target_kind == "session");
+    CHECK(dry.events.size() == 3);  // the title event too
+    CHECK(dry.entries == std::vector<std::string>{only});
+    CHECK(dry.titles == std::vector<std::string>{"claude-code:s1"});
+    CHECK(w.Count("SELECT count(*) FROM tombstone") == 0);
+    CHECK_FALSE(EventHidden(*w.s.db, e1));
+    auto o = w.Forget("claude-code:s1");
+    REQUIRE(o.tombstone);
+    CHECK(o.events == dry.events);
+    CHECK(EventHidden(*w.s.db, e1));
+    CHECK(EventHidden(*w.s.db, e2));
+    CHECK_FALSE(EventHidden(*w.s.db, e3));
+    CHECK(EntryHidden(*w.s.db, only));
+    CHECK_FALSE(EntryHidden(*w.s.db, both));
+    CHECK(GetEntry(*w.s.db, both, 0)->sources.size() == 1);
+    CHECK(ErrorOf([&] { GetSession(*w.s.db, "claude-code:s1"); }) == Code::kForgotten);
+    CHECK(w.Found("delta") == std::set<std::string>{e3});
+    // A line that arrives later in the session is hidden on arrival.
+    std::string late = w.Say("s1", "delta late");
+    w.Sync();
+    CHECK(EventHidden(*w.s.db, late));
+    CHECK(w.Found("delta") == std::set<std::string>{e3});
+    CHECK(w.SessionEventsCount("s1") == 0);
+    // Forgetting it again hides nothing new and is not recorded.
+    auto again = w.Forget("claude-code:s1");
+    CHECK_FALSE(again.tombstone);
+    CHECK(again.hidden_by == o.tombstone);
+    // The store reopened (a daemon's restart): still hidden, and so is the
+    // next line.
+    w.s.ingester.reset();
+    w.s.db = OpenWriteConnection(w.s.db_path());
+    w.s.ingester = std::make_unique<Ingester>(*w.s.db, *w.s.mirrors, w.s.clock);
+    std::string later = w.Say("s1", "delta later");
+    w.Sync();
+    w.Rewrite("s1");
+    CHECK(EventHidden(*w.s.db, late));
+    CHECK(EventHidden(*w.s.db, later));
+    CHECK(w.Found("delta") == std::set<std::string>{e3});
+    // The restore brings back all of it, the late lines and the entry too.
+    auto r = w.Restore(*o.tombstone);
+    REQUIRE(r.tombstone);
+    CHECK(r.events.size() == 5);
+    CHECK(w.Found("delta") == std::set<std::string>{e1, e2, e3, late, later});
+    CHECK_FALSE(EntryHidden(*w.s.db, only));
+    CHECK(w.SessionEventsCount("s1") == 4);
+    CHECK(w.Name("s1") == "Delta talk*");
+    // An unknown target names every kind forget takes.
+    CHECK(ErrorOf([&] { w.Forget("claude-code:nope"); }) == Code::kNotFound);
+  }
+
+  TEST_CASE("forget: a session whose every event an earlier forget hid is still forgotten, for the lines to come") {
+    World w;
+    std::string e1 = w.Say("s1", "epsilon one");
+    w.Sync();
+    REQUIRE(w.Forget(e1).tombstone);
+    auto o = w.Forget("claude-code:s1");
+    REQUIRE(o.tombstone);  // nothing new now, but what arrives later
+    CHECK(o.events.empty());
+    std::string late = w.Say("s1", "epsilon late");
+    w.Sync();
+    CHECK(EventHidden(*w.s.db, late));
+  }
+
   // The reference model: what is visible follows from the forgets in effect
   // and the data alone.
-  TEST_CASE("forget: model-based, random ingest / remember / correct / fork / forget / restore / re-sync (invariant 2)") {
+  TEST_CASE("forget: model-based, random ingest / remember / correct / fork / forget (events, entries, sessions) / restore / re-sync (invariant 2)") {
     struct Version {
       std::string id, root;
       std::int64_t created;
@@ -469,6 +543,13 @@ TEST_SUITE("forget") {
       };
       // Rules 1 and 2 from a target, on the data as it is.
       auto direct = [&](const std::string& target, std::set<std::string>& evs, std::set<std::string>& roots) {
+        if (target.rfind("claude-code:s", 0) == 0) {
+          // A session: every event of it, those that arrived after the
+          // forget too; entries only by rule 3.
+          for (const auto& e : events)
+            if ("claude-code:" + event_session[e] == target) evs.insert(e);
+          return;
+        }
         if (std::string r = root_of(target); !r.empty()) {
           roots.insert(r);
         } else {
@@ -583,10 +664,13 @@ TEST_SUITE("forget") {
               .Bind(1, std::string(id)).Bind(2, parent->id).Bind(3, root).Bind(4, created).Run();
           w.s.db->Prepare("INSERT INTO entry_source(entry_id, event_id) VALUES (?, ?)").Bind(1, std::string(id)).Bind(2, ev).Run();
           versions.push_back({id, root, created, {ev}});
-        } else if (op <= 7) {  // forget anything: visible, hidden, event or entry
+        } else if (op <= 7) {  // forget anything: visible, hidden, event, entry or session
           std::string target;
-          if (!versions.empty() && rng() % 2)
+          const unsigned what = rng() % 5;
+          if (!versions.empty() && what <= 1)
             target = pick(versions).id;
+          else if (what == 2)
+            target = "claude-code:" + event_session[pick(events)];
           else
             target = pick(events);
           std::set<std::string> before_e, before_r, after_e, after_r;
@@ -595,6 +679,12 @@ TEST_SUITE("forget") {
           with.push_back({"new", target});
           hidden(with, after_e, after_r);
           bool hides_new = after_e != before_e || after_r != before_r;
+          // A session's forget covers lines to come: recorded unless one of
+          // the same session is in effect.
+          if (target.rfind("claude-code:s", 0) == 0)
+            hides_new = hides_new || std::none_of(forgets.begin(), forgets.end(), [&](const Fgt& f) {
+                          return !f.restored && f.target == target;
+                        });
           auto o = w.Forget(target);
           CAPTURE(target);
           REQUIRE(o.tombstone.has_value() == hides_new);
@@ -609,6 +699,9 @@ TEST_SUITE("forget") {
         check(step);
       }
       CHECK(forgets.size() >= 5);
+      CHECK(std::any_of(forgets.begin(), forgets.end(), [](const Fgt& f) {
+        return f.target.rfind("claude-code:s", 0) == 0;
+      }));
     }
   }
 }
