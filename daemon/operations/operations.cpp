@@ -99,7 +99,7 @@ void Operations::OnWorker(Thread thread, const Caller& caller, Job job, Reply re
     Answer a;
     try {
       a.result = rpc::Json([&](rpc::Writer& w) { job(db, w); });
-      if (shape) a.result = shape(std::move(a.result));
+      if (shape) a.result = shape(db, std::move(a.result));
     } catch (const OpError& e) {
       a.error = e;
     } catch (const std::exception& e) {
