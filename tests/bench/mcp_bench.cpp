@@ -163,8 +163,8 @@ void Size(StdioProcess& p, int id, const char* label, const std::string& call, s
   answer.Parse(text.GetString(), text.GetStringLength());
   const std::vector<std::string> ids = HitIds(answer);
   const std::size_t chars = Chars({text.GetString(), text.GetStringLength()});
-  std::printf("  %-30s text %6zu chars (target %6zu: %s)   line %7zu B   %3zu hits, digest %016llx\n",
-              label, chars, target, chars <= target ? "met" : "MISSED", line.size(), ids.size(),
+  std::printf("  %-30s text %6zu chars, %6u B (target %6zu chars: %s)   line %7zu B   %3zu hits, digest %016llx\n",
+              label, chars, text.GetStringLength(), target, chars <= target ? "met" : "MISSED", line.size(), ids.size(),
               static_cast<unsigned long long>(Digest(ids)));
   if (g_show) std::printf("%s\n", text.GetString());
 }

@@ -203,7 +203,7 @@ describe('origin-mcp answers for a context window', () => {
     assert.deepEqual([list.sessions.length, list.more], [1, false]);
   });
 
-  test('size targets, with the hits the operation gives the CLI', async () => {
+  test('size targets, with the hits the operation gives the CLI', async (t) => {
     const cli = (args) => w.origin('search', ...args, '--json', '--limit', '20');
     const cases = [
       [{ query: 'build' }, ['build'], 6000],
@@ -212,6 +212,7 @@ describe('origin-mcp answers for a context window', () => {
     for (const [args, cliArgs, target] of cases) {
       const { text, parsed } = await answer('search', args);
       assert.ok(text.length <= target, `${JSON.stringify(args)}: ${text.length} > ${target}`);
+      t.diagnostic(`search ${JSON.stringify(args)}: ${text.length} characters`);
       const want = cli(cliArgs);
       assert.ok(want.events.length === 20, 'a full page');
       assert.deepEqual(eventHits(parsed).map((h) => h.id), want.events.map((h) => h.id));
@@ -219,6 +220,7 @@ describe('origin-mcp answers for a context window', () => {
     }
     const { text, parsed } = await answer('timeline', { session });
     assert.ok(text.length <= 8000, `timeline page: ${text.length} > 8000`);
+    t.diagnostic(`a page of 50 events: ${text.length} characters`);
     assert.deepEqual(parsed.events.map((e) => e.id),
       w.origin('timeline', session, '--json', '--limit', '50').events.map((e) => e.id));
   });
