@@ -241,7 +241,7 @@ void WriteTombstone(Writer& w, const TombstoneRow& t) {
   w.EndObject();
 }
 
-std::string BoundStrings(std::string json, std::size_t max_bytes) {
+std::string BoundStrings(std::string json, std::size_t max_bytes, std::string_view rest) {
   if (json.size() <= max_bytes) return json;
   rapidjson::Document d;
   d.Parse(json.data(), json.size());
@@ -260,12 +260,13 @@ std::string BoundStrings(std::string json, std::size_t max_bytes) {
     }
   }
   // The greatest common length that brings the whole under the bound
-  // (escapes make the JSON longer than the strings; the marker is ~60 B).
+  // (escapes make the JSON longer than the strings; the marker is about
+  // 40 B and `rest`).
   const std::size_t budget = max_bytes - max_bytes / 10;
   auto size_with = [&](std::size_t cap) {
     std::size_t size = json.size();
     for (const auto* v : strings)
-      if (v->GetStringLength() > cap) size -= v->GetStringLength() - cap - 64;
+      if (v->GetStringLength() > cap) size -= v->GetStringLength() - cap - 40 - rest.size();
     return size;
   };
   std::size_t lo = 256, hi = 256;
@@ -286,7 +287,7 @@ std::string BoundStrings(std::string json, std::size_t max_bytes) {
     while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
     std::string cut(text, end);
     cut += " [... cut: " + std::to_string(n - cut.size()) + " of " + std::to_string(n) +
-           " bytes left out; ask for fewer results, or get one id]";
+           " bytes left out; " + std::string(rest) + "]";
     v->SetString(cut.c_str(), static_cast<rapidjson::SizeType>(cut.size()), d.GetAllocator());
   }
   rapidjson::StringBuffer sb;

@@ -88,7 +88,8 @@ void WriteTombstone(Writer& w, const TombstoneRow& t);
 
 /// JSON cut to about `max_bytes`: its longest strings (an event's text, a
 /// raw line) are shortened to one common length, each saying how much was
-/// cut; JSON already within the bound comes back as it was.
-std::string BoundStrings(std::string json, std::size_t max_bytes);
+/// cut and, in `rest`, how to read the rest; JSON already within the bound
+/// comes back as it was.
+std::string BoundStrings(std::string json, std::size_t max_bytes, std::string_view rest);
 
 }  // namespace origin::rpc

@@ -10,6 +10,7 @@
 #include "core/util/hash.hpp"
 #include "core/util/text.hpp"
 #include "daemon/log.hpp"
+#include "daemon/mcp/answers.hpp"
 #include "daemon/mcp/tools.hpp"
 #include "origin_config.h"
 #include "proto/protocol.hpp"
@@ -35,9 +36,11 @@ std::string ResultReply(const std::string& id_json, const std::string& result_js
 }
 
 // The one place an operation's answer becomes a tool's reply: the result as
-// JSON text in a text block (spec: MCP server), a notice in a second one;
-// an error as a tool error the agent can read and correct.
-std::string ToolReply(const std::string& id_json, const Answer& a) {
+// JSON text in a text block (spec: MCP server), a notice in a second one,
+// and for `structured` peers the same JSON as structuredContent (which the
+// tool's outputSchema describes); an error as a tool error the agent can
+// read and correct.
+std::string ToolReply(const std::string& id_json, const Answer& a, bool structured) {
   const std::string& text = a.error ? std::string(a.error->what()) : a.result;
   rapidjson::StringBuffer sb;
   rpc::Writer w(sb);
@@ -54,6 +57,10 @@ std::string ToolReply(const std::string& id_json, const Answer& a) {
     w.EndObject();
   }
   w.EndArray();
+  if (structured && !a.error) {
+    w.Key("structuredContent");
+    w.RawValue(a.result.data(), a.result.size(), rapidjson::kObjectType);
+  }
   w.Key("isError");
   w.Bool(a.error.has_value());
   w.EndObject();
@@ -119,12 +126,14 @@ void McpServer::Message(const rapidjson::Value& m, const std::shared_ptr<McpPeer
     return done(ErrorReply(id_json, kInvalidParams, "params must be an object"));
   if (name == "initialize") {
     std::string version = "2025-11-25";
+    peer->protocol = version;
     if (params != nullptr) {
       if (auto v = params->FindMember("protocolVersion");
           v != params->MemberEnd() && v->value.IsString()) {
         for (auto known : kVersions)
           if (known == v->value.GetString()) version = std::string(known);
       }
+      peer->protocol = version;
       if (auto ci = params->FindMember("clientInfo");
           ci != params->MemberEnd() && ci->value.IsObject()) {
         if (auto n = ci->value.FindMember("name");
@@ -161,8 +170,6 @@ void McpServer::Message(const rapidjson::Value& m, const std::shared_ptr<McpPeer
     std::string tools = "{\"tools\":[";
     bool first = true;
     for (const mcp::Tool& t : mcp::AllTools()) {
-      rapidjson::Document schema;
-      schema.Parse(t.schema);
       rapidjson::StringBuffer sb;
       rpc::Writer w(sb);
       w.StartObject();
@@ -171,7 +178,11 @@ void McpServer::Message(const rapidjson::Value& m, const std::shared_ptr<McpPeer
       w.Key("description");
       w.String(t.description);
       w.Key("inputSchema");
-      schema.Accept(w);
+      mcp::InputSchema(t).Accept(w);
+      if (peer->structured()) {
+        w.Key("outputSchema");
+        mcp::OutputSchema(t).Accept(w);
+      }
       w.Key("annotations");
       w.StartObject();
       w.Key("readOnlyHint");
@@ -206,13 +217,19 @@ void McpServer::CallTool(const std::string& id_json, const rapidjson::Value* par
   const mcp::Tool* tool = mcp::FindTool(name->GetString());
   if (tool == nullptr)
     return done(ErrorReply(id_json, kInvalidParams, std::string("Unknown tool: ") + name->GetString()));
+  const bool structured = peer->structured();
+  // The agent's arguments, checked (kept for the answer's shape), and the
+  // operation's params made of them.
+  auto given = std::make_shared<rapidjson::Document>();
   auto args = std::make_shared<rapidjson::Document>();
   try {
-    const rapidjson::Value* given = nullptr;
-    if (auto it = params->FindMember("arguments"); it != params->MemberEnd()) given = &it->value;
-    *args = mcp::ToParams(*tool, given);
+    const rapidjson::Value* arguments = nullptr;
+    if (auto it = params->FindMember("arguments"); it != params->MemberEnd())
+      arguments = &it->value;
+    *given = mcp::CheckArguments(*tool, arguments);
+    *args = mcp::ToParams(*tool, *given);
   } catch (const OpError& e) {
-    return done(ToolReply(id_json, Answer{{}, e, {}}));
+    return done(ToolReply(id_json, Answer{{}, e, {}}, structured));
   }
   const Operation* op = Operations::Find(tool->operation);
   if (op != nullptr && op->writes && !peer->session.empty()) {
@@ -229,13 +246,16 @@ void McpServer::CallTool(const std::string& id_json, const rapidjson::Value* par
   caller.author = (peer->agent.empty() ? std::string("agent") : peer->agent) + "@" +
                   ops_.ctx().store_name;
   caller.channel = "mcp";
-  caller.shape = [](std::string json) { return rpc::BoundStrings(std::move(json), kMaxAnswer); };
+  caller.shape = [tool, given](Db& db, std::string json) {
+    return mcp::ShapeAnswer(*tool, *given, db, std::move(json));
+  };
   // In flight from now on: a shutdown during the freshness wait answers it
   // (unavailable) rather than closing on it.
   auto release = ops_.Hold();
-  auto run = [this, tool, args, caller, id_json, done, release] {
-    ops_.Call(tool->operation, args.get(), caller,
-              [id_json, done](Answer a) { done(ToolReply(id_json, a)); });
+  auto run = [this, tool, args, caller, id_json, done, release, structured] {
+    ops_.Call(tool->operation, args.get(), caller, [id_json, done, structured](Answer a) {
+      done(ToolReply(id_json, a, structured));
+    });
     release();
   };
   Context& ctx = ops_.ctx();

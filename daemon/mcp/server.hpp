@@ -6,10 +6,12 @@
 // (origin-mcp) now and HTTP later run the same code.  The legacy lifecycle
 // (initialize, notifications/initialized, ping) with versions 2025-11-25,
 // 2025-06-18, 2025-03-26 and 2024-11-05; tools/list with the seven tools;
-// tools/call runs the operation each tool names (daemon/mcp/tools.cpp), so
-// the CLI and agents share one implementation (invariant 5), and its answer
-// comes back as a text block of JSON, or as a tool error (isError) with a
-// readable message.
+// tools/call checks the arguments against the tool's schema and runs the
+// operation the tool names (daemon/mcp/tools.cpp), so the CLI and agents
+// share one implementation (invariant 5); its answer, shaped for a context
+// window (daemon/mcp/answers.cpp), comes back as a text block of JSON and,
+// from protocol 2025-06-18 on, as structuredContent beside it; an error as
+// a tool error (isError) with a readable message.
 
 #include <rapidjson/document.h>
 
@@ -26,6 +28,10 @@ namespace origin {
 struct McpPeer {
   std::string agent;    // clientInfo.name of its initialize
   std::string session;  // the transport's session: writes are keyed by it and the request id
+  std::string protocol;  // the version its initialize agreed on ("" before one)
+  /// Whether its tools have output schemas and its answers structured
+  /// content (protocol 2025-06-18 and later).
+  bool structured() const { return !protocol.empty() && protocol >= "2025-06-18"; }
 };
 
 class McpServer {
@@ -39,9 +45,6 @@ class McpServer {
   /// One message or batch from `peer` (loop thread); `done` runs once, on
   /// the loop thread.
   void Handle(std::string_view text, std::shared_ptr<McpPeer> peer, Done done);
-
-  /// A tool's answer stays under about 20,000 tokens (rpc::BoundStrings).
-  static constexpr std::size_t kMaxAnswer = 80000;
 
  private:
   void Message(const rapidjson::Value& m, const std::shared_ptr<McpPeer>& peer, Done done);

@@ -104,7 +104,7 @@ void Operations::OnWorker(Thread thread, const Caller& caller, Job job, Reply re
         w.UseRefs(&db);
         job(db, w);
       });
-      if (shape) a.result = shape(std::move(a.result));
+      if (shape) a.result = shape(db, std::move(a.result));
     } catch (const OpError& e) {
       a.error = e;
     } catch (const std::exception& e) {

@@ -65,9 +65,10 @@ struct Caller {
   /// A long operation's progress (a JSON object), on the loop thread; null
   /// when the front-end takes none.
   std::function<void(const std::string& json)> progress;
-  /// Shapes the result on the worker thread before it is handed back (MCP
-  /// bounds an answer's size); null keeps it as it is.
-  std::function<std::string(std::string)> shape;
+  /// Shapes the result on the worker thread, on its connection, before it
+  /// is handed back (MCP's answers for a context window); null keeps it as
+  /// it is.
+  std::function<std::string(Db&, std::string)> shape;
 };
 
 /// An operation's answer: the result as JSON text, or the error; `notice`

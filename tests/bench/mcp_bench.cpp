@@ -7,9 +7,15 @@
 //     (tests/clients/reference-server.mjs), interleaved;
 //   - `tools/call` round trips over one connection: get and search through
 //     origin-mcp, get through the reference (p50, p99);
-//   - the peak RSS (VmHWM) of origin-mcp and of the reference after the calls.
+//   - the peak RSS (VmHWM) of origin-mcp and of the reference after the calls;
+//   - the size of three answers an agent gets all day (issue 13's targets):
+//     a default search, a search with tool events, and a page of a
+//     session's timeline: the characters of the text block the model
+//     reads, the whole JSON-RPC line, and the hits (their ids, counted and
+//     hashed, so that two builds can be compared: the same hits, in a
+//     smaller form).
 //
-//   mcp_bench [--events N] [--handshakes N] [--calls N] [--node PATH]
+//   mcp_bench [--events N] [--handshakes N] [--calls N] [--sizes-only] [--show] [--node PATH]
 //             [--originsd PATH] [--origin-mcp PATH] [--origin PATH]
 //
 // The store: about N events (default 20,000) of tests/support/loggen's
@@ -17,6 +23,7 @@
 
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -105,6 +112,63 @@ Calls RoundTrips(const std::vector<std::string>& argv, const std::vector<std::st
   return out;
 }
 
+// The ids of an answer's hits, in order: entries, then events (a
+// session's, or search's, listed or grouped by session under their rank).
+std::vector<std::string> HitIds(const rapidjson::Value& answer) {
+  std::vector<std::string> ids;
+  auto list = [&](const rapidjson::Value& hits, std::vector<std::pair<std::int64_t, std::string>>& out) {
+    for (const auto& h : hits.GetArray())
+      out.emplace_back(h.HasMember("rank") ? h["rank"].GetInt64() : static_cast<std::int64_t>(out.size()),
+                       h["id"].GetString());
+  };
+  for (const char* key : {"entries", "events"}) {
+    std::vector<std::pair<std::int64_t, std::string>> hits;
+    if (answer.HasMember(key) && answer[key].IsArray()) list(answer[key], hits);
+    if (std::string_view(key) == "events" && answer.HasMember("sessions"))
+      for (const auto& s : answer["sessions"].GetArray())
+        if (s.HasMember("events") && s["events"].IsArray()) list(s["events"], hits);
+    std::stable_sort(hits.begin(), hits.end(),
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
+    for (auto& h : hits) ids.push_back(std::move(h.second));
+  }
+  return ids;
+}
+
+// Characters (code points) of UTF-8 text.
+std::size_t Chars(std::string_view s) {
+  std::size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+// FNV-1a of the ids in order.
+std::uint64_t Digest(const std::vector<std::string>& ids) {
+  std::uint64_t h = 1469598103934665603ULL;
+  for (const std::string& id : ids)
+    for (unsigned char c : id + "\n") h = (h ^ c) * 1099511628211ULL;
+  return h;
+}
+
+// One tools/call over `p` (initialized): prints its sizes and hits.
+bool g_show = false;  // --show: each answer's text too
+
+void Size(StdioProcess& p, int id, const char* label, const std::string& call, std::size_t target) {
+  p.WriteLine(R"({"jsonrpc":"2.0","id":)" + std::to_string(id) +
+              R"(,"method":"tools/call","params":)" + call + "}");
+  const std::string line = Expect(p, id, call.c_str());
+  rapidjson::Document d;
+  d.Parse(line.c_str());
+  const auto& text = d["result"]["content"][0]["text"];
+  rapidjson::Document answer;
+  answer.Parse(text.GetString(), text.GetStringLength());
+  const std::vector<std::string> ids = HitIds(answer);
+  const std::size_t chars = Chars({text.GetString(), text.GetStringLength()});
+  std::printf("  %-30s text %6zu chars, %6u B (target %6zu chars: %s)   line %7zu B   %3zu hits, digest %016llx\n",
+              label, chars, text.GetStringLength(), target, chars <= target ? "met" : "MISSED", line.size(), ids.size(),
+              static_cast<unsigned long long>(Digest(ids)));
+  if (g_show) std::printf("%s\n", text.GetString());
+}
+
 void Row(const char* label, const std::vector<double>& ms) {
   std::printf("  %-34s p50 %7.2f ms   p99 %7.2f ms   (n=%zu)\n", label, Median(ms),
               Percentile(ms, 99), ms.size());
@@ -114,10 +178,15 @@ void Row(const char* label, const std::vector<double>& ms) {
 
 int main(int argc, char** argv) {
   int events = 20000, handshakes = 200, calls = 1000;
+  bool sizes_only = false;
   std::string node = "/usr/bin/node", originsd = "daemon/originsd", origin_cli = "client/origin",
               shim = "client/origin-mcp";
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
+    if (a == "--sizes-only" || a == "--show") {
+      (a == "--show" ? g_show : sizes_only) = true;
+      continue;
+    }
     if (i + 1 >= argc) {
       std::fprintf(stderr, "mcp_bench: %s needs a value\n", a.c_str());
       return 2;
@@ -174,6 +243,24 @@ int main(int argc, char** argv) {
     return 1;
   }
   const std::string event = d["events"][0]["id"].GetString();
+  const std::string session = d["events"][0]["session"].GetString();
+
+  // Answer sizes, first: they depend on the corpus only.
+  {
+    StdioProcess p({shim}, env, /*keep_stderr=*/false);
+    p.WriteLine(kInitialize);
+    Expect(p, 0, "initialize");
+    p.WriteLine(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+    std::printf("answer sizes (%d events; a page of session %s):\n", events, session.c_str());
+    Size(p, 1, "search \"build\"", R"({"name":"search","arguments":{"query":"build"}})", 6000);
+    Size(p, 2, "search tools \"retry handler\"",
+         R"({"name":"search","arguments":{"query":"retry handler","include_tools":true}})",
+         12000);
+    Size(p, 3, "timeline of a session",
+         R"({"name":"timeline","arguments":{"session":")" + session + R"("}})", 8000);
+    p.CloseAndWait();
+  }
+  if (sizes_only) return 0;
 
   // Warm both up (page cache, Node's compile cache), then interleave.
   const std::vector<std::string> shim_argv = {shim};

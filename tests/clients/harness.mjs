@@ -116,3 +116,9 @@ export async function toolError(client, name, args) {
   if (!r.isError) throw new Error(`${name} succeeded: ${r.content[0].text}`);
   return r.content[0].text;
 }
+
+/** A search answer's event hits in rank order (they come grouped by session). */
+export function eventHits(answer) {
+  return [...answer.events, ...answer.sessions.flatMap((s) => s.events)]
+    .sort((x, y) => x.rank - y.rank);
+}

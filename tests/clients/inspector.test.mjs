@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { ORIGIN_MCP, World } from './harness.mjs';
+import { eventHits, ORIGIN_MCP, World } from './harness.mjs';
 
 // The CLI finds its own package.json relative to the working directory, so
 // it runs from its build directory.
@@ -30,8 +30,8 @@ test('the inspector CLI lists the tools and calls them', () => {
     '--tool-arg', 'query=inspector', '--tool-arg', 'limit=5');
   assert.equal(found.isError, false);
   const hits = JSON.parse(found.content[0].text);
-  assert.equal(hits.events[0].id, 'claude-code:u1');
-  assert.match(hits.events[0].snippet, /\[inspector\]/);
+  assert.equal(eventHits(hits)[0].id, 'claude-code:u1');
+  assert.match(eventHits(hits)[0].snippet, /\[inspector\]/);
   const kept = inspector('--method', 'tools/call', '--tool-name', 'remember',
     '--tool-arg', 'kind=memory', '--tool-arg', 'text=the smoke test ran',
     '--tool-arg', 'confidence=0.5', '--tool-arg', 'sources=[{"quote":"smoke test"}]');

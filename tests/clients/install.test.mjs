@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ORIGIN, ORIGIN_MCP, World, call } from './harness.mjs';
+import { ORIGIN, ORIGIN_MCP, World, call, eventHits } from './harness.mjs';
 
 const bin = join(dirname(createRequire(import.meta.url).resolve('./package.json')), 'node_modules', '.bin');
 const SYSTEM_PATH = '/usr/local/bin:/usr/bin:/bin';
@@ -159,7 +159,7 @@ describe('origin mcp install', () => {
     try {
       assert.equal((await client.listTools()).tools.length, 7);
       const hits = await call(client, 'search', { query: 'catalog' });
-      assert.equal(hits.events[0].id, 'claude-code:u1');
+      assert.equal(eventHits(hits)[0].id, 'claude-code:u1');
       const tl = await call(client, 'timeline', { days: 100000 });
       assert.equal(tl.sessions.length, 1);
       assert.equal((await call(client, 'get', { id: 'claude-code:u1' })).event.text, 'We deploy the catalog with blue green');

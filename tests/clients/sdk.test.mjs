@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ORIGIN_MCP, World, call, toolError } from './harness.mjs';
+import { ORIGIN_MCP, World, call, eventHits, toolError } from './harness.mjs';
 
 describe('origin-mcp with the SDK client', () => {
   const w = new World();
@@ -85,7 +85,7 @@ describe('origin-mcp with the SDK client', () => {
   test('every tool with valid input', async () => {
     const hits = await call(client, 'search', { query: 'catalog', since: '2026-01-01' });
     assert.equal(hits.entries.length, 1);
-    assert.equal(hits.events.length, 1);
+    assert.equal(eventHits(hits).length, 1);
     const id = hits.entries[0].id;
     const tl = await call(client, 'timeline', { days: 100000 });
     assert.equal(tl.sessions.length, 1);
@@ -102,7 +102,7 @@ describe('origin-mcp with the SDK client', () => {
     assert.equal(forgot.recorded, true);
     assert.match(await toolError(client, 'get', { id: 'claude-code:u1' }), /forgotten/);
     const none = await call(client, 'search', { query: 'SQLite' });
-    assert.equal(none.events.length + none.entries.length, 0);
+    assert.equal(eventHits(none).length + none.entries.length, 0);
   });
 
   test('answers stay under about 20,000 tokens', async () => {
@@ -123,10 +123,16 @@ describe('origin-mcp with the SDK client', () => {
       assert.ok(r.content[0].text.length <= 80000, `${r.content[0].text.length} characters`);
       JSON.parse(r.content[0].text);
     }
+    // A page of 41 events, each a preview (get gives a text).
     const tl = JSON.parse(answers[0].content[0].text);
     assert.equal(tl.events.length, 41);
-    assert.match(tl.events[40].text, /cut: \d+ of 300005 bytes/);
-    assert.match(JSON.parse(answers[2].content[0].text).event.text, /^huge y+ \[\.\.\. cut/);
+    assert.match(tl.events[40].text, /^huge y+…$/);
+    // One long text, or one long line: cut, saying how to read the rest.
+    assert.match(JSON.parse(answers[2].content[0].text).event.text,
+      /^huge y+ \[\.\.\. cut: \d+ of 300005 bytes left out; the whole text: the sources tool gives its log file and line\]$/);
+    const src = JSON.parse(answers[3].content[0].text).sources[0];
+    assert.match(src.raw, /cut: \d+ of \d+ bytes left out; the whole line is in the log file, at the line number given\]$/);
+    assert.ok(src.file.endsWith('s2.jsonl') && src.line === 41);
   });
 
   test('every tool with invalid input: tool errors with readable messages', async () => {

@@ -50,6 +50,22 @@ class Mcp {
     CHECK(d["id"].GetInt() == id);
     return d;
   }
+  static rapidjson::Document Parsed(const std::string& text) {
+    rapidjson::Document d;
+    d.Parse(text.c_str());
+    REQUIRE_FALSE(d.HasParseError());
+    return d;
+  }
+  static bool HasNull(const rapidjson::Value& v) {
+    if (v.IsNull()) return true;
+    if (v.IsArray())
+      for (const auto& x : v.GetArray())
+        if (HasNull(x)) return true;
+    if (v.IsObject())
+      for (const auto& m : v.GetObject())
+        if (HasNull(m.value)) return true;
+    return false;
+  }
   /// tools/call: the text of its one content block, and whether it is an error.
   std::pair<std::string, bool> Tool(int id, const std::string& name, const std::string& args) {
     auto d = Call(id, "tools/call", R"({"name":")" + name + R"(","arguments":)" + args + "}");
@@ -57,7 +73,20 @@ class Mcp {
     const auto& r = d["result"];
     REQUIRE(r["content"].Size() == 1);
     CHECK(std::string(r["content"][0]["type"].GetString()) == "text");
-    return {r["content"][0]["text"].GetString(), r["isError"].GetBool()};
+    const std::string text = r["content"][0]["text"].GetString();
+    const bool error = r["isError"].GetBool();
+    if (!error) {
+      // No null anywhere; structuredContent (2025-06-18 and later) is the text's JSON.
+      const rapidjson::Document answer = Parsed(text);
+      CHECK_MESSAGE(!HasNull(answer), text);
+      if (r.HasMember("structuredContent")) {
+        const bool same = answer == r["structuredContent"];
+        CHECK(same);
+      }
+    } else {
+      CHECK_FALSE(r.HasMember("structuredContent"));
+    }
+    return {text, error};
   }
   /// Closes stdin; returns the exit status and the seconds it took.
   std::pair<int, double> CloseAndWait() {
@@ -176,7 +205,10 @@ TEST_SUITE("e2e") {
     REQUIRE_MESSAGE(!err, text);
     doc = Json(text);
     CHECK(doc["entries"].Size() == 1);
-    CHECK(doc["events"].Size() == 1);
+    // The event hit, under its session (docs/architecture.md, MCP answers).
+    REQUIRE(doc["sessions"].Size() == 1);
+    CHECK(doc["sessions"][0]["events"].Size() == 1);
+    CHECK(doc["events"].Size() == 0);
     std::tie(text, err) = m.Tool(5, "timeline", R"({"days":100000})");
     REQUIRE_MESSAGE(!err, text);
     CHECK(Json(text)["sessions"].Size() == 1);
@@ -212,7 +244,7 @@ TEST_SUITE("e2e") {
     fails(20, "sources", R"({"id":")" + id + R"("})", "forgotten");
     std::tie(text, err) = m.Tool(21, "search", R"({"query":"catalog"})");
     doc = Json(text);
-    CHECK(doc["entries"].Size() + doc["events"].Size() == 0);
+    CHECK(doc["entries"].Size() + doc["sessions"].Size() + doc["events"].Size() == 0);
     // There is no restore tool.
     CHECK(m.Call(22, "tools/call",
                  R"({"name":"restore","arguments":{"id":"x","reason":"r"}})")["error"]["code"]

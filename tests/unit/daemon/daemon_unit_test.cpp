@@ -16,7 +16,9 @@
 
 #include "core/store/schema.hpp"
 #include "core/util/text.hpp"
+#include "core/util/op_error.hpp"
 #include "daemon/instance.hpp"
+#include "daemon/mcp/tools.hpp"
 #include "daemon/rpc_json.hpp"
 #include "daemon/uv.hpp"
 #include "daemon/workers.hpp"
@@ -159,16 +161,65 @@ TEST_SUITE("daemon") {
     CHECK(uv_loop_close(&loop) == 0);
   }
 
+  TEST_CASE("daemon: MCP arguments are checked against the tool's schema, strictly (issue 13)") {
+    // The message a tool error carries for `args`, or "" when they pass.
+    auto refused = [](const char* tool, const char* args) -> std::string {
+      rapidjson::Document d;
+      d.Parse(args);
+      REQUIRE_FALSE(d.HasParseError());
+      try {
+        mcp::CheckArguments(*mcp::FindTool(tool), &d);
+        return "";
+      } catch (const OpError& e) {
+        CHECK(e.code() == OpError::Code::kInvalidArgument);
+        return e.what();
+      }
+    };
+    CHECK(refused("search", R"({"query":"chunk","include_tools":true,"limit":50,"offset":0})") == "");
+    CHECK(refused("search", R"({"query":"chunk","kind":null})") == "");  // null: not given
+    CHECK(refused("search", R"({"query":"chunk","all":true})") ==
+          "unknown argument 'all'; the valid ones are: query, scope, kind, include_tools, recent, "
+          "history, source, project, since, until, limit, offset");
+    CHECK(refused("search", R"({"limit":"5"})") == "limit must be an integer");
+    CHECK(refused("search", R"({"limit":5.5})") == "limit must be an integer");
+    CHECK(refused("search", R"({"limit":51})") == "limit must be at most 50");
+    CHECK(refused("search", R"({"limit":0})") == "limit must be at least 1");
+    CHECK(refused("search", R"({"recent":1})") == "recent must be true or false");
+    CHECK(refused("search", R"({"scope":"all"})") ==
+          "scope must be one of both, entries, events (not 'all')");
+    CHECK(refused("get", R"({})") == "id is required");
+    CHECK(refused("get", R"({"id":null})") == "id is required");
+    CHECK(refused("remember", R"({"kind":"memory","text":"t","confidence":1.5,"sources":[{"quote":"q"}]})") ==
+          "confidence must be at most 1");
+    CHECK(refused("remember", R"({"kind":"memory","text":"t","confidence":1,"sources":[{"quote":"q","line":3}]})") ==
+          "unknown field 'line' in sources[0]; the valid ones are: event_id, quote");
+    CHECK(refused("remember", R"({"kind":"memory","text":"t","confidence":1,"sources":[]})") ==
+          "sources needs at least 1 item");
+    CHECK(refused("correct", R"({"id":"ent_1","sources":[{"event_id":7}]})") ==
+          "sources[0].event_id must be a string");
+    // Every tool refuses an unknown argument, and its schemas are JSON
+    // objects (outputSchema too: SDK clients reject every tool otherwise).
+    for (const mcp::Tool& t : mcp::AllTools()) {
+      CHECK(refused(t.name, R"({"bogus":1})").rfind("unknown argument 'bogus'", 0) == 0);
+      CHECK(std::string(mcp::InputSchema(t)["type"].GetString()) == "object");
+      CHECK(std::string(mcp::OutputSchema(t)["type"].GetString()) == "object");
+    }
+    // Arguments that are not an object.
+    rapidjson::Document list;
+    list.Parse("[1]");
+    CHECK_THROWS_WITH(mcp::CheckArguments(*mcp::FindTool("get"), &list), "arguments must be an object");
+  }
+
   TEST_CASE("daemon: MCP answers are cut to their bound, at character boundaries") {
     // Small answers come back as they were.
-    CHECK(rpc::BoundStrings(R"({"a":"x"})", 100) == R"({"a":"x"})");
+    CHECK(rpc::BoundStrings(R"({"a":"x"})", 100, "get one id") == R"({"a":"x"})");
     // Three long texts, one with multi-byte characters, and short fields.
     std::string big(60000, 'a');
     std::string cjk;
     for (int i = 0; i < 20000; ++i) cjk += "\xe8\xa8\x98";  // 記, 3 bytes
     std::string json = R"({"events":[{"id":"e1","text":")" + big + R"("},{"id":"e2","text":")" +
                        cjk + R"("},{"id":"e3","text":"short"}]})";
-    std::string out = rpc::BoundStrings(json, 80000);
+    std::string out = rpc::BoundStrings(json, 80000, "get one id");
     CHECK(out.size() <= 80000);
     rapidjson::Document d;
     d.Parse(out.c_str());
