@@ -86,8 +86,8 @@ Globals TakeGlobals(std::vector<std::string>& words) {
     } else if (w == "--color") {
       color = true;
       when = "always";
-      if (i + 1 < words.size() && (words[i + 1] == "auto" || words[i + 1] == "always" ||
-                                   words[i + 1] == "never")) {
+      if (i + 1 < words.size() &&
+          (words[i + 1] == "auto" || words[i + 1] == "always" || words[i + 1] == "never")) {
         when = words[i + 1];
         words.erase(words.begin() + static_cast<std::ptrdiff_t>(i) + 1);
       }
@@ -126,9 +126,9 @@ void PrintError(const char* code, const std::string& message) {
   auto& a = d.GetAllocator();
   rapidjson::Value e(rapidjson::kObjectType);
   e.AddMember("code", rapidjson::Value(code, a), a);
-  e.AddMember("message",
-              rapidjson::Value(message.c_str(), static_cast<rapidjson::SizeType>(message.size()), a),
-              a);
+  e.AddMember(
+      "message",
+      rapidjson::Value(message.c_str(), static_cast<rapidjson::SizeType>(message.size()), a), a);
   d.AddMember("error", e, a);
   std::fprintf(stderr, "%s\n", proto::ToJson(d).c_str());
 }

@@ -29,8 +29,8 @@ void DetectTerminal() {
   const char* cols = std::getenv("COLUMNS");
   char* end = nullptr;
   const long n = cols != nullptr ? std::strtol(cols, &end, 10) : 0;
-  o.width = cols != nullptr && *cols != '\0' && *end == '\0' && n > 0 ? static_cast<std::size_t>(n)
-                                                                    : 80;
+  o.width =
+      cols != nullptr && *cols != '\0' && *end == '\0' && n > 0 ? static_cast<std::size_t>(n) : 80;
 }
 
 bool UseColor(std::FILE* f) {

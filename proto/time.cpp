@@ -119,12 +119,23 @@ std::optional<std::int64_t> ParseWhen(std::string_view s, std::int64_t now_ms) {
   if (i == 0 || i + 1 != s.size()) return std::nullopt;
   std::int64_t unit = 0;
   switch (s[i]) {
-    case 's': unit = 1000; break;
-    case 'm': unit = 60'000; break;
-    case 'h': unit = 3'600'000; break;
-    case 'd': unit = 86'400'000; break;
-    case 'w': unit = 7 * 86'400'000LL; break;
-    default: return std::nullopt;
+    case 's':
+      unit = 1000;
+      break;
+    case 'm':
+      unit = 60'000;
+      break;
+    case 'h':
+      unit = 3'600'000;
+      break;
+    case 'd':
+      unit = 86'400'000;
+      break;
+    case 'w':
+      unit = 7 * 86'400'000LL;
+      break;
+    default:
+      return std::nullopt;
   }
   return now_ms - n * unit;
 }

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
 #include "adapters/common/json.hpp"
-#include "adapters/common/whole_texts.hpp"
 
 #include <rapidjson/error/en.h>
 #include <rapidjson/stringbuffer.h>
@@ -9,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "adapters/common/whole_texts.hpp"
 #include "core/util/text.hpp"
 
 namespace origin::adapters {

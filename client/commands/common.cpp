@@ -65,10 +65,10 @@ std::string EntryLine(const rapidjson::Value& e, const Style& st) {
   if (Str(e, "status") != "active") tags += " · " + Str(e, "status");
   if (e["concurrent"].GetBool()) tags += " (lost to a concurrent correction)";
   if (e["ended"].GetBool()) tags += " · ended";
-  return FitWidth(st.Bold(Str(e, "id")) + "  " +
-                      st.Dim(tags + " · " + LocalTime(Int(e, "created_at")) + " · " +
-                             Str(e, "author")),
-                  Output().width) +
+  return FitWidth(
+             st.Bold(Str(e, "id")) + "  " +
+                 st.Dim(tags + " · " + LocalTime(Int(e, "created_at")) + " · " + Str(e, "author")),
+             Output().width) +
          "\n  " + Str(e, "text") + "\n";
 }
 
@@ -171,8 +171,8 @@ std::string MoreLine(std::int64_t shown, std::int64_t total, bool at_least, std:
   if (total <= shown) return "";
   const std::int64_t more = total - shown;
   std::string count = Thousands(more) + (at_least ? "+" : "");
-  return st.Dim("… " + count + " more " + std::string(more == 1 && !at_least ? one : many) +
-                ": " + std::string(how)) +
+  return st.Dim("… " + count + " more " + std::string(more == 1 && !at_least ? one : many) + ": " +
+                std::string(how)) +
          "\n";
 }
 

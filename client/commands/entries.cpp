@@ -85,8 +85,8 @@ int RenderEntries(rapidjson::Document& r, const Invocation& a) {
   for (const auto& e : r["entries"].GetArray()) std::printf("%s", EntryLine(e, st).c_str());
   if (r.HasMember("truncated") && r["truncated"].IsBool() && r["truncated"].GetBool())
     std::printf("%s\n", st.Dim("… older ones not shown: a --limit above " +
-                                std::to_string(r["entries"].Size()) + " lists them")
-                             .c_str());
+                               std::to_string(r["entries"].Size()) + " lists them")
+                            .c_str());
   return 0;
 }
 

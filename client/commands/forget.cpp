@@ -71,8 +71,8 @@ int RenderTombstoneWrite(rapidjson::Document& r, const Invocation& a) {
       const std::int64_t count = Int(r, (std::string(key) + "_count").c_str());
       if (count > shown)
         std::printf("  %s\n", st.Dim("… " + Thousands(count - shown) + " more: --json lists " +
-                                      (count > 1000 ? "the first 1,000" : "them all"))
-                                   .c_str());
+                                     (count > 1000 ? "the first 1,000" : "them all"))
+                                  .c_str());
     };
     list("chains", "entry  ");
     list("events", "event  ");
@@ -113,24 +113,22 @@ int RenderForgotten(rapidjson::Document& r, const Invocation& a) {
     if (forget)
       state = t["in_effect"].GetBool() ? st.Red("in effect")
                                        : st.Dim("restored by " + Str(t, "restored_by"));
-    std::string what = forget
-                           ? "forget " + Str(t, "target") + " · " +
-                                 Plural(Int(t, "entries"), "entry version", "entry versions") +
-                                 ", " + Plural(Int(t, "events"), "event", "events")
-                           : "restore of " + Str(t, "target");
+    std::string what = forget ? "forget " + Str(t, "target") + " · " +
+                                    Plural(Int(t, "entries"), "entry version", "entry versions") +
+                                    ", " + Plural(Int(t, "events"), "event", "events")
+                              : "restore of " + Str(t, "target");
     std::fputs(FitLines(st.Bold(Str(t, "id")) + "  " + what + "  " + state + "\n  " +
-                            st.Dim(LocalTime(Int(t, "created_at")) + " · " +
-                                   Str(t, "author", "?") + " · " + Str(t, "origin") +
-                                   " · reason: " + Str(t, "reason")) +
+                            st.Dim(LocalTime(Int(t, "created_at")) + " · " + Str(t, "author", "?") +
+                                   " · " + Str(t, "origin") + " · reason: " + Str(t, "reason")) +
                             "\n",
                         Output().width)
                    .c_str(),
                stdout);
   }
   if (cut)
-    std::printf("%s\n", st.Dim("… older ones not shown: a --limit above " +
-                                std::to_string(shown) + " lists them")
-                             .c_str());
+    std::printf("%s\n", st.Dim("… older ones not shown: a --limit above " + std::to_string(shown) +
+                               " lists them")
+                            .c_str());
   return 0;
 }
 

@@ -53,11 +53,10 @@ int RenderShow(rapidjson::Document& r, const Invocation& a) {
   // Ingestion keeps the first 2,000 or 4,000 characters of a tool event:
   // say so, and how to see the rest.
   if (e.HasMember("truncated") && e["truncated"].IsBool() && e["truncated"].GetBool())
-    std::printf("%s\n", st.Dim("… cut at ingestion: " + Thousands(Int(e, "stored_chars")) +
-                                " of " + Thousands(Int(e, "full_chars")) +
-                                " characters shown; origin show " + Str(e, "id") +
-                                " --full shows them all")
-                             .c_str());
+    std::printf("%s\n", st.Dim("… cut at ingestion: " + Thousands(Int(e, "stored_chars")) + " of " +
+                               Thousands(Int(e, "full_chars")) + " characters shown; origin show " +
+                               Str(e, "id") + " --full shows them all")
+                            .c_str());
   return 0;
 }
 

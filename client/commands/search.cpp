@@ -32,7 +32,7 @@ std::string SearchParams(const Invocation& a) {
   r.project = a.Value("project");
   r.since = DateOption(a, "since");
   r.until = DateOption(a, "until");
-  r.totals = true;       // say what the limit left out
+  r.totals = true;      // say what the limit left out
   r.marks = !a.json();  // where the matches are, to show them in colour
   return proto::Encode(r);
 }
@@ -40,7 +40,7 @@ std::string SearchParams(const Invocation& a) {
 // `lead`, an event's time (HH:MM), what it is, and a one-line `text`,
 // fitted to the terminal; all dimmed with `dim` (the events around a hit).
 std::string ContextRow(const rapidjson::Value& e, std::string_view lead, const std::string& text,
-                     const Style& st, bool dim) {
+                       const Style& st, bool dim) {
   std::string head = std::string(lead) + LocalTime(Int(e, "ts")).substr(11) + "  ";
   std::string what = EventWhat(e);
   what.resize(std::max<std::size_t>(what.size(), 11), ' ');
@@ -59,8 +59,10 @@ int RenderSearch(rapidjson::Document& r, const Invocation& a) {
   // The snippets with their matches shown, from the exact snippets (each
   // piece made safe to print) before the answer is made safe as a whole.
   std::vector<std::string> entry_snippets, event_snippets;
-  for (const auto& e : r["entries"].GetArray()) entry_snippets.push_back(Highlight(Str(e, "snippet"), e, st));
-  for (const auto& e : r["events"].GetArray()) event_snippets.push_back(Highlight(Str(e, "snippet"), e, st));
+  for (const auto& e : r["entries"].GetArray())
+    entry_snippets.push_back(Highlight(Str(e, "snippet"), e, st));
+  for (const auto& e : r["events"].GetArray())
+    event_snippets.push_back(Highlight(Str(e, "snippet"), e, st));
   PrintedJson(r, false);  // every other string made safe to print
   const auto& entries = r["entries"];
   const auto& events = r["events"];
@@ -103,9 +105,9 @@ int RenderSearch(rapidjson::Document& r, const Invocation& a) {
   const bool context = a.Value("context").has_value();
   i = 0;
   for (const auto& e : events.GetArray()) {
-    std::string head = st.Bold(Str(e, "id")) + "  " +
-                       st.Dim(LocalTime(Int(e, "ts")) + " · " + Str(e, "project", "-") + " · " +
-                              EventWhat(e));
+    std::string head =
+        st.Bold(Str(e, "id")) + "  " +
+        st.Dim(LocalTime(Int(e, "ts")) + " · " + Str(e, "project", "-") + " · " + EventWhat(e));
     if (e.HasMember("session_title")) head += "  " + Str(e, "session_title");
     out += FitWidth(head, width) + "\n";
     const std::string& snippet = event_snippets[i++];
@@ -117,8 +119,9 @@ int RenderSearch(rapidjson::Document& r, const Invocation& a) {
       auto it = e.FindMember(key);
       if (it == e.MemberEnd() || !it->value.IsArray()) return;
       for (const auto& c : it->value.GetArray())
-        out += ContextRow(c, "    ", Preview(Str(c, "text"), ColumnsLeft(4 + 5 + 2 + 13)), st, true) +
-               "\n";
+        out +=
+            ContextRow(c, "    ", Preview(Str(c, "text"), ColumnsLeft(4 + 5 + 2 + 13)), st, true) +
+            "\n";
     };
     rows("before");
     out += ContextRow(e, "  > ", snippet, st, false) + "\n";

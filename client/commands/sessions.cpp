@@ -28,7 +28,8 @@ std::string TimelineParams(const Invocation& a) {
     const long long n = std::strtoll(offset->c_str(), &end, 10);
     if (offset->empty() || *end != '\0' || n < 0)
       throw UsageError("--offset takes a number, 0 or more");
-    if (a.args.empty()) throw UsageError("--offset is for a session's events: origin timeline SESSION --offset N");
+    if (a.args.empty())
+      throw UsageError("--offset is for a session's events: origin timeline SESSION --offset N");
     r.offset = n;
   }
   r.since = DateOption(a, "since");
@@ -71,8 +72,8 @@ int RenderTimeline(rapidjson::Document& r, const Invocation& a) {
     if (offset > 0)
       out += st.Dim("… " + Plural(offset, "event", "events") + " before these: --offset 0") + "\n";
     if (offset + n < total)
-      out += st.Dim("… " + Plural(total - offset - n, "more event", "more events") +
-                    ": --offset " + std::to_string(offset + n) + " (or --limit " +
+      out += st.Dim("… " + Plural(total - offset - n, "more event", "more events") + ": --offset " +
+                    std::to_string(offset + n) + " (or --limit " +
                     std::to_string(std::min<std::int64_t>(total, 5000)) + ")") +
              "\n";
     std::fputs(out.c_str(), stdout);
@@ -91,15 +92,13 @@ int RenderTimeline(rapidjson::Document& r, const Invocation& a) {
   }
   // Too wide for the terminal: the session's name is cut first, then the
   // project, then the id (a prefix of it is still an id to type).
-  out = Table(rows,
-              {{}, {}, {false, 2, 8}, {true}, {false, 1, 16}, {false, 3, 20}},
-              width);
+  out = Table(rows, {{}, {}, {false, 2, 8}, {true}, {false, 1, 16}, {false, 3, 20}}, width);
   const auto n = static_cast<std::int64_t>(rows.size() - 1);
   const std::int64_t total = r.HasMember("sessions_total") ? Int(r, "sessions_total") : n;
-  out += MoreLine(n, total, false, "session", "sessions",
-                  "--limit " + std::to_string(std::min<std::int64_t>(total, 5000)) +
-                      ", or a narrower --since",
-                  st);
+  out += MoreLine(
+      n, total, false, "session", "sessions",
+      "--limit " + std::to_string(std::min<std::int64_t>(total, 5000)) + ", or a narrower --since",
+      st);
   std::fputs(out.c_str(), stdout);
   return 0;
 }
@@ -117,8 +116,9 @@ int RenderProjects(rapidjson::Document& r, const Invocation& a) {
     std::printf("No projects yet.\n");
     return 0;
   }
-  std::fputs(Table(rows, {{false, 1, 8}, {true}, {true}, {}, {false, 2, 8}}, Output().width).c_str(),
-             stdout);
+  std::fputs(
+      Table(rows, {{false, 1, 8}, {true}, {true}, {}, {false, 2, 8}}, Output().width).c_str(),
+      stdout);
   return 0;
 }
 

@@ -91,27 +91,29 @@ int RenderStatus(rapidjson::Document& r, const Invocation& inv) {
     const std::string state = Str(x->value, "state");
     if (state == "rebuilding")
       std::fprintf(out, "%s\n",
-                  s.Yellow("search index: damaged, being rebuilt from the events (" +
-                           Thousands(Int(x->value, "indexed_upto")) + " of " +
-                           Thousands(Int(st, "max_seq")) + "); searches read the events meanwhile")
-                      .c_str());
+                   s.Yellow("search index: damaged, being rebuilt from the events (" +
+                            Thousands(Int(x->value, "indexed_upto")) + " of " +
+                            Thousands(Int(st, "max_seq")) + "); searches read the events meanwhile")
+                       .c_str());
     else if (Int(x->value, "indexed_upto") + 1000 < Int(st, "max_seq"))
-      std::fprintf(out, 
-          "%s\n",
+      std::fprintf(
+          out, "%s\n",
           s.Dim("search index: catching up (" + Thousands(Int(x->value, "indexed_upto")) + " of " +
                 Thousands(Int(st, "max_seq")) + " events); searches read the newer events directly")
               .c_str());
     else if (state == "ok" && Int(x->value, "rebuilds") > 0)
-      std::fprintf(out, "%s\n",
-                  s.Dim("search index: found damaged at " + LocalTime(Int(x->value, "problem_at")) +
-                        " and rebuilt from the events (details: origin status --json)")
-                      .c_str());
+      std::fprintf(
+          out, "%s\n",
+          s.Dim("search index: found damaged at " + LocalTime(Int(x->value, "problem_at")) +
+                " and rebuilt from the events (details: origin status --json)")
+              .c_str());
   }
   std::int64_t disk = Int(st, "mirror_disk_bytes"), content = Int(st, "mirror_content_bytes");
   std::fprintf(out, "\nstore: database %s · mirrors %s on disk for %s of logs",
-              HumanBytes(Int(st, "db_bytes")).c_str(), HumanBytes(disk).c_str(),
-              HumanBytes(content).c_str());
-  if (disk > 0) std::fprintf(out, " (%.1f×)", static_cast<double>(content) / static_cast<double>(disk));
+               HumanBytes(Int(st, "db_bytes")).c_str(), HumanBytes(disk).c_str(),
+               HumanBytes(content).c_str());
+  if (disk > 0)
+    std::fprintf(out, " (%.1f×)", static_cast<double>(content) / static_cast<double>(disk));
   std::fprintf(out, "\n");
   if (files_total == 0) {
     std::fprintf(out, "\nNo agent logs found on this machine yet. Origin watches:\n");
@@ -168,12 +170,12 @@ int RenderSync(rapidjson::Document& r, const Invocation& inv) {
   if (PrintedJson(r, inv.json())) return code;
   std::int64_t errors = 0;
   for (const auto& s : r["sources"].GetArray()) errors += Int(s, "parse_errors");
-  std::printf("synced: %s from %s (%s) in %s%s\n",
-              Plural(Int(r, "events"), "new event", "new events").c_str(),
-              Plural(Int(r, "lines"), "line", "lines").c_str(), HumanBytes(Int(r, "bytes")).c_str(),
-              Plural(Int(r, "files_changed"), "changed file", "changed files").c_str(),
-              errors > 0 ? (", " + Plural(errors, "line", "lines") + " could not be parsed").c_str()
-                         : "");
+  std::printf(
+      "synced: %s from %s (%s) in %s%s\n",
+      Plural(Int(r, "events"), "new event", "new events").c_str(),
+      Plural(Int(r, "lines"), "line", "lines").c_str(), HumanBytes(Int(r, "bytes")).c_str(),
+      Plural(Int(r, "files_changed"), "changed file", "changed files").c_str(),
+      errors > 0 ? (", " + Plural(errors, "line", "lines") + " could not be parsed").c_str() : "");
   for (const auto& s : r["sources"].GetArray())
     for (const auto& e : s["errors"].GetArray())
       std::fprintf(stderr, "origin: %s: %s\n", Str(s, "source").c_str(), e.GetString());

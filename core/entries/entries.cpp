@@ -285,15 +285,14 @@ RememberResult Remember(Db& db, const Clock& clock, const std::string& store_nam
   std::optional<std::string> project = in.project;
   for (std::size_t i = 0; !project && i < sources.size(); ++i)
     if (auto ev = GetEvent(db, *sources[i].event_id)) project = ev->project;
-  if (std::string twin = FindCurrentTwin(db, text, in.kind, project, sources, now);
-      !twin.empty()) {
+  if (std::string twin = FindCurrentTwin(db, text, in.kind, project, sources, now); !twin.empty()) {
     tx.Commit();
     return {twin, true};
   }
   std::string origin = FixStoreName(db, store_name);
   std::string id = NewEntryId();
-  Insert(db, id, in.kind, text, in.confidence, in.author, project, std::nullopt, id,
-         in.valid_from, in.valid_to, now, origin, sources);
+  Insert(db, id, in.kind, text, in.confidence, in.author, project, std::nullopt, id, in.valid_from,
+         in.valid_to, now, origin, sources);
   tx.Commit();
   return {id, false};
 }

@@ -383,9 +383,9 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
   // attached, damaged, or built again from the start), nothing can be
   // ranked: newest first.
   const bool ranked = has_long && !q.recent && upto > 0;
-  const std::size_t need = std::max(
-      ranked ? static_cast<std::size_t>(kRankWindow) : static_cast<std::size_t>(q.limit),
-      static_cast<std::size_t>(std::clamp(q.count_upto, 0, kRankWindow)));
+  const std::size_t need =
+      std::max(ranked ? static_cast<std::size_t>(kRankWindow) : static_cast<std::size_t>(q.limit),
+               static_cast<std::size_t>(std::clamp(q.count_upto, 0, kRankWindow)));
   NewestK k(need);
   const Chains chains(db);
   const std::optional<Ranges> scope = ScopeRanges(db, q);
@@ -464,7 +464,6 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
   }
   return out;
 }
-
 
 // Runs `fn` in one read transaction of `db` (and what it attached), unless
 // one is open already: how far the index has got and what it holds are

@@ -21,7 +21,6 @@ constexpr std::int64_t kDayMs = 24LL * 3600 * 1000;
 // A search with totals counts each section's matches up to this many.
 constexpr int kCountUpto = 1000;
 
-
 [[noreturn]] void NotFound(const std::string& id) {
   throw OpError(OpError::Code::kNotFound, "no event or entry " + id);
 }
@@ -340,8 +339,8 @@ void Search(Context& ctx, Db& db, const proto::SearchRequest& r, rpc::Writer& w)
       if (r.context > 0) {
         const EventsAround around =
             SessionEventsAround(db, h.event, r.include_tools, static_cast<int>(r.context));
-        for (const auto& [key, list] : {std::pair{"before", &around.before},
-                                        std::pair{"after", &around.after}}) {
+        for (const auto& [key, list] :
+             {std::pair{"before", &around.before}, std::pair{"after", &around.after}}) {
           x.Key(key);
           x.StartArray();
           for (const EventRow& e : *list) rpc::WriteEvent(x, e);

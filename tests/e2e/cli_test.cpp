@@ -113,9 +113,9 @@ int CheckScreen(const std::string& out, std::size_t columns, const std::string& 
       i = j;
     }
     CHECK_MESSAGE(!open, what << ": a colour runs past the end of: " << line);
-    CHECK_MESSAGE((!fits || Columns(line) <= columns),
-                  what << ": " << Columns(line) << " columns on a terminal of " << columns << ": "
-                       << line);
+    CHECK_MESSAGE((!fits || Columns(line) <= columns), what << ": " << Columns(line)
+                                                            << " columns on a terminal of "
+                                                            << columns << ": " << line);
     start = end + 1;
   }
   return colours;
@@ -138,10 +138,12 @@ void WriteSessions(DaemonFixture& f) {
              R"([{"type":"tool_result","tool_use_id":"t1","content":")" +
                  Words(10000, "deploy output") + R"("}])");
   WriteFile(f.claude() + "/projects/-home-dev-app/s1.jsonl", s1);
-  WriteFile(f.claude() + "/projects/-home-dev-app/s2.jsonl",
-            Line("user", "p1", "s2", std::string(kDay) + "40:00.000Z",
-                 Quoted("部署生产环境的时候请先检查数据库迁移和所有的配置文件然后再通知团队成员确认所有服务"
-                        "都已经准备好了 deploy")));
+  WriteFile(
+      f.claude() + "/projects/-home-dev-app/s2.jsonl",
+      Line("user", "p1", "s2", std::string(kDay) + "40:00.000Z",
+           Quoted(
+               "部署生产环境的时候请先检查数据库迁移和所有的配置文件然后再通知团队成员确认所有服务"
+               "都已经准备好了 deploy")));
 }
 
 }  // namespace
@@ -291,14 +293,15 @@ TEST_SUITE("e2e") {
     CHECK(d["events"].Size() == 3);
     CHECK(d["events_total"].GetInt64() == 13);
     CHECK(d["truncated"].GetBool());
-    CHECK(f.Cli({"timeline", "claude-code:s1", "--offset", "10"}).out.find("10 events before these")
-          != std::string::npos);
+    CHECK(f.Cli({"timeline", "claude-code:s1", "--offset", "10"})
+              .out.find("10 events before these") != std::string::npos);
     // Sessions, entries and forgets past the limit.
     r = f.Cli({"timeline", "--days", "100000", "--limit", "1"});
     CHECK(r.out.find("… 1 more session: --limit 2") != std::string::npos);
-    CHECK(Json(f.Cli({"timeline", "--days", "100000", "--limit", "1", "--json"}).out)
-              ["sessions_total"]
-                  .GetInt64() == 2);
+    CHECK(
+        Json(
+            f.Cli({"timeline", "--days", "100000", "--limit", "1", "--json"}).out)["sessions_total"]
+            .GetInt64() == 2);
     for (const char* id : {"claude-code:m10", "claude-code:m12"})
       REQUIRE(f.Cli({"remember", std::string("note ") + id, "--cite", id}).status == 0);
     r = f.Cli({"entries", "--limit", "1"});
@@ -321,8 +324,9 @@ TEST_SUITE("e2e") {
     f.Stop();
   }
 
-  TEST_CASE("cli: a search shows each hit's session, the events around it, and takes relative "
-            "dates") {
+  TEST_CASE(
+      "cli: a search shows each hit's session, the events around it, and takes relative "
+      "dates") {
     DaemonFixture f;
     WriteSessions(f);
     // Two messages of today's: one an hour old, one 30 hours old.
@@ -400,8 +404,9 @@ TEST_SUITE("e2e") {
     f.Stop();
   }
 
-  TEST_CASE("cli: remember takes a note with a source and nothing else; errors name the fix "
-            "(invariant 1)") {
+  TEST_CASE(
+      "cli: remember takes a note with a source and nothing else; errors name the fix "
+      "(invariant 1)") {
     DaemonFixture f;
     WriteSessions(f);
     f.Start({"--rescan-ms", "600000"});
@@ -461,9 +466,8 @@ TEST_SUITE("e2e") {
       REQUIRE(d.IsObject());
       REQUIRE(d.HasMember("error"));
       CHECK(std::string(d["error"]["code"].GetString()) == code);
-      CHECK_MESSAGE(std::string(d["error"]["message"].GetString()).find(message) !=
-                        std::string::npos,
-                    r.err);
+      CHECK_MESSAGE(
+          std::string(d["error"]["message"].GetString()).find(message) != std::string::npos, r.err);
     };
     // No daemon, and none may be started.
     error({"status", "--json"}, 3, "unavailable", "");
@@ -501,9 +505,11 @@ TEST_SUITE("e2e") {
     REQUIRE(r.status == 0);
     long long n[3] = {};
     char noun[3][16] = {};
-    REQUIRE_MESSAGE(std::sscanf(r.out.c_str(), "synced: %lld new %15s from %lld %15s (%*[^)]) in %lld changed %15s",
-                                &n[0], noun[0], &n[1], noun[1], &n[2], noun[2]) == 6,
-                    r.out);
+    REQUIRE_MESSAGE(
+        std::sscanf(r.out.c_str(),
+                    "synced: %lld new %15s from %lld %15s (%*[^)]) in %lld changed %15s", &n[0],
+                    noun[0], &n[1], noun[1], &n[2], noun[2]) == 6,
+        r.out);
     for (int i = 0; i < 3; ++i)
       CHECK_MESSAGE((n[i] == 1) == (std::string(noun[i]).back() != 's'), r.out);
     r = f.Cli({"sync"});

@@ -32,9 +32,9 @@ TEST_SUITE("client") {
     CHECK(DisplayWidth("abc") == 3);
     CHECK(DisplayWidth("部署") == 4);
     CHECK(DisplayWidth("\033[1mab\033[0m") == 2);
-    CHECK(DisplayWidth("e\xcc\x81") == 1);           // e and a combining acute
+    CHECK(DisplayWidth("e\xcc\x81") == 1);         // e and a combining acute
     CHECK(DisplayWidth("\xf0\x9f\x9a\x80") == 2);  // 🚀
-    CHECK(DisplayWidth("\xff") == 1);                 // a byte that is not UTF-8
+    CHECK(DisplayWidth("\xff") == 1);              // a byte that is not UTF-8
   }
 
   TEST_CASE("client: a cut by width never splits an escape or a character, and closes a colour") {

@@ -2,9 +2,10 @@
 // The typed requests: what a client encodes decodes to the same struct, and
 // params of the wrong type or out of range are refused with a message.
 #include "proto/requests.hpp"
-#include "proto/time.hpp"
 
 #include <doctest/doctest.h>
+
+#include "proto/time.hpp"
 
 using namespace origin::proto;
 
