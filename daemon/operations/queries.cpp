@@ -70,6 +70,15 @@ std::optional<std::string> WholeText(Context& ctx, Db& db, const EventRow& e) {
   return found;
 }
 
+// A list read with one more than `limit` (which says whether the limit cut
+// it), brought back to `limit`: whether it was cut.
+template <class T>
+bool CutToLimit(std::vector<T>& list, std::int64_t limit) {
+  if (static_cast<std::int64_t>(list.size()) <= limit) return false;
+  list.resize(static_cast<std::size_t>(limit));
+  return true;
+}
+
 // Which entries: `entries` lists them, `search` finds among them.
 template <class Request>
 EntryFilter EntriesOf(const Request& r) {
@@ -229,8 +238,7 @@ void Entries(Context& ctx, Db& db, const proto::EntriesRequest& r, rpc::Writer& 
   EntryFilter f = EntriesOf(r);
   ++f.limit;  // one more says whether the limit cut the list
   std::vector<EntryRow> entries = ListEntries(db, f, ctx.clock.NowMs());
-  const bool truncated = static_cast<std::int64_t>(entries.size()) > r.limit;
-  if (truncated) entries.pop_back();
+  const bool truncated = CutToLimit(entries, r.limit);
   w.StartObject();
   w.Key("entries");
   w.StartArray();
@@ -372,10 +380,8 @@ void Search(Context& ctx, Db& db, const proto::SearchRequest& r, rpc::Writer& w)
 }
 
 void Forgotten(Context&, Db& db, const proto::ForgottenRequest& r, rpc::Writer& w) {
-  // One more says whether the limit cut the list.
   std::vector<TombstoneRow> list = ListTombstones(db, static_cast<int>(r.limit) + 1);
-  const bool truncated = static_cast<std::int64_t>(list.size()) > r.limit;
-  if (truncated) list.pop_back();
+  const bool truncated = CutToLimit(list, r.limit);
   w.StartObject();
   w.Key("tombstones");
   w.StartArray();
