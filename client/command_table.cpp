@@ -203,12 +203,16 @@ std::string GlobalHelp() {
   out +=
       "  --help            this text; after a command, that command's own\n"
       "  --version         the version of origin\n"
+      "  --no-pager        any command: no pager, even on a terminal\n"
+      "  --color[=WHEN]    any command: colour auto (default), always or never\n"
       "  --                ends the options: what follows is arguments\n"
       "Options take their value as --opt VALUE or --opt=VALUE.  DATE is\n"
-      "YYYY-MM-DD[THH:MM[:SS]], local, or with Z or +HH:MM.\n"
+      "YYYY-MM-DD[THH:MM[:SS]], local, or with Z or +HH:MM; or relative: now,\n"
+      "today, yesterday, or a time ago such as 30m, 12h, 2d or 1w.\n"
       "\n"
       "The store is $ORIGIN_HOME (default ~/.origin).  origin starts originsd when\n"
-      "none answers; ORIGIN_NO_AUTOSTART=1 turns that off.\n"
+      "none answers; ORIGIN_NO_AUTOSTART=1 turns that off.  Long output goes through\n"
+      "$ORIGIN_PAGER, else $PAGER, else less -FRX, on a terminal only.\n"
       "exit codes: 0 ok, 1 failed (sync: a source could not be read or stored),\n"
       "  2 usage, 3 daemon unavailable, 4 not found, 5 (status) something needs you:\n"
       "  see its list\n";

@@ -80,6 +80,8 @@ struct Command {
   int (*render)(rapidjson::Document& answer, const Invocation&) = nullptr;
   /// Commands that parse their own arguments (mcp, service) instead.
   int (*run)(const std::vector<std::string>& args) = nullptr;
+  /// Its output may be long: paged on a terminal (pager.hpp).
+  bool pages = false;
 };
 
 /// The table, in the order `origin --help` lists it (origin_main.cpp).

@@ -5,6 +5,7 @@
 // terminal, JSON with --json) and exits with a documented code
 // (docs/cli.md).  It never opens the store itself.
 
+#include <rapidjson/document.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -18,6 +19,7 @@
 #include "client/command_table.hpp"
 #include "client/commands/common.hpp"
 #include "client/connection.hpp"
+#include "client/pager.hpp"
 #include "client/random_key.hpp"
 #include "client/render.hpp"
 #include "origin_config.h"
@@ -62,7 +64,80 @@ std::string_view GlobalOption(const std::vector<std::string>& words) {
   return "";
 }
 
+// Options every command takes, read and removed before the command's own:
+// --no-pager, and --color[=auto|always|never] (alone: always).
+struct Globals {
+  bool no_pager = false;
+  bool json = false;  // --json: errors go out as JSON too
+  std::string bad;    // a usage error in them
+};
+
+Globals TakeGlobals(std::vector<std::string>& words) {
+  Globals g;
+  OutputMode& out = Output();
+  for (std::size_t i = 0; i < words.size();) {
+    const std::string w = words[i];
+    if (w == "--") break;
+    if (w == "--json") g.json = true;
+    std::string when;
+    bool color = false;
+    if (w == "--no-pager") {
+      g.no_pager = true;
+    } else if (w == "--color") {
+      color = true;
+      when = "always";
+      if (i + 1 < words.size() &&
+          (words[i + 1] == "auto" || words[i + 1] == "always" || words[i + 1] == "never")) {
+        when = words[i + 1];
+        words.erase(words.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+      }
+    } else if (w.rfind("--color=", 0) == 0) {
+      color = true;
+      when = w.substr(8);
+    } else {
+      ++i;
+      continue;
+    }
+    if (color) {
+      if (when == "auto")
+        out.color = OutputMode::Color::kAuto;
+      else if (when == "always")
+        out.color = OutputMode::Color::kAlways;
+      else if (when == "never")
+        out.color = OutputMode::Color::kNever;
+      else
+        g.bad = "--color takes auto, always or never, not '" + when + "'";
+    }
+    words.erase(words.begin() + static_cast<std::ptrdiff_t>(i));
+  }
+  return g;
+}
+
+bool json_errors = false;  // --json was given: errors are JSON on stderr
+
+// An error, for people or (with --json) as {"error":{"code","message"}}.
+void PrintError(const char* code, const std::string& message, bool multiline = false) {
+  if (!json_errors) {
+    std::fprintf(stderr, "origin: %s\n", TerminalSafe(message, multiline).c_str());
+    return;
+  }
+  rapidjson::Document d;
+  d.SetObject();
+  auto& a = d.GetAllocator();
+  rapidjson::Value e(rapidjson::kObjectType);
+  e.AddMember("code", rapidjson::Value(code, a), a);
+  e.AddMember(
+      "message",
+      rapidjson::Value(message.c_str(), static_cast<rapidjson::SizeType>(message.size()), a), a);
+  d.AddMember("error", e, a);
+  std::fprintf(stderr, "%s\n", proto::ToJson(d).c_str());
+}
+
 int UsageFailure(const Command* cmd, const std::string& message) {
+  if (json_errors) {
+    PrintError("usage", message);
+    return proto::kExitUsage;
+  }
   std::fprintf(stderr, "origin: %s\n", message.c_str());
   if (cmd != nullptr)
     std::fprintf(stderr, "%s(origin help %s: its options and examples)\n", UsageLine(*cmd).c_str(),
@@ -86,8 +161,11 @@ Connection Reconnect(const proto::Paths& paths) {
   }
 }
 
+bool no_pager = false;  // --no-pager
+
 // Builds the request (before connecting: a bad option never starts a
-// daemon), asks the daemon, renders the answer.
+// daemon), asks the daemon, renders the answer (through the pager when the
+// command's output may be long, pager.hpp).
 int Ask(const Command& cmd, Invocation& inv) {
   if (cmd.writes) inv.request_key = RandomKey();
   const std::string params = cmd.build(inv);
@@ -114,13 +192,17 @@ int Ask(const Command& cmd, Invocation& inv) {
     r = c->Call(method, params, on_note);
   }
   bar.Finish();
+  if (cmd.pages && !inv.json() && !no_pager) StartPager();
   return cmd.render(r, inv);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int Main(int argc, char** argv) {
   std::vector<std::string> words(argv + 1, argv + argc);
+  const Globals globals = TakeGlobals(words);
+  json_errors = globals.json;
+  no_pager = globals.no_pager;
+  DetectTerminal();
+  if (!globals.bad.empty()) return UsageFailure(nullptr, globals.bad);
   const std::size_t at = CommandAt(words);
   // Before the command (or without one): the global options.
   const std::string_view global =
@@ -176,10 +258,18 @@ int main(int argc, char** argv) {
   } catch (const ClientError& e) {
     // The daemon's message may quote what it was given or found; it may be
     // of several lines (the candidates of an ambiguous id).
-    std::fprintf(stderr, "origin: %s\n", TerminalSafe(e.what(), /*multiline=*/true).c_str());
+    PrintError(e.code().c_str(), e.what(), /*multiline=*/true);
     return proto::ExitCodeFor(e.code());
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "origin: %s\n", TerminalSafe(e.what()).c_str());
+    PrintError(proto::code::kInternal, e.what());
     return proto::kExitError;
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int code = Main(argc, argv);
+  FinishPager();
+  return code;
 }

@@ -203,6 +203,10 @@ bool Decode(const rapidjson::Value* params, SearchRequest* out, std::string* err
     out->since = p.Int("since");
     out->until = p.Int("until");
     CheckRange(out->since, out->until);
+    out->context = p.Int("context").value_or(0);
+    if (out->context < 0 || out->context > 20) throw Invalid("context must be between 0 and 20");
+    out->totals = p.Bool("totals");
+    out->marks = p.Bool("marks");
   });
 }
 
@@ -221,7 +225,11 @@ bool Decode(const rapidjson::Value* params, ForgottenRequest* out, std::string* 
 }
 
 bool Decode(const rapidjson::Value* params, IdRequest* out, std::string* error) {
-  return Try(error, [&] { out->id = Reader(params).Need("id"); });
+  return Try(error, [&] {
+    Reader p(params);
+    out->id = p.Need("id");
+    out->full = p.Bool("full");
+  });
 }
 
 bool Decode(const rapidjson::Value* params, EntryRequest* out, std::string* error, bool correct) {
@@ -287,6 +295,9 @@ std::string Encode(const SearchRequest& r) {
   o.Str("project", r.project);
   o.Int("since", r.since);
   o.Int("until", r.until);
+  if (r.context > 0) o.Int("context", r.context);
+  o.Flag("totals", r.totals);
+  o.Flag("marks", r.marks);
   return o.Done();
 }
 
@@ -308,6 +319,7 @@ std::string Encode(const ForgottenRequest& r) {
 std::string Encode(const IdRequest& r) {
   Out o;
   o.Str("id", r.id);
+  o.Flag("full", r.full);
   return o.Done();
 }
 

@@ -76,6 +76,12 @@ struct SearchRequest {
   bool history = false, include_tools = false, recent = false;
   std::optional<std::string> kind, source, project;
   std::optional<std::int64_t> since, until;
+  std::int64_t context = 0;  // 0..20: the events around each event hit, in its session
+  /// Count what the limit left out (up to 1,000 a section), and the matches
+  /// in tool events when they were not asked for.
+  bool totals = false;
+  /// Each snippet's matches as `marks`: [begin, end) byte offsets.
+  bool marks = false;
 };
 
 /// entries: current entries (or every version, `history`).
@@ -93,6 +99,8 @@ struct ForgottenRequest {
 /// show and sources: one event or entry.
 struct IdRequest {
   std::string id;
+  /// show: an event's whole text, where ingestion cut it (tool events).
+  bool full = false;
 };
 
 /// Longest request key accepted.

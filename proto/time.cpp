@@ -95,4 +95,49 @@ std::optional<std::int64_t> ParseDateTime(std::string_view s) {
   return secs * 1000 + ms;
 }
 
+std::optional<std::int64_t> ParseWhen(std::string_view s, std::int64_t now_ms) {
+  if (auto t = ParseDateTime(s)) return t;
+  if (s == "now") return now_ms;
+  if (s == "today" || s == "yesterday") {
+    std::time_t t = static_cast<std::time_t>(now_ms / 1000);
+    std::tm tm{};
+    ::localtime_r(&t, &tm);
+    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+    if (s == "yesterday") tm.tm_mday -= 1;  // mktime carries into the month before
+    tm.tm_isdst = -1;
+    const std::time_t day = std::mktime(&tm);
+    if (day == static_cast<std::time_t>(-1)) return std::nullopt;
+    return static_cast<std::int64_t>(day) * 1000;
+  }
+  // N and a unit.
+  std::size_t i = 0;
+  std::int64_t n = 0;
+  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
+    if (n > 1'000'000'000) return std::nullopt;
+    n = n * 10 + (s[i] - '0');
+  }
+  if (i == 0 || i + 1 != s.size()) return std::nullopt;
+  std::int64_t unit = 0;
+  switch (s[i]) {
+    case 's':
+      unit = 1000;
+      break;
+    case 'm':
+      unit = 60'000;
+      break;
+    case 'h':
+      unit = 3'600'000;
+      break;
+    case 'd':
+      unit = 86'400'000;
+      break;
+    case 'w':
+      unit = 7 * 86'400'000LL;
+      break;
+    default:
+      return std::nullopt;
+  }
+  return now_ms - n * unit;
+}
+
 }  // namespace origin::proto

@@ -19,4 +19,10 @@ namespace origin::proto {
 /// date or time (or names a day that does not exist, such as 2026-02-30).
 std::optional<std::int64_t> ParseDateTime(std::string_view s);
 
+/// What people type (the CLI's DATE): ParseDateTime's forms, or one
+/// relative to `now_ms`: `now`; `today` and `yesterday` (that day's start,
+/// local time); a time ago, a whole number and a unit: `30s`, `30m`, `12h`,
+/// `2d`, `1w`.
+std::optional<std::int64_t> ParseWhen(std::string_view s, std::int64_t now_ms);
+
 }  // namespace origin::proto

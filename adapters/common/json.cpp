@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iterator>
 
+#include "adapters/common/whole_texts.hpp"
 #include "core/util/text.hpp"
 
 namespace origin::adapters {
@@ -61,7 +62,16 @@ void AppendParagraph(std::string& out, std::string_view piece) {
   out.append(piece);
 }
 
+namespace {
+thread_local int whole_texts = 0;  // WholeTexts alive on this thread
+}  // namespace
+
+WholeTexts::WholeTexts() { ++whole_texts; }
+WholeTexts::~WholeTexts() { --whole_texts; }
+
+// All of `s` while a WholeTexts lives on this thread (whole_texts.hpp).
 std::string Truncate(std::string_view s, std::size_t max_chars) {
+  if (whole_texts > 0) return std::string(s);
   return std::string(TruncateChars(s, max_chars));
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "client/commands/common.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 
@@ -44,11 +46,14 @@ std::optional<std::int64_t> PositiveOption(const Invocation& a, const std::strin
 std::optional<std::int64_t> DateOption(const Invocation& a, const std::string& name) {
   std::optional<std::string> v = a.Value(name);
   if (!v) return std::nullopt;
-  auto t = proto::ParseDateTime(*v);
+  const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch())
+                       .count();
+  auto t = proto::ParseWhen(*v, now);
   if (!t)
-    throw UsageError(
-        "--" + name +
-        " takes a date: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], local, or with Z or +HH:MM");
+    throw UsageError("--" + name + " takes a date, not '" + *v +
+                     "': YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS], local, or with Z or +HH:MM; "
+                     "or now, today, yesterday, or a time ago such as 30m, 12h, 2d or 1w");
   return *t;
 }
 
@@ -66,9 +71,124 @@ std::string EntryLine(const rapidjson::Value& e, const Style& st) {
   if (e["concurrent"].GetBool()) tags += " (lost to a concurrent correction)";
   if (e["ended"].GetBool()) tags += " · ended";
   const std::string ref = RefCell(e, st);
-  return (ref.empty() ? "" : ref + "  ") + st.Bold(Str(e, "id")) + "  " +
-         st.Dim(tags + " · " + LocalTime(Int(e, "created_at")) + " · " + Str(e, "author")) +
+  return FitWidth(
+             (ref.empty() ? "" : ref + "  ") + st.Bold(Str(e, "id")) + "  " +
+                 st.Dim(tags + " · " + LocalTime(Int(e, "created_at")) + " · " + Str(e, "author")),
+             Output().width) +
          "\n  " + Str(e, "text") + "\n";
+}
+
+std::string Wrapped(std::string_view text, std::size_t columns, std::size_t indent) {
+  if (columns == 0) return std::string(text) + "\n";
+  std::string out, line;
+  const std::string pad(indent, ' ');
+  std::size_t used = 0;
+  for (std::size_t at = 0; at <= text.size();) {
+    std::size_t end = text.find(' ', at);
+    if (end == std::string_view::npos) end = text.size();
+    const std::string_view word = text.substr(at, end - at);
+    at = end + 1;
+    if (word.empty()) continue;
+    const std::size_t w = DisplayWidth(word);
+    if (used > 0 && used + 1 + w > columns) {
+      out += line + "\n";
+      line = pad;
+      used = indent;
+    } else if (used > 0 && !line.empty() && line.back() != ' ') {
+      line += ' ';
+      ++used;
+    }
+    line += FitWidth(word, columns > used ? columns - used : 1);
+    used += std::min(w, columns > used ? columns - used : 1);
+  }
+  return out + line + "\n";
+}
+
+std::string FitLines(std::string_view text, std::size_t columns) {
+  if (columns == 0) return std::string(text);
+  std::string out;
+  for (std::size_t at = 0; at < text.size();) {
+    std::size_t nl = text.find('\n', at);
+    const bool last = nl == std::string_view::npos;
+    if (last) nl = text.size();
+    out += FitWidth(text.substr(at, nl - at), columns);
+    if (!last) out += '\n';
+    at = nl + 1;
+  }
+  return out;
+}
+
+std::string EventWhat(const rapidjson::Value& e) {
+  const std::string kind = Str(e, "kind"), tool = Str(e, "tool");
+  const std::string with_tool = tool.empty() ? "" : " " + tool;
+  std::string what;
+  if (kind == "message")
+    what = Str(e, "role");
+  else if (kind == "tool_call")
+    what = "tool call" + with_tool;
+  else if (kind == "tool_result")
+    what = "tool result" + with_tool;
+  else if (kind == "meta" && tool == "title")
+    what = "title";
+  else
+    what = Str(e, "role") + " (" + kind + ")";
+  // A sub-agent's row (Claude Code's sidechain) is the sub-agent's, not the session's.
+  if (e.HasMember("agent") && e["agent"].IsString()) what = "sub-agent " + what;
+  return what;
+}
+
+std::string OneLine(std::string_view text) {
+  std::string out;
+  bool space = false;
+  for (char c : text) {
+    if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+      space = !out.empty();
+      continue;
+    }
+    if (space) out += ' ';
+    space = false;
+    out += c;
+  }
+  return out;
+}
+
+std::string Preview(std::string_view text, std::size_t columns) {
+  return FitWidth(OneLine(text), columns > 0 ? columns : kPreviewColumns);
+}
+
+std::size_t ColumnsLeft(std::size_t used) {
+  const std::size_t width = Output().width;
+  if (width == 0) return 0;
+  return width > used + 20 ? width - used : 20;
+}
+
+std::string Highlight(std::string_view snippet, const rapidjson::Value& hit, const Style& st) {
+  auto m = hit.FindMember("marks");
+  if (m == hit.MemberEnd() || !m->value.IsArray()) return TerminalSafe(snippet);
+  std::string out;
+  std::size_t pos = 0;
+  for (const auto& mark : m->value.GetArray()) {
+    if (!mark.IsArray() || mark.Size() != 2 || !mark[0].IsUint64() || !mark[1].IsUint64())
+      return TerminalSafe(snippet);
+    const std::size_t b = mark[0].GetUint64(), e = mark[1].GetUint64();
+    // Each mark sits between a bracket before it and one after it.
+    if (b < pos + 1 || e < b || e >= snippet.size() || snippet[b - 1] != '[' || snippet[e] != ']')
+      return TerminalSafe(snippet);
+    out += TerminalSafe(snippet.substr(pos, b - 1 - pos));
+    out += st.Match(TerminalSafe(snippet.substr(b, e - b)));
+    pos = e + 1;
+  }
+  return out + TerminalSafe(snippet.substr(pos));
+}
+
+std::string MoreLine(std::int64_t shown, std::int64_t total, bool at_least, std::string_view one,
+                     std::string_view many, std::string_view how, const Style& st) {
+  if (total <= shown) return "";
+  const std::int64_t more = total - shown;
+  std::string count = Thousands(more) + (at_least ? "+" : "");
+  return st.Dim("… " + count + " more " + std::string(more == 1 && !at_least ? one : many) + ": " +
+                std::string(how)) +
+         "\n";
 }
 
 }  // namespace origin::client

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "client/command_table.hpp"
 #include "client/render.hpp"
@@ -44,13 +45,45 @@ std::string RefCell(const rapidjson::Value& o, const Style& st);
 /// An entry's first line (ref, id, kind, confidence, project, time, author) and its text.
 std::string EntryLine(const rapidjson::Value& e, const Style& st);
 
+/// `text` (one line, no colour) broken between words so that each line
+/// fits `columns`, the lines after the first indented by `indent` spaces;
+/// ends in a newline.  A word wider than a line is cut (FitWidth).
+std::string Wrapped(std::string_view text, std::size_t columns, std::size_t indent);
+/// Each line of `text` cut to `columns` (FitWidth); 0: as it is.
+std::string FitLines(std::string_view text, std::size_t columns);
+
+/// What an event is, for people: "user", "assistant", "tool call Bash",
+/// "tool result Bash", "title", "system (meta)".
+std::string EventWhat(const rapidjson::Value& e);
+
+/// `text` on one line: every run of whitespace one space.
+std::string OneLine(std::string_view text);
+/// A one-line preview of `text` in `columns` (the rest of the terminal's
+/// line); on a pipe (no width) at most kPreviewColumns.  Cut with "…".
+std::string Preview(std::string_view text, std::size_t columns);
+inline constexpr std::size_t kPreviewColumns = 200;
+/// The columns left on a line of the terminal after `used`, at least 20; 0
+/// (no bound) when stdout is not a terminal.
+std::size_t ColumnsLeft(std::size_t used);
+
+/// `snippet` made terminal-safe with its matches (`marks`: [begin, end) byte
+/// offsets into it, brackets around each) shown by st.Match: in colour, or
+/// in brackets without.  Without marks, the snippet as it is.
+std::string Highlight(std::string_view snippet, const rapidjson::Value& hit, const Style& st);
+
+/// The line that says what a limit left out, or "" when nothing: "… 12 more
+/// events: --limit 32" (`at_least`: "1,000+ more").
+std::string MoreLine(std::int64_t shown, std::int64_t total, bool at_least, std::string_view one,
+                     std::string_view many, std::string_view how, const Style& st);
+
 // Options several commands take, with the same meaning in each.
 inline constexpr Option kJsonOption{"json", "", "print the daemon's answer as JSON, for scripts"};
 inline constexpr Option kSourceOption{"source", "S",
                                       "one agent's: claude-code, codex, cursor, zcode or grok"};
 inline constexpr Option kProjectOption{"project", "P", "one project's"};
 inline constexpr Option kSinceOption{
-    "since", "DATE", "from DATE: YYYY-MM-DD[THH:MM[:SS]], local, or with Z or +HH:MM"};
+    "since", "DATE",
+    "from DATE: YYYY-MM-DD[THH:MM[:SS]], local, or with Z or +HH:MM; or 2d, 12h, yesterday"};
 inline constexpr Option kUntilOption{"until", "DATE", "up to DATE"};
 inline constexpr Option kLimitOption{"limit", "N", "at most N"};
 inline constexpr Option kReasonOption{

@@ -2,6 +2,7 @@
 // origin remember, origin correct and origin entries: writing entries and
 // listing them.
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -25,11 +26,19 @@ std::string EntryParams(const Invocation& a, bool correct) {
   if (correct) r.id = a.args.at(0);
   if (a.args.size() > text_at) r.text = a.args[text_at];
   r.kind = a.Value("kind");
+  if (r.kind && *r.kind != "memory" && *r.kind != "knowledge" && *r.kind != "cognition")
+    throw UsageError("--kind must be memory, knowledge or cognition" +
+                     (r.kind->empty() ? std::string() : ", not '" + *r.kind + "'"));
   r.project = a.Value("project");
   if (auto v = a.Value("confidence")) {
     char* end = nullptr;
     r.confidence = std::strtod(v->c_str(), &end);
     if (v->empty() || *end != '\0') throw UsageError("--confidence takes a number from 0 to 1");
+  }
+  if (!correct) {
+    // A person says it: knowledge, and sure of it, unless told otherwise.
+    if (!r.kind) r.kind = "knowledge";
+    if (!r.confidence) r.confidence = 1.0;
   }
   r.valid_from = DateOption(a, "valid-from");
   r.valid_to = DateOption(a, "valid-to");
@@ -44,6 +53,9 @@ std::string EntryParams(const Invocation& a, bool correct) {
     else if (k == "quote")
       r.sources.push_back({std::nullopt, v});
   }
+  if (!correct && r.sources.empty())
+    throw UsageError(
+        "an entry needs at least one source (invariant 1): add --cite EVENT_ID or --quote WORDS");
   r.request_key = a.request_key;
   return proto::Encode(r, correct);
 }
@@ -71,16 +83,20 @@ int RenderEntries(rapidjson::Document& r, const Invocation& a) {
     std::printf("No entries%s.\n",
                 a.Flag("history") ? "" : " (--history shows ended and superseded ones)");
   for (const auto& e : r["entries"].GetArray()) std::printf("%s", EntryLine(e, st).c_str());
+  if (r.HasMember("truncated") && r["truncated"].IsBool() && r["truncated"].GetBool())
+    std::printf("%s\n", st.Dim("… older ones not shown: a --limit above " +
+                               std::to_string(r["entries"].Size()) + " lists them")
+                            .c_str());
   return 0;
 }
 
 // remember and correct take the same options; what differs is in the help.
 constexpr Option kRememberOptions[] = {
-    {"kind", "memory|knowledge|cognition", "what the entry is", true},
-    {"confidence", "0..1", "how sure it is", true},
-    {"cite", "EVENT_ID", "an event it comes from (at least one source is required)"},
+    {"kind", "memory|knowledge|cognition", "what the entry is (default knowledge)"},
+    {"confidence", "0..1", "how sure it is (default 1: you say it)"},
+    {"cite", "EVENT_ID", "an event it comes from (a --cite or a --quote is required)"},
     {"quote", "WORDS", "words of the cited event; alone, the latest message holding them"},
-    {"project", "P", "the project it belongs to"},
+    {"project", "P", "the project it belongs to (default: the first cited event's)"},
     {"valid-from", "DATE", "true from DATE"},
     {"valid-to", "DATE", "true until DATE"},
     kJsonOption};
@@ -105,11 +121,14 @@ constexpr Option kEntriesOptions[] = {
 constexpr std::string_view kRememberDetails =
     "Writes an entry (author user@<device>), citing the events it comes from.  Each\n"
     "--quote belongs to the --cite before it; a --quote alone cites the most recent\n"
-    "message (else tool result) holding those words.\n";
+    "message (else tool result) holding those words.  Unless given, the kind is\n"
+    "knowledge, the confidence 1 (you say it) and the project the first cited\n"
+    "event's.\n";
 
 constexpr std::string_view kRememberExamples =
-    "  origin remember \"Deploys go through CI, never by hand\" --kind knowledge \\\n"
-    "      --confidence 0.9 --cite claude-code:u1 --quote \"through CI\"\n"
+    "  origin remember \"Deploys go through CI, never by hand\" --quote \"through CI\"\n"
+    "  origin remember \"Deploys go through CI\" --kind knowledge --confidence 0.9 \\\n"
+    "      --cite claude-code:u1 --quote \"through CI\"\n"
     "  origin remember \"The catalog is in Postgres\" --kind memory --confidence=0.8 \\\n"
     "      --quote \"catalog\" --project shop\n";
 
@@ -176,6 +195,7 @@ const Command kEntriesCommand{
     .method = "entries",
     .build = EntriesParams,
     .render = RenderEntries,
+    .pages = true,
 };
 
 }  // namespace origin::client

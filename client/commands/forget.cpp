@@ -31,11 +31,6 @@ std::string TombstoneParams(const Invocation& a) {
   return proto::Encode(r, name == "forget" ? "target" : "id");
 }
 
-// "1 event", "2 events"
-std::string Plural(std::int64_t v, const char* one, const char* many) {
-  return Thousands(v) + " " + (v == 1 ? one : many);
-}
-
 // "3 entry versions (1 entry) and 2 events in 1 session"
 std::string Counts(const rapidjson::Value& r) {
   auto n = [&](const char* key, const char* one, const char* many) {
@@ -68,14 +63,20 @@ int RenderTombstoneWrite(rapidjson::Document& r, const Invocation& a) {
   if (!a.Flag("yes")) {
     std::printf("%s %s will %s %s:\n", forget ? "Forgetting" : "Restoring", target.c_str(),
                 forget ? "hide" : "bring back", Counts(r).c_str());
+    // The first 20 of each list; the rest counted, and listed by --json
+    // (up to 1,000 of each, with the whole count).
     auto list = [&](const char* key, const char* label) {
       std::int64_t shown = 0;
       for (const auto& id : r[key].GetArray()) {
-        if (shown++ == 20) break;
+        if (shown == 20) break;
         std::printf("  %s %s\n", st.Dim(label).c_str(), id.GetString());
+        ++shown;
       }
-      if (Int(r, (std::string(key) + "_count").c_str()) > 20)
-        std::printf("  %s\n", st.Dim("...").c_str());
+      const std::int64_t count = Int(r, (std::string(key) + "_count").c_str());
+      if (count > shown)
+        std::printf("  %s\n", st.Dim("… " + Thousands(count - shown) + " more: --json lists " +
+                                     (count > 1000 ? "the first 1,000" : "them all"))
+                                  .c_str());
     };
     list("chains", "entry  ");
     list("events", "event  ");
@@ -110,22 +111,30 @@ int RenderForgotten(rapidjson::Document& r, const Invocation& a) {
     std::printf("Nothing was forgotten.\n");
     return 0;
   }
+  const auto shown = static_cast<std::int64_t>(r["tombstones"].Size());
+  const bool cut = r.HasMember("truncated") && r["truncated"].IsBool() && r["truncated"].GetBool();
   for (const auto& t : r["tombstones"].GetArray()) {
     const bool forget = Str(t, "kind") == "forget";
     std::string state;
     if (forget)
       state = t["in_effect"].GetBool() ? st.Red("in effect")
                                        : st.Dim("restored by " + Str(t, "restored_by"));
-    std::string what = forget
-                           ? "forget " + Str(t, "target") + " · " + Thousands(Int(t, "entries")) +
-                                 " entry versions, " + Thousands(Int(t, "events")) + " events"
-                           : "restore of " + Str(t, "target");
-    std::printf("%s  %s  %s  %s\n  %s\n", RefCell(t, st).c_str(), st.Bold(Str(t, "id")).c_str(),
-                what.c_str(), state.c_str(),
-                st.Dim(LocalTime(Int(t, "created_at")) + " · " + Str(t, "author", "?") + " · " +
-                       Str(t, "origin") + " · reason: " + Str(t, "reason"))
-                    .c_str());
+    std::string what = forget ? "forget " + Str(t, "target") + " · " +
+                                    Plural(Int(t, "entries"), "entry version", "entry versions") +
+                                    ", " + Plural(Int(t, "events"), "event", "events")
+                              : "restore of " + Str(t, "target");
+    std::fputs(FitLines((RefCell(t, st).empty() ? "" : RefCell(t, st) + "  ") + st.Bold(Str(t, "id")) + "  " + what + "  " + state + "\n  " +
+                            st.Dim(LocalTime(Int(t, "created_at")) + " · " + Str(t, "author", "?") +
+                                   " · " + Str(t, "origin") + " · reason: " + Str(t, "reason")) +
+                            "\n",
+                        Output().width)
+                   .c_str(),
+               stdout);
   }
+  if (cut)
+    std::printf("%s\n", st.Dim("… older ones not shown: a --limit above " + std::to_string(shown) +
+                               " lists them")
+                            .c_str());
   return 0;
 }
 
@@ -206,6 +215,7 @@ const Command kForgottenCommand{
     .method = "forgotten",
     .build = ForgottenParams,
     .render = RenderForgotten,
+    .pages = true,
 };
 
 }  // namespace origin::client

@@ -19,7 +19,12 @@ namespace {
 
 namespace proto = origin::proto;
 
-std::string IdParams(const Invocation& a) { return proto::Encode(proto::IdRequest{a.args[0]}); }
+std::string IdParams(const Invocation& a) {
+  proto::IdRequest r;
+  r.id = a.args[0];
+  r.full = a.Flag("full");
+  return proto::Encode(r);
+}
 
 int RenderShow(rapidjson::Document& r, const Invocation& a) {
   if (PrintedJson(r, a.json())) return 0;
@@ -46,6 +51,13 @@ int RenderShow(rapidjson::Document& r, const Invocation& a) {
   if (e["is_error"].GetBool()) rows.push_back({st.Dim("error"), st.Red("yes")});
   std::fputs(Table(rows, {false, false}).c_str(), stdout);
   std::printf("\n%s\n", Str(e, "text").c_str());
+  // Ingestion keeps the first 2,000 or 4,000 characters of a tool event:
+  // say so, and how to see the rest.
+  if (e.HasMember("truncated") && e["truncated"].IsBool() && e["truncated"].GetBool())
+    std::printf("%s\n", st.Dim("… cut at ingestion: " + Thousands(Int(e, "stored_chars")) + " of " +
+                               Thousands(Int(e, "full_chars")) + " characters shown; origin show " +
+                               Str(e, "id") + " --full shows them all")
+                            .c_str());
   return 0;
 }
 
@@ -74,16 +86,21 @@ int RenderSources(rapidjson::Document& r, const Invocation& a) {
 }
 
 constexpr Option kJsonOnly[] = {kJsonOption};
+constexpr Option kShowOptions[] = {
+    {"full", "", "a tool event's whole text, read again from its log line"}, kJsonOption};
 
 constexpr std::string_view kShowDetails =
-    "An event with its full text (kind, role, session, project, cwd, tool, ...), or\n"
-    "an entry with its sources and, when it was corrected, its history.  ID is a\n"
-    "full id, a short reference (the first column of timeline, search, entries),\n"
-    "or a unique prefix of either; an ambiguous one lists the candidates (exit 2).\n";
+    "An event with its text (kind, role, session, project, cwd, tool, ...), or an\n"
+    "entry with its sources and, when it was corrected, its history.  ID is a full\n"
+    "id, a short reference (the first column of timeline, search, entries), or a\n"
+    "unique prefix of either; an ambiguous one lists the candidates (exit 2).  A\n"
+    "tool call or result is stored cut to 2,000 or 4,000 characters: show says so,\n"
+    "and --full reads the whole text again from the event's original log line.\n";
 
 constexpr std::string_view kShowExamples =
     "  origin show claude-code:u1\n"
     "  origin show k3m9p\n"
+    "  origin show claude-code:u1#2 --full\n"
     "  origin show ent_01hx... --json\n";
 
 constexpr std::string_view kSourcesDetails =
@@ -104,12 +121,13 @@ const Command kShowCommand{
     .max_args = 1,
     .missing = "an id",
     .summary = "an event with its full text, or an entry with its history",
-    .options = kJsonOnly,
+    .options = kShowOptions,
     .details = kShowDetails,
     .examples = kShowExamples,
     .method = "show",
     .build = IdParams,
     .render = RenderShow,
+    .pages = true,
 };
 
 const Command kSourcesCommand{
@@ -125,6 +143,7 @@ const Command kSourcesCommand{
     .method = "sources",
     .build = IdParams,
     .render = RenderSources,
+    .pages = true,
 };
 
 }  // namespace origin::client

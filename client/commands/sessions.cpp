@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -22,6 +23,15 @@ std::string TimelineParams(const Invocation& a) {
   r.include_tools = a.Flag("all");
   r.days = PositiveOption(a, "days");
   r.limit = PositiveOption(a, "limit");
+  if (auto offset = a.Value("offset")) {
+    char* end = nullptr;
+    const long long n = std::strtoll(offset->c_str(), &end, 10);
+    if (offset->empty() || *end != '\0' || n < 0)
+      throw UsageError("--offset takes a number, 0 or more");
+    if (a.args.empty())
+      throw UsageError("--offset is for a session's events: origin timeline SESSION --offset N");
+    r.offset = n;
+  }
   r.since = DateOption(a, "since");
   r.until = DateOption(a, "until");
   r.source = a.Value("source");
@@ -29,76 +39,82 @@ std::string TimelineParams(const Invocation& a) {
   return proto::Encode(r);
 }
 
-std::string OneLine(std::string_view text, std::size_t max_chars) {
-  std::string out;
-  bool space = false;
-  for (char c : text) {
-    if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
-      space = !out.empty();
-      continue;
-    }
-    if (space) out += ' ';
-    space = false;
-    out += c;
-  }
-  // Cut by characters, not bytes.
-  std::size_t chars = 0, i = 0;
-  for (; i < out.size() && chars < max_chars; ++i)
-    if ((static_cast<unsigned char>(out[i]) & 0xC0) != 0x80) ++chars;
-  while (i < out.size() && (static_cast<unsigned char>(out[i]) & 0xC0) == 0x80) ++i;
-  if (i < out.size()) out = out.substr(0, i) + "…";
-  return out;
-}
-
 std::string SessionName(const rapidjson::Value& s, const Style& st) {
-  if (s["title"].IsString()) return s["title"].GetString();
-  if (s["prompt"].IsString()) return st.Dim("\"" + std::string(s["prompt"].GetString()) + "\"");
+  if (s["title"].IsString()) return OneLine(s["title"].GetString());
+  if (s["prompt"].IsString()) return st.Dim("\"" + OneLine(s["prompt"].GetString()) + "\"");
   return st.Dim("(no prompt)");
 }
 
 int RenderTimeline(rapidjson::Document& r, const Invocation& a) {
   if (PrintedJson(r, a.json())) return 0;
   Style st{UseColor(stdout)};
+  const std::size_t width = Output().width;
+  std::string out;
   if (r.HasMember("session")) {
     const auto& s = r["session"];
-    std::printf("%s\n%s · %s · %s · %s → %s · %s events\n\n",
-                st.Bold(OneLine(SessionName(s, st), 500)).c_str(), RefCell(s, st).c_str(),
-                Str(s, "id").c_str(),
-                Str(s, "project", "-").c_str(), LocalTime(Int(s, "first_ts")).c_str(),
-                LocalTime(Int(s, "last_ts")).c_str(), Thousands(Int(s, "events")).c_str());
+    out += FitWidth(st.Bold(SessionName(s, st)), width) + "\n";
+    {
+      const std::string ref = RefCell(s, st);
+      out += FitWidth((ref.empty() ? "" : ref + " · ") + Str(s, "id") + " · " +
+                          Str(s, "project", "-") + " · " + LocalTime(Int(s, "first_ts")) + " → " +
+                          LocalTime(Int(s, "last_ts")) + " · " +
+                          Plural(Int(s, "events"), "event", "events"),
+                      width) +
+             "\n";
+    }
     if (s.HasMember("parent") && s["parent"].IsString())
-      std::printf("%s\n\n", st.Dim("forked from " + Str(s, "parent")).c_str());
+      out += FitWidth(st.Dim("forked from " + Str(s, "parent")), width) + "\n";
+    out += "\n";
     // References differ in length where one needs more characters to be unique.
     std::size_t ref_width = 0;
     for (const auto& e : r["events"].GetArray()) ref_width = std::max(ref_width, Str(e, "ref").size());
     for (const auto& e : r["events"].GetArray()) {
-      const std::string ref = RefCell(e, st) + std::string(ref_width - Str(e, "ref").size(), ' ');
-      std::string who = Str(e, "role");
-      std::string kind = Str(e, "kind");
-      if (kind == "tool_call") who = "tool " + Str(e, "tool", "?");
-      if (kind == "tool_result") who = "result " + Str(e, "tool", "");
-      // A sub-agent's row (Claude Code's sidechain) is the sub-agent's, not the session's.
-      if (e.HasMember("agent") && e["agent"].IsString()) who = "sub-agent " + who;
-      if (kind == "meta") who = st.Dim(who + " (meta)");
-      std::printf("%s  %s  %-16s %s\n", ref.c_str(),
-                  st.Dim(LocalTime(Int(e, "ts")).substr(11)).c_str(), who.c_str(),
-                  OneLine(Str(e, "text"), 110).c_str());
+      const std::string ref = ref_width == 0 ? std::string()
+                                             : RefCell(e, st) +
+                                                   std::string(ref_width - Str(e, "ref").size(), ' ') +
+                                                   "  ";
+      std::string who = EventWhat(e);
+      if (who.size() < 16) who.resize(16, ' ');
+      const std::string head = LocalTime(Int(e, "ts")).substr(11) + "  ";
+      const std::size_t used = ref_width + (ref_width ? 2 : 0) + DisplayWidth(head) + DisplayWidth(who) + 2;
+      const std::string text = Preview(Str(e, "text"), ColumnsLeft(used));
+      out += ref + st.Dim(head) + (Str(e, "kind") == "meta" ? st.Dim(who) : who) + "  " + text + "\n";
     }
-    if (r["events"].Empty()) std::printf("%s\n", st.Dim("(no events)").c_str());
+    const auto n = static_cast<std::int64_t>(r["events"].Size());
+    const std::int64_t offset = Int(r, "offset"), total = Int(r, "events_total");
+    if (n == 0 && total == 0) out += st.Dim("(no events)") + "\n";
+    if (offset > 0)
+      out += st.Dim("… " + Plural(offset, "event", "events") + " before these: --offset 0") + "\n";
+    if (offset + n < total)
+      out += st.Dim("… " + Plural(total - offset - n, "more event", "more events") + ": --offset " +
+                    std::to_string(offset + n) + " (or --limit " +
+                    std::to_string(std::min<std::int64_t>(total, 5000)) + ")") +
+             "\n";
+    std::fputs(out.c_str(), stdout);
     return 0;
   }
   std::vector<std::vector<std::string>> rows = {{st.Dim("REF"), st.Dim("LAST ACTIVE"), st.Dim("SOURCE"),
                                                  st.Dim("PROJECT"), st.Dim("EVENTS"),
                                                  st.Dim("SESSION"), st.Dim("ID")}};
   for (const auto& s : r["sessions"].GetArray())
-    rows.push_back({RefCell(s, st), LocalTime(Int(s, "last_ts")), Str(s, "source"), Str(s, "project", "-"),
-                    Thousands(Int(s, "events")), OneLine(SessionName(s, st), 60), Str(s, "id")});
+    rows.push_back({RefCell(s, st), LocalTime(Int(s, "last_ts")), Str(s, "source"),
+                    Str(s, "project", "-"), Thousands(Int(s, "events")), SessionName(s, st),
+                    Str(s, "id")});
   if (rows.size() == 1) {
     std::printf("No sessions between %s and %s.\n", LocalTime(Int(r, "since")).c_str(),
                 LocalTime(Int(r, "until")).c_str());
     return 0;
   }
-  std::fputs(Table(rows, {false, false, false, false, true, false, false}).c_str(), stdout);
+  // Too wide for the terminal: the session's name is cut first, then the
+  // project, then the id (a prefix of it is still an id to type).
+  out = Table(rows, {{}, {}, {}, {false, 2, 8}, {true}, {false, 1, 16}, {false, 3, 20}}, width);
+  const auto n = static_cast<std::int64_t>(rows.size() - 1);
+  const std::int64_t total = r.HasMember("sessions_total") ? Int(r, "sessions_total") : n;
+  out += MoreLine(
+      n, total, false, "session", "sessions",
+      "--limit " + std::to_string(std::min<std::int64_t>(total, 5000)) + ", or a narrower --since",
+      st);
+  std::fputs(out.c_str(), stdout);
   return 0;
 }
 
@@ -115,7 +131,9 @@ int RenderProjects(rapidjson::Document& r, const Invocation& a) {
     std::printf("No projects yet.\n");
     return 0;
   }
-  std::fputs(Table(rows, {false, true, true, false, false}).c_str(), stdout);
+  std::fputs(
+      Table(rows, {{false, 1, 8}, {true}, {true}, {}, {false, 2, 8}}, Output().width).c_str(),
+      stdout);
   return 0;
 }
 
@@ -127,6 +145,7 @@ constexpr Option kTimelineOptions[] = {
     {"project", "P", "one project's sessions"},
     {"all", "", "with SESSION: tool calls and results too"},
     {"limit", "N", "at most N sessions, or N events of SESSION"},
+    {"offset", "N", "with SESSION: from its event N (0 is the first)"},
     kJsonOption};
 
 constexpr std::string_view kTimelineDetails =
@@ -167,6 +186,7 @@ const Command kTimelineCommand{
     .method = "timeline",
     .build = TimelineParams,
     .render = RenderTimeline,
+    .pages = true,
 };
 
 const Command kProjectsCommand{
@@ -178,6 +198,7 @@ const Command kProjectsCommand{
     .method = "projects",
     .build = [](const Invocation&) { return std::string("{}"); },
     .render = RenderProjects,
+    .pages = true,
 };
 
 }  // namespace origin::client

@@ -2,6 +2,8 @@
 // origin status and origin sync.
 
 #include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -28,11 +30,15 @@ int AttentionCode(const rapidjson::Value& r) {
 int RenderStatus(rapidjson::Document& r, const Invocation& inv) {
   if (PrintedJson(r, inv.json())) return AttentionCode(r);
   Style s{UseColor(stdout)};
+  char* buf = nullptr;
+  std::size_t size = 0;
+  std::FILE* out = ::open_memstream(&buf, &size);
+  if (out == nullptr) throw std::runtime_error("out of memory");
   const auto& d = r["daemon"];
   const auto& st = r["store"];
-  std::printf("%s %s · store %s · %s (daemon pid %lld)\n\n", s.Bold("Origin").c_str(),
-              Str(d, "version").c_str(), Str(d, "store").c_str(), Str(d, "home").c_str(),
-              static_cast<long long>(Int(d, "pid")));
+  std::fprintf(out, "%s %s · store %s · daemon pid %lld\n%s\n\n", s.Bold("Origin").c_str(),
+               Str(d, "version").c_str(), Str(d, "store").c_str(),
+               static_cast<long long>(Int(d, "pid")), Str(d, "home").c_str());
   std::vector<std::vector<std::string>> rows = {{s.Dim("SOURCE"), s.Dim("FILES"), s.Dim("SESSIONS"),
                                                  s.Dim("EVENTS"), s.Dim("ERRORS 7D"),
                                                  s.Dim("LAST INGEST"), s.Dim("VERSION")}};
@@ -66,45 +72,63 @@ int RenderStatus(rapidjson::Document& r, const Invocation& inv) {
                             LocalTime(Int(src, "last_error_at")) +
                             ", is over: " + src["last_error"].GetString()));
   }
-  std::fputs(Table(rows, {false, true, true, true, true, false, false}).c_str(), stdout);
+  std::fputs(Table(rows, {{}, {true}, {true}, {true}, {true}, {false, 1, 16}, {false, 2, 8}},
+                   Output().width)
+                 .c_str(),
+             out);
   if (auto a = r.FindMember("attention"); a != r.MemberEnd() && a->value.IsArray())
     for (const auto& n : a->value.GetArray())
-      if (n.IsString()) std::printf("%s%s\n", s.Red("! ").c_str(), n.GetString());
-  for (const auto& n : notes) std::printf("%s\n", n.c_str());
+      if (n.IsString()) {
+        // After "! ", each line of it under the one before.
+        const std::size_t width = Output().width;
+        std::string text = Wrapped(n.GetString(), width > 22 ? width - 2 : width, 0);
+        for (std::size_t at = text.find('\n'); at + 1 < text.size(); at = text.find('\n', at + 3))
+          text.insert(at + 1, "  ");
+        std::fprintf(out, "%s%s", s.Red("! ").c_str(), text.c_str());
+      }
+  for (const auto& n : notes) std::fprintf(out, "%s\n", n.c_str());
   if (auto x = r.FindMember("search_index"); x != r.MemberEnd() && x->value.IsObject()) {
     const std::string state = Str(x->value, "state");
     if (state == "rebuilding")
-      std::printf("%s\n",
-                  s.Yellow("search index: damaged, being rebuilt from the events (" +
-                           Thousands(Int(x->value, "indexed_upto")) + " of " +
-                           Thousands(Int(st, "max_seq")) + "); searches read the events meanwhile")
-                      .c_str());
+      std::fprintf(out, "%s\n",
+                   s.Yellow("search index: damaged, being rebuilt from the events (" +
+                            Thousands(Int(x->value, "indexed_upto")) + " of " +
+                            Thousands(Int(st, "max_seq")) + "); searches read the events meanwhile")
+                       .c_str());
     else if (Int(x->value, "indexed_upto") + 1000 < Int(st, "max_seq"))
-      std::printf(
-          "%s\n",
+      std::fprintf(
+          out, "%s\n",
           s.Dim("search index: catching up (" + Thousands(Int(x->value, "indexed_upto")) + " of " +
                 Thousands(Int(st, "max_seq")) + " events); searches read the newer events directly")
               .c_str());
     else if (state == "ok" && Int(x->value, "rebuilds") > 0)
-      std::printf("%s\n",
-                  s.Dim("search index: found damaged at " + LocalTime(Int(x->value, "problem_at")) +
-                        " and rebuilt from the events (details: origin status --json)")
-                      .c_str());
+      std::fprintf(
+          out, "%s\n",
+          s.Dim("search index: found damaged at " + LocalTime(Int(x->value, "problem_at")) +
+                " and rebuilt from the events (details: origin status --json)")
+              .c_str());
   }
   std::int64_t disk = Int(st, "mirror_disk_bytes"), content = Int(st, "mirror_content_bytes");
-  std::printf("\nstore: database %s · mirrors %s on disk for %s of logs",
-              HumanBytes(Int(st, "db_bytes")).c_str(), HumanBytes(disk).c_str(),
-              HumanBytes(content).c_str());
-  if (disk > 0) std::printf(" (%.1f×)", static_cast<double>(content) / static_cast<double>(disk));
-  std::printf("\n");
+  std::fprintf(out, "\nstore: database %s · mirrors %s on disk for %s of logs",
+               HumanBytes(Int(st, "db_bytes")).c_str(), HumanBytes(disk).c_str(),
+               HumanBytes(content).c_str());
+  if (disk > 0)
+    std::fprintf(out, " (%.1f×)", static_cast<double>(content) / static_cast<double>(disk));
+  std::fprintf(out, "\n");
   if (files_total == 0) {
-    std::printf("\nNo agent logs found on this machine yet. Origin watches:\n");
+    std::fprintf(out, "\nNo agent logs found on this machine yet. Origin watches:\n");
     for (const auto& src : r["sources"].GetArray())
-      std::printf("  %-12s %s\n", Str(src, "name").c_str(), Str(src, "root").c_str());
-    std::printf(
-        "Use an agent (or point Origin at its logs with CLAUDE_CONFIG_DIR, CODEX_HOME, ZCODE_HOME "
-        "or GROK_HOME) and its sessions appear here.\n");
+      std::fprintf(out, "  %-12s %s\n", Str(src, "name").c_str(), Str(src, "root").c_str());
+    std::fputs(Wrapped("Use an agent (or point Origin at its logs with CLAUDE_CONFIG_DIR, "
+                       "CODEX_HOME, ZCODE_HOME or GROK_HOME) and its sessions appear here.",
+                       Output().width, 0)
+                   .c_str(),
+               out);
   }
+  // Every line fitted to the terminal (those wrapped above fit already).
+  std::fclose(out);
+  std::fputs(FitLines(std::string_view(buf, size), Output().width).c_str(), stdout);
+  std::free(buf);
   return AttentionCode(r);
 }
 
@@ -146,10 +170,12 @@ int RenderSync(rapidjson::Document& r, const Invocation& inv) {
   if (PrintedJson(r, inv.json())) return code;
   std::int64_t errors = 0;
   for (const auto& s : r["sources"].GetArray()) errors += Int(s, "parse_errors");
-  std::printf("synced: %s new events from %s lines (%s) in %s changed files%s\n",
-              Thousands(Int(r, "events")).c_str(), Thousands(Int(r, "lines")).c_str(),
-              HumanBytes(Int(r, "bytes")).c_str(), Thousands(Int(r, "files_changed")).c_str(),
-              errors > 0 ? (", " + Thousands(errors) + " lines could not be parsed").c_str() : "");
+  std::printf(
+      "synced: %s from %s (%s) in %s%s\n",
+      Plural(Int(r, "events"), "new event", "new events").c_str(),
+      Plural(Int(r, "lines"), "line", "lines").c_str(), HumanBytes(Int(r, "bytes")).c_str(),
+      Plural(Int(r, "files_changed"), "changed file", "changed files").c_str(),
+      errors > 0 ? (", " + Plural(errors, "line", "lines") + " could not be parsed").c_str() : "");
   for (const auto& s : r["sources"].GetArray())
     for (const auto& e : s["errors"].GetArray())
       std::fprintf(stderr, "origin: %s: %s\n", Str(s, "source").c_str(), e.GetString());

@@ -37,6 +37,7 @@ std::u32string Normalize(std::string_view s) {
 
 void CheckFields(const std::string& kind, const std::string& text, double confidence,
                  const std::optional<std::int64_t>& from, const std::optional<std::int64_t>& to) {
+  if (kind.empty()) Invalid("an entry needs a kind: memory, knowledge or cognition");
   if (kind != "memory" && kind != "knowledge" && kind != "cognition")
     Invalid("kind must be memory, knowledge or cognition, not '" + kind + "'");
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) Invalid("an entry needs a text");
@@ -273,20 +274,25 @@ RememberResult Remember(Db& db, const Clock& clock, const std::string& store_nam
                         const RememberInput& in) {
   CheckFields(in.kind, in.text, in.confidence, in.valid_from, in.valid_to);
   if (in.author.empty()) Invalid("an entry needs an author");
-  if (in.sources.empty()) Invalid("an entry needs at least one source (invariant 1)");
+  if (in.sources.empty())
+    Invalid("an entry needs at least one source (invariant 1): cite an event or quote one");
   Transaction tx(db);
   std::vector<EntrySource> sources = CheckSources(db, in.sources);
   std::string text = SanitizeUtf8(in.text);
   const std::int64_t now = clock.NowMs();
-  if (std::string twin = FindCurrentTwin(db, text, in.kind, in.project, sources, now);
-      !twin.empty()) {
+  // Without a project of its own, the entry belongs to the project of the
+  // first event it cites that has one.
+  std::optional<std::string> project = in.project;
+  for (std::size_t i = 0; !project && i < sources.size(); ++i)
+    if (auto ev = GetEvent(db, *sources[i].event_id)) project = ev->project;
+  if (std::string twin = FindCurrentTwin(db, text, in.kind, project, sources, now); !twin.empty()) {
     tx.Commit();
     return {twin, true};
   }
   std::string origin = FixStoreName(db, store_name);
   std::string id = NewEntryId();
-  Insert(db, id, in.kind, text, in.confidence, in.author, in.project, std::nullopt, id,
-         in.valid_from, in.valid_to, now, origin, sources);
+  Insert(db, id, in.kind, text, in.confidence, in.author, project, std::nullopt, id, in.valid_from,
+         in.valid_to, now, origin, sources);
   tx.Commit();
   return {id, false};
 }
@@ -403,7 +409,7 @@ std::vector<EntryHit> SearchEntries(Db& db, std::string_view query, const EntryF
   }
   for (EntryHit& h : out) {
     Derive(db, h.entry, now_ms);
-    h.snippet = Snippet(h.entry.text, terms);
+    h.snippet = Snippet(h.entry.text, terms, 200, &h.marks);
   }
   return out;
 }

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "core/c/sqlite.hpp"
+#include "core/query/terms.hpp"
 #include "core/util/clock.hpp"
 
 namespace origin {
@@ -45,7 +46,7 @@ struct RememberInput {
   std::string text;
   double confidence = -1;  // [0, 1]; required
   std::string author;      // <agent>@<device>, user@<device> for people
-  std::optional<std::string> project;
+  std::optional<std::string> project;  // none: the first cited event's project, if any
   std::optional<std::int64_t> valid_from, valid_to;  // ms UTC
   std::vector<EntrySource> sources;
 };
@@ -111,6 +112,7 @@ std::vector<EntryRow> ListEntries(Db& db, const EntryFilter& f, std::int64_t now
 struct EntryHit {
   EntryRow entry;
   std::string snippet;  // up to 200 characters around the first match, matches in brackets
+  SnippetMarks marks;   // where the snippet's matches are
 };
 /// Entries whose text holds every term of `query` (spec: Search and timeline,
 /// entries): terms of three or more characters through entry_fts, ranked by

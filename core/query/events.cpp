@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "core/query/events.hpp"
 
+#include <algorithm>
+
 #include "core/store/sessions.hpp"
 #include "core/store/visible.hpp"
 #include "core/util/op_error.hpp"
@@ -217,9 +219,10 @@ std::optional<std::string> FirstPrompt(Db& db, std::string_view session) {
   return out;
 }
 
-std::vector<SessionRow> ListSessions(Db& db, const SessionFilter& f) {
-  std::string sql = std::string("SELECT ") + kSessionCols +
-                    " FROM session WHERE event_count > 0 AND last_ts >= ? AND first_ts <= ?";
+namespace {
+// ListSessions' condition; binds its parameters from 1 and returns the next.
+std::string SessionWhere(const SessionFilter& f) {
+  std::string sql = " FROM session WHERE event_count > 0 AND last_ts >= ? AND first_ts <= ?";
   if (f.source) sql += " AND source = ?";
   // A session is found by a project it has, now or earlier (session_cwd),
   // as its events are.
@@ -227,19 +230,33 @@ std::vector<SessionRow> ListSessions(Db& db, const SessionFilter& f) {
     sql +=
         " AND (project = :project OR id IN (SELECT session FROM session_cwd "
         "WHERE project = :project))";
-  sql += " ORDER BY last_ts DESC, id LIMIT ?";
-  auto st = db.Prepare(sql);
+  return sql;
+}
+int BindSessionWhere(StmtLease& st, const SessionFilter& f) {
   int i = 1;
   st.Bind(i++, f.from_ms);
   st.Bind(i++, f.to_ms);
   if (f.source) st.Bind(i++, *f.source);
   if (f.project) st.Bind(i++, *f.project);
-  st.Bind(i, f.limit);
+  return i;
+}
+}  // namespace
+
+std::vector<SessionRow> ListSessions(Db& db, const SessionFilter& f) {
+  auto st = db.Prepare(std::string("SELECT ") + kSessionCols + SessionWhere(f) +
+                       " ORDER BY last_ts DESC, id LIMIT ?");
+  st.Bind(BindSessionWhere(st, f), f.limit);
   std::vector<SessionRow> out;
   while (st.Step()) out.push_back(ReadSession(st));
   for (SessionRow& s : out)
     if (!s.title) s.prompt = FirstPrompt(db, s.id);
   return out;
+}
+
+std::int64_t CountSessions(Db& db, const SessionFilter& f) {
+  auto st = db.Prepare("SELECT count(*)" + SessionWhere(f));
+  BindSessionWhere(st, f);
+  return st.Step() ? st.Int(0) : 0;
 }
 
 std::optional<SessionRow> GetSession(Db& db, std::string_view id) {
@@ -272,16 +289,44 @@ std::vector<ProjectRow> ListProjects(Db& db) {
   return out;
 }
 
+namespace {
+// SessionEvents' condition: the session's visible events, tool events only
+// when asked.
+std::string SessionEventsWhere(bool include_tools) {
+  return " FROM event WHERE session = ? AND " + VisibleEventSql("seq") +
+         (include_tools ? "" : " AND kind NOT IN ('tool_call', 'tool_result')");
+}
+}  // namespace
+
 std::vector<EventRow> SessionEvents(Db& db, std::string_view session, bool include_tools, int limit,
                                     std::int64_t offset) {
-  std::string sql = std::string("SELECT ") + EventCols() + " FROM event WHERE session = ? AND " +
-                    VisibleEventSql("seq") +
-                    (include_tools ? "" : " AND kind NOT IN ('tool_call', 'tool_result')") +
-                    " ORDER BY ts, seq LIMIT ? OFFSET ?";
-  auto st = db.Prepare(sql);
+  auto st = db.Prepare(std::string("SELECT ") + EventCols() + SessionEventsWhere(include_tools) +
+                       " ORDER BY ts, seq LIMIT ? OFFSET ?");
   st.Bind(1, session).Bind(2, limit).Bind(3, offset);
   std::vector<EventRow> out;
   while (st.Step()) out.push_back(ReadEvent(st));
+  return out;
+}
+
+std::int64_t CountSessionEvents(Db& db, std::string_view session, bool include_tools) {
+  auto st = db.Prepare("SELECT count(*)" + SessionEventsWhere(include_tools));
+  st.Bind(1, session);
+  return st.Step() ? st.Int(0) : 0;
+}
+
+EventsAround SessionEventsAround(Db& db, const EventRow& e, bool include_tools, int n) {
+  EventsAround out;
+  if (!e.session || n <= 0) return out;
+  for (const bool before : {true, false}) {
+    auto st = db.Prepare(std::string("SELECT ") + EventCols() + SessionEventsWhere(include_tools) +
+                         (before ? " AND (ts, seq) < (?, ?) ORDER BY ts DESC, seq DESC"
+                                 : " AND (ts, seq) > (?, ?) ORDER BY ts, seq") +
+                         " LIMIT ?");
+    st.Bind(1, *e.session).Bind(2, e.ts).Bind(3, e.seq).Bind(4, n);
+    auto& list = before ? out.before : out.after;
+    while (st.Step()) list.push_back(ReadEvent(st));
+  }
+  std::reverse(out.before.begin(), out.before.end());
   return out;
 }
 

@@ -39,6 +39,7 @@ struct SourceLine {
   std::string source;  // the adapter's id
   std::string key;     // the stream's key under the source's root
   std::string path;    // the agent's file, as last read
+  std::string key;     // its logical path under the source's root
   std::string mirror;  // the mirror under raw/
   std::int64_t generation = 0;
   std::int64_t line = 0;  // 1-based, in the mirror's content
@@ -80,6 +81,16 @@ std::optional<SessionRow> GetSession(Db& db, std::string_view id);
 /// A session's events in time order (then arrival); tool events only when asked.
 std::vector<EventRow> SessionEvents(Db& db, std::string_view session, bool include_tools, int limit,
                                     std::int64_t offset = 0);
+/// How many events SessionEvents has for the session, every page together.
+std::int64_t CountSessionEvents(Db& db, std::string_view session, bool include_tools);
+/// The `n` events of `e`'s session just before it and the `n` just after
+/// it, in the order of SessionEvents (time, then arrival), with its filter.
+struct EventsAround {
+  std::vector<EventRow> before, after;
+};
+EventsAround SessionEventsAround(Db& db, const EventRow& e, bool include_tools, int n);
+/// How many sessions ListSessions would list without its limit.
+std::int64_t CountSessions(Db& db, const SessionFilter& f);
 
 struct ProjectRow {
   std::string project;

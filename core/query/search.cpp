@@ -368,9 +368,10 @@ bool PhrasesExact(const std::vector<Term>& terms) {
 
 // The search itself; `use_index`: read index.db's tables (else every
 // candidate is read from the events).
-std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index) {
+std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::int64_t* matches) {
   std::vector<Term> terms = ParseTerms(q.query);
   std::vector<EventHit> out;
+  if (matches != nullptr) *matches = 0;
   if (terms.empty() || q.limit <= 0) return out;
   const std::string where = Where(q);
   const bool has_long = !TrigramMatch(terms).empty();
@@ -384,7 +385,8 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index) {
   // ranked: newest first.
   const bool ranked = has_long && !q.recent && upto > 0;
   const std::size_t need =
-      ranked ? static_cast<std::size_t>(kRankWindow) : static_cast<std::size_t>(q.limit);
+      std::max(ranked ? static_cast<std::size_t>(kRankWindow) : static_cast<std::size_t>(q.limit),
+               static_cast<std::size_t>(std::clamp(q.count_upto, 0, kRankWindow)));
   NewestK k(need);
   const Chains chains(db);
   const std::optional<Ranges> scope = ScopeRanges(db, q);
@@ -441,6 +443,7 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index) {
       if (TextMatches(db, c.seq, terms)) cands.push_back(c);
     }
   }
+  if (matches != nullptr) *matches = static_cast<std::int64_t>(cands.size());
   const bool by_relevance = ranked;
   if (by_relevance) {
     if (cands.size() > static_cast<std::size_t>(kRankWindow)) cands.resize(kRankWindow);
@@ -456,13 +459,12 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index) {
   for (const Candidate& c : cands) {
     EventHit h;
     h.event = *GetEventBySeq(db, c.seq);
-    h.snippet = Snippet(h.event.text, terms);
+    h.snippet = Snippet(h.event.text, terms, 200, &h.marks);
     if (by_relevance && c.scored) h.score = c.score;
     out.push_back(std::move(h));
   }
   return out;
 }
-
 
 // Runs `fn` in one read transaction of `db` (and what it attached), unless
 // one is open already: how far the index has got and what it holds are
@@ -487,14 +489,14 @@ auto InOneSnapshot(Db& db, Fn fn) {
 
 }  // namespace
 
-std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q) {
+std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q, std::int64_t* matches) {
   try {
-    return InOneSnapshot(db, [&] { return Search(db, q, true); });
+    return InOneSnapshot(db, [&] { return Search(db, q, true, matches); });
   } catch (const SqliteError& e) {
     if (!IsCorruption(e) || !HasIndex(db)) throw;
     // Damage: the events answer without the indexes.  Only when they can
     // is the damage the index's, and the indexer told.
-    auto out = InOneSnapshot(db, [&] { return Search(db, q, false); });
+    auto out = InOneSnapshot(db, [&] { return Search(db, q, false, matches); });
     if (q.index_failed) q.index_failed(e.what());
     return out;
   }

@@ -38,6 +38,7 @@
 
 #include "core/c/sqlite.hpp"
 #include "core/query/events.hpp"
+#include "core/query/terms.hpp"
 
 namespace origin {
 
@@ -52,6 +53,10 @@ struct EventQuery {
   std::optional<std::string> source, project;
   std::optional<std::int64_t> from_ms, to_ms;
   int limit = 20;
+  /// When > 0, the matches are gathered up to this many (at most
+  /// kRankWindow; when ranked, kRankWindow) so that SearchEvents can say how
+  /// many there are.
+  int count_upto = 0;
   /// Called (on the searching thread) when an index of index.db turned out
   /// to be damaged: the search then answers from the events alone, and
   /// calls this only once they did (damage in origin.db is thrown).
@@ -61,9 +66,13 @@ struct EventQuery {
 struct EventHit {
   EventRow event;
   std::string snippet;
+  SnippetMarks marks;  // where the snippet's matches are
   std::optional<double> score;  // BM25 (lower is better), when ranked
 };
 
-std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q);
+/// The best `q.limit` matches.  `matches`, when given, gets how many events
+/// match, counted up to at least q.count_upto (a count that reaches it may
+/// be short of the whole).
+std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q, std::int64_t* matches = nullptr);
 
 }  // namespace origin

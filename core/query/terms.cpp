@@ -133,7 +133,9 @@ std::string TrigramMatch(const std::vector<Term>& terms) {
   return out;
 }
 
-std::string Snippet(std::string_view text, const std::vector<Term>& terms, std::size_t max_chars) {
+std::string Snippet(std::string_view text, const std::vector<Term>& terms, std::size_t max_chars,
+                    SnippetMarks* marks) {
+  if (marks != nullptr) marks->clear();
   Decoded d = Decode(text);
   const std::size_t n = d.folded.size();
   // Every match, as [begin, end) in code points, merged where they overlap.
@@ -170,7 +172,9 @@ std::string Snippet(std::string_view text, const std::vector<Term>& terms, std::
     e = std::min(e, end);
     emit(pos, b);
     out += '[';
+    const std::size_t mark = out.size();
     emit(b, e);
+    if (marks != nullptr) marks->push_back({mark, out.size()});
     out += ']';
     pos = e;
   }

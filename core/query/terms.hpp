@@ -16,6 +16,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace origin {
@@ -40,9 +41,14 @@ std::u32string FoldCase(std::string_view text);
 std::vector<std::string> TrigramPhrases(const std::vector<Term>& terms);
 /// The AND of TrigramPhrases; empty when there is none.
 std::string TrigramMatch(const std::vector<Term>& terms);
+/// Where a snippet's matches are: [begin, end) in bytes of the snippet, the
+/// brackets around each left out (so that a bracket of the text itself is
+/// never taken for one).
+using SnippetMarks = std::vector<std::pair<std::size_t, std::size_t>>;
 /// At most `max_chars` characters of `text` around the first match, with
-/// every match in brackets; "…" marks a cut.
+/// every match in brackets; "…" marks a cut.  `marks`, when given, gets
+/// where the matches are.
 std::string Snippet(std::string_view text, const std::vector<Term>& terms,
-                    std::size_t max_chars = 200);
+                    std::size_t max_chars = 200, SnippetMarks* marks = nullptr);
 
 }  // namespace origin

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The reading operations: each runs on a reader, on one read snapshot of
 // the store, and writes its result with the JSON helpers of rpc_json.hpp.
+#include <algorithm>
+#include <map>
+
+#include "adapters/common/whole_texts.hpp"
 #include "core/entries/entries.hpp"
 #include "core/forget/forget.hpp"
 #include "core/query/events.hpp"
@@ -14,13 +18,66 @@ namespace origin::ops {
 namespace {
 
 constexpr std::int64_t kDayMs = 24LL * 3600 * 1000;
-
+// A search with totals counts each section's matches up to this many.
+constexpr int kCountUpto = 1000;
 
 [[noreturn]] void NotFound(const std::string& id) {
   throw OpError(OpError::Code::kNotFound, "no event or entry " + id);
 }
 
 bool IsEntry(const std::string& id) { return id.rfind("ent_", 0) == 0; }
+
+// A tool event's whole text, which ingestion cut (2,000 and 4,000
+// characters): its line parsed again by its adapter with nothing cut.  The
+// event is the one of the line with its id, else the first of its kind
+// whose text begins with the stored one (an id that depends on the file's
+// earlier lines).  Nothing when the line does not give the stored text
+// again, or the event is not a tool event.
+std::optional<std::string> WholeText(Context& ctx, Db& db, const EventRow& e) {
+  if (e.kind != "tool_call" && e.kind != "tool_result") return std::nullopt;
+  const SourceAdapter* adapter = nullptr;
+  for (const auto& a : ctx.adapters)
+    if (a->id() == e.source) adapter = a.get();
+  if (adapter == nullptr) return std::nullopt;
+  std::optional<SourceLine> line;
+  try {
+    line = EventSource(db, ctx.mirrors, e.id);
+  } catch (const std::exception&) {
+    return std::nullopt;  // a mirror that lost the line: the stored text is all there is
+  }
+  if (!line) return std::nullopt;
+  std::unique_ptr<FileState> state = adapter->LoadState(line->key, "");
+  ParseContext pc{line->path, line->key, line->line, state.get()};
+  ParsedLine parsed;
+  {
+    adapters::WholeTexts whole;
+    try {
+      parsed = adapter->ParseLine(line->raw, pc);
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  }
+  const std::string native = e.id.substr(std::min(e.id.size(), e.source.size() + 1));
+  std::optional<std::string> found;
+  for (const ParsedEvent& p : parsed.events)
+    if (!found && p.kind == e.kind && p.native_id == native) found = SanitizeUtf8(p.text);
+  for (const ParsedEvent& p : parsed.events) {
+    if (found) break;
+    std::string text = SanitizeUtf8(p.text);
+    if (p.kind == e.kind && text.starts_with(e.text)) found = std::move(text);
+  }
+  if (!found || !found->starts_with(e.text)) return std::nullopt;
+  return found;
+}
+
+// A list read with one more than `limit` (which says whether the limit cut
+// it), brought back to `limit`: whether it was cut.
+template <class T>
+bool CutToLimit(std::vector<T>& list, std::int64_t limit) {
+  if (static_cast<std::int64_t>(list.size()) <= limit) return false;
+  list.resize(static_cast<std::size_t>(limit));
+  return true;
+}
 
 // Which entries: `entries` lists them, `search` finds among them.
 template <class Request>
@@ -43,11 +100,21 @@ void Timeline(Context& ctx, Db& db, const proto::TimelineRequest& r, rpc::Writer
     w.StartObject();
     w.Key("session");
     rpc::WriteSession(w, *row);
+    const std::int64_t offset = r.offset.value_or(0);
+    const std::vector<EventRow> events =
+        SessionEvents(db, *r.session, r.include_tools, limit, offset);
+    const std::int64_t total = CountSessionEvents(db, *r.session, r.include_tools);
     w.Key("events");
     w.StartArray();
-    for (const EventRow& e : SessionEvents(db, *r.session, r.include_tools, limit, r.offset.value_or(0)))
-      rpc::WriteEvent(w, e);
+    for (const EventRow& e : events) rpc::WriteEvent(w, e);
     w.EndArray();
+    // What this page leaves out: the events before `offset` and after it.
+    w.Key("offset");
+    w.Int64(offset);
+    w.Key("events_total");
+    w.Int64(total);
+    w.Key("truncated");
+    w.Bool(offset > 0 || offset + static_cast<std::int64_t>(events.size()) < total);
     w.EndObject();
     return;
   }
@@ -63,10 +130,18 @@ void Timeline(Context& ctx, Db& db, const proto::TimelineRequest& r, rpc::Writer
   w.Int64(f.from_ms);
   w.Key("until");
   w.Int64(f.to_ms);
+  const std::vector<SessionRow> sessions = ListSessions(db, f);
   w.Key("sessions");
   w.StartArray();
-  for (const SessionRow& s : ListSessions(db, f)) rpc::WriteSession(w, s);
+  for (const SessionRow& s : sessions) rpc::WriteSession(w, s);
   w.EndArray();
+  const std::int64_t total = static_cast<std::int64_t>(sessions.size()) < limit
+                                 ? static_cast<std::int64_t>(sessions.size())
+                                 : CountSessions(db, f);
+  w.Key("sessions_total");
+  w.Int64(total);
+  w.Key("truncated");
+  w.Bool(total > static_cast<std::int64_t>(sessions.size()));
   w.EndObject();
 }
 
@@ -113,8 +188,24 @@ void Show(Context& ctx, Db& db, const proto::IdRequest& r, rpc::Writer& w) {
   } else {
     auto e = GetEvent(db, r.id);
     if (!e) NotFound(r.id);
+    // Whether ingestion cut the text, and how long it is whole.
+    const std::optional<std::string> whole = WholeText(ctx, db, *e);
+    const bool cut = whole && whole->size() > e->text.size();
+    const std::size_t stored_chars = CountChars(e->text);
+    if (cut && r.full) e->text = *whole;
     w.Key("event");
-    rpc::WriteEvent(w, *e);
+    rpc::WriteEvent(w, *e, [&](rpc::Writer& x) {
+      x.Key("truncated");
+      x.Bool(cut && !r.full);
+      x.Key("text_chars");
+      x.Uint64(CountChars(e->text));
+      if (cut) {
+        x.Key("stored_chars");  // what ingestion kept
+        x.Uint64(stored_chars);
+        x.Key("full_chars");
+        x.Uint64(CountChars(*whole));
+      }
+    });
   }
   w.EndObject();
 }
@@ -153,17 +244,22 @@ void Sources(Context& ctx, Db& db, const proto::IdRequest& r, rpc::Writer& w) {
 }
 
 void Entries(Context& ctx, Db& db, const proto::EntriesRequest& r, rpc::Writer& w) {
-  const EntryFilter f = EntriesOf(r);
+  EntryFilter f = EntriesOf(r);
+  ++f.limit;  // one more says whether the limit cut the list
+  std::vector<EntryRow> entries = ListEntries(db, f, ctx.clock.NowMs());
+  const bool truncated = CutToLimit(entries, r.limit);
   w.StartObject();
   w.Key("entries");
   w.StartArray();
-  for (const EntryRow& e : ListEntries(db, f, ctx.clock.NowMs())) rpc::WriteEntry(w, e);
+  for (const EntryRow& e : entries) rpc::WriteEntry(w, e);
   w.EndArray();
+  w.Key("truncated");
+  w.Bool(truncated);
   w.EndObject();
 }
 
 void Search(Context& ctx, Db& db, const proto::SearchRequest& r, rpc::Writer& w) {
-  const EntryFilter ef = EntriesOf(r);
+  EntryFilter ef = EntriesOf(r);
   EventQuery eq;
   eq.query = r.query;
   eq.include_tools = r.include_tools;
@@ -173,6 +269,10 @@ void Search(Context& ctx, Db& db, const proto::SearchRequest& r, rpc::Writer& w)
   eq.from_ms = r.since;
   eq.to_ms = r.until;
   eq.limit = static_cast<int>(r.limit);
+  if (r.totals) {
+    eq.count_upto = kCountUpto;
+    ef.limit = std::max(ef.limit, kCountUpto);
+  }
   // A damaged index: the search answers from the events, the indexer
   // checks it and rebuilds it.
   Indexer* indexer = ctx.indexer;
@@ -180,40 +280,124 @@ void Search(Context& ctx, Db& db, const proto::SearchRequest& r, rpc::Writer& w)
   // Events are searched with terms only; without any, the answer lists entries.
   const bool entries = r.scope != "events",
              events = r.scope != "entries" && !ParseTerms(r.query).empty();
+  std::vector<EntryHit> entry_hits;
+  if (entries) entry_hits = SearchEntries(db, eq.query, ef, ctx.clock.NowMs());
+  const auto entries_total = static_cast<std::int64_t>(entry_hits.size());
+  if (entries_total > r.limit) entry_hits.resize(static_cast<std::size_t>(r.limit));
+  std::int64_t events_total = 0;
+  std::vector<EventHit> event_hits;
+  if (events) event_hits = SearchEvents(db, eq, &events_total);
+  // The matches in tool calls and results, which --all would add.
+  std::optional<std::int64_t> tools;
+  bool tools_at_least = false;
+  if (r.totals && events && !r.include_tools) {
+    tools = 0;
+    for (const char* kind : {"tool_call", "tool_result"}) {
+      EventQuery q = eq;
+      q.kind = kind;
+      q.limit = 1;
+      std::int64_t n = 0;
+      SearchEvents(db, q, &n);
+      *tools += std::min<std::int64_t>(n, kCountUpto);
+      tools_at_least = tools_at_least || n >= kCountUpto;
+    }
+  }
+  // Each hit's session title (or first prompt), read once a session.
+  std::map<std::string, std::optional<std::string>> titles;
+  auto title_of = [&](const std::optional<std::string>& session) -> std::optional<std::string> {
+    if (!session) return std::nullopt;
+    auto it = titles.find(*session);
+    if (it == titles.end()) {
+      std::optional<std::string> t;
+      if (auto s = GetSession(db, *session)) t = s->title ? s->title : s->prompt;
+      it = titles.emplace(*session, std::move(t)).first;
+    }
+    return it->second;
+  };
   w.StartObject();
   w.Key("entries");
   w.StartArray();
-  if (entries)
-    for (const EntryHit& h : SearchEntries(db, eq.query, ef, ctx.clock.NowMs()))
-      rpc::WriteEntry(w, h.entry, [&](rpc::Writer& x) {
-        x.Key("snippet");
-        x.String(h.snippet);
-      });
+  // Where a snippet's matches are (for a client that shows them in colour).
+  auto marks = [&](rpc::Writer& x, const SnippetMarks& m) {
+    if (!r.marks) return;
+    x.Key("marks");
+    x.StartArray();
+    for (auto [b, e] : m) {
+      x.StartArray();
+      x.Uint64(b);
+      x.Uint64(e);
+      x.EndArray();
+    }
+    x.EndArray();
+  };
+  for (const EntryHit& h : entry_hits)
+    rpc::WriteEntry(w, h.entry, [&](rpc::Writer& x) {
+      x.Key("snippet");
+      x.String(h.snippet);
+      marks(x, h.marks);
+    });
   w.EndArray();
   w.Key("events");
   w.StartArray();
-  if (events)
-    for (const EventHit& h : SearchEvents(db, eq))
-      rpc::WriteEvent(w, h.event, [&](rpc::Writer& x) {
-        x.Key("snippet");
-        x.String(h.snippet);
-        x.Key("score");
-        if (h.score)
-          x.Double(*h.score);
-        else
-          x.Null();
-      });
+  for (const EventHit& h : event_hits)
+    rpc::WriteEvent(w, h.event, [&](rpc::Writer& x) {
+      x.Key("snippet");
+      x.String(h.snippet);
+      marks(x, h.marks);
+      x.Key("score");
+      if (h.score)
+        x.Double(*h.score);
+      else
+        x.Null();
+      if (auto t = title_of(h.event.session)) {
+        x.Key("session_title");
+        x.String(*t);
+      }
+      if (r.context > 0) {
+        const EventsAround around =
+            SessionEventsAround(db, h.event, r.include_tools, static_cast<int>(r.context));
+        for (const auto& [key, list] :
+             {std::pair{"before", &around.before}, std::pair{"after", &around.after}}) {
+          x.Key(key);
+          x.StartArray();
+          for (const EventRow& e : *list) rpc::WriteEvent(x, e);
+          x.EndArray();
+        }
+      }
+    });
   w.EndArray();
+  if (r.totals) {
+    // What the limit left out: each section's matches, counted up to
+    // kCountUpto (`totals_at_least`: there may be more).
+    w.Key("entries_total");
+    w.Int64(std::min<std::int64_t>(entries_total, kCountUpto));
+    w.Key("events_total");
+    w.Int64(std::min<std::int64_t>(events_total, kCountUpto));
+    w.Key("totals_at_least");
+    w.Bool(entries_total >= kCountUpto || events_total >= kCountUpto);
+    if (tools) {
+      w.Key("tool_matches");
+      w.Int64(*tools);
+      w.Key("tool_matches_at_least");
+      w.Bool(tools_at_least);
+    }
+    w.Key("truncated");
+    w.Bool(entries_total > static_cast<std::int64_t>(entry_hits.size()) ||
+           events_total > static_cast<std::int64_t>(event_hits.size()));
+  }
   w.EndObject();
 }
 
 void Forgotten(Context&, Db& db, const proto::ForgottenRequest& r, rpc::Writer& w) {
+  std::vector<TombstoneRow> list = ListTombstones(db, static_cast<int>(r.limit) + 1);
+  const bool truncated = CutToLimit(list, r.limit);
   w.StartObject();
   w.Key("tombstones");
   w.StartArray();
-  for (const TombstoneRow& t : ListTombstones(db, static_cast<int>(r.limit)))
-    rpc::WriteTombstone(w, t);
+  for (const TombstoneRow& t : list) rpc::WriteTombstone(w, t);
   w.EndArray();
+  w.Key("truncated");
+  w.Bool(truncated);
   w.EndObject();
 }
 

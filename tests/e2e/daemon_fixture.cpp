@@ -126,14 +126,14 @@ RunResult Run(const std::vector<std::string>& argv_in,
 }
 
 RunResult RunInTerminal(const std::vector<std::string>& argv_in,
-                        const std::map<std::string, std::string>& env) {
+                        const std::map<std::string, std::string>& env, unsigned short columns) {
   std::vector<std::string> argv = argv_in;
   std::vector<std::string> envs = EnvList(env);
   auto cargv = CStrings(argv);
   auto cenv = CStrings(envs);
   winsize size{};
   size.ws_row = 50;
-  size.ws_col = 200;
+  size.ws_col = columns;
   int terminal = -1;
   pid_t pid = ::forkpty(&terminal, nullptr, nullptr, &size);
   REQUIRE(pid >= 0);
@@ -265,10 +265,15 @@ RunResult DaemonFixture::Cli(const std::vector<std::string>& args,
   return Run(argv, env);
 }
 
-RunResult DaemonFixture::CliInTerminal(const std::vector<std::string>& args) {
+RunResult DaemonFixture::CliInTerminal(const std::vector<std::string>& args,
+                                       const std::map<std::string, std::string>& extra_env,
+                                       unsigned short columns) {
   std::vector<std::string> argv = {Exe("ORIGIN")};
   argv.insert(argv.end(), args.begin(), args.end());
-  return RunInTerminal(argv, env_);
+  auto env = env_;
+  env["PAGER"] = "cat";  // a test reads what origin prints, not a pager's screen
+  for (auto& [k, v] : extra_env) env[k] = v;
+  return RunInTerminal(argv, env, columns);
 }
 
 std::optional<int> DaemonFixture::WaitForExit(double seconds) {

@@ -35,8 +35,10 @@ RunResult Run(const std::vector<std::string>& argv, const std::map<std::string, 
 /// Runs `argv` with `env` on a pseudo-terminal (forkpty: stdin, stdout and
 /// stderr a terminal, as a person runs it); `out` holds all the terminal
 /// received, stdout and stderr together, with the terminal's \r\n for \n.
+/// The terminal is `columns` wide and 50 lines high.
 RunResult RunInTerminal(const std::vector<std::string>& argv,
-                        const std::map<std::string, std::string>& env);
+                        const std::map<std::string, std::string>& env,
+                        unsigned short columns = 200);
 
 /// A Claude Code user line of session `session` (2026-01-05T10:00Z), with its newline.
 std::string ClaudeLine(const std::string& uuid, const std::string& text,
@@ -73,8 +75,11 @@ class DaemonFixture {
   /// Runs the origin CLI (ORIGIN_NO_AUTOSTART=1 unless env says otherwise).
   RunResult Cli(const std::vector<std::string>& args,
                 const std::map<std::string, std::string>& extra_env = {});
-  /// The same on a pseudo-terminal (RunInTerminal).
-  RunResult CliInTerminal(const std::vector<std::string>& args);
+  /// The same on a pseudo-terminal (RunInTerminal); PAGER=cat unless
+  /// `extra_env` says otherwise.
+  RunResult CliInTerminal(const std::vector<std::string>& args,
+                          const std::map<std::string, std::string>& extra_env = {},
+                          unsigned short columns = 200);
   /// Waits at most `seconds` for the daemon to exit by itself; its exit
   /// status, or nothing when it still runs.
   std::optional<int> WaitForExit(double seconds);

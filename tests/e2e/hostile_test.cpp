@@ -41,16 +41,22 @@ std::string Line(const std::string& type, const std::string& uuid, const std::st
          R"(","model":"claude\u001b[?1049h","content":)" + content + "}}\n";
 }
 
-// The escapes origin writes itself (colours, and sync's progress bar).
-constexpr std::string_view kOurs[] = {"\x1b[0m",  "\x1b[1m",  "\x1b[2m", "\x1b[31m",
-                                      "\x1b[32m", "\x1b[33m", "\x1b[K"};
+// The escapes origin writes itself (colours, a match, and sync's progress bar).
+constexpr std::string_view kOurs[] = {"\x1b[0m",  "\x1b[1m",  "\x1b[2m",    "\x1b[31m",
+                                      "\x1b[32m", "\x1b[33m", "\x1b[1;33m", "\x1b[K"};
+
+// `out` without the escapes origin writes itself.
+std::string WithoutOurs(std::string out) {
+  for (std::string_view ours : kOurs)
+    for (std::size_t p = out.find(ours); p != std::string::npos; p = out.find(ours, p))
+      out.erase(p, ours.size());
+  return out;
+}
 
 // What is wrong with `out` as a terminal shows it: a control character
 // that came from the content, or an empty string when there is none.
 std::string Interpreted(std::string out) {
-  for (std::string_view ours : kOurs)
-    for (std::size_t p = out.find(ours); p != std::string::npos; p = out.find(ours, p))
-      out.erase(p, ours.size());
+  out = WithoutOurs(out);
   for (std::size_t i = 0; i < out.size(); ++i) {
     const auto b = static_cast<unsigned char>(out[i]);
     const std::string_view rest = std::string_view(out).substr(i);
@@ -154,10 +160,12 @@ TEST_SUITE("e2e") {
       CHECK(Interpreted(r.out) == "");
       // Shown, escaped: every PWNED the terminal gets is text after a visible
       // \x1b]0; (or the JSON escape \u001b]0; of a raw line or a tool's
-      // input; with a snippet's bracket between them, in a search).
-      for (std::size_t p = r.out.find("PWNED"); p != std::string::npos;
-           p = r.out.find("PWNED", p + 1)) {
-        std::string before = r.out.substr(p < 10 ? 0 : p - 10, p < 10 ? p : 10);
+      // input; with a snippet's bracket between them, in a search, or the
+      // colour of a match).
+      const std::string plain = WithoutOurs(r.out);
+      for (std::size_t p = plain.find("PWNED"); p != std::string::npos;
+           p = plain.find("PWNED", p + 1)) {
+        std::string before = plain.substr(p < 10 ? 0 : p - 10, p < 10 ? p : 10);
         for (char& c : before) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         CHECK_MESSAGE((before.find("\\x1b]0;") != std::string::npos ||
                        before.find("\\u001b]0;") != std::string::npos),

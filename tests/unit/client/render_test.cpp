@@ -28,6 +28,76 @@ TEST_SUITE("client") {
     CHECK(t == "\033[1mNAME\033[0m   N\n部署  12\nabc    1\n");
   }
 
+  TEST_CASE("client: widths are columns on a terminal: CJK two, escapes and combining marks none") {
+    CHECK(DisplayWidth("abc") == 3);
+    CHECK(DisplayWidth("部署") == 4);
+    CHECK(DisplayWidth("\033[1mab\033[0m") == 2);
+    CHECK(DisplayWidth("e\xcc\x81") == 1);         // e and a combining acute
+    CHECK(DisplayWidth("\xf0\x9f\x9a\x80") == 2);  // 🚀
+    CHECK(DisplayWidth("\xff") == 1);              // a byte that is not UTF-8
+  }
+
+  TEST_CASE("client: a cut by width never splits an escape or a character, and closes a colour") {
+    Style st{true};
+    // Nothing to cut.
+    CHECK(FitWidth("abc", 3) == "abc");
+    CHECK(FitWidth("abc", 0) == "abc");
+    CHECK(FitWidth("abcd", 3) == "ab…");
+    // A colour set before the cut is reset after it (the timeline's bug:
+    // a dimmed cell cut after its colour began ran into the next column).
+    const std::string dim = st.Dim("\"a long first prompt\"");
+    const std::string cut = FitWidth(dim, 10);
+    CHECK(cut == "\033[2m\"a long f…\033[0m");
+    CHECK(DisplayWidth(cut) == 10);
+    // Cut where a colour ends: nothing left open.
+    CHECK(FitWidth(st.Bold("ab") + "cdef", 4) == "\033[1mab\033[0mc…");
+    // Never inside an escape: a cut that falls on one keeps it whole.
+    CHECK(FitWidth("ab" + st.Red("cd"), 3) == "ab\033[31m…\033[0m");
+    CHECK(FitWidth("ab" + st.Red("cde"), 4) == "ab\033[31mc…\033[0m");
+    // CJK: two columns each, never half of one.
+    CHECK(FitWidth("部署生产", 5) == "部署…");
+    CHECK(FitWidth("部署生产", 6) == "部署…");
+    CHECK(DisplayWidth(FitWidth("部署生产", 6)) <= 6);
+    CHECK(FitWidth("a部署", 3) == "a…");
+    // UTF-8 never split.
+    CHECK(FitWidth("ééééé", 3) == "éé…");
+    CHECK(FitWidth("abc", 1) == "…");
+  }
+
+  TEST_CASE("client: a table too wide for the terminal cuts its shrinkable columns, in order") {
+    Style st{true};
+    const std::vector<std::vector<std::string>> rows = {
+        {st.Dim("A"), st.Dim("NAME"), st.Dim("ID")},
+        {"1", st.Dim("\"a first prompt that is long\""), "claude-code:0123456789"},
+        {"22", "部署生产环境的时候请先检查", "codex:abc"}};
+    // Wide enough: as it is.
+    const std::string whole = Table(rows, {{true}, {false, 1, 6}, {false, 2, 8}}, 200);
+    CHECK(whole == Table(rows, {true, false, false}));
+    for (std::size_t width : {60u, 40u, 30u, 20u, 10u}) {
+      const std::string t = Table(rows, {{true}, {false, 1, 6}, {false, 2, 8}}, width);
+      for (std::size_t at = 0; at < t.size();) {
+        const std::size_t nl = t.find('\n', at);
+        const std::string line = t.substr(at, nl - at);
+        CHECK_MESSAGE(DisplayWidth(line) <= width, width << ": " << line);
+        // Every colour set on a line is reset on it.
+        const bool closed = line.rfind("\033[2m") == std::string::npos ||
+                            line.find("\033[0m", line.rfind("\033[2m")) != std::string::npos;
+        CHECK_MESSAGE(closed, width << ": " << line);
+        at = nl + 1;
+      }
+    }
+    // NAME (shrink 1) is cut first; ID (shrink 2) only once NAME is at its minimum.
+    const std::string t = Table(rows, {{true}, {false, 1, 6}, {false, 2, 8}}, 38);
+    CHECK(t.find("claude-code:0123456789") != std::string::npos);
+    CHECK(t.find("…") != std::string::npos);
+  }
+
+  TEST_CASE("client: plurals") {
+    CHECK(Plural(1, "event", "events") == "1 event");
+    CHECK(Plural(0, "event", "events") == "0 events");
+    CHECK(Plural(1234, "changed file", "changed files") == "1,234 changed files");
+  }
+
   TEST_CASE("client: colour only on a terminal, and never with NO_COLOR") {
     ::setenv("NO_COLOR", "1", 1);
     CHECK_FALSE(UseColor(stdout));
@@ -35,6 +105,15 @@ TEST_SUITE("client") {
     std::FILE* f = std::tmpfile();
     CHECK_FALSE(UseColor(f));  // not a terminal
     std::fclose(f);
+    // --color=always and never win over the terminal and NO_COLOR.
+    Output().color = OutputMode::Color::kAlways;
+    CHECK(UseColor(stdout));
+    ::setenv("NO_COLOR", "1", 1);
+    CHECK(UseColor(stdout));
+    ::unsetenv("NO_COLOR");
+    Output().color = OutputMode::Color::kNever;
+    CHECK_FALSE(UseColor(stdout));
+    Output().color = OutputMode::Color::kAuto;
   }
 }
 

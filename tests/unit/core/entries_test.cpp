@@ -184,6 +184,35 @@ TEST_SUITE("entries") {
     CHECK(ListEntries(*f.s.db, proj, f.s.clock.NowMs()).size() == 1);
   }
 
+  TEST_CASE("entries: an entry without a project takes the first cited event's that has one") {
+    Fixture f;
+    f.s.db->Exec(
+        "INSERT INTO event(id, source, session, ts, role, kind, text, project, file_id, line) "
+        "VALUES ('t:3', 't', 't:s', 300, 'user', 'message', 'ship it', 'shop', 1, 3)");
+    auto in = f.Input();
+    in.sources = {{std::string("t:1"), std::nullopt}, {std::string("t:3"), std::nullopt}};
+    auto e = GetEntry(*f.s.db, Remember(*f.s.db, f.s.clock, "box", in).id, f.s.clock.NowMs());
+    REQUIRE(e);
+    CHECK(e->project == "shop");
+    in.text = "Another";
+    in.project = "ops";  // given: kept
+    e = GetEntry(*f.s.db, Remember(*f.s.db, f.s.clock, "box", in).id, f.s.clock.NowMs());
+    CHECK(e->project == "ops");
+    in.text = "A third";
+    in.project.reset();
+    in.sources = {{std::string("t:1"), std::nullopt}};  // no cited event has one: none
+    e = GetEntry(*f.s.db, Remember(*f.s.db, f.s.clock, "box", in).id, f.s.clock.NowMs());
+    CHECK_FALSE(e->project);
+    // The errors name what is missing and what would do.
+    in.kind = "";
+    try {
+      Remember(*f.s.db, f.s.clock, "box", in);
+      FAIL("no error");
+    } catch (const OpError& err) {
+      CHECK(std::string(err.what()) == "an entry needs a kind: memory, knowledge or cognition");
+    }
+  }
+
   TEST_CASE("entries: remembering what a current entry says, with the same sources, returns it") {
     Fixture f;
     auto in = f.Input();

@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include "proto/time.hpp"
+
 using namespace origin::proto;
 
 namespace {
@@ -39,6 +41,49 @@ TEST_SUITE("proto") {
     CHECK_FALSE(back.project);
     CHECK(back.since == 1000);
     CHECK(back.until == 2000);
+    CHECK(back.context == 0);
+    CHECK_FALSE(back.totals);
+    r.context = 3;
+    r.totals = r.marks = true;
+    d = Parse(Encode(r));
+    REQUIRE(Decode(&d, &back, &err));
+    CHECK(back.context == 3);
+    CHECK(back.totals);
+    CHECK(back.marks);
+    for (const char* bad : {R"({"context":-1})", R"({"context":21})", R"({"context":"2"})"}) {
+      d = Parse(bad);
+      CHECK_FALSE(Decode(&d, &back, &err));
+      CHECK(err.find("context") != std::string::npos);
+    }
+    IdRequest id{"claude-code:u1", true}, id_back;
+    d = Parse(Encode(id));
+    REQUIRE(Decode(&d, &id_back, &err));
+    CHECK(id_back.full);
+  }
+
+  TEST_CASE("time: dates people type: absolute, or relative to now") {
+    // 2026-11-30T12:00:00Z, a Monday.
+    const std::int64_t now = 1796040000000;
+    CHECK(ParseWhen("now", now) == now);
+    CHECK(ParseWhen("2d", now) == now - 2 * 86400000LL);
+    CHECK(ParseWhen("12h", now) == now - 12 * 3600000LL);
+    CHECK(ParseWhen("30m", now) == now - 30 * 60000LL);
+    CHECK(ParseWhen("45s", now) == now - 45000);
+    CHECK(ParseWhen("1w", now) == now - 7 * 86400000LL);
+    CHECK(ParseWhen("0d", now) == now);
+    CHECK(ParseWhen("2026-01-05T10:00Z", now) == ParseDateTime("2026-01-05T10:00Z"));
+    // today and yesterday: the local day's start, one day apart (or 23 or
+    // 25 hours across a change of daylight saving time).
+    const auto today = ParseWhen("today", now), yesterday = ParseWhen("yesterday", now);
+    REQUIRE(today);
+    REQUIRE(yesterday);
+    CHECK(*today <= now);
+    CHECK(now - *today < 86400000LL);
+    CHECK(*today - *yesterday >= 23 * 3600000LL);
+    CHECK(*today - *yesterday <= 25 * 3600000LL);
+    for (const char* bad : {"", "2", "d", "2x", "-2d", "2 d", "2dd", "2D", "tomorrow", "last week",
+                            "99999999999d", "2026-13-01"})
+      CHECK_MESSAGE(!ParseWhen(bad, now), bad);
   }
 
   TEST_CASE("requests: an entry with sources and a request key round-trips") {
