@@ -42,7 +42,8 @@ std::string EntryLine(const rapidjson::Value& e, const Style& st);
 // Options several commands take, with the same meaning in each.
 inline constexpr Option kJsonOption{"json", "", "print the daemon's answer as JSON, for scripts"};
 inline constexpr Option kSourceOption{"source", "S",
-                                      "one agent's: claude-code, codex, cursor, zcode or grok"};
+                                      "one agent's: claude-code, codex, cursor, zcode or grok",
+                                      false, "claude-code codex cursor zcode grok"};
 inline constexpr Option kProjectOption{"project", "P", "one project's"};
 inline constexpr Option kSinceOption{
     "since", "DATE", "from DATE: YYYY-MM-DD[THH:MM[:SS]], local, or with Z or +HH:MM"};

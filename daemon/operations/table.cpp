@@ -129,6 +129,7 @@ constexpr Operation kTable[] = {
     Read<proto::EntriesRequest, ops::Entries>("entries"),
     Read<proto::SearchRequest, ops::Search>("search"),
     Read<proto::ForgottenRequest, ops::Forgotten>("forgotten"),
+    Read<proto::NoRequest, ops::Check>("check"),
     Write<EntryRequest, ops::Remember>("remember"),
     Write<EntryRequest, ops::Correct>("correct"),
     Write<TombstoneRequest, ops::Forget>("forget"),
