@@ -61,20 +61,27 @@ std::string Roff(std::string_view s) {
   }
   return out;
 }
+// Help text as roff: a blank line starts a paragraph, and lines that start
+// with a space (a table, an example) are kept as they are (no filling).
 std::string RoffLines(std::string_view text) {
   std::string out;
+  bool kept = false;
   std::size_t at = 0;
   while (at < text.size()) {
     std::size_t nl = text.find('\n', at);
     if (nl == std::string_view::npos) nl = text.size();
     std::string line = Roff(text.substr(at, nl - at));
     const std::size_t first = line.find_first_not_of(' ');
+    const bool indented = first != std::string::npos && first > 0;
+    if (indented != kept) out += indented ? ".nf\n" : ".fi\n";
+    kept = indented;
     if (first == std::string::npos)
       out += ".PP\n";
     else
       out += (line[0] == '.' || line[0] == '\'' ? "\\&" : "") + line + "\n";
     at = nl + 1;
   }
+  if (kept) out += ".fi\n";
   return out;
 }
 
@@ -167,8 +174,9 @@ std::string ZshCompletion() {
       "_origin() {\n"
       "  local -a commands\n"
       "  commands=(\n";
+  // _describe: the first colon ends the name; the description is as it is.
   for (const Command* c : Commands())
-    out += "    " + ShQuote(std::string(c->name) + ":" + spec(c->summary)) + "\n";
+    out += "    " + ShQuote(std::string(c->name) + ":" + std::string(c->summary)) + "\n";
   out += "    'help:a command'\\''s usage, options and examples'\n  )\n";
   out +=
       "  if (( CURRENT == 2 )); then\n"
@@ -275,12 +283,7 @@ std::string ManPage() {
              (o.value.empty() ? "" : " \\fI" + Roff(o.value) + "\\fR") + "\n" + Roff(o.help) +
              "\n";
     }
-    if (!c->examples.empty()) {
-      out += ".PP\nExamples:\n.RS\n.nf\n";
-      std::string ex = RoffLines(c->examples);
-      out += Replace(ex, ".PP\n", "\n");
-      out += ".fi\n.RE\n";
-    }
+    if (!c->examples.empty()) out += ".PP\nExamples:\n" + RoffLines(c->examples);
   }
   out +=
       ".SH OPTIONS\n"

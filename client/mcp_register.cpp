@@ -214,7 +214,7 @@ void JsonString(rapidjson::Writer<rapidjson::StringBuffer>& w, const std::string
 }
 
 int Status(const std::string& target, bool json) {
-  std::vector<AgentRegistration> regs = AgentRegistrations(true);
+  std::vector<AgentRegistration> regs = AgentRegistrations(true, target == "all" ? "" : target);
   const std::string store = proto::ResolvePaths().home;
   bool ok = true, any = false;
   for (const AgentRegistration& r : regs) {
@@ -324,9 +324,11 @@ std::map<std::string, std::string> RegistrationEnv() {
   return {{"ORIGIN_HOME", home}};
 }
 
-std::vector<AgentRegistration> AgentRegistrations(bool probe, int timeout_ms) {
+std::vector<AgentRegistration> AgentRegistrations(bool probe, const std::string& only,
+                                                  int timeout_ms) {
   std::vector<AgentRegistration> out;
   for (const Agent& a : kAgents) {
+    if (!only.empty() && only != a.id) continue;
     AgentRegistration r;
     r.agent = a.id;
     r.file = ConfigFile(a.id);

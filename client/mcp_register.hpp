@@ -35,9 +35,10 @@ struct AgentRegistration {
   ProbeResult probe;
 };
 
-/// Every agent's registration; `probe`: run each registered command and
-/// ask it an MCP initialize (at most `timeout_ms`).
-std::vector<AgentRegistration> AgentRegistrations(bool probe, int timeout_ms = 10000);
+/// Every agent's registration (or only agent `only`'s); `probe`: run each
+/// registered command and ask it an MCP initialize (at most `timeout_ms`).
+std::vector<AgentRegistration> AgentRegistrations(bool probe, const std::string& only = "",
+                                                  int timeout_ms = 10000);
 
 /// What origin-mcp's registration is given to run, for this user's store:
 /// ORIGIN_HOME when the store is not the default ~/.origin.

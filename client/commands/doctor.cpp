@@ -182,10 +182,9 @@ void CheckDaemon(Report& rep, const proto::Paths& p) {
       const std::string name = Str(src, "name"), root = Str(src, "root");
       const bool exists = src.HasMember("root_exists") && src["root_exists"].IsBool() &&
                           src["root_exists"].GetBool();
-      if (src.HasMember("error") && src["error"].IsString())
-        rep.Problem("agent logs", name + ": " + src["error"].GetString(),
-                    "origin status shows it; origin sync --source " + name + " tries again");
-      else if (!exists)
+      // A source whose sync fails is in the attention list, below.
+      if (src.HasMember("error") && src["error"].IsString()) continue;
+      if (!exists)
         rep.Note("agent logs", name + ": no logs at " + root + " (not used here)");
       else if (::access(root.c_str(), R_OK | X_OK) != 0)
         rep.Problem("agent logs", name + ": " + root + " cannot be read", "chmod u+rx " + root);
@@ -196,7 +195,8 @@ void CheckDaemon(Report& rep, const proto::Paths& p) {
     if (auto a = r.FindMember("attention"); a != r.MemberEnd() && a->value.IsArray())
       for (const auto& n : a->value.GetArray())
         if (n.IsString())
-          rep.Problem("attention", n.GetString(), "origin status lists it; the message says what is wrong");
+          rep.Problem("attention", n.GetString(),
+                      "correct what it names; origin sync tries again (origin status shows it)");
   } catch (const std::exception& e) {
     rep.Problem("agent logs", std::string("status failed: ") + TerminalSafe(e.what()),
                 "see the daemon's log: " + p.run + "/originsd.log");

@@ -213,7 +213,7 @@ int RunExport(const std::vector<std::string>& words) {
 }
 
 constexpr Option kExportOptions[] = {
-    {"format", "F", "markdown (the default): a transcript to read; jsonl: the log's own lines",
+    {"format", "FORMAT", "markdown (the default): a transcript to read; jsonl: the log's own lines",
      false, "markdown jsonl"}};
 
 constexpr std::string_view kExportDetails =

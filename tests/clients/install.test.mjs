@@ -136,7 +136,7 @@ describe('origin mcp install', () => {
     assert.equal(backups(cursorJson).length, n);
     assert.equal(origin(['mcp', 'install', 'vscode']).status, 2);
     assert.equal(origin(['mcp', 'install', 'codex', '--force']).status, 2);
-    assert.equal(origin(['mcp', 'uninstall']).status, 2);
+    assert.equal(origin(['mcp', 'reinstall']).status, 2);
   });
 
   test('all: the agents used on this machine', () => {
