@@ -42,6 +42,7 @@ struct Option {
   std::string_view value;  // what it takes ("N", "DATE"); empty for a flag
   std::string_view help;   // one line, for the command's help
   bool required = false;   // shown without brackets; checked by the builder or the daemon
+  std::string_view choices;  // the values it takes, space-separated, when they are few (completion)
 };
 
 struct Command;
@@ -78,8 +79,13 @@ struct Command {
   std::string (*build)(const Invocation&) = nullptr;
   /// Prints the answer; returns the exit code.
   int (*render)(rapidjson::Document& answer, const Invocation&) = nullptr;
-  /// Commands that parse their own arguments (mcp, service) instead.
+  /// Commands that parse their own arguments (mcp, service, doctor,
+  /// export) instead; they print CommandHelp for --help.
   int (*run)(const std::vector<std::string>& args) = nullptr;
+  /// The words each argument takes, when they are few, for shell
+  /// completion: space-separated, one argument after another separated by
+  /// ";" ("install uninstall;claude-code codex").
+  std::string_view arg_words;
   /// Its output may be long: paged on a terminal (pager.hpp).
   bool pages = false;
 };

@@ -38,6 +38,7 @@
 #include "client/connection.hpp"
 #include "client/random_key.hpp"
 #include "io/fd.hpp"
+#include "origin_config.h"
 #include "proto/paths.hpp"
 #include "proto/protocol.hpp"
 
@@ -421,17 +422,36 @@ class Shim {
 
 }  // namespace
 
+constexpr const char* kUsage =
+    "usage: origin-mcp [--help | --version]\n"
+    "\n"
+    "Origin's MCP server for AI coding agents, on stdio: it reads JSON-RPC\n"
+    "requests on stdin and writes the answers on stdout, talking to originsd\n"
+    "(started when none answers).  Agents launch it themselves:\n"
+    "  origin mcp install    registers it with Claude Code, Codex and Cursor\n"
+    "  origin mcp status     what each agent has registered, and whether it answers\n"
+    "The store is $ORIGIN_HOME (default ~/.origin).\n";
+
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
+    const std::string a = argv[i];
     if (a == "--help" || a == "-h") {
-      std::fputs(
-          "usage: origin-mcp\n\nThe MCP server (stdio) for AI coding agents: register it with "
-          "each agent\n(see the README).  It talks to originsd, starting it when needed.\n",
-          stderr);
+      std::fputs(kUsage, stdout);
       return 0;
     }
+    if (a == "--version" || a == "-V") {
+      std::printf("origin-mcp %s\n", ORIGIN_VERSION);
+      return 0;
+    }
+    std::fprintf(stderr, "origin-mcp: unexpected argument %s\n%s", a.c_str(), kUsage);
+    return proto::kExitUsage;
   }
+  if (::isatty(0) != 0)
+    std::fputs(
+        "origin-mcp: this is Origin's MCP server: agents launch it and speak JSON-RPC on its\n"
+        "stdin and stdout (origin mcp install registers it with them; origin mcp status\n"
+        "checks it).  It now waits for JSON-RPC lines here; Ctrl-D ends it.\n",
+        stderr);
   ::signal(SIGPIPE, SIG_IGN);
   if (::pipe2(g_signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0) return 1;
   struct sigaction sa {};

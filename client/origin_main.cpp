@@ -19,6 +19,7 @@
 #include "client/command_table.hpp"
 #include "client/commands/common.hpp"
 #include "client/connection.hpp"
+#include "client/generate.hpp"
 #include "client/pager.hpp"
 #include "client/random_key.hpp"
 #include "client/render.hpp"
@@ -232,6 +233,8 @@ int Main(int argc, char** argv) {
     std::fputs(CommandHelp(*c).c_str(), stdout);
     return 0;
   }
+  if (name == "__generate")  // the build's: completion and the man page (generate.hpp)
+    return GenerateCommand({words.begin() + static_cast<std::ptrdiff_t>(at) + 1, words.end()});
   const Command* cmd = FindCommand(name);
   if (cmd == nullptr)
     return UsageFailure(nullptr, "unknown command " + name + " (see origin --help)");

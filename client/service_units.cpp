@@ -11,6 +11,7 @@
 #include <fstream>
 #include <optional>
 
+#include "client/command_table.hpp"
 #include "client/connection.hpp"
 #include "client/file_edit.hpp"
 #include "client/host.hpp"
@@ -100,6 +101,28 @@ std::vector<std::string> StateCommand() {
 }
 #endif
 
+// Why the user's service manager cannot take a service now, or "" when it
+// can: asked before anything is written or stopped.
+std::string ServiceManagerProblem() {
+#ifdef __APPLE__
+  return "";
+#else
+  RunOutput r = RunProgram({"systemctl", "--user", "show-environment"});
+  if (r.status == 0) return "";
+  std::string why = r.output.substr(0, r.output.find('\n'));
+  if (r.status == 127)
+    return "systemd is not available here (" + why +
+           "): originsd cannot run as a user service; origin and origin-mcp start it when they "
+           "need it";
+  return "systemctl --user cannot reach your user service manager (" + why +
+         "): this login has no systemd user session (an ssh or su session, a container).\n"
+         "  To have one that starts at boot and lasts: loginctl enable-linger $USER, then log in "
+         "again\n  (or export XDG_RUNTIME_DIR=/run/user/$(id -u)) and run origin service install "
+         "again.\n  Nothing was changed: the daemon that runs goes on, and origin and origin-mcp "
+         "start one when they need it";
+#endif
+}
+
 // A connection to the daemon that answers on the socket, if one does (none
 // is started for it).
 std::optional<Connection> RunningDaemon(const proto::Paths& paths) {
@@ -122,19 +145,36 @@ bool ProcessRuns(pid_t pid) {
   return paren == std::string::npos || line.size() < paren + 3 || line[paren + 2] != 'Z';
 }
 
-constexpr const char* kServiceUsage =
-    "usage: origin service install [--print] | uninstall | status\n"
-    "\n"
-    "Runs originsd as a user service that starts at login: a systemd user unit\n"
-    "(~/.config/systemd/user/originsd.service) on Linux, a launchd agent\n"
-    "(~/Library/LaunchAgents/dev.origin.originsd.plist) on macOS.  Without it,\n"
-    "origin and origin-mcp start the daemon when they need it.\n";
-
 }  // namespace
 
+ServiceHealth CheckService() {
+  ServiceHealth h;
+  h.unit = UnitPath();
+  h.installed = ::access(h.unit.c_str(), F_OK) == 0;
+  if (!h.installed) return h;
+  if (std::string problem = ServiceManagerProblem(); !problem.empty()) {
+    h.problem = problem.substr(0, problem.find('\n'));
+    return h;
+  }
+#ifdef __APPLE__
+  RunOutput r = RunProgram(StateCommand());
+  h.active = r.status == 0;
+#else
+  RunOutput r = RunProgram({"systemctl", "--user", "is-active", "originsd.service"});
+  h.active = r.status == 0;
+#endif
+  if (!h.active) {
+    std::string out = r.output;
+    while (!out.empty() && out.back() == '\n') out.pop_back();
+    h.problem = "the service manager says: " + out.substr(0, 200);
+  }
+  return h;
+}
+
 int ServiceCommand(const std::vector<std::string>& args) {
+  const Command& table = *FindCommand("service");
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    std::fputs(kServiceUsage, args.empty() ? stderr : stdout);
+    std::fputs(CommandHelp(table).c_str(), args.empty() ? stderr : stdout);
     return args.empty() ? proto::kExitUsage : 0;
   }
   const std::string& cmd = args[0];
@@ -143,12 +183,14 @@ int ServiceCommand(const std::vector<std::string>& args) {
     if (args[i] == "--print" && cmd == "install") {
       print = true;
     } else {
-      std::fprintf(stderr, "origin: unexpected argument %s\n%s", args[i].c_str(), kServiceUsage);
+      std::fprintf(stderr, "origin: unexpected argument %s\n%s", args[i].c_str(),
+                   UsageLine(table).c_str());
       return proto::kExitUsage;
     }
   }
   if (cmd != "install" && cmd != "uninstall" && cmd != "status") {
-    std::fprintf(stderr, "origin: unknown service command %s\n%s", cmd.c_str(), kServiceUsage);
+    std::fprintf(stderr, "origin: unknown service command %s\n%s", cmd.c_str(),
+                 UsageLine(table).c_str());
     return proto::kExitUsage;
   }
   proto::Paths paths;
@@ -159,15 +201,18 @@ int ServiceCommand(const std::vector<std::string>& args) {
     return proto::kExitError;
   }
   const std::string unit = UnitPath();
+  // Every command, or up to the first that fails; whether all succeeded.
   auto run_all = [](const std::vector<std::vector<std::string>>& cmds, bool stop_on_error) {
+    bool ok = true;
     for (const auto& c : cmds) {
       RunOutput r = RunProgram(c);
       if (r.status != 0) {
         std::fprintf(stderr, "origin: %s failed:\n%s", Quoted(c).c_str(), r.output.c_str());
-        if (stop_on_error) return false;
+        ok = false;
+        if (stop_on_error) break;
       }
     }
-    return true;
+    return ok;
   };
   if (cmd == "status") {
     bool installed = ::access(unit.c_str(), F_OK) == 0;
@@ -207,6 +252,11 @@ int ServiceCommand(const std::vector<std::string>& args) {
   if (print) {
     std::printf("would write %s:\n%s", unit.c_str(), text.c_str());
     return 0;
+  }
+  // Before anything is written or stopped: whether a service can start.
+  if (const std::string problem = ServiceManagerProblem(); !problem.empty()) {
+    std::fprintf(stderr, "origin: %s\n", problem.c_str());
+    return proto::kExitError;
   }
   auto old = ReadFileIfExists(unit);
   if (old != text) {

@@ -14,4 +14,13 @@ namespace origin::client {
 /// `origin service install [--print] | uninstall | status`; returns the exit code.
 int ServiceCommand(const std::vector<std::string>& args);
 
+/// The user service as `origin doctor` checks it.
+struct ServiceHealth {
+  std::string unit;        // its file
+  bool installed = false;  // the file is there
+  bool active = false;     // the service manager runs it
+  std::string problem;     // why it does not (the service manager's words), when installed
+};
+ServiceHealth CheckService();
+
 }  // namespace origin::client

@@ -79,7 +79,8 @@ std::string MoreLine(std::int64_t shown, std::int64_t total, bool at_least, std:
 // Options several commands take, with the same meaning in each.
 inline constexpr Option kJsonOption{"json", "", "print the daemon's answer as JSON, for scripts"};
 inline constexpr Option kSourceOption{"source", "S",
-                                      "one agent's: claude-code, codex, cursor, zcode or grok"};
+                                      "one agent's: claude-code, codex, cursor, zcode or grok",
+                                      false, "claude-code codex cursor zcode grok"};
 inline constexpr Option kProjectOption{"project", "P", "one project's"};
 inline constexpr Option kSinceOption{
     "since", "DATE",

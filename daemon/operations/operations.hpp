@@ -192,6 +192,7 @@ void Sources(Context&, Db&, const proto::IdRequest&, rpc::Writer&);
 void Entries(Context&, Db&, const proto::EntriesRequest&, rpc::Writer&);
 void Search(Context&, Db&, const proto::SearchRequest&, rpc::Writer&);
 void Forgotten(Context&, Db&, const proto::ForgottenRequest&, rpc::Writer&);
+void Check(Context&, Db&, const proto::NoRequest&, rpc::Writer&);  // check.cpp
 void Remember(Context&, Db&, const proto::EntryRequest&, const Caller&, rpc::Writer&);
 void Correct(Context&, Db&, const proto::EntryRequest&, const Caller&, rpc::Writer&);
 void Forget(Context&, Db&, const proto::TombstoneRequest&, const Caller&, rpc::Writer&);

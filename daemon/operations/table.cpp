@@ -177,6 +177,7 @@ constexpr Operation kTable[] = {
     Read<proto::EntriesRequest, ops::Entries>("entries"),
     Read<proto::SearchRequest, ops::Search>("search"),
     Read<proto::ForgottenRequest, ops::Forgotten>("forgotten"),
+    Read<proto::NoRequest, ops::Check>("check"),
     Write<EntryRequest, ops::Remember>("remember"),
     Write<EntryRequest, ops::Correct>("correct", kEntryIds),
     Write<TombstoneRequest, ops::Forget>("forget", kEventIds | kEntryIds | kSessionIds),

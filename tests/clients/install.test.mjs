@@ -55,7 +55,9 @@ describe('origin mcp install', () => {
     const r = origin(['mcp', 'install', 'cursor']);
     assert.equal(r.status, 0, r.stderr);
     const cfg = JSON.parse(readFileSync(cursorJson, 'utf8'));
-    assert.deepEqual(cfg.mcpServers.origin, { command: ORIGIN_MCP, args: [] });
+    // The store is not ~/.origin: the agent is told which one (ORIGIN_HOME).
+    assert.deepEqual(cfg.mcpServers.origin,
+      { command: ORIGIN_MCP, args: [], env: { ORIGIN_HOME: w.env.ORIGIN_HOME } });
     assert.deepEqual(cfg.mcpServers.other, { command: 'other-mcp' });
     assert.equal(backups(cursorJson).length, 1);
     // Again: nothing changes, no new backup.
@@ -78,6 +80,7 @@ describe('origin mcp install', () => {
     const got = JSON.parse(tool('codex', ['mcp', 'get', 'origin', '--json']));
     assert.equal(got.transport.command, ORIGIN_MCP);
     assert.deepEqual(got.transport.args ?? [], []);
+    assert.equal(got.transport.env.ORIGIN_HOME, w.env.ORIGIN_HOME);
     assert.equal(got.tool_timeout_sec, 120);  // the user's setting is kept
     assert.match(tool('codex', ['mcp', 'list']), /other-mcp/);
     const text = readFileSync(codexToml, 'utf8');
@@ -110,10 +113,11 @@ describe('origin mcp install', () => {
     const n = backups(claudeJson).length;
     const r = origin(['mcp', 'install', 'claude-code'], withClaude);
     assert.equal(r.status, 0, r.stderr + r.stdout);
-    assert.match(r.stdout, /registered with .*claude mcp add --scope user origin -- /);
+    assert.match(r.stdout, /registered with .*claude mcp add --scope user origin -e ORIGIN_HOME=\S+ -- /);
     assert.equal(backups(claudeJson).length, n + 1);
     const after = JSON.parse(readFileSync(claudeJson, 'utf8'));
     assert.equal(after.mcpServers.origin.command, ORIGIN_MCP);
+    assert.equal(after.mcpServers.origin.env.ORIGIN_HOME, w.env.ORIGIN_HOME);
     assert.equal(after.mcpServers.other.command, 'other-mcp');
     assert.equal(after.numStartups, 7);  // claude keeps the settings it knows
     const again = origin(['mcp', 'install', 'claude-code'], withClaude);
@@ -132,7 +136,7 @@ describe('origin mcp install', () => {
     assert.equal(backups(cursorJson).length, n);
     assert.equal(origin(['mcp', 'install', 'vscode']).status, 2);
     assert.equal(origin(['mcp', 'install', 'codex', '--force']).status, 2);
-    assert.equal(origin(['mcp', 'uninstall']).status, 2);
+    assert.equal(origin(['mcp', 'reinstall']).status, 2);
   });
 
   test('all: the agents used on this machine', () => {
@@ -192,18 +196,37 @@ describe('origin mcp install', () => {
 describe('origin service', () => {
   const w = new World();
   after(() => w.close());
+  // systemctl as a user session answers it (every command succeeds, each
+  // call logged), or as it answers where there is no user bus.
+  const fake = (name, script) => {
+    const dir = join(w.dir, name);
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'systemctl'), script, { mode: 0o755 });
+    return dir;
+  };
+  const calls = join(w.dir, 'systemctl.calls');
+  const session = fake('session', `#!/bin/sh\necho "$*" >> '${calls}'\nexit 0\n`);
+  const nobus = fake('nobus', '#!/bin/sh\necho "Failed to connect to bus: No medium found" >&2\nexit 1\n');
   const env = { ...w.env, XDG_CONFIG_HOME: join(w.dir, 'config') };
   const unit = join(env.XDG_CONFIG_HOME, 'systemd', 'user', 'originsd.service');
-  const origin = (...args) => spawnSync(ORIGIN, args, { env, encoding: 'utf8' });
+  const origin = (dir, ...args) =>
+    spawnSync(ORIGIN, args, { env: { ...env, PATH: `${dir}:${SYSTEM_PATH}` }, encoding: 'utf8' });
+
+  test('without a user bus, install writes nothing and says what to do', () => {
+    const r = origin(nobus, 'service', 'install');
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /loginctl enable-linger/);
+    assert.ok(!existsSync(unit));
+  });
 
   test('install writes a systemd user unit that runs originsd in the foreground, with readiness', () => {
-    const printed = origin('service', 'install', '--print');
+    const printed = origin(session, 'service', 'install', '--print');
     assert.equal(printed.status, 0, printed.stderr);
     assert.ok(!existsSync(unit));
-    const r = origin('service', 'install');
-    // Whether a user service manager runs here or not, the unit is written;
-    // without one, the command says so and fails.
+    const r = origin(session, 'service', 'install');
+    assert.equal(r.status, 0, r.stderr);
     assert.ok(existsSync(unit), r.stderr);
+    assert.match(readFileSync(calls, 'utf8'), /--user enable --now originsd\.service/);
     const text = readFileSync(unit, 'utf8');
     assert.equal(printed.stdout, `would write ${unit}:\n${text}`);
     assert.match(text, /^Type=notify$/m);
@@ -214,16 +237,21 @@ describe('origin service', () => {
     const verify = spawnSync('systemd-analyze', ['verify', unit], { encoding: 'utf8' });
     assert.equal(verify.status, 0, verify.stderr);
     assert.equal(verify.stderr.trim(), '');
-    if (r.status !== 0) assert.match(r.stderr, /the unit is in place/);
-    const st = origin('service', 'status');
+    const st = origin(session, 'service', 'status');
     assert.equal(st.status, 0);
     assert.match(st.stdout, new RegExp(`service: installed in ${unit}`));
     // A second install keeps the unit as it is.
-    origin('service', 'install');
+    origin(session, 'service', 'install');
     assert.equal(readFileSync(unit, 'utf8'), text);
-    const un = origin('service', 'uninstall');
+    // Uninstall when systemctl fails: the unit goes, and the exit code says it failed.
+    const failed = origin(nobus, 'service', 'uninstall');
+    assert.equal(failed.status, 1);
+    assert.ok(!existsSync(unit));
+    origin(session, 'service', 'install');
+    const un = origin(session, 'service', 'uninstall');
+    assert.equal(un.status, 0, un.stderr);
     assert.ok(!existsSync(unit), un.stderr);
-    assert.match(origin('service', 'status').stdout, /service: not installed/);
-    assert.equal(origin('service', 'restart').status, 2);
+    assert.match(origin(session, 'service', 'status').stdout, /service: not installed/);
+    assert.equal(origin(session, 'service', 'restart').status, 2);
   });
 });

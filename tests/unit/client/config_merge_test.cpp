@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -26,7 +27,8 @@ using namespace origin::client;
 
 namespace {
 
-const std::string kShim = "/opt/origin/bin/origin-mcp";
+const std::string kShimPath = "/opt/origin/bin/origin-mcp";
+const McpServer kShim{kShimPath, {}, {}};
 
 rapidjson::Document Parse(const std::string& s) {
   rapidjson::Document d;
@@ -120,7 +122,7 @@ TEST_SUITE("client") {
       CHECK(after[k] == before[k]);
     CHECK(after["mcpServers"]["other"] == before["mcpServers"]["other"]);
     const auto& o = after["mcpServers"]["origin"];
-    CHECK(o["command"] == kShim.c_str());
+    CHECK(o["command"] == kShimPath.c_str());
     CHECK(o["args"].IsArray());
     CHECK(o["args"].Empty());
     CHECK(o["type"] == "stdio");
@@ -141,17 +143,17 @@ TEST_SUITE("client") {
       // Registered by hand in another layout: still nothing to do.
       CHECK_FALSE(MergeJsonServer(std::string("{\"mcpServers\":{\"origin\":{") +
                                       (typed ? "\"type\":\"stdio\"," : "") +
-                                      "\"args\":[],\"command\":\"" + kShim + "\",\"env\":{}}}}",
+                                      "\"args\":[],\"command\":\"" + kShimPath + "\",\"env\":{}}}}",
                                   kShim, typed));
     }
     // Another command, or arguments, or a missing type: changed.
     CHECK(MergeJsonServer("{\"mcpServers\":{\"origin\":{\"command\":\"/x\",\"args\":[]}}}", kShim,
                           false));
     CHECK(MergeJsonServer(
-        "{\"mcpServers\":{\"origin\":{\"command\":\"" + kShim + "\",\"args\":[\"-v\"]}}}", kShim,
+        "{\"mcpServers\":{\"origin\":{\"command\":\"" + kShimPath + "\",\"args\":[\"-v\"]}}}", kShim,
         false));
     CHECK(MergeJsonServer(
-        "{\"mcpServers\":{\"origin\":{\"command\":\"" + kShim + "\",\"args\":[]}}}", kShim, true));
+        "{\"mcpServers\":{\"origin\":{\"command\":\"" + kShimPath + "\",\"args\":[]}}}", kShim, true));
   }
 
   TEST_CASE("config merge: JSON: a file that is not what it should be is refused") {
@@ -233,11 +235,11 @@ TEST_SUITE("client") {
   }
 
   TEST_CASE("config merge: TOML: a command that needs escapes is written as a TOML string") {
-    auto out = MergeCodexToml("", "/opt/a \"b\"\\c\td/origin-mcp");
+    auto out = MergeCodexToml("", McpServer{"/opt/a \"b\"\\c\td/origin-mcp", {}, {}});
     REQUIRE(out);
     CHECK(out->find("command = \"/opt/a \\\"b\\\"\\\\c\\u0009d/origin-mcp\"\n") !=
           std::string::npos);
-    CHECK_FALSE(MergeCodexToml(*out, "/opt/a \"b\"\\c\td/origin-mcp"));
+    CHECK_FALSE(MergeCodexToml(*out, McpServer{"/opt/a \"b\"\\c\td/origin-mcp", {}, {}}));
   }
 
   TEST_CASE("config merge: TOML: forms the edit cannot change safely are refused") {
@@ -281,5 +283,173 @@ TEST_SUITE("client") {
     CHECK(McpCommand({"install", "codex"}) == 0);
     CHECK(home.Read(".codex/config.toml") == written);
     CHECK(home.List(".codex") == files);  // no second backup
+  }
+
+  TEST_CASE("config merge: JSONC: Cursor's comments and the other servers' layout are kept") {
+    const std::string cursor =
+        "// Cursor MCP servers\n"
+        "{\n"
+        "  // the linter\n"
+        "  \"mcpServers\": {\n"
+        "    \"lint\": { \"command\": \"lint-mcp\", \"args\": [\"--fast\"] }, // keep me\n"
+        "    /* block */\n"
+        "    \"other\": {\"command\": \"other-mcp\"},\n"
+        "  },\n"
+        "}\n";
+    auto out = MergeJsonServer(cursor, kShim, false, true);
+    REQUIRE(out);
+    CHECK(*out ==
+          "// Cursor MCP servers\n"
+          "{\n"
+          "  // the linter\n"
+          "  \"mcpServers\": {\n"
+          "    \"lint\": { \"command\": \"lint-mcp\", \"args\": [\"--fast\"] }, // keep me\n"
+          "    /* block */\n"
+          "    \"other\": {\"command\": \"other-mcp\"},\n"
+          "    \"origin\": {\n"
+          "      \"command\": \"/opt/origin/bin/origin-mcp\",\n"
+          "      \"args\": []\n"
+          "    },\n"
+          "  },\n"
+          "}\n");
+    CHECK_FALSE(MergeJsonServer(*out, kShim, false, true));  // a second run
+    auto read = ReadJsonServer(*out, true);
+    REQUIRE(read);
+    CHECK(read->command == kShimPath);
+    CHECK(read->args.empty());
+    // Uninstall gives the file back as it was.
+    auto removed = RemoveJsonServer(*out, true);
+    REQUIRE(removed);
+    CHECK(*removed == cursor);
+    CHECK_FALSE(RemoveJsonServer(cursor, true));
+    CHECK_FALSE(ReadJsonServer(cursor, true));
+  }
+
+  TEST_CASE("config merge: JSONC: a comment that ends the last server's line stays on it") {
+    auto out = MergeJsonServer(
+        "{\n  \"mcpServers\": {\n    \"lint\": {\"command\": \"lint-mcp\"} // the linter\n  }\n}\n",
+        kShim, false, true);
+    REQUIRE(out);
+    CHECK(*out ==
+          "{\n  \"mcpServers\": {\n    \"lint\": {\"command\": \"lint-mcp\"}, // the linter\n"
+          "    \"origin\": {\n      \"command\": \"/opt/origin/bin/origin-mcp\",\n"
+          "      \"args\": []\n    }\n  }\n}\n");
+  }
+
+  TEST_CASE("config merge: JSON: an edit that would lose a comment, or a strict file with one, "
+            "is refused") {
+    const std::string commented_args =
+        "{\"mcpServers\": {\"origin\": {\"command\": \"/opt/origin/bin/origin-mcp\",\n"
+        "  \"args\": [/* why */ \"--old\"]}}}";
+    CHECK_THROWS_WITH_AS(MergeJsonServer(commented_args, kShim, false, true),
+                         doctest::Contains("would lose a comment"), std::runtime_error);
+    // Claude Code's file is JSON: a comment there is an error, not a thing to keep.
+    CHECK_THROWS_WITH_AS(MergeJsonServer("{// x\n}", kShim, true, false),
+                         doctest::Contains("not valid JSON"), std::runtime_error);
+    CHECK_THROWS_WITH_AS(
+        MergeJsonServer("{\"mcpServers\": {\"origin\": {}, \"origin\": {}}}", kShim, false, true),
+        doctest::Contains("twice"), std::runtime_error);
+    CHECK_THROWS_WITH_AS(MergeJsonServer("{/* open", kShim, false, true),
+                         doctest::Contains("not closed"), std::runtime_error);
+    // The block printed instead is what the edit would have made.
+    const std::string block = RenderJsonServer(McpServer{kShimPath, {}, {{"ORIGIN_HOME", "/d"}}}, true);
+    rapidjson::Document d = Parse("{" + block + "}");
+    CHECK(d["origin"]["type"] == "stdio");
+    CHECK(d["origin"]["env"]["ORIGIN_HOME"] == "/d");
+  }
+
+  TEST_CASE("config merge: JSON: ORIGIN_HOME goes into env when the store is not the default, "
+            "and out again") {
+    const std::string existing =
+        "{\n  \"mcpServers\": {\n    \"origin\": {\n      // ours\n"
+        "      \"command\": \"/old/origin-mcp\",\n      \"args\": []\n    }\n  }\n}\n";
+    const McpServer with_home{kShimPath, {}, {{"ORIGIN_HOME", "/data/origin"}}};
+    auto out = MergeJsonServer(existing, with_home, false, true);
+    REQUIRE(out);
+    CHECK(*out ==
+          "{\n  \"mcpServers\": {\n    \"origin\": {\n      // ours\n"
+          "      \"command\": \"/opt/origin/bin/origin-mcp\",\n      \"args\": [],\n"
+          "      \"env\": {\n        \"ORIGIN_HOME\": \"/data/origin\"\n      }\n    }\n  }\n}\n");
+    CHECK_FALSE(MergeJsonServer(*out, with_home, false, true));
+    CHECK(ReadJsonServer(*out, true)->env.at("ORIGIN_HOME") == "/data/origin");
+    // Another variable of the user's stays; ORIGIN_HOME changes in place.
+    auto other = MergeJsonServer(
+        "{\"mcpServers\":{\"origin\":{\"command\":\"/opt/origin/bin/origin-mcp\",\"args\":[],"
+        "\"env\":{\"A\":\"1\",\"ORIGIN_HOME\":\"/old\"}}}}",
+        with_home, false);
+    REQUIRE(other);
+    CHECK(*other ==
+          "{\"mcpServers\":{\"origin\":{\"command\":\"/opt/origin/bin/origin-mcp\",\"args\":[],"
+          "\"env\":{\"A\":\"1\",\"ORIGIN_HOME\":\"/data/origin\"}}}}");
+    // Back to the default store: ORIGIN_HOME goes, A stays.
+    auto back = MergeJsonServer(*other, kShim, false);
+    REQUIRE(back);
+    CHECK(*back ==
+          "{\"mcpServers\":{\"origin\":{\"command\":\"/opt/origin/bin/origin-mcp\",\"args\":[],"
+          "\"env\":{\"A\":\"1\"}}}}");
+  }
+
+  TEST_CASE("config merge: JSON: uninstall removes only mcpServers.origin") {
+    CHECK(*RemoveJsonServer("{\"mcpServers\": {\"origin\": {\"command\": \"x\"}}, \"n\": 1}") ==
+          "{\"mcpServers\": {}, \"n\": 1}");
+    CHECK(*RemoveJsonServer("{\n  \"mcpServers\": {\n    \"origin\": {\"command\": \"x\"},\n"
+                            "    \"b\": {\"command\": \"y\"}\n  }\n}\n") ==
+          "{\n  \"mcpServers\": {\n    \"b\": {\"command\": \"y\"}\n  }\n}\n");
+    CHECK_FALSE(RemoveJsonServer("{\"mcpServers\": {\"b\": {}}}"));
+    CHECK_FALSE(RemoveJsonServer(""));
+    CHECK_THROWS(RemoveJsonServer("{\"mcpServers\": "));
+  }
+
+  TEST_CASE("config merge: TOML: ORIGIN_HOME in env, in each form Codex reads") {
+    const McpServer with_home{kShimPath, {}, {{"ORIGIN_HOME", "/data/origin"}}};
+    CHECK(*MergeCodexToml("", with_home) ==
+          "[mcp_servers.origin]\ncommand = \"/opt/origin/bin/origin-mcp\"\nargs = []\n"
+          "env = { ORIGIN_HOME = \"/data/origin\" }\n");
+    // An inline env of the user's: the key is added to it.
+    const std::string inline_env =
+        "[mcp_servers.origin]\ncommand = \"/opt/origin/bin/origin-mcp\"\nargs = []\n"
+        "env = { A = \"1\" }  # mine\n";
+    auto out = MergeCodexToml(inline_env, with_home);
+    REQUIRE(out);
+    CHECK(*out ==
+          "[mcp_servers.origin]\ncommand = \"/opt/origin/bin/origin-mcp\"\nargs = []\n"
+          "env = { A = \"1\", ORIGIN_HOME = \"/data/origin\" }  # mine\n");
+    CHECK_FALSE(MergeCodexToml(*out, with_home));
+    CHECK(*MergeCodexToml(*out, kShim) == inline_env);
+    // An [mcp_servers.origin.env] table.
+    const std::string table =
+        "[mcp_servers.origin]\ncommand = \"/opt/origin/bin/origin-mcp\"\nargs = []\n\n"
+        "[mcp_servers.origin.env]\nA = \"1\"\n";
+    auto t = MergeCodexToml(table, with_home);
+    REQUIRE(t);
+    CHECK(*t == "[mcp_servers.origin]\ncommand = \"/opt/origin/bin/origin-mcp\"\nargs = []\n\n"
+                "[mcp_servers.origin.env]\nORIGIN_HOME = \"/data/origin\"\nA = \"1\"\n");
+    CHECK_FALSE(MergeCodexToml(*t, with_home));
+    auto read = ReadCodexToml(*t);
+    REQUIRE(read);
+    CHECK(read->command == kShimPath);
+    CHECK(read->env == std::map<std::string, std::string>{{"A", "1"}, {"ORIGIN_HOME", "/data/origin"}});
+    CHECK(*MergeCodexToml(*t, kShim) == table);
+    // An env origin cannot read is refused.
+    CHECK_THROWS_WITH_AS(
+        MergeCodexToml("[mcp_servers.origin]\nenv = { A = 1 }\n", with_home),
+        doctest::Contains("form origin does not edit"), std::runtime_error);
+  }
+
+  TEST_CASE("config merge: TOML: uninstall removes the table and its subtables, nothing else") {
+    const std::string kept = "# Codex\nmodel = \"o3\"\n\n[mcp_servers.other]\ncommand = \"o\"\n";
+    const std::string with =
+        kept + "\n[mcp_servers.origin]\ncommand = \"/x\"\nargs = [\n  \"-a\",\n]\n\n"
+               "[mcp_servers.origin.env]\nORIGIN_HOME = '/d'\n\n[profiles.fast]\nmodel = \"m\"\n";
+    auto read = ReadCodexToml(with);
+    REQUIRE(read);
+    CHECK(read->command == "/x");
+    CHECK(read->args == std::vector<std::string>{"-a"});
+    CHECK(read->env.at("ORIGIN_HOME") == "/d");
+    auto out = RemoveCodexToml(with);
+    REQUIRE(out);
+    CHECK(*out == kept + "\n[profiles.fast]\nmodel = \"m\"\n");
+    CHECK_FALSE(RemoveCodexToml(*out));
+    CHECK_FALSE(ReadCodexToml(*out));
   }
 }

@@ -299,8 +299,8 @@ TEST_SUITE("daemon") {
     }
     CHECK(methods == std::set<std::string>{"ping", "status", "sync", "shutdown", "timeline",
                                            "projects", "show", "sources", "entries", "search",
-                                           "forgotten", "remember", "correct", "forget",
-                                           "restore"});
+                                           "forgotten", "check", "remember", "correct",
+                                           "forget", "restore"});
     CHECK(Operations::Find("reticulate") == nullptr);
   }
 }

@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: MIT
+#include "client/failure.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <cstdio>
+
+#include "client/render.hpp"
+#include "proto/protocol.hpp"
+
+namespace origin::client {
+
+int Failure(bool json, std::string_view code, const std::string& message) {
+  if (json) {
+    rapidjson::StringBuffer sb;
+    rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+    w.StartObject();
+    w.Key("error");
+    w.StartObject();
+    w.Key("code");
+    w.String(code.data(), static_cast<rapidjson::SizeType>(code.size()));
+    w.Key("message");
+    w.String(message.data(), static_cast<rapidjson::SizeType>(message.size()));
+    w.EndObject();
+    w.EndObject();
+    std::fprintf(stderr, "%s\n", sb.GetString());
+  } else {
+    std::fprintf(stderr, "origin: %s\n", TerminalSafe(message).c_str());
+  }
+  return proto::ExitCodeFor(code);
+}
+
+bool WantsJson(const std::vector<std::string>& args) {
+  for (const std::string& a : args) {
+    if (a == "--") break;
+    if (a == "--json") return true;
+  }
+  return false;
+}
+
+std::optional<int> ParseOwn(const Command& cmd, const std::vector<std::string>& words,
+                            Invocation* inv, const std::function<void(const Invocation&)>& check) {
+  try {
+    bool help = false;
+    *inv = Parse(cmd, words, &help);
+    if (help) {
+      std::fputs(CommandHelp(cmd).c_str(), stdout);
+      return 0;
+    }
+    if (check) check(*inv);
+    return std::nullopt;
+  } catch (const UsageError& e) {
+    if (WantsJson(words)) return Failure(true, proto::code::kInvalidArgument, e.what());
+    std::fprintf(stderr, "origin: %s\n%s(origin help %s: its options and examples)\n", e.what(),
+                 UsageLine(cmd).c_str(), std::string(cmd.name).c_str());
+    return proto::kExitUsage;
+  }
+}
+
+}  // namespace origin::client
