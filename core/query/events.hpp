@@ -39,7 +39,6 @@ struct SourceLine {
   std::string source;  // the adapter's id
   std::string key;     // the stream's key under the source's root
   std::string path;    // the agent's file, as last read
-  std::string key;     // its logical path under the source's root
   std::string mirror;  // the mirror under raw/
   std::int64_t generation = 0;
   std::int64_t line = 0;  // 1-based, in the mirror's content
