@@ -140,9 +140,9 @@ describe('origin-mcp answers for a context window', () => {
       for (const k of ['memory is what happened', 'knowledge is a stable fact', 'cognition is a model of the user'])
         assert.ok(tools.get(name).description.includes(k), `${name}: ${k}`);
     const idDoc = (name, key) => tools.get(name).inputSchema.properties[key].description;
-    for (const name of ['get', 'sources', 'correct']) assert.match(idDoc(name, 'id'), /full id or a unique prefix/);
-    assert.match(idDoc('timeline', 'session'), /full id, a unique prefix of it, or its bare UUID/);
-    assert.match(idDoc('forget', 'id'), /full id, a unique prefix of it, or a session's bare UUID/);
+    for (const name of ['get', 'sources', 'correct']) assert.match(idDoc(name, 'id'), /its full id, its short ref, or a unique prefix of either/);
+    assert.match(idDoc('timeline', 'session'), /full id, its short ref, a unique prefix of either, or its bare UUID/);
+    assert.match(idDoc('forget', 'id'), /full id, a unique prefix of it or of its ref, or a session's bare UUID/);
   });
 
   test('search pages: offset, more and next_offset hold every hit once, ranked', async () => {
