@@ -159,7 +159,8 @@ std::string Preview(std::string_view text, std::size_t columns) {
 std::size_t ColumnsLeft(std::size_t used) {
   const std::size_t width = Output().width;
   if (width == 0) return 0;
-  return width > used + 20 ? width - used : 20;
+  // At least a few words' worth, even past a very narrow terminal's edge.
+  return width > used + 12 ? width - used : 12;
 }
 
 std::string Highlight(std::string_view snippet, const rapidjson::Value& hit, const Style& st) {

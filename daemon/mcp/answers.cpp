@@ -9,6 +9,7 @@
 
 #include "core/query/events.hpp"
 #include "core/query/terms.hpp"
+#include "core/store/refs.hpp"
 #include "core/util/op_error.hpp"
 #include "core/util/text.hpp"
 #include "daemon/rpc_json.hpp"
@@ -81,6 +82,7 @@ std::string TitleOf(const std::optional<std::string>& title,
 Value Session(const Value& s, bool brief, Alloc& a) {
   Value o(rapidjson::kObjectType);
   Copy(o, s, "id", a);
+  Copy(o, s, "ref", a);
   Copy(o, s, "source", a);
   auto opt = [&](const char* k) {
     const Value* v = Get(s, k);
@@ -100,10 +102,13 @@ Value Session(const Value& s, bool brief, Alloc& a) {
 
 // What every event in a list says about itself; its text is added by the
 // caller.  Its time to the second (get gives the millisecond): a list
-// answer is read, not sorted.
-Value EventHead(const Value& e, Alloc& a) {
+// answer is read, not sorted.  `ref`: its short reference, which a person
+// can type into the CLI (a search hit's; a page of a session's events
+// leaves it out, the characters going to the previews instead).
+Value EventHead(const Value& e, bool ref, Alloc& a) {
   Value o(rapidjson::kObjectType);
   Copy(o, e, "id", a);
+  if (ref) Copy(o, e, "ref", a);
   std::string time = Str(e, "time");
   if (time.size() > 23 && time[19] == '.') time.erase(19, 4);  // 2025-11-25T06:00:46.488+00:00
   if (!time.empty()) Put(o, "time", time, a);
@@ -174,6 +179,7 @@ void Search(const Value& args, Db& db, const Value& in, Value& out, Alloc& a) {
       Page(Get(in, "entries"), offset, limit, entries, [&](const Value& e, std::int64_t i) {
         Value o(rapidjson::kObjectType);
         Copy(o, e, "id", a);
+        Copy(o, e, "ref", a);
         Copy(o, e, "kind", a);
         Put(o, "snippet", Str(e, "text"), a);
         Copy(o, e, "confidence", a);
@@ -195,7 +201,7 @@ void Search(const Value& args, Db& db, const Value& in, Value& out, Alloc& a) {
   std::map<std::string, rapidjson::SizeType> group;
   const bool more_events =
       Page(Get(in, "events"), offset, limit, page, [&](const Value& e, std::int64_t i) {
-        Value o = EventHead(e, a);
+        Value o = EventHead(e, true, a);
         Put(o, "snippet", Str(e, "text"), a);
         o.AddMember("rank", i + 1, a);
         const std::string session = Str(e, "session");
@@ -214,6 +220,7 @@ void Search(const Value& args, Db& db, const Value& in, Value& out, Alloc& a) {
           Value s(rapidjson::kObjectType);
           Put(s, "id", session, a);
           if (row) {
+            Put(s, "ref", ShortRef(db, session), a);
             Put(s, "source", row->source, a);
             const std::string title = TitleOf(row->title, row->prompt);
             if (!title.empty()) Put(s, "title", title, a);
@@ -247,7 +254,7 @@ void Timeline(const Value& args, const Value& in, Value& out, Alloc& a) {
     Value events;
     // The operation answered the page and one more: Page from 0.
     const bool more = Page(Get(in, "events"), 0, limit, events, [&](const Value& e, std::int64_t) {
-      Value o = EventHead(e, a);
+      Value o = EventHead(e, false, a);
       Put(o, "text", Str(e, "text"), a);
       events.PushBack(o, a);
     });

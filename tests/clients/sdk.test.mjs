@@ -180,7 +180,12 @@ describe('ids agents type, and forgetting a session (dry_run)', () => {
     const tl = await call(client, 'timeline', { session: '4f0c2a91' });
     assert.equal(tl.session.id, 'claude-code:4f0c2a91-7a3e-4d5b-9c1e-2b8f6a0d3e71');
     assert.equal(tl.events.length, 2);
-    const { ref, id } = tl.events[0];
+    assert.match(tl.session.ref, /^[0-9a-hjkmnp-tv-z]{5,12}$/);
+    assert.equal((await call(client, 'timeline', { session: tl.session.ref })).session.id, tl.session.id);
+    // A search hit carries the reference a person types into the CLI.
+    const hit = eventHits(await call(client, 'search', { query: 'delta one' }))[0];
+    const { ref, id } = hit;
+    assert.equal(id, tl.events[0].id);
     assert.match(ref, /^[0-9a-hjkmnp-tv-z]{5,12}$/);
     assert.equal((await call(client, 'get', { id: ref })).event.id, id);
     assert.equal((await call(client, 'sources', { id: ref.slice(0, 4) })).sources.length, 1);
@@ -196,13 +201,13 @@ describe('ids agents type, and forgetting a session (dry_run)', () => {
     assert.equal(plan.recorded, false);
     assert.equal(plan.target_kind, 'session');
     assert.deepEqual(plan.events.sort(), ['claude-code:a1', 'claude-code:a2']);
-    assert.equal((await call(client, 'search', { query: 'delta' })).events.length, 2);
+    assert.equal(eventHits(await call(client, 'search', { query: 'delta' })).length, 2);
     const done = await call(client, 'forget', { id: '4f0c2a91', reason: 'the user asked' });
     assert.equal(done.recorded, true);
     assert.equal(done.events_count, 2);
     // A line the agent writes later in that session stays hidden (invariant 2).
     w.say(a, 'a3', 'delta three', '4f0c2a91-7a3e-4d5b-9c1e-2b8f6a0d3e71');
-    assert.equal((await call(client, 'search', { query: 'delta' })).events.length, 0);
+    assert.equal(eventHits(await call(client, 'search', { query: 'delta' })).length, 0);
     assert.match(await toolError(client, 'get', { id: 'claude-code:a3' }), /forgotten/);
   });
 });
