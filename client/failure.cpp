@@ -11,7 +11,7 @@
 
 namespace origin::client {
 
-int Failure(bool json, std::string_view code, const std::string& message) {
+void PrintFailure(bool json, std::string_view code, const std::string& message, bool multiline) {
   if (json) {
     rapidjson::StringBuffer sb;
     rapidjson::Writer<rapidjson::StringBuffer> w(sb);
@@ -26,8 +26,12 @@ int Failure(bool json, std::string_view code, const std::string& message) {
     w.EndObject();
     std::fprintf(stderr, "%s\n", sb.GetString());
   } else {
-    std::fprintf(stderr, "origin: %s\n", TerminalSafe(message).c_str());
+    std::fprintf(stderr, "origin: %s\n", TerminalSafe(message, multiline).c_str());
   }
+}
+
+int Failure(bool json, std::string_view code, const std::string& message) {
+  PrintFailure(json, code, message);
   return proto::ExitCodeFor(code);
 }
 
@@ -51,7 +55,10 @@ std::optional<int> ParseOwn(const Command& cmd, const std::vector<std::string>& 
     if (check) check(*inv);
     return std::nullopt;
   } catch (const UsageError& e) {
-    if (WantsJson(words)) return Failure(true, proto::code::kInvalidArgument, e.what());
+    if (WantsJson(words)) {
+      PrintFailure(true, "usage", e.what());
+      return proto::kExitUsage;
+    }
     std::fprintf(stderr, "origin: %s\n%s(origin help %s: its options and examples)\n", e.what(),
                  UsageLine(cmd).c_str(), std::string(cmd.name).c_str());
     return proto::kExitUsage;

@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// How the setting-up commands (mcp, service, doctor, export) report a
-// failure: "origin: MESSAGE" on stderr, or, under --json,
-// {"error":{"code":CODE,"message":MESSAGE}} on stderr, with the exit code
-// of CODE (proto::ExitCodeFor: invalid_argument 2, unavailable 3,
-// not_found 4, anything else 1).
+// How every command reports a failure: "origin: MESSAGE" on stderr, or,
+// under --json, {"error":{"code":CODE,"message":MESSAGE}} on stderr.  CODE
+// is the daemon's, or "usage" for a command line origin refused.
 
 #include <functional>
 #include <optional>
@@ -16,6 +14,12 @@
 
 namespace origin::client {
 
+/// Prints the failure; `multiline` keeps the message's line breaks.
+void PrintFailure(bool json, std::string_view code, const std::string& message,
+                  bool multiline = false);
+
+/// Prints it and returns the exit code of `code` (proto::ExitCodeFor:
+/// invalid_argument 2, unavailable 3, not_found 4, anything else 1).
 int Failure(bool json, std::string_view code, const std::string& message);
 
 /// Whether `--json` is among `args` before any `--`.

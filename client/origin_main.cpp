@@ -19,6 +19,7 @@
 #include "client/command_table.hpp"
 #include "client/commands/common.hpp"
 #include "client/connection.hpp"
+#include "client/failure.hpp"
 #include "client/generate.hpp"
 #include "client/pager.hpp"
 #include "client/random_key.hpp"
@@ -118,20 +119,7 @@ bool json_errors = false;  // --json was given: errors are JSON on stderr
 
 // An error, for people or (with --json) as {"error":{"code","message"}}.
 void PrintError(const char* code, const std::string& message, bool multiline = false) {
-  if (!json_errors) {
-    std::fprintf(stderr, "origin: %s\n", TerminalSafe(message, multiline).c_str());
-    return;
-  }
-  rapidjson::Document d;
-  d.SetObject();
-  auto& a = d.GetAllocator();
-  rapidjson::Value e(rapidjson::kObjectType);
-  e.AddMember("code", rapidjson::Value(code, a), a);
-  e.AddMember(
-      "message",
-      rapidjson::Value(message.c_str(), static_cast<rapidjson::SizeType>(message.size()), a), a);
-  d.AddMember("error", e, a);
-  std::fprintf(stderr, "%s\n", proto::ToJson(d).c_str());
+  PrintFailure(json_errors, code, message, multiline);
 }
 
 int UsageFailure(const Command* cmd, const std::string& message) {

@@ -227,7 +227,7 @@ void McpServer::CallTool(const std::string& id_json, const rapidjson::Value* par
     if (auto it = params->FindMember("arguments"); it != params->MemberEnd())
       arguments = &it->value;
     *given = mcp::CheckArguments(*tool, arguments);
-    *args = mcp::ToParams(*tool, *given);
+    *args = mcp::ToParams(*tool, *given, ops_.ctx().clock.NowMs());
   } catch (const OpError& e) {
     return done(ToolReply(id_json, Answer{{}, e, {}}, structured));
   }

@@ -79,8 +79,8 @@ constexpr Tool kTools[] = {
 "history":{"type":"boolean","description":"superseded and ended entries too"},
 "source":{"type":"string","description":"an agent: claude-code, codex, cursor, zcode, grok"},
 "project":{"type":"string","description":"a project's name"},
-"since":{"type":"string","description":"ISO 8601 date or time"},
-"until":{"type":"string","description":"ISO 8601 date or time"},
+"since":{"type":"string","description":"ISO 8601 date or time, or now, today, yesterday, or a time ago: 30m, 12h, 2d, 1w"},
+"until":{"type":"string","description":"as since"},
 "limit":{"type":"integer","minimum":1,"maximum":50,"description":"hits per list (default 20)"},
 "offset":{"type":"integer","minimum":0,"maximum":950,"description":"hits to skip: next_offset of the previous page"}},"additionalProperties":false})json",
      R"json({"type":"object","properties":{
@@ -105,8 +105,8 @@ constexpr Tool kTools[] = {
      R"json({"type":"object","properties":{
 "session":{"type":"string","description":"a session (its full id, its short ref, a unique prefix of either, or its bare UUID): its events"},
 "days":{"type":"integer","minimum":1,"description":"the range's length in days, up to until (default 7)"},
-"since":{"type":"string","description":"ISO 8601 date or time"},
-"until":{"type":"string","description":"ISO 8601 date or time"},
+"since":{"type":"string","description":"ISO 8601 date or time, or now, today, yesterday, or a time ago: 30m, 12h, 2d, 1w"},
+"until":{"type":"string","description":"as since"},
 "source":{"type":"string","description":"an agent: claude-code, codex, cursor, zcode, grok"},
 "project":{"type":"string","description":"a project's name"},
 "include_tools":{"type":"boolean","description":"tool calls and results too (one session)"},
@@ -344,7 +344,7 @@ rapidjson::Document CheckArguments(const Tool& tool, const rapidjson::Value* giv
   return args;
 }
 
-rapidjson::Document ToParams(const Tool& tool, const rapidjson::Value& given) {
+rapidjson::Document ToParams(const Tool& tool, const rapidjson::Value& given, std::int64_t now_ms) {
   rapidjson::Document args;
   args.SetObject();
   auto& a = args.GetAllocator();
@@ -352,10 +352,16 @@ rapidjson::Document ToParams(const Tool& tool, const rapidjson::Value& given) {
   for (const auto& kv : given.GetObject()) {
     const std::string_view k(kv.name.GetString(), kv.name.GetStringLength());
     if (IsTime(k)) {
-      // An ISO 8601 date or time, as the operation's milliseconds.
+      // An ISO 8601 date or time, as the operation's milliseconds; a
+      // range's ends also as a time ago, as the CLI takes them.
       const std::string s = Str(kv.value);
-      auto ms = proto::ParseDateTime(s);
-      if (!ms) Invalid(std::string(k) + " is not an ISO 8601 date or time: " + s);
+      const bool range = k == "since" || k == "until";
+      auto ms = range ? proto::ParseWhen(s, now_ms) : proto::ParseDateTime(s);
+      if (!ms)
+        Invalid(std::string(k) + " is not an ISO 8601 date or time" +
+                (range ? " (nor now, today, yesterday, or a time ago such as 30m, 12h, 2d or 1w)"
+                       : "") +
+                ": " + s);
       args.AddMember(rapidjson::Value(kv.name, a), rapidjson::Value(*ms), a);
       continue;
     }

@@ -62,7 +62,9 @@ void CheckSchema(const rapidjson::Value& schema, const rapidjson::Value& value,
 /// (invalid_argument) for arguments an agent must fix.
 rapidjson::Document CheckArguments(const Tool& tool, const rapidjson::Value* arguments);
 
-/// The operation's params from checked arguments.
-rapidjson::Document ToParams(const Tool& tool, const rapidjson::Value& arguments);
+/// The operation's params from checked arguments.  `now_ms`: what a
+/// relative `since` or `until` (2d, 12h, yesterday) counts back from.
+rapidjson::Document ToParams(const Tool& tool, const rapidjson::Value& arguments,
+                             std::int64_t now_ms);
 
 }  // namespace origin::mcp

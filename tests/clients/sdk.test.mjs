@@ -86,6 +86,9 @@ describe('origin-mcp with the SDK client', () => {
     const hits = await call(client, 'search', { query: 'catalog', since: '2026-01-01' });
     assert.equal(hits.entries.length, 1);
     assert.equal(eventHits(hits).length, 1);
+    // A range's ends also as a time ago, as the CLI takes them.
+    assert.equal(eventHits(await call(client, 'search', { query: 'catalog', since: '3650d' })).length, 1);
+    assert.equal(eventHits(await call(client, 'search', { query: 'catalog', until: '3650d' })).length, 0);
     const id = hits.entries[0].id;
     const tl = await call(client, 'timeline', { days: 100000 });
     assert.equal(tl.sessions.length, 1);
@@ -137,7 +140,8 @@ describe('origin-mcp with the SDK client', () => {
 
   test('every tool with invalid input: tool errors with readable messages', async () => {
     const cases = [
-      ['search', { query: 'x', since: 'yesterday' }, /ISO 8601/],
+      ['search', { query: 'x', since: 'last tuesday' }, /ISO 8601.*a time ago such as 30m/],
+      ['remember', { text: 'x', kind: 'knowledge', confidence: 1, sources: [{ event_id: 'claude-code:u1' }], valid_to: '2d' }, /valid_to is not an ISO 8601/],
       ['search', { query: 'x', limit: 500 }, /at most 50/],
       ['search', { query: 'x', scope: 'everything' }, /scope/],
       ['timeline', { days: 'seven' }, /days/],

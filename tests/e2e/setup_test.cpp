@@ -171,7 +171,7 @@ TEST_SUITE("e2e") {
     CHECK(f.Cli({"mcp", "--print"}).status == 2);
     CheckJsonError(f.Cli({"mcp", "status", "emacs", "--json"}), 2, "invalid_argument");
     CheckJsonError(f.Cli({"mcp", "install", "--json"}), 2, "invalid_argument");
-    CheckJsonError(f.Cli({"mcp", "status", "--bogus", "--json"}), 2, "invalid_argument");
+    CheckJsonError(f.Cli({"mcp", "status", "--bogus", "--json"}), 2, "usage");
     RunResult r = f.Cli({"help", "mcp"});
     CHECK(r.status == 0);
     CHECK(Has(r.out, "uninstall"));
@@ -310,7 +310,7 @@ TEST_SUITE("e2e") {
     r = f.Cli({"export", "claude-code:no-such-session"});
     CHECK(r.status == 4);
     CHECK(Has(r.err, "no session"));
-    CheckJsonError(f.Cli({"export", session, "--json"}), 2, "invalid_argument");
+    CheckJsonError(f.Cli({"export", session, "--json"}), 2, "usage");
   }
 
   TEST_CASE("setup: origin doctor finds what is wrong and says how to fix it") {
@@ -353,7 +353,7 @@ TEST_SUITE("e2e") {
 
     CHECK(f.Cli({"doctor", "extra"}).status == 2);
     CHECK(f.Cli({"doctor", "--limit", "1"}).status == 2);
-    CheckJsonError(f.Cli({"doctor", "--bogus", "--json"}), 2, "invalid_argument");
+    CheckJsonError(f.Cli({"doctor", "--bogus", "--json"}), 2, "usage");
   }
 
   TEST_CASE("setup: bash completion made from the command table completes commands, options "
