@@ -231,7 +231,7 @@ TEST_SUITE("e2e") {
           R"({"kind":"memory","text":"x","confidence":1,"sources":[{"quote":"never said"}]})",
           "no message or tool result");
     fails(13, "correct", R"({"id":")" + id + R"(","text":"again"})", "not the current version");
-    fails(14, "search", R"({"query":"x","since":"yesterday"})", "not an ISO 8601");
+    fails(14, "search", R"({"query":"x","since":"last tuesday"})", "not an ISO 8601");
     fails(15, "search", R"({"query":"x","limit":500})", "at most 50");
     fails(16, "forget", R"({"id":"claude-code:u1","reason":"  "})", "reason");
     fails(17, "forget", R"({"id":"claude-code:u1"})", "reason");
