@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "proto/protocol.hpp"
 #include "proto/time.hpp"
@@ -152,8 +153,47 @@ std::string OneLine(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// The content of <tag>...</tag> at the start of `s` (after spaces), which
+// is then moved past it; nullopt, `s` untouched, when it holds none.
+std::optional<std::string_view> TakeElement(std::string_view& s, std::string_view tag) {
+  std::string_view rest = s;
+  while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\n' || rest.front() == '\r' ||
+                           rest.front() == '\t'))
+    rest.remove_prefix(1);
+  const std::string open = "<" + std::string(tag) + ">", close = "</" + std::string(tag) + ">";
+  if (!rest.starts_with(open)) return std::nullopt;
+  const std::size_t end = rest.find(close, open.size());
+  if (end == std::string_view::npos) return std::nullopt;
+  std::string_view inner = rest.substr(open.size(), end - open.size());
+  s = rest.substr(end + close.size());
+  return inner;
+}
+
+}  // namespace
+
+std::string CommandEcho(std::string_view text) {
+  std::string_view s = text, name, args;
+  bool any = false;
+  for (bool more = true; more;) {
+    more = false;
+    for (std::string_view tag : {"command-name", "command-message", "command-args"})
+      if (auto inner = TakeElement(s, tag)) {
+        if (tag == "command-name") name = *inner;
+        if (tag == "command-args") args = *inner;
+        any = more = true;
+      }
+  }
+  if (!any || name.empty() || !OneLine(s).empty()) return std::string(text);
+  std::string out(name);
+  if (out.front() != '/') out.insert(out.begin(), '/');
+  if (!OneLine(args).empty()) out += " " + std::string(args);
+  return out;
+}
+
 std::string Preview(std::string_view text, std::size_t columns) {
-  return FitWidth(OneLine(text), columns > 0 ? columns : kPreviewColumns);
+  return FitWidth(OneLine(CommandEcho(text)), columns > 0 ? columns : kPreviewColumns);
 }
 
 std::size_t ColumnsLeft(std::size_t used) {

@@ -58,7 +58,12 @@ std::string EventWhat(const rapidjson::Value& e);
 
 /// `text` on one line: every run of whitespace one space.
 std::string OneLine(std::string_view text);
-/// A one-line preview of `text` in `columns` (the rest of the terminal's
+/// A slash command as Claude Code echoes it in a user line
+/// (<command-name>/review</command-name><command-message>review
+/// </command-message><command-args>the parser</command-args>) as the person
+/// typed it: "/review the parser"; any other text as it is.
+std::string CommandEcho(std::string_view text);
+/// A one-line preview of `text` (a command echo as typed) in `columns` (the rest of the terminal's
 /// line); on a pipe (no width) at most kPreviewColumns.  Cut with "…".
 std::string Preview(std::string_view text, std::size_t columns);
 inline constexpr std::size_t kPreviewColumns = 200;

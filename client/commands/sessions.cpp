@@ -53,28 +53,32 @@ int RenderTimeline(rapidjson::Document& r, const Invocation& a) {
   if (r.HasMember("session")) {
     const auto& s = r["session"];
     out += FitWidth(st.Bold(SessionName(s, st)), width) + "\n";
-    {
-      const std::string ref = RefCell(s, st);
-      out += FitWidth((ref.empty() ? "" : ref + " · ") + Str(s, "id") + " · " +
-                          Str(s, "project", "-") + " · " + LocalTime(Int(s, "first_ts")) + " → " +
-                          LocalTime(Int(s, "last_ts")) + " · " +
-                          Plural(Int(s, "events"), "event", "events"),
-                      width) +
-             "\n";
-    }
+    // The session's handles on one line, its span on the next: each fits
+    // an 80-column terminal whole.
+    const std::string handle = RefCell(s, st);
+    out += FitWidth((handle.empty() ? "" : handle + "  ") + Str(s, "id"), width) + "\n";
+    out += FitWidth(Str(s, "project", "-") + " · " + LocalTime(Int(s, "first_ts")) + " → " +
+                        LocalTime(Int(s, "last_ts")) + " · " +
+                        Plural(Int(s, "events"), "event", "events"),
+                    width) +
+           "\n";
     if (s.HasMember("parent") && s["parent"].IsString())
       out += FitWidth(st.Dim("forked from " + Str(s, "parent")), width) + "\n";
     out += "\n";
     // References differ in length where one needs more characters to be unique.
-    std::size_t ref_width = 0;
-    for (const auto& e : r["events"].GetArray()) ref_width = std::max(ref_width, Str(e, "ref").size());
+    // So do what an event is ("sub-agent system (meta)"), within bounds.
+    std::size_t ref_width = 0, who_width = 16;
+    for (const auto& e : r["events"].GetArray()) {
+      ref_width = std::max(ref_width, Str(e, "ref").size());
+      who_width = std::max(who_width, std::min<std::size_t>(DisplayWidth(EventWhat(e)), 24));
+    }
     for (const auto& e : r["events"].GetArray()) {
       const std::string ref = ref_width == 0 ? std::string()
                                              : RefCell(e, st) +
                                                    std::string(ref_width - Str(e, "ref").size(), ' ') +
                                                    "  ";
       std::string who = EventWhat(e);
-      if (who.size() < 16) who.resize(16, ' ');
+      if (who.size() < who_width) who.resize(who_width, ' ');
       const std::string head = LocalTime(Int(e, "ts")).substr(11) + "  ";
       const std::size_t used = ref_width + (ref_width ? 2 : 0) + DisplayWidth(head) + DisplayWidth(who) + 2;
       const std::string text = Preview(Str(e, "text"), ColumnsLeft(used));

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "client/render.hpp"
+#include "client/commands/common.hpp"
 
 #include <doctest/doctest.h>
 #include <stdlib.h>
@@ -161,5 +162,26 @@ TEST_SUITE("client") {
   TEST_CASE("client: tables measure escaped content as it shows") {
     std::string t = Table({{TerminalSafe("a\x1b[2Jb"), "1"}, {"xy", "2"}}, {false, true});
     CHECK(t == "a\\x1b[2Jb  1\nxy         2\n");
+  }
+}
+
+TEST_SUITE("client") {
+  TEST_CASE("client: a slash command's echo reads as the person typed it") {
+    CHECK(CommandEcho("<command-name>/model</command-name>\n<command-message>model</command-message>\n"
+                      "<command-args></command-args>") == "/model");
+    CHECK(CommandEcho("<command-message>review</command-message>\n<command-name>/review</command-name>\n"
+                      "<command-args>the parser change</command-args>") == "/review the parser change");
+    CHECK(CommandEcho("<command-name>compact</command-name>") == "/compact");
+    // Anything else is left as it is: text after the elements, another tag,
+    // an element not closed, no command name.
+    CHECK(CommandEcho("<command-name>/x</command-name> and my words") ==
+          "<command-name>/x</command-name> and my words");
+    CHECK(CommandEcho("<local-command-stdout>ok</local-command-stdout>") ==
+          "<local-command-stdout>ok</local-command-stdout>");
+    CHECK(CommandEcho("<command-name>/x") == "<command-name>/x");
+    CHECK(CommandEcho("<command-args>a</command-args>") == "<command-args>a</command-args>");
+    CHECK(CommandEcho("") == "");
+    CHECK(Preview("<command-name>/review</command-name><command-args>the\n  parser</command-args>", 0) ==
+          "/review the parser");
   }
 }
