@@ -11,7 +11,7 @@
 // characters (60 bits).  A reference is as long as it must be to be unique
 // among every id this store holds, and at least kMinRef characters: its
 // length is one more than the longest prefix it shares with its neighbours
-// in hash order, which the table `ref` (migration 6), ordered by hash,
+// in hash order, which the table `ref` (migration 8), ordered by hash,
 // gives in two index seeks.
 //
 // `ref` is filled by triggers on event, entry, session and tombstone, which
