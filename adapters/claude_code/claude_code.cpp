@@ -61,13 +61,7 @@ std::optional<std::string> Attachment(const Json& block, std::string_view type) 
     if (data != nullptr && data->IsString()) {
       std::string_view d(data->GetString(), data->GetStringLength());
       if (stype == "base64") {
-        std::size_t len = 0, pad = 0;
-        for (char c : d) {
-          if (c == '\n' || c == '\r' || c == ' ') continue;
-          ++len;
-          pad = c == '=' ? pad + 1 : 0;
-        }
-        bytes = Base64DecodedSize(len, pad);
+        bytes = Base64DecodedSize(d);
       } else {
         bytes = static_cast<std::int64_t>(d.size());
       }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <map>
 
+#include "adapters/common/harness.hpp"
 #include "adapters/common/json.hpp"
 #include "core/ingest/walk.hpp"
 #include "core/util/text.hpp"
@@ -90,7 +91,7 @@ std::string ContentText(const Json* content) {
     if (type == "input_text" || type == "output_text" || type == "text")
       AppendParagraph(out, Str(b, "text").value_or(""));
     else if (type == "input_image")
-      AppendParagraph(out, "[image]");
+      AppendParagraph(out, UrlAttachmentMarker("image", Str(b, "image_url").value_or("")));
   }
   return out;
 }

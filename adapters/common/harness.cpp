@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "adapters/common/json.hpp"
+#include "core/util/text.hpp"
 
 namespace origin::adapters {
 
@@ -47,7 +48,13 @@ bool IsHarnessText(std::string_view text) {
   return false;
 }
 
-std::int64_t Base64DecodedSize(std::size_t length, std::size_t padding) {
+std::int64_t Base64DecodedSize(std::string_view data) {
+  std::size_t length = 0, padding = 0;
+  for (char c : data) {
+    if (c == '\n' || c == '\r' || c == ' ' || c == '\t') continue;
+    ++length;
+    padding = c == '=' ? padding + 1 : 0;
+  }
   const auto n = static_cast<std::int64_t>(length / 4 * 3);
   return n - static_cast<std::int64_t>(padding > 2 ? 2 : padding);
 }
@@ -72,6 +79,19 @@ std::string AttachmentMarker(std::string_view kind, std::string_view what,
   if (!what.empty() && !size.empty()) out += ",";
   if (!size.empty()) out += " " + size;
   return out + "]";
+}
+
+std::string UrlAttachmentMarker(std::string_view kind, std::string_view url) {
+  if (!url.starts_with("data:")) return AttachmentMarker(kind, TruncateChars(url, 200), std::nullopt);
+  // data:[<media type>][;base64],<data>
+  const std::size_t comma = url.find(',');
+  if (comma == std::string_view::npos) return AttachmentMarker(kind, "", std::nullopt);
+  std::string_view head = url.substr(5, comma - 5), data = url.substr(comma + 1);
+  const bool base64 = head.ends_with(";base64");
+  if (base64) head.remove_suffix(7);
+  head = head.substr(0, head.find(';'));  // parameters such as charset
+  return AttachmentMarker(kind, head,
+                          base64 ? Base64DecodedSize(data) : static_cast<std::int64_t>(data.size()));
 }
 
 }  // namespace origin::adapters

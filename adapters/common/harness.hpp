@@ -29,14 +29,19 @@ namespace origin::adapters {
 /// True when `text` is the harness's (see above).
 bool IsHarnessText(std::string_view text);
 
-/// The size of the data a base64 text of `length` characters (padding
-/// included, line breaks not) decodes to; `padding` is how many '=' end it.
-std::int64_t Base64DecodedSize(std::size_t length, std::size_t padding);
+/// The size of the data a base64 text decodes to (line breaks and spaces in
+/// it are not data).
+std::int64_t Base64DecodedSize(std::string_view data);
 
 /// The marker of an attachment: `[<kind>: <what>, <size>]`, e.g.
 /// `[image: image/png, 590 KB]`; `what` or `bytes` left out when unknown
 /// (`[document]`).  Sizes in B, KB (rounded) or MB (one decimal), of 1,024.
 std::string AttachmentMarker(std::string_view kind, std::string_view what,
                              std::optional<std::int64_t> bytes);
+
+/// The marker of an attachment given as a URL (Codex's `input_image`): a
+/// data URL (`data:image/png;base64,...`) by its media type and size, any
+/// other URL by itself, none by its kind alone.
+std::string UrlAttachmentMarker(std::string_view kind, std::string_view url);
 
 }  // namespace origin::adapters

@@ -248,7 +248,17 @@ TEST_SUITE("claude code rules") {
           "[image: image/jpeg, 3.0 MB]");
     CHECK(adapters::AttachmentMarker("document", "", 100) == "[document: 100 B]");
     CHECK(adapters::AttachmentMarker("document", "", std::nullopt) == "[document]");
-    CHECK(adapters::Base64DecodedSize(8, 2) == 4);
+    CHECK(adapters::Base64DecodedSize("iVBORw==") == 4);
+    CHECK(adapters::Base64DecodedSize("iVBO\nRw0K") == 6);
+    // Codex gives an image as a URL.
+    CHECK(adapters::UrlAttachmentMarker("image", "data:image/png;base64,iVBORw0KGgo=") ==
+          "[image: image/png, 8 B]");
+    CHECK(adapters::UrlAttachmentMarker("image", "data:text/plain;charset=utf-8,hello") ==
+          "[image: text/plain, 5 B]");
+    CHECK(adapters::UrlAttachmentMarker("image", "https://example.com/a.png") ==
+          "[image: https://example.com/a.png]");
+    CHECK(adapters::UrlAttachmentMarker("image", "") == "[image]");
+    CHECK(adapters::UrlAttachmentMarker("image", "data:broken") == "[image]");
   }
 
   TEST_CASE("claude code: migration 6 derives sessions' models again and keeps every event") {
