@@ -81,6 +81,7 @@ describe('origin-mcp answers for a context window', () => {
   before(async () => {
     session = corpus(w);
     client = await w.client('claude-code');  // 2025-11-25: structured
+    await w.indexed();  // ranked pages compared with one another
     tools = new Map((await client.listTools()).tools.map((t) => [t.name, t]));
   });
   after(async () => {

@@ -61,6 +61,19 @@ export class World {
     return args.includes('--json') ? JSON.parse(out) : out;
   }
 
+  /**
+   * Waits until the search index holds every stored event, so that a ranked
+   * search does not depend on how far the indexer got (the newest events
+   * not yet indexed come first).
+   */
+  async indexed() {
+    for (;;) {
+      const s = this.origin('status', '--json');
+      if (s.search_index.indexed_upto >= s.store.max_seq) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
   /** An SDK client connected to a new origin-mcp. */
   async client(name = 'node-test', opts = {}) {
     const client = new Client({ name, version: '1.0.0' }, opts);

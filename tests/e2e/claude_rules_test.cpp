@@ -41,8 +41,8 @@ TEST_SUITE("e2e") {
     CHECK(r.out.find("sub-agent user") != std::string::npos);
     CHECK(r.out.find("sub-agent assistant") != std::string::npos);
     CHECK(r.out.find("Review deploy.sh for mistakes") != std::string::npos);
-    // The session's own prompt is not marked.
-    const std::size_t at = r.out.find("<command-message>");
+    // The session's own prompt is not marked, and reads as typed.
+    const std::size_t at = r.out.find("/review the deploy script changes");
     REQUIRE(at != std::string::npos);
     const std::size_t bol = r.out.rfind('\n', at);
     CHECK(r.out.substr(bol + 1, at - bol - 1).find("sub-agent") == std::string::npos);
