@@ -201,6 +201,13 @@ std::string CodexLine(Gen& g, const std::string& thread, const std::string& cwd,
 
 }  // namespace
 
+bool ParseCorpusKind(std::string_view name, CorpusOptions* opts) {
+  if (name == "synthetic") return true;
+  if (name == "small") return opts->small_events = true;
+  if (name == "real-shaped") return opts->real_shaped = true;
+  return false;
+}
+
 std::vector<CorpusFile> GenerateCorpus(const std::string& claude_root,
                                        const std::string& codex_root, const CorpusOptions& opts) {
   Gen g(opts.seed, opts.small_events);
