@@ -276,6 +276,9 @@ void Report(const char* name, const Corpus& c) {
               text / 1048576.0, 100.0 * text / c.bytes, 100.0 * kind_bytes["message"] / c.bytes,
               100.0 * kind_bytes["tool_call"] / c.bytes,
               100.0 * kind_bytes["tool_result"] / c.bytes, 100.0 * kind_bytes["meta"] / c.bytes);
+  if (auto bad = c.bytes_by_type.find("?"); bad != c.bytes_by_type.end())
+    std::printf("  lines that are not JSON: %.1f%% of the bytes; indexable share of the rest %.1f%%\n",
+                100.0 * bad->second / c.bytes, 100.0 * text / (c.bytes - bad->second));
   std::printf("  events: %lld messages, %lld tool calls, %lld tool results, %lld meta; %.0f bytes "
               "of text per event, %.0f log bytes per event\n",
               static_cast<long long>(kind_n["message"]),
