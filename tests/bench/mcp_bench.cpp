@@ -179,6 +179,7 @@ void Row(const char* label, const std::vector<double>& ms) {
 int main(int argc, char** argv) {
   int events = 20000, handshakes = 200, calls = 1000;
   bool sizes_only = false;
+  std::string corpus = "small";  // or real-shaped (issue 15)
   std::string node = "/usr/bin/node", originsd = "daemon/originsd", origin_cli = "client/origin",
               shim = "client/origin-mcp";
   for (int i = 1; i < argc; ++i) {
@@ -198,6 +199,8 @@ int main(int argc, char** argv) {
       handshakes = std::atoi(v.c_str());
     else if (a == "--calls")
       calls = std::atoi(v.c_str());
+    else if (a == "--corpus")
+      corpus = v;
     else if (a == "--node")
       node = v;
     else if (a == "--originsd")
@@ -225,6 +228,10 @@ int main(int argc, char** argv) {
   gen.seed = 42;
   gen.small_events = true;
   gen.total_bytes = static_cast<std::int64_t>(events) * 2000;  // ~2 kB of log per event
+  if (corpus == "real-shaped") {
+    ParseCorpusKind(corpus, &gen);
+    gen.total_bytes = static_cast<std::int64_t>(events) * 3400;  // corpus_stats' figure
+  }
   GenerateCorpus(claude, codex, gen);
   Daemon daemon(fs::absolute(originsd), fs::absolute(origin_cli), home, claude, codex,
                 dir.path() + "/originsd.log");

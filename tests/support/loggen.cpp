@@ -12,6 +12,7 @@
 
 #include "core/c/fd.hpp"
 #include "core/util/text.hpp"
+#include "tests/support/loggen_real.hpp"
 
 namespace origin::test {
 
@@ -201,9 +202,21 @@ std::string CodexLine(Gen& g, const std::string& thread, const std::string& cwd,
 
 }  // namespace
 
+bool ParseCorpusKind(std::string_view name, CorpusOptions* opts) {
+  if (name == "synthetic") return true;
+  if (name == "small") return opts->small_events = true;
+  if (name == "real-shaped") {
+    opts->real_shaped = true;
+    opts->mean_session_bytes = 512 << 10;  // real sessions: 0.2 (Claude Code) to 0.6 MB (Codex)
+    return true;
+  }
+  return false;
+}
+
 std::vector<CorpusFile> GenerateCorpus(const std::string& claude_root,
                                        const std::string& codex_root, const CorpusOptions& opts) {
-  Gen g(opts.seed, opts.small_events);
+  Gen g(opts.seed, opts.small_events && !opts.real_shaped);
+  std::mt19937 real_rng(opts.seed * 2654435761u + 1);  // the real-shaped sessions' text
   std::vector<CorpusFile> out;
   std::int64_t done = 0;
   std::int64_t t0 = opts.start_ms;
@@ -229,7 +242,15 @@ std::vector<CorpusFile> GenerateCorpus(const std::string& claude_root,
     std::int64_t written = 0;
     std::int64_t ts = t0 + static_cast<std::int64_t>(n) * 3600 * 1000;
     std::string last_tool = "toolu_0";
-    for (int i = 0; written + static_cast<std::int64_t>(buf.size()) < target; ++i) {
+    if (opts.real_shaped) {
+      real::Session session(real_rng, codex, id, cwd);
+      while (written + static_cast<std::int64_t>(buf.size()) < target) {
+        session.Turn(buf, ts);
+        Emit(fd, path, buf, written);
+      }
+    }
+    for (int i = 0; !opts.real_shaped && written + static_cast<std::int64_t>(buf.size()) < target;
+         ++i) {
       ts += 500 + g.U(20000);
       buf +=
           (codex ? CodexLine(g, id, cwd, i, ts) : ClaudeLine(g, id, cwd, i, ts, last_tool)) + "\n";

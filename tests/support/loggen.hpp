@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace origin::test {
@@ -23,7 +24,16 @@ struct CorpusOptions {
   // and snake_case identifiers in code.  The search benchmark's corpus.
   bool small_events = false;
   std::int64_t start_ms = 1764000000000;  // the first session's start; one more each hour
+  // Text and line shapes calibrated on real, published logs (issue 15;
+  // docs/performance.md): the corpus the speed targets are judged on.
+  // Overrides small_events.
+  bool real_shaped = false;
 };
+
+/// Sets `opts` for a corpus named on a benchmark's command line:
+/// "synthetic" (the first generator, kept for continuity), "small" (its
+/// small_events form) or "real-shaped".  False for any other name.
+bool ParseCorpusKind(std::string_view name, CorpusOptions* opts);
 
 struct CorpusFile {
   std::string path;  // absolute
