@@ -269,10 +269,17 @@ std::string FtsSql(const std::string& schema, const std::string& name, const std
 }
 
 // Whether the text of the event `seq` holds every term.
-bool TextMatches(Db& db, std::int64_t seq, const std::vector<Term>& terms) {
+bool TextMatches(Db& db, std::int64_t seq, const std::vector<Term>& terms, SearchCost* cost) {
   auto st = db.Prepare("SELECT text FROM event WHERE seq = ?");
   st.Bind(1, seq);
-  bool match = st.Step() && MatchesAll(st.Text(0), terms);
+  if (!st.Step()) return false;
+  const std::string_view text = st.Text(0);
+  const bool match = MatchesAll(text, terms);
+  if (cost != nullptr) {
+    ++cost->texts;
+    cost->text_bytes += static_cast<std::int64_t>(text.size());
+    cost->matches += match ? 1 : 0;
+  }
   return match;
 }
 
@@ -347,10 +354,11 @@ void Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
       continue;
     }
     Candidate c{cur->st.Int(0), cur->st.Int(1), cur->st.Double(2), cur->scored};
+    if (q.cost != nullptr) ++q.cost->rows;
     cur->next = c.seq - 1;
     cur->bound = cur->chain->Bound(c.seq - 1);
     if (!k.CouldEnter(c)) continue;  // older than all kept: its text is not read
-    if (cur->check && !TextMatches(db, c.seq, terms)) continue;
+    if (cur->check && !TextMatches(db, c.seq, terms, q.cost)) continue;
     k.Offer(c);
   }
 }
@@ -440,7 +448,7 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
     // Newest first, so the first matches found are the ones needed.
     for (const Candidate& c : scan.Take()) {
       if (cands.size() == need) break;
-      if (TextMatches(db, c.seq, terms)) cands.push_back(c);
+      if (TextMatches(db, c.seq, terms, q.cost)) cands.push_back(c);
     }
   }
   if (matches != nullptr) *matches = static_cast<std::int64_t>(cands.size());

@@ -45,6 +45,14 @@ namespace origin {
 inline constexpr int kScanLimit = 25000;
 inline constexpr int kRankWindow = 2000;
 
+/// What a search read, for benchmarks and tests (filled when asked).
+struct SearchCost {
+  std::int64_t rows = 0;        // candidates read from an index or the events
+  std::int64_t texts = 0;       // candidates whose text was read and checked
+  std::int64_t text_bytes = 0;  // the bytes of those texts
+  std::int64_t matches = 0;     // checked texts that held every term
+};
+
 struct EventQuery {
   std::string query;
   bool include_tools = false;  // every event, not only messages
@@ -61,6 +69,8 @@ struct EventQuery {
   /// to be damaged: the search then answers from the events alone, and
   /// calls this only once they did (damage in origin.db is thrown).
   std::function<void(const std::string& what)> index_failed;
+  /// When given, gets what the search read (added to what it holds).
+  SearchCost* cost = nullptr;
 };
 
 struct EventHit {
