@@ -24,16 +24,30 @@ struct Candidate {
 // The statements of a search number their parameters: ?1 the MATCH
 // expression, ?2 and ?3 the range of seqs read, ?4 the document frequencies
 // for origin_bm25, and from ?5 the filters below.
-enum Param { kMatch = 1, kLo, kHi, kDfs, kKind, kSource, kProject, kFrom, kTo, kGate };
+// ?11: the collection ('rows tokens') when origin_bm25 scores trigrams.
+enum Param { kMatch = 1, kLo, kHi, kDfs, kKind, kSource, kProject, kFrom, kTo, kGate, kTotals };
 
-// The scope and filters, on `e`; `messages`: the candidates are messages
-// already (message_fts).
-std::string Where(const EventQuery& q, bool messages = false) {
+// What the rows of a source are: any event, messages only (message_fts),
+// or only events that are not messages (event_fts).
+enum class Holds { kAny, kMessages, kOthers };
+
+// Whether a source holding `holds` needs the filter of the event's kind.
+bool KindFilter(const EventQuery& q, Holds holds) {
+  if (holds == Holds::kMessages) return false;
+  if (q.kind) return true;
+  // event_fts holds meta events too, but a tool_only search checks the
+  // text of each of its candidates, and reads the kind with it (Gather).
+  if (q.tools_only) return holds != Holds::kOthers;
+  return !q.include_tools;
+}
+
+// The scope and filters, on `e`, for a source holding `holds`.
+std::string Where(const EventQuery& q, Holds holds = Holds::kAny) {
   std::string w = " AND " + VisibleEventSql("e.seq");  // invariant 2
-  if (!messages && q.kind)
-    w += " AND e.kind = ?5";
-  else if (!messages && !q.include_tools)
-    w += " AND e.kind = 'message'";
+  if (KindFilter(q, holds))
+    w += q.kind ? " AND e.kind = ?5"
+         : q.tools_only ? " AND e.kind IN ('tool_call', 'tool_result')"
+                        : " AND e.kind = 'message'";
   if (q.source) w += " AND e.source = ?6";
   if (q.project) w += " AND " + EventProjectSql("e") + " = ?7";
   if (q.from_ms) w += " AND e.ts >= ?8";
@@ -43,7 +57,8 @@ std::string Where(const EventQuery& q, bool messages = false) {
 
 // Binds what `st` uses of the parameters above.
 void BindParams(Stmt& st, const EventQuery& q, const std::string& match, std::int64_t lo,
-                std::int64_t hi, const std::string& dfs, const RankGate* gate) {
+                std::int64_t hi, const std::string& dfs, const std::string& totals,
+                const RankGate* gate) {
   const int n = sqlite3_bind_parameter_count(st.get());
   if (kGate <= n) {
     int rc =
@@ -57,6 +72,7 @@ void BindParams(Stmt& st, const EventQuery& q, const std::string& match, std::in
   bind(kLo, lo);
   bind(kHi, hi);
   bind(kDfs, dfs);
+  bind(kTotals, totals);
   if (q.kind) bind(kKind, *q.kind);
   if (q.source) bind(kSource, *q.source);
   if (q.project) bind(kProject, *q.project);
@@ -97,10 +113,9 @@ constexpr std::int64_t kProbeSeqs = 1 << 14;
 
 // How a candidate's timestamp is read: from the narrow (seq, ts) index when
 // nothing else of the event is needed (source and project filters need the
-// row; a kind filter too, except on message_fts).
-std::string EventJoin(const EventQuery& q, bool messages) {
-  const bool kind_filter = !messages && (q.kind || !q.include_tools);
-  const bool narrow = !q.source && !q.project && !kind_filter;
+// row; a kind filter too, which a source of one kind of rows may not need).
+std::string EventJoin(const EventQuery& q, Holds holds) {
+  const bool narrow = !q.source && !q.project && !KindFilter(q, holds);
   return narrow ? " JOIN event e INDEXED BY event_seq_ts" : " JOIN event e";
 }
 
@@ -108,24 +123,54 @@ std::string EventJoin(const EventQuery& q, bool messages) {
 // (core/store/fts_rank.hpp): its rows among the newest kProbeSeqs arrivals,
 // scaled to every arrival; exact on a store with no more arrivals than that.
 // FTS5's bm25() would count every row, at a cost that grows with the store.
-std::string EstimateDfs(Db& db, const std::string& table, const std::vector<std::string>& phrases,
-                        std::int64_t probe = kProbeSeqs) {
+// With several tables (which hold disjoint rows), a phrase's rows in all.
+std::string EstimateDfs(Db& db, const std::vector<std::string>& tables,
+                        const std::vector<std::string>& phrases, std::int64_t probe = kProbeSeqs) {
   const std::int64_t max_seq = db.QueryInt("SELECT coalesce(max(seq), 0) FROM event");
   const std::int64_t from = std::max<std::int64_t>(0, max_seq - probe);
   const double scale =
       max_seq > from ? static_cast<double>(max_seq) / static_cast<double>(max_seq - from) : 1;
-  auto st = db.Prepare("SELECT count(*) FROM " + table + " WHERE " +
-                        table.substr(table.find('.') + 1) + " MATCH ? AND rowid > ?");
   std::string out;
   for (const std::string& p : phrases) {
-    st.Reset();
-    st.Bind(1, p).Bind(2, from);
-    double n = st.Step() ? static_cast<double>(st.Int(0)) : 0;
+    double n = 0;
+    for (const std::string& table : tables) {
+      auto st = db.Prepare("SELECT count(*) FROM " + table + " WHERE " +
+                           table.substr(table.find('.') + 1) + " MATCH ? AND rowid > ?");
+      st.Bind(1, p).Bind(2, from);
+      n += st.Step() ? static_cast<double>(st.Int(0)) : 0;
+    }
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.0f ", n * scale);
     out += buf;
   }
   return out;
+}
+
+// The rows and tokens of the FTS5 tables `tables` (e.g. "idx.event_fts")
+// together, as "rows tokens" for origin_bm25: FTS5 keeps both in the
+// table's averages record (id 1 of <table>_data: the row count, then the
+// tokens of each column, as SQLite varints), which its own bm25() reads.
+std::string CollectionTotals(Db& db, const std::vector<std::string>& tables) {
+  std::uint64_t rows = 0, tokens = 0;
+  for (const std::string& table : tables) {
+    auto st = db.Prepare("SELECT block FROM " + table + "_data WHERE id = 1");
+    if (!st.Step()) continue;
+    const std::string_view b = st.Text(0);
+    std::size_t i = 0;
+    auto varint = [&] {
+      std::uint64_t v = 0;
+      for (int n = 0; i < b.size(); ++n) {
+        const auto c = static_cast<unsigned char>(b[i++]);
+        if (n == 8) return (v << 8) | c;
+        v = (v << 7) | (c & 0x7f);
+        if ((c & 0x80) == 0) break;
+      }
+      return v;
+    };
+    rows += varint();
+    tokens += varint();
+  }
+  return std::to_string(rows) + " " + std::to_string(tokens);
 }
 
 // Tokens of event_cjk for the short CJK terms: a pair, or a letter.
@@ -251,28 +296,33 @@ struct Source {
   std::int64_t lo = 0, hi = INT64_MAX;  // the seqs this source covers
   std::string dfs;                      // for origin_bm25
   bool scored = false;                  // its third column is a BM25 score
+  std::string totals;                   // for origin_bm25 of trigrams ('rows tokens')
 };
 
 // The statement of a Source reading the FTS5 table `name` (in `schema`) as
-// `alias`, scored by origin_bm25 when `ranked`.
+// `alias`, scored by origin_bm25 when `ranked` (as trigrams over the
+// collection ?11 when `trigrams`).
 std::string FtsSql(const std::string& schema, const std::string& name, const std::string& alias,
-                   bool ranked, const std::string& join, const std::string& where) {
+                   bool ranked, const std::string& join, const std::string& where,
+                   bool trigrams = false) {
   const std::string column = alias + "." + name;  // the table's hidden column
   const std::string rowid = alias + ".rowid";
   return "SELECT e.seq, e.ts, " +
          (ranked ? "CASE WHEN origin_gate(?10, e.ts, e.seq) THEN origin_bm25(" + column +
-                       ", ?4) ELSE 0 END"
+                       (trigrams ? ", ?4, ?11)" : ", ?4)") + " ELSE 0 END"
                  : std::string("0.0")) +
          " FROM " + schema + "." + name + " " + alias + join + " ON e.seq = " + rowid + " WHERE " +
          column + " MATCH ?1 AND " + rowid + " BETWEEN ?2 AND ?3" + where + " ORDER BY " + rowid +
          " DESC";
 }
 
-// Whether the text of the event `seq` holds every term.
-bool TextMatches(Db& db, std::int64_t seq, const std::vector<Term>& terms, SearchCost* cost) {
-  auto st = db.Prepare("SELECT text FROM event WHERE seq = ?");
+// Whether the text of the event `seq` holds every term (and, when
+// `tools_only`, whether it is a tool call or result: read with the text).
+bool TextMatches(Db& db, std::int64_t seq, const std::vector<Term>& terms, SearchCost* cost,
+                 bool tools_only = false) {
+  auto st = db.Prepare("SELECT text, kind IN ('tool_call', 'tool_result') FROM event WHERE seq = ?");
   st.Bind(1, seq);
-  if (!st.Step()) return false;
+  if (!st.Step() || (tools_only && st.Int(1) == 0)) return false;
   const std::string_view text = st.Text(0);
   const bool match = MatchesAll(text, terms);
   if (cost != nullptr) {
@@ -339,7 +389,7 @@ void Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
         std::int64_t lo = std::max({c.lo(), src.lo, from}), hi = std::min({c.hi(), src.hi, to});
         if (lo > hi) continue;
         Stmt st(db.get(), src.sql);
-        BindParams(st, q, src.match, lo, hi, src.dfs, &gate);
+        BindParams(st, q, src.match, lo, hi, src.dfs, src.totals, &gate);
         cursors.push_back({std::move(st), &c, src.check, src.scored, hi, c.Bound(hi)});
       }
     }
@@ -358,7 +408,9 @@ void Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
     cur->next = c.seq - 1;
     cur->bound = cur->chain->Bound(c.seq - 1);
     if (!k.CouldEnter(c)) continue;  // older than all kept: its text is not read
-    if (cur->check && !TextMatches(db, c.seq, terms, q.cost)) continue;
+    // A tool_only search of event_fts, which holds meta events too, learns
+    // the kind with the text (which it checks anyway).
+    if (cur->check && !TextMatches(db, c.seq, terms, q.cost, q.tools_only && !q.kind)) continue;
     k.Offer(c);
   }
 }
@@ -398,7 +450,8 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
   NewestK k(need);
   const Chains chains(db);
   const std::optional<Ranges> scope = ScopeRanges(db, q);
-  const bool messages_only = q.kind ? *q.kind == "message" : !q.include_tools;
+  const bool messages_only =
+      q.kind ? *q.kind == "message" : !q.include_tools && !q.tools_only;
   std::vector<Candidate> cands;
   const std::string cjk = CjkMatch(terms);
   const Source direct{"SELECT e.seq, e.ts, 0.0 FROM event e WHERE e.seq BETWEEN ?2 AND ?3" +
@@ -406,26 +459,48 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
                       "", true, upto + 1};
   if (has_long && messages_only && indexed) {
     std::vector<std::string> phrases = TrigramPhrases(terms);
-    Source src{FtsSql("idx", "message_fts", "m", ranked, EventJoin(q, true), Where(q, true)),
+    Source src{FtsSql("idx", "message_fts", "m", ranked, EventJoin(q, Holds::kMessages),
+                      Where(q, Holds::kMessages)),
                JoinAnd(phrases), !PhrasesExact(terms), 0, upto, "", ranked};
-    if (ranked) src.dfs = EstimateDfs(db, "idx.message_fts", phrases);
+    if (ranked) src.dfs = EstimateDfs(db, {"idx.message_fts"}, phrases);
     Gather(db, chains, {direct, src}, q, terms, scope, k);
     cands = k.Take();
   } else if (has_long && indexed) {
+    // Messages from message_fts (each term a phrase), every other event
+    // from event_fts (the AND of every trigram): the two hold every event
+    // once.  Both are scored as one table of trigrams would score them
+    // (detail=none: every candidate holds each trigram once), over the two
+    // together, so that the order is by length whichever table a candidate
+    // comes from.
     std::vector<std::string> grams = Trigrams(terms);
-    Source src{FtsSql("idx", "event_fts", "f", ranked, EventJoin(q, false), where),
-               JoinAnd(grams), true, 0, upto, "", ranked};
-    // Every candidate holds every trigram once (detail=none), so the
-    // frequencies scale every score alike and do not change the order: a
-    // smaller probe does.
-    if (ranked) src.dfs = EstimateDfs(db, "idx.event_fts", grams, kProbeSeqs / 4);
-    Gather(db, chains, {direct, src}, q, terms, scope, k);
+    // Not with a kind (one other than message) nor with tool events only.
+    const bool with_messages = !q.kind && !q.tools_only;
+    std::vector<Source> sources = {direct};
+    sources.push_back({FtsSql("idx", "event_fts", "f", ranked, EventJoin(q, Holds::kOthers),
+                              Where(q, Holds::kOthers), true),
+                       JoinAnd(grams), true, 0, upto, "", ranked});
+    if (with_messages)
+      sources.push_back({FtsSql("idx", "message_fts", "m", ranked, EventJoin(q, Holds::kMessages),
+                                Where(q, Holds::kMessages), true),
+                         TrigramMatch(terms), !PhrasesExact(terms), 0, upto, "", ranked});
+    if (ranked) {
+      // The frequencies scale every score alike and do not change the
+      // order: a smaller probe does.
+      const std::vector<std::string> tables = {"idx.event_fts", "idx.message_fts"};
+      const std::string dfs = EstimateDfs(db, tables, grams, kProbeSeqs / 4);
+      const std::string totals = CollectionTotals(db, tables);
+      for (std::size_t i = 1; i < sources.size(); ++i) {
+        sources[i].dfs = dfs;
+        sources[i].totals = totals;
+      }
+    }
+    Gather(db, chains, sources, q, terms, scope, k);
     cands = k.Take();
   } else if (!has_long && !cjk.empty() && indexed) {
     const bool exact = std::all_of(terms.begin(), terms.end(),
                                    [](const Term& t) { return t.kind == Term::Kind::kCjkShort; });
     Gather(db, chains,
-           {direct, {FtsSql("idx", "event_cjk", "c", false, EventJoin(q, false), where), cjk,
+           {direct, {FtsSql("idx", "event_cjk", "c", false, EventJoin(q, Holds::kAny), where), cjk,
                      !exact, 0, upto}},
            q, terms, scope, k);
     cands = k.Take();

@@ -5,8 +5,9 @@
 // from an index of index.db chosen by the terms, for the events it has
 // reached (seq <= upto), plus the newer events, read directly:
 //   - a term of three or more characters: message_fts (messages; each such
-//     term a phrase, ranked by BM25) or, with tool events, event_fts (the
-//     AND of every trigram of every term, BM25 over trigrams);
+//     term a phrase, ranked by BM25) and, with tool events, event_fts for
+//     the others (the AND of every trigram of every term); with tool events
+//     both are ranked by BM25 over trigrams, as one table;
 //   - else one or two CJK letters: event_cjk (a letter and a pair are each a
 //     token);
 //   - else only other short terms (AI, C#): the text of at most the newest
@@ -57,6 +58,7 @@ struct EventQuery {
   std::string query;
   bool include_tools = false;  // every event, not only messages
   std::optional<std::string> kind;  // only events of this kind (overrides include_tools)
+  bool tools_only = false;  // only the events that are not messages (what --all adds)
   bool recent = false;         // newest first instead of by relevance
   std::optional<std::string> source, project;
   std::optional<std::int64_t> from_ms, to_ms;

@@ -14,10 +14,28 @@ void Bm25(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, i
   constexpr double k1 = 1.2, b = 0.75;
   sqlite3_int64 rows = 0, total = 0;
   int len = 0, insts = 0;
-  const int phrases = api->xPhraseCount(fts);
-  if (api->xRowCount(fts, &rows) != SQLITE_OK ||
-      api->xColumnTotalSize(fts, -1, &total) != SQLITE_OK ||
-      api->xColumnSize(fts, -1, &len) != SQLITE_OK || rows <= 0 || phrases <= 0) {
+  // With the collection given ('rows tokens'), every df given is a term
+  // counted once (the score of a detail=none table of trigrams).
+  const bool given = n_args > 1 && sqlite3_value_type(args[1]) == SQLITE_TEXT;
+  int phrases = api->xPhraseCount(fts);
+  if (given) {
+    const char* p = reinterpret_cast<const char*>(sqlite3_value_text(args[1]));
+    char* end = nullptr;
+    rows = std::strtoll(p, &end, 10);
+    total = std::strtoll(end, nullptr, 10);
+    phrases = 0;
+    if (sqlite3_value_type(args[0]) == SQLITE_TEXT) {
+      const char* d = reinterpret_cast<const char*>(sqlite3_value_text(args[0]));
+      for (char* e = nullptr;; d = e, ++phrases) {
+        std::strtod(d, &e);
+        if (e == d) break;
+      }
+    }
+  } else if (api->xRowCount(fts, &rows) != SQLITE_OK ||
+             api->xColumnTotalSize(fts, -1, &total) != SQLITE_OK) {
+    rows = 0;
+  }
+  if (api->xColumnSize(fts, -1, &len) != SQLITE_OK || rows <= 0 || phrases <= 0) {
     sqlite3_result_double(ctx, 0);
     return;
   }
@@ -29,7 +47,7 @@ void Bm25(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, i
     sqlite3_result_error_nomem(ctx);
     return;
   }
-  if (api->xInstCount(fts, &insts) == SQLITE_OK) {
+  if (!given && api->xInstCount(fts, &insts) == SQLITE_OK) {
     for (int i = 0; i < insts; ++i) {
       int phrase = 0, col = 0, off = 0;
       if (api->xInst(fts, i, &phrase, &col, &off) == SQLITE_OK && phrase >= 0 && phrase < phrases)

@@ -10,6 +10,13 @@
 // A missing or out-of-range df counts as a phrase in half the rows.  On
 // detail=none tables, whose rows record no positions, each phrase counts
 // once per row that matches.
+//
+// origin_bm25(<fts5 table>, 'df1 ... dfN', 'rows tokens'): the score a
+// detail=none table of trigrams gives, on any table of trigrams: N terms
+// (one per df given, whatever the MATCH), each counted once, over a
+// collection of `rows` rows holding `tokens` tokens in all, with the row's
+// own length.  Search ranks events from two tables this way (message_fts and
+// event_fts, which together hold every event once) as if they were one.
 
 //
 // origin_gate(?, ts, seq) asks a RankGate, bound as a pointer of type

@@ -3,11 +3,11 @@
 // search_bench made and kept (--dir), it runs the benchmark's query mix in
 // this process, through SearchEvents on a reader connection as the daemon
 // opens one, the way the daemon's `search` with totals does (the events,
-// and without tool events the two counts of tool calls and results that
-// --all would add), and prints per query the median time of each part and
+// and without tool events the count of tool calls and results that --all
+// would add), and prints per query the median time of each part and
 // what it read: candidates, texts checked, their bytes, true matches.
 //
-//   search_profile --home DIR/home [--reps R]
+//   search_profile --home DIR/home [--reps R] [--only LABEL]
 
 #include <cstdio>
 #include <cstdlib>
@@ -37,7 +37,7 @@ constexpr int kCountUpto = 1000;
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string home;
+  std::string home, only;
   int reps = 9;
   for (int i = 1; i + 1 < argc; ++i) {
     std::string a = argv[i];
@@ -45,6 +45,8 @@ int main(int argc, char** argv) {
       home = argv[++i];
     else if (a == "--reps")
       reps = std::atoi(argv[++i]);
+    else if (a == "--only")
+      only = argv[++i];
   }
   if (home.empty()) {
     std::fprintf(stderr, "usage: search_profile --home DIR [--reps R]\n");
@@ -67,6 +69,7 @@ int main(int argc, char** argv) {
   std::printf("%-22s %8s %8s | %7s %6s %6s %7s | %8s %7s %6s %7s\n", "query", "total ms",
               "events", "rows", "texts", "match", "MB", "tools ms", "rows", "texts", "MB");
   for (const Query& qq : queries) {
+    if (!only.empty() && only != qq.label) continue;
     std::vector<double> total, main_ms, tools_ms;
     SearchCost main_cost, tools_cost;
     for (int r = 0; r < reps; ++r) {
@@ -83,14 +86,13 @@ int main(int argc, char** argv) {
       SearchEvents(*db, q, &n);
       double t1 = Now();
       if (!qq.all) {
-        for (const char* kind : {"tool_call", "tool_result"}) {
-          EventQuery t = q;
-          t.kind = kind;
-          t.limit = 1;
-          t.cost = &c2;
-          std::int64_t m = 0;
-          SearchEvents(*db, t, &m);
-        }
+        EventQuery t = q;
+        t.tools_only = true;
+        t.recent = true;
+        t.limit = 1;
+        t.cost = &c2;
+        std::int64_t m = 0;
+        SearchEvents(*db, t, &m);
       }
       double t2 = Now();
       main_ms.push_back((t1 - t0) * 1000);
