@@ -297,6 +297,11 @@ struct Source {
   std::string dfs;                      // for origin_bm25
   bool scored = false;                  // its third column is a BM25 score
   std::string totals;                   // for origin_bm25 of trigrams ('rows tokens')
+  // Its fourth and fifth columns are the text and whether the event is a
+  // tool call or result: the text is checked from the row the statement
+  // read (and, when `rank`, scored by its length) instead of read again.
+  bool text_in_row = false;
+  const TrigramRank* rank = nullptr;
 };
 
 // The statement of a Source reading the FTS5 table `name` (in `schema`) as
@@ -316,6 +321,38 @@ std::string FtsSql(const std::string& schema, const std::string& name, const std
          " DESC";
 }
 
+// The statement of a Source reading the FTS5 table `name` whose candidates'
+// texts are all checked (event_fts): the event's row is read by the
+// statement, text included (Source::text_in_row), in one lookup of the
+// event table rather than one of event_seq_ts for the timestamp and another
+// of the event table for the text; no score (Gather computes it from the
+// text when ranked).
+std::string FtsTextSql(const std::string& schema, const std::string& name, const std::string& alias,
+                       const std::string& where) {
+  const std::string column = alias + "." + name;
+  const std::string rowid = alias + ".rowid";
+  return "SELECT e.seq, e.ts, 0.0, e.text, e.kind IN ('tool_call', 'tool_result')" +
+         std::string(" FROM ") + schema + "." + name + " " + alias + " JOIN event e ON e.seq = " +
+         rowid + " WHERE " + column + " MATCH ?1 AND " + rowid + " BETWEEN ?2 AND ?3" + where +
+         " ORDER BY " + rowid + " DESC";
+}
+
+// Counts one checked text in `cost`.
+void CountText(SearchCost* cost, std::string_view text, bool match) {
+  if (cost == nullptr) return;
+  ++cost->texts;
+  cost->text_bytes += static_cast<std::int64_t>(text.size());
+  cost->matches += match ? 1 : 0;
+}
+
+// The tokens FTS5's trigram tokenizer makes of `text`: one per character
+// but the last two (the length origin_bm25 reads from FTS5's docsize).
+double TrigramTokens(std::string_view text) {
+  std::size_t chars = 0;
+  for (char c : text) chars += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return chars >= 3 ? static_cast<double>(chars - 2) : 0;
+}
+
 // Whether the text of the event `seq` holds every term (and, when
 // `tools_only`, whether it is a tool call or result: read with the text).
 bool TextMatches(Db& db, std::int64_t seq, const std::vector<Term>& terms, SearchCost* cost,
@@ -325,11 +362,7 @@ bool TextMatches(Db& db, std::int64_t seq, const std::vector<Term>& terms, Searc
   if (!st.Step() || (tools_only && st.Int(1) == 0)) return false;
   const std::string_view text = st.Text(0);
   const bool match = MatchesAll(text, terms);
-  if (cost != nullptr) {
-    ++cost->texts;
-    cost->text_bytes += static_cast<std::int64_t>(text.size());
-    cost->matches += match ? 1 : 0;
-  }
+  CountText(cost, text, match);
   return match;
 }
 
@@ -371,8 +404,7 @@ void Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
   struct Cursor {
     Stmt st;
     const Chains::Chain* chain;
-    bool check;
-    bool scored;
+    const Source* src;
     std::int64_t next;  // every unread row has seq <= next
     std::int64_t bound;
   };
@@ -390,7 +422,7 @@ void Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
         if (lo > hi) continue;
         Stmt st(db.get(), src.sql);
         BindParams(st, q, src.match, lo, hi, src.dfs, src.totals, &gate);
-        cursors.push_back({std::move(st), &c, src.check, src.scored, hi, c.Bound(hi)});
+        cursors.push_back({std::move(st), &c, &src, hi, c.Bound(hi)});
       }
     }
   }
@@ -403,14 +435,25 @@ void Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
       cur->bound = INT64_MIN;
       continue;
     }
-    Candidate c{cur->st.Int(0), cur->st.Int(1), cur->st.Double(2), cur->scored};
+    const Source& src = *cur->src;
+    Candidate c{cur->st.Int(0), cur->st.Int(1), cur->st.Double(2), src.scored};
     if (q.cost != nullptr) ++q.cost->rows;
     cur->next = c.seq - 1;
     cur->bound = cur->chain->Bound(c.seq - 1);
-    if (!k.CouldEnter(c)) continue;  // older than all kept: its text is not read
+    if (!k.CouldEnter(c)) continue;  // older than all kept: its text is not checked
     // A tool_only search of event_fts, which holds meta events too, learns
     // the kind with the text (which it checks anyway).
-    if (cur->check && !TextMatches(db, c.seq, terms, q.cost, q.tools_only && !q.kind)) continue;
+    const bool tools_only = q.tools_only && !q.kind;
+    if (src.text_in_row) {
+      if (tools_only && cur->st.Int(4) == 0) continue;
+      const std::string_view text = cur->st.Text(3);
+      const bool match = MatchesAll(text, terms);
+      CountText(q.cost, text, match);
+      if (!match) continue;
+      if (src.rank != nullptr) c.score = src.rank->Score(TrigramTokens(text));
+    } else if (src.check && !TextMatches(db, c.seq, terms, q.cost, tools_only)) {
+      continue;
+    }
     k.Offer(c);
   }
 }
@@ -475,20 +518,27 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
     std::vector<std::string> grams = Trigrams(terms);
     // Not with a kind (one other than message) nor with tool events only.
     const bool with_messages = !q.kind && !q.tools_only;
+    // event_fts's candidates are all checked: each is read with its row,
+    // and scored by the length of the text read (TrigramRank), only once it
+    // matched.
     std::vector<Source> sources = {direct};
-    sources.push_back({FtsSql("idx", "event_fts", "f", ranked, EventJoin(q, Holds::kOthers),
-                              Where(q, Holds::kOthers), true),
-                       JoinAnd(grams), true, 0, upto, "", ranked});
+    Source others{FtsTextSql("idx", "event_fts", "f", Where(q, Holds::kOthers)), JoinAnd(grams),
+                  true, 0, upto, "", ranked};
+    others.text_in_row = true;
+    sources.push_back(others);
     if (with_messages)
       sources.push_back({FtsSql("idx", "message_fts", "m", ranked, EventJoin(q, Holds::kMessages),
                                 Where(q, Holds::kMessages), true),
                          TrigramMatch(terms), !PhrasesExact(terms), 0, upto, "", ranked});
+    TrigramRank rank;
     if (ranked) {
       // The frequencies scale every score alike and do not change the
       // order: a smaller probe does.
       const std::vector<std::string> tables = {"idx.event_fts", "idx.message_fts"};
       const std::string dfs = EstimateDfs(db, tables, grams, kProbeSeqs / 4);
       const std::string totals = CollectionTotals(db, tables);
+      rank = TrigramRank::Parse(dfs.c_str(), totals.c_str());
+      sources[1].rank = &rank;
       for (std::size_t i = 1; i < sources.size(); ++i) {
         sources[i].dfs = dfs;
         sources[i].totals = totals;

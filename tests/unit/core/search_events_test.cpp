@@ -13,6 +13,7 @@
 #include "core/query/search.hpp"
 #include "core/query/terms.hpp"
 #include "core/store/event_index.hpp"
+#include "core/store/fts_rank.hpp"
 #include "core/store/schema.hpp"
 #include "tests/support/support.hpp"
 
@@ -129,6 +130,27 @@ TEST_SUITE("search") {
       last_len = st.Int(1);
     }
     CHECK(rows > 0);
+  }
+
+  TEST_CASE("search: origin_bm25 with the collection given scores trigrams by length, as TrigramRank does from a text") {
+    Corpus c(500, 3, 500);
+    const TrigramRank rank = TrigramRank::Parse("40 7 300", "2000 90000");
+    for (const char* table : {"message_fts", "event_fts"}) {
+      Stmt st(c.s.db->get(), std::string("SELECT origin_bm25(t.") + table +
+                                 ", '40 7 300', '2000 90000'), e.text FROM idx." + table +
+                                 " t JOIN event e ON e.seq = t.rowid WHERE t." + table +
+                                 " MATCH '\"log\"'");
+      int rows = 0;
+      while (st.Step()) {
+        ++rows;
+        // A trigram tokenizer makes n - 2 tokens of n characters.
+        const double len = static_cast<double>(FoldCase(st.Text(1)).size()) - 2;
+        CHECK(st.Double(0) < 0);
+        CHECK(st.Double(0) == rank.Score(len));
+      }
+      INFO(table);
+      CHECK(rows > 0);
+    }
   }
 
   TEST_CASE("search: event search equals a substring scan, in the spec's order") {
