@@ -24,16 +24,30 @@ struct Candidate {
 // The statements of a search number their parameters: ?1 the MATCH
 // expression, ?2 and ?3 the range of seqs read, ?4 the document frequencies
 // for origin_bm25, and from ?5 the filters below.
-enum Param { kMatch = 1, kLo, kHi, kDfs, kKind, kSource, kProject, kFrom, kTo, kGate };
+// ?11: the collection ('rows tokens') when origin_bm25 scores trigrams.
+enum Param { kMatch = 1, kLo, kHi, kDfs, kKind, kSource, kProject, kFrom, kTo, kGate, kTotals };
 
-// The scope and filters, on `e`; `messages`: the candidates are messages
-// already (message_fts).
-std::string Where(const EventQuery& q, bool messages = false) {
+// What the rows of a source are: any event, messages only (message_fts),
+// or only events that are not messages (event_fts).
+enum class Holds { kAny, kMessages, kOthers };
+
+// Whether a source holding `holds` needs the filter of the event's kind.
+bool KindFilter(const EventQuery& q, Holds holds) {
+  if (holds == Holds::kMessages) return false;
+  if (q.kind) return true;
+  // event_fts holds meta events too, but a tool_only search checks the
+  // text of each of its candidates, and reads the kind with it (Gather).
+  if (q.tools_only) return holds != Holds::kOthers;
+  return !q.include_tools;
+}
+
+// The scope and filters, on `e`, for a source holding `holds`.
+std::string Where(const EventQuery& q, Holds holds = Holds::kAny) {
   std::string w = " AND " + VisibleEventSql("e.seq");  // invariant 2
-  if (!messages && q.kind)
-    w += " AND e.kind = ?5";
-  else if (!messages && !q.include_tools)
-    w += " AND e.kind = 'message'";
+  if (KindFilter(q, holds))
+    w += q.kind ? " AND e.kind = ?5"
+         : q.tools_only ? " AND e.kind IN ('tool_call', 'tool_result')"
+                        : " AND e.kind = 'message'";
   if (q.source) w += " AND e.source = ?6";
   if (q.project) w += " AND " + EventProjectSql("e") + " = ?7";
   if (q.from_ms) w += " AND e.ts >= ?8";
@@ -43,7 +57,8 @@ std::string Where(const EventQuery& q, bool messages = false) {
 
 // Binds what `st` uses of the parameters above.
 void BindParams(Stmt& st, const EventQuery& q, const std::string& match, std::int64_t lo,
-                std::int64_t hi, const std::string& dfs, const RankGate* gate) {
+                std::int64_t hi, const std::string& dfs, const std::string& totals,
+                const RankGate* gate) {
   const int n = sqlite3_bind_parameter_count(st.get());
   if (kGate <= n) {
     int rc =
@@ -57,6 +72,7 @@ void BindParams(Stmt& st, const EventQuery& q, const std::string& match, std::in
   bind(kLo, lo);
   bind(kHi, hi);
   bind(kDfs, dfs);
+  bind(kTotals, totals);
   if (q.kind) bind(kKind, *q.kind);
   if (q.source) bind(kSource, *q.source);
   if (q.project) bind(kProject, *q.project);
@@ -97,10 +113,9 @@ constexpr std::int64_t kProbeSeqs = 1 << 14;
 
 // How a candidate's timestamp is read: from the narrow (seq, ts) index when
 // nothing else of the event is needed (source and project filters need the
-// row; a kind filter too, except on message_fts).
-std::string EventJoin(const EventQuery& q, bool messages) {
-  const bool kind_filter = !messages && (q.kind || !q.include_tools);
-  const bool narrow = !q.source && !q.project && !kind_filter;
+// row; a kind filter too, which a source of one kind of rows may not need).
+std::string EventJoin(const EventQuery& q, Holds holds) {
+  const bool narrow = !q.source && !q.project && !KindFilter(q, holds);
   return narrow ? " JOIN event e INDEXED BY event_seq_ts" : " JOIN event e";
 }
 
@@ -108,24 +123,54 @@ std::string EventJoin(const EventQuery& q, bool messages) {
 // (core/store/fts_rank.hpp): its rows among the newest kProbeSeqs arrivals,
 // scaled to every arrival; exact on a store with no more arrivals than that.
 // FTS5's bm25() would count every row, at a cost that grows with the store.
-std::string EstimateDfs(Db& db, const std::string& table, const std::vector<std::string>& phrases,
-                        std::int64_t probe = kProbeSeqs) {
+// With several tables (which hold disjoint rows), a phrase's rows in all.
+std::string EstimateDfs(Db& db, const std::vector<std::string>& tables,
+                        const std::vector<std::string>& phrases, std::int64_t probe = kProbeSeqs) {
   const std::int64_t max_seq = db.QueryInt("SELECT coalesce(max(seq), 0) FROM event");
   const std::int64_t from = std::max<std::int64_t>(0, max_seq - probe);
   const double scale =
       max_seq > from ? static_cast<double>(max_seq) / static_cast<double>(max_seq - from) : 1;
-  auto st = db.Prepare("SELECT count(*) FROM " + table + " WHERE " +
-                        table.substr(table.find('.') + 1) + " MATCH ? AND rowid > ?");
   std::string out;
   for (const std::string& p : phrases) {
-    st.Reset();
-    st.Bind(1, p).Bind(2, from);
-    double n = st.Step() ? static_cast<double>(st.Int(0)) : 0;
+    double n = 0;
+    for (const std::string& table : tables) {
+      auto st = db.Prepare("SELECT count(*) FROM " + table + " WHERE " +
+                           table.substr(table.find('.') + 1) + " MATCH ? AND rowid > ?");
+      st.Bind(1, p).Bind(2, from);
+      n += st.Step() ? static_cast<double>(st.Int(0)) : 0;
+    }
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.0f ", n * scale);
     out += buf;
   }
   return out;
+}
+
+// The rows and tokens of the FTS5 tables `tables` (e.g. "idx.event_fts")
+// together, as "rows tokens" for origin_bm25: FTS5 keeps both in the
+// table's averages record (id 1 of <table>_data: the row count, then the
+// tokens of each column, as SQLite varints), which its own bm25() reads.
+std::string CollectionTotals(Db& db, const std::vector<std::string>& tables) {
+  std::uint64_t rows = 0, tokens = 0;
+  for (const std::string& table : tables) {
+    auto st = db.Prepare("SELECT block FROM " + table + "_data WHERE id = 1");
+    if (!st.Step()) continue;
+    const std::string_view b = st.Text(0);
+    std::size_t i = 0;
+    auto varint = [&] {
+      std::uint64_t v = 0;
+      for (int n = 0; i < b.size(); ++n) {
+        const auto c = static_cast<unsigned char>(b[i++]);
+        if (n == 8) return (v << 8) | c;
+        v = (v << 7) | (c & 0x7f);
+        if ((c & 0x80) == 0) break;
+      }
+      return v;
+    };
+    rows += varint();
+    tokens += varint();
+  }
+  return std::to_string(rows) + " " + std::to_string(tokens);
 }
 
 // Tokens of event_cjk for the short CJK terms: a pair, or a letter.
@@ -251,28 +296,73 @@ struct Source {
   std::int64_t lo = 0, hi = INT64_MAX;  // the seqs this source covers
   std::string dfs;                      // for origin_bm25
   bool scored = false;                  // its third column is a BM25 score
+  std::string totals;                   // for origin_bm25 of trigrams ('rows tokens')
+  // Its fourth and fifth columns are the text and whether the event is a
+  // tool call or result: the text is checked from the row the statement
+  // read (and, when `rank`, scored by its length) instead of read again.
+  bool text_in_row = false;
+  const TrigramRank* rank = nullptr;
 };
 
 // The statement of a Source reading the FTS5 table `name` (in `schema`) as
-// `alias`, scored by origin_bm25 when `ranked`.
+// `alias`, scored by origin_bm25 when `ranked` (as trigrams over the
+// collection ?11 when `trigrams`).
 std::string FtsSql(const std::string& schema, const std::string& name, const std::string& alias,
-                   bool ranked, const std::string& join, const std::string& where) {
+                   bool ranked, const std::string& join, const std::string& where,
+                   bool trigrams = false) {
   const std::string column = alias + "." + name;  // the table's hidden column
   const std::string rowid = alias + ".rowid";
   return "SELECT e.seq, e.ts, " +
          (ranked ? "CASE WHEN origin_gate(?10, e.ts, e.seq) THEN origin_bm25(" + column +
-                       ", ?4) ELSE 0 END"
+                       (trigrams ? ", ?4, ?11)" : ", ?4)") + " ELSE 0 END"
                  : std::string("0.0")) +
          " FROM " + schema + "." + name + " " + alias + join + " ON e.seq = " + rowid + " WHERE " +
          column + " MATCH ?1 AND " + rowid + " BETWEEN ?2 AND ?3" + where + " ORDER BY " + rowid +
          " DESC";
 }
 
-// Whether the text of the event `seq` holds every term.
-bool TextMatches(Db& db, std::int64_t seq, const std::vector<Term>& terms) {
-  auto st = db.Prepare("SELECT text FROM event WHERE seq = ?");
+// The statement of a Source reading the FTS5 table `name` whose candidates'
+// texts are all checked (event_fts): the event's row is read by the
+// statement, text included (Source::text_in_row), in one lookup of the
+// event table rather than one of event_seq_ts for the timestamp and another
+// of the event table for the text; no score (Gather computes it from the
+// text when ranked).
+std::string FtsTextSql(const std::string& schema, const std::string& name, const std::string& alias,
+                       const std::string& where) {
+  const std::string column = alias + "." + name;
+  const std::string rowid = alias + ".rowid";
+  return "SELECT e.seq, e.ts, 0.0, e.text, e.kind IN ('tool_call', 'tool_result')" +
+         std::string(" FROM ") + schema + "." + name + " " + alias + " JOIN event e ON e.seq = " +
+         rowid + " WHERE " + column + " MATCH ?1 AND " + rowid + " BETWEEN ?2 AND ?3" + where +
+         " ORDER BY " + rowid + " DESC";
+}
+
+// Counts one checked text in `cost`.
+void CountText(SearchCost* cost, std::string_view text, bool match) {
+  if (cost == nullptr) return;
+  ++cost->texts;
+  cost->text_bytes += static_cast<std::int64_t>(text.size());
+  cost->matches += match ? 1 : 0;
+}
+
+// The tokens FTS5's trigram tokenizer makes of `text`: one per character
+// but the last two (the length origin_bm25 reads from FTS5's docsize).
+double TrigramTokens(std::string_view text) {
+  std::size_t chars = 0;
+  for (char c : text) chars += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  return chars >= 3 ? static_cast<double>(chars - 2) : 0;
+}
+
+// Whether the text of the event `seq` holds every term (and, when
+// `tools_only`, whether it is a tool call or result: read with the text).
+bool TextMatches(Db& db, std::int64_t seq, const std::vector<Term>& terms, SearchCost* cost,
+                 bool tools_only = false) {
+  auto st = db.Prepare("SELECT text, kind IN ('tool_call', 'tool_result') FROM event WHERE seq = ?");
   st.Bind(1, seq);
-  bool match = st.Step() && MatchesAll(st.Text(0), terms);
+  if (!st.Step() || (tools_only && st.Int(1) == 0)) return false;
+  const std::string_view text = st.Text(0);
+  const bool match = MatchesAll(text, terms);
+  CountText(cost, text, match);
   return match;
 }
 
@@ -314,8 +404,7 @@ void Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
   struct Cursor {
     Stmt st;
     const Chains::Chain* chain;
-    bool check;
-    bool scored;
+    const Source* src;
     std::int64_t next;  // every unread row has seq <= next
     std::int64_t bound;
   };
@@ -332,8 +421,8 @@ void Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
         std::int64_t lo = std::max({c.lo(), src.lo, from}), hi = std::min({c.hi(), src.hi, to});
         if (lo > hi) continue;
         Stmt st(db.get(), src.sql);
-        BindParams(st, q, src.match, lo, hi, src.dfs, &gate);
-        cursors.push_back({std::move(st), &c, src.check, src.scored, hi, c.Bound(hi)});
+        BindParams(st, q, src.match, lo, hi, src.dfs, src.totals, &gate);
+        cursors.push_back({std::move(st), &c, &src, hi, c.Bound(hi)});
       }
     }
   }
@@ -346,11 +435,25 @@ void Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
       cur->bound = INT64_MIN;
       continue;
     }
-    Candidate c{cur->st.Int(0), cur->st.Int(1), cur->st.Double(2), cur->scored};
+    const Source& src = *cur->src;
+    Candidate c{cur->st.Int(0), cur->st.Int(1), cur->st.Double(2), src.scored};
+    if (q.cost != nullptr) ++q.cost->rows;
     cur->next = c.seq - 1;
     cur->bound = cur->chain->Bound(c.seq - 1);
-    if (!k.CouldEnter(c)) continue;  // older than all kept: its text is not read
-    if (cur->check && !TextMatches(db, c.seq, terms)) continue;
+    if (!k.CouldEnter(c)) continue;  // older than all kept: its text is not checked
+    // A tool_only search of event_fts, which holds meta events too, learns
+    // the kind with the text (which it checks anyway).
+    const bool tools_only = q.tools_only && !q.kind;
+    if (src.text_in_row) {
+      if (tools_only && cur->st.Int(4) == 0) continue;
+      const std::string_view text = cur->st.Text(3);
+      const bool match = MatchesAll(text, terms);
+      CountText(q.cost, text, match);
+      if (!match) continue;
+      if (src.rank != nullptr) c.score = src.rank->Score(TrigramTokens(text));
+    } else if (src.check && !TextMatches(db, c.seq, terms, q.cost, tools_only)) {
+      continue;
+    }
     k.Offer(c);
   }
 }
@@ -390,7 +493,8 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
   NewestK k(need);
   const Chains chains(db);
   const std::optional<Ranges> scope = ScopeRanges(db, q);
-  const bool messages_only = q.kind ? *q.kind == "message" : !q.include_tools;
+  const bool messages_only =
+      q.kind ? *q.kind == "message" : !q.include_tools && !q.tools_only;
   std::vector<Candidate> cands;
   const std::string cjk = CjkMatch(terms);
   const Source direct{"SELECT e.seq, e.ts, 0.0 FROM event e WHERE e.seq BETWEEN ?2 AND ?3" +
@@ -398,26 +502,55 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
                       "", true, upto + 1};
   if (has_long && messages_only && indexed) {
     std::vector<std::string> phrases = TrigramPhrases(terms);
-    Source src{FtsSql("idx", "message_fts", "m", ranked, EventJoin(q, true), Where(q, true)),
+    Source src{FtsSql("idx", "message_fts", "m", ranked, EventJoin(q, Holds::kMessages),
+                      Where(q, Holds::kMessages)),
                JoinAnd(phrases), !PhrasesExact(terms), 0, upto, "", ranked};
-    if (ranked) src.dfs = EstimateDfs(db, "idx.message_fts", phrases);
+    if (ranked) src.dfs = EstimateDfs(db, {"idx.message_fts"}, phrases);
     Gather(db, chains, {direct, src}, q, terms, scope, k);
     cands = k.Take();
   } else if (has_long && indexed) {
+    // Messages from message_fts (each term a phrase), every other event
+    // from event_fts (the AND of every trigram): the two hold every event
+    // once.  Both are scored as one table of trigrams would score them
+    // (detail=none: every candidate holds each trigram once), over the two
+    // together, so that the order is by length whichever table a candidate
+    // comes from.
     std::vector<std::string> grams = Trigrams(terms);
-    Source src{FtsSql("idx", "event_fts", "f", ranked, EventJoin(q, false), where),
-               JoinAnd(grams), true, 0, upto, "", ranked};
-    // Every candidate holds every trigram once (detail=none), so the
-    // frequencies scale every score alike and do not change the order: a
-    // smaller probe does.
-    if (ranked) src.dfs = EstimateDfs(db, "idx.event_fts", grams, kProbeSeqs / 4);
-    Gather(db, chains, {direct, src}, q, terms, scope, k);
+    // Not with a kind (one other than message) nor with tool events only.
+    const bool with_messages = !q.kind && !q.tools_only;
+    // event_fts's candidates are all checked: each is read with its row,
+    // and scored by the length of the text read (TrigramRank), only once it
+    // matched.
+    std::vector<Source> sources = {direct};
+    Source others{FtsTextSql("idx", "event_fts", "f", Where(q, Holds::kOthers)), JoinAnd(grams),
+                  true, 0, upto, "", ranked};
+    others.text_in_row = true;
+    sources.push_back(others);
+    if (with_messages)
+      sources.push_back({FtsSql("idx", "message_fts", "m", ranked, EventJoin(q, Holds::kMessages),
+                                Where(q, Holds::kMessages), true),
+                         TrigramMatch(terms), !PhrasesExact(terms), 0, upto, "", ranked});
+    TrigramRank rank;
+    if (ranked) {
+      // The frequencies scale every score alike and do not change the
+      // order: a smaller probe does.
+      const std::vector<std::string> tables = {"idx.event_fts", "idx.message_fts"};
+      const std::string dfs = EstimateDfs(db, tables, grams, kProbeSeqs / 4);
+      const std::string totals = CollectionTotals(db, tables);
+      rank = TrigramRank::Parse(dfs.c_str(), totals.c_str());
+      sources[1].rank = &rank;
+      for (std::size_t i = 1; i < sources.size(); ++i) {
+        sources[i].dfs = dfs;
+        sources[i].totals = totals;
+      }
+    }
+    Gather(db, chains, sources, q, terms, scope, k);
     cands = k.Take();
   } else if (!has_long && !cjk.empty() && indexed) {
     const bool exact = std::all_of(terms.begin(), terms.end(),
                                    [](const Term& t) { return t.kind == Term::Kind::kCjkShort; });
     Gather(db, chains,
-           {direct, {FtsSql("idx", "event_cjk", "c", false, EventJoin(q, false), where), cjk,
+           {direct, {FtsSql("idx", "event_cjk", "c", false, EventJoin(q, Holds::kAny), where), cjk,
                      !exact, 0, upto}},
            q, terms, scope, k);
     cands = k.Take();
@@ -440,7 +573,7 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
     // Newest first, so the first matches found are the ones needed.
     for (const Candidate& c : scan.Take()) {
       if (cands.size() == need) break;
-      if (TextMatches(db, c.seq, terms)) cands.push_back(c);
+      if (TextMatches(db, c.seq, terms, q.cost)) cands.push_back(c);
     }
   }
   if (matches != nullptr) *matches = static_cast<std::int64_t>(cands.size());

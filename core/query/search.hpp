@@ -5,8 +5,9 @@
 // from an index of index.db chosen by the terms, for the events it has
 // reached (seq <= upto), plus the newer events, read directly:
 //   - a term of three or more characters: message_fts (messages; each such
-//     term a phrase, ranked by BM25) or, with tool events, event_fts (the
-//     AND of every trigram of every term, BM25 over trigrams);
+//     term a phrase, ranked by BM25) and, with tool events, event_fts for
+//     the others (the AND of every trigram of every term); with tool events
+//     both are ranked by BM25 over trigrams, as one table;
 //   - else one or two CJK letters: event_cjk (a letter and a pair are each a
 //     token);
 //   - else only other short terms (AI, C#): the text of at most the newest
@@ -45,10 +46,19 @@ namespace origin {
 inline constexpr int kScanLimit = 25000;
 inline constexpr int kRankWindow = 2000;
 
+/// What a search read, for benchmarks and tests (filled when asked).
+struct SearchCost {
+  std::int64_t rows = 0;        // candidates read from an index or the events
+  std::int64_t texts = 0;       // candidates whose text was read and checked
+  std::int64_t text_bytes = 0;  // the bytes of those texts
+  std::int64_t matches = 0;     // checked texts that held every term
+};
+
 struct EventQuery {
   std::string query;
   bool include_tools = false;  // every event, not only messages
   std::optional<std::string> kind;  // only events of this kind (overrides include_tools)
+  bool tools_only = false;  // only the events that are not messages (what --all adds)
   bool recent = false;         // newest first instead of by relevance
   std::optional<std::string> source, project;
   std::optional<std::int64_t> from_ms, to_ms;
@@ -61,6 +71,8 @@ struct EventQuery {
   /// to be damaged: the search then answers from the events alone, and
   /// calls this only once they did (damage in origin.db is thrown).
   std::function<void(const std::string& what)> index_failed;
+  /// When given, gets what the search read (added to what it holds).
+  SearchCost* cost = nullptr;
 };
 
 struct EventHit {

@@ -89,15 +89,26 @@ std::vector<Term> ParseTerms(std::string_view query) {
 
 bool MatchesAll(std::string_view text, const std::vector<Term>& terms) {
   // A bytewise term is found in the bytes with ASCII case folded, without
-  // decoding the text; other terms compare folded code points.
+  // decoding the text: in a copy of the text with ASCII lowered, made once
+  // and searched with find (memchr, then memcmp), several times faster than
+  // comparing every byte through a folding predicate (a search of tool
+  // events checks megabytes of text).  Other terms compare folded code
+  // points.
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
+  thread_local std::string lowered;
+  bool lowered_made = false;
   std::u32string folded;
   bool decoded = false;
   for (const Term& t : terms) {
     if (t.bytewise) {
-      auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
-      auto it = std::search(text.begin(), text.end(), t.text.begin(), t.text.end(),
-                            [&](char a, char b) { return lower(a) == lower(b); });
-      if (it != text.end() || t.text.empty()) continue;
+      if (!lowered_made) {
+        lowered.resize(text.size());
+        std::transform(text.begin(), text.end(), lowered.begin(), lower);
+        lowered_made = true;
+      }
+      std::string needle = t.text;
+      std::transform(needle.begin(), needle.end(), needle.begin(), lower);
+      if (std::string_view(lowered).find(needle) != std::string_view::npos) continue;
       // Not in the bytes: found only if a Kelvin sign or a long s stands for
       // a k or an s, which only decoding sees.
       if (text.find("\xE2\x84\xAA") == std::string_view::npos &&

@@ -206,7 +206,7 @@ std::int64_t EventIndex::CatchUp(std::size_t batch_bytes, const std::function<bo
     // snapshot of its own: events are append-only and their seq only grows
     // (invariant 3), so the runs follow one another without gap or overlap.
     Transaction tx(*index_);
-    auto all = index_->Prepare("INSERT INTO event_fts(rowid, text) VALUES (?, ?)");
+    auto others = index_->Prepare("INSERT INTO event_fts(rowid, text) VALUES (?, ?)");
     auto messages = index_->Prepare("INSERT INTO message_fts(rowid, text) VALUES (?, ?)");
     auto cjk = index_->Prepare("INSERT INTO event_cjk(rowid, bigrams) VALUES (?, ?)");
     auto rd = store_->Prepare(
@@ -223,12 +223,11 @@ std::int64_t EventIndex::CatchUp(std::size_t batch_bytes, const std::function<bo
         last = rd.Int(0);
         std::string_view text = rd.Text(1);
         if (upto == 0 && n == 0) first_id = std::string(rd.Text(2));
-        all.Reset();
-        all.Bind(1, last).BindStatic(2, text).Run();
-        if (rd.Int(3) != 0) {
-          messages.Reset();
-          messages.Bind(1, last).BindStatic(2, text).Run();
-        }
+        // A message in message_fts, every other event in event_fts: each
+        // event's trigrams once (a search with tool events reads both).
+        StmtLease& to = rd.Int(3) != 0 ? messages : others;
+        to.Reset();
+        to.Bind(1, last).BindStatic(2, text).Run();
         std::string tokens = CjkTokens(text);
         if (!tokens.empty()) {
           cjk.Reset();

@@ -3,8 +3,9 @@
 // The search indexes of events, kept in a database of their own,
 // $ORIGIN_HOME/index.db, by a thread of its own:
 //
-//   event_fts    every event's text, trigrams, detail=none (which events
-//                hold a trigram, nothing more)
+//   event_fts    the text of every other event (tool calls and results,
+//                meta), trigrams, detail=none (which events hold a trigram,
+//                nothing more)
 //   message_fts  the text of message events, trigrams, detail=full (phrases
 //                and BM25 ranking)
 //   event_cjk    every event's CJK letters and pairs (origin_cjk), for terms
@@ -52,13 +53,15 @@ namespace origin {
 /// index.db's format, in its own PRAGMA user_version; its history:
 ///   1  event_fts alone (message_fts and event_cjk were in origin.db)
 ///   2  message_fts and event_cjk moved here from origin.db (store format 3)
+///   3  event_fts holds only the events message_fts does not (until 2: every
+///      event), so that what a search of tool events reads is theirs alone
 /// Unlike origin.db, index.db has no migrations, on purpose: it holds only
 /// what CatchUp derives from the events, so a change of its format is a
 /// change of what is derived (a tokenizer, a table), which migrating in
 /// place would have to compute anyway.  An index.db of any other version,
 /// older or newer, has its tables dropped and is built again from the
 /// events in the background (CreateTables), while searches read the events.
-inline constexpr int kIndexVersion = 2;
+inline constexpr int kIndexVersion = 3;
 
 /// The FTS5 tables of index.db.
 inline constexpr const char* kEventIndexTables[] = {"event_fts", "message_fts", "event_cjk"};

@@ -14,6 +14,22 @@ void Bm25(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, i
   constexpr double k1 = 1.2, b = 0.75;
   sqlite3_int64 rows = 0, total = 0;
   int len = 0, insts = 0;
+  // With the collection given ('rows tokens'), every df given is a term
+  // counted once (the score of a detail=none table of trigrams): the score
+  // search computes itself for the texts it reads (TrigramRank).
+  if (n_args > 1 && sqlite3_value_type(args[1]) == SQLITE_TEXT) {
+    try {
+      const TrigramRank rank = TrigramRank::Parse(
+          sqlite3_value_type(args[0]) == SQLITE_TEXT
+              ? reinterpret_cast<const char*>(sqlite3_value_text(args[0]))
+              : "",
+          reinterpret_cast<const char*>(sqlite3_value_text(args[1])));
+      sqlite3_result_double(ctx, api->xColumnSize(fts, -1, &len) == SQLITE_OK ? rank.Score(len) : 0);
+    } catch (...) {
+      sqlite3_result_error_nomem(ctx);
+    }
+    return;
+  }
   const int phrases = api->xPhraseCount(fts);
   if (api->xRowCount(fts, &rows) != SQLITE_OK ||
       api->xColumnTotalSize(fts, -1, &total) != SQLITE_OK ||
@@ -72,6 +88,35 @@ void Gate(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept {
 }
 
 }  // namespace
+
+TrigramRank TrigramRank::Parse(const char* dfs, const char* totals) {
+  TrigramRank r;
+  char* end = nullptr;
+  r.rows = static_cast<double>(std::strtoll(totals, &end, 10));
+  r.tokens = static_cast<double>(std::strtoll(end, nullptr, 10));
+  for (const char* p = dfs;;) {
+    double v = std::strtod(p, &end);
+    if (end == p) break;
+    // A missing or out-of-range df: a term in half the rows, as origin_bm25.
+    r.dfs.push_back(v >= 0 && v <= r.rows ? v : r.rows / 2);
+    p = end;
+  }
+  return r;
+}
+
+double TrigramRank::Score(double len) const {
+  constexpr double k1 = 1.2, b = 0.75, f = 1;  // every term once
+  if (rows <= 0 || dfs.empty()) return 0;
+  const double avgdl = tokens / rows;
+  const double norm = k1 * (1 - b + b * len / (avgdl > 0 ? avgdl : 1));
+  double score = 0;
+  for (double df : dfs) {
+    double idf = std::log((rows - df + 0.5) / (df + 0.5));
+    if (idf <= 0) idf = 1e-6;  // as FTS5's bm25: a phrase in most rows still counts a little
+    score += idf * (f * (k1 + 1)) / (f + norm);
+  }
+  return -score;
+}
 
 void RegisterFtsRank(Db& db) {
   // Not deterministic: its answer changes as the search keeps candidates.

@@ -10,6 +10,13 @@
 // A missing or out-of-range df counts as a phrase in half the rows.  On
 // detail=none tables, whose rows record no positions, each phrase counts
 // once per row that matches.
+//
+// origin_bm25(<fts5 table>, 'df1 ... dfN', 'rows tokens'): the score a
+// detail=none table of trigrams gives, on any table of trigrams: N terms
+// (one per df given, whatever the MATCH), each counted once, over a
+// collection of `rows` rows holding `tokens` tokens in all, with the row's
+// own length.  Search ranks events from two tables this way (message_fts and
+// event_fts, which together hold every event once) as if they were one.
 
 //
 // origin_gate(?, ts, seq) asks a RankGate, bound as a pointer of type
@@ -18,6 +25,7 @@
 // the candidates it reads beyond the ones it keeps need no score.
 
 #include <cstdint>
+#include <vector>
 
 #include "core/c/sqlite.hpp"
 
@@ -28,6 +36,21 @@ struct RankGate {
   const void* ctx = nullptr;
 };
 inline constexpr const char* kRankGateType = "origin_gate";
+
+/// The score origin_bm25(table, dfs, 'rows tokens') gives, for a row of
+/// `len` tokens; search computes it itself for the texts it reads anyway
+/// (a trigram tokenizer makes n - 2 tokens of n characters), so that
+/// origin_bm25 reads no row's length from FTS5 for a candidate the text
+/// check then drops.
+struct TrigramRank {
+  double rows = 0, tokens = 0;  // the collection
+  std::vector<double> dfs;      // one per term
+  /// Parses 'df1 df2 ...' and 'rows tokens'; a df out of [0, rows] counts
+  /// as rows / 2.
+  static TrigramRank Parse(const char* dfs, const char* totals);
+  /// Lower is better; 0 without rows or terms.
+  double Score(double len) const;
+};
 
 /// Registers origin_bm25 with the connection's FTS5, and origin_gate.
 void RegisterFtsRank(Db& db);

@@ -287,20 +287,21 @@ void Search(Context& ctx, Db& db, const proto::SearchRequest& r, rpc::Writer& w)
   std::int64_t events_total = 0;
   std::vector<EventHit> event_hits;
   if (events) event_hits = SearchEvents(db, eq, &events_total);
-  // The matches in tool calls and results, which --all would add.
+  // The matches in tool calls and results (and meta events), which --all
+  // would add: one count of the events that are not messages, newest
+  // first (a count needs no ranking: it gathers kCountUpto matches where a
+  // ranked search gathers kRankWindow and scores them).
   std::optional<std::int64_t> tools;
   bool tools_at_least = false;
   if (r.totals && events && !r.include_tools) {
-    tools = 0;
-    for (const char* kind : {"tool_call", "tool_result"}) {
-      EventQuery q = eq;
-      q.kind = kind;
-      q.limit = 1;
-      std::int64_t n = 0;
-      SearchEvents(db, q, &n);
-      *tools += std::min<std::int64_t>(n, kCountUpto);
-      tools_at_least = tools_at_least || n >= kCountUpto;
-    }
+    EventQuery q = eq;
+    q.tools_only = true;
+    q.limit = 1;
+    q.recent = true;
+    std::int64_t n = 0;
+    SearchEvents(db, q, &n);
+    tools = std::min<std::int64_t>(n, kCountUpto);
+    tools_at_least = n >= kCountUpto;
   }
   // Each hit's session title (or first prompt), read once a session.
   std::map<std::string, std::optional<std::string>> titles;

@@ -111,7 +111,7 @@ TEST_SUITE("event_index") {
           5);
   }
 
-  TEST_CASE("event_index: message_fts holds the messages, event_cjk every CJK letter and pair") {
+  TEST_CASE("event_index: message_fts holds the messages, event_fts the others, event_cjk every CJK letter and pair") {
     TestStore s;
     s.db->Exec(
         "INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
@@ -129,11 +129,18 @@ TEST_SUITE("event_index") {
     ins(1, "message", "deploy the catalog service");
     ins(2, "tool_call", "grep catalog");
     ins(3, "message", "部署到生产");
+    ins(4, "tool_result", "catalog.json");
+    ins(5, "meta", "catalog reloaded");
     EventIndex index(s.dir / "index.db", s.db_path());
-    CHECK(index.CatchUp() == 3);
+    CHECK(index.CatchUp() == 5);
     Db idx(s.dir / "index.db", Db::Mode::kReadOnly);
     CHECK(idx.QueryInt("SELECT rowid FROM message_fts WHERE message_fts MATCH '\"atalo\"'") == 1);
-    CHECK(idx.QueryInt("SELECT count(*) FROM event_fts WHERE event_fts MATCH '\"ata\"'") == 2);
+    // Each event in one of the two (format 3): a search of tool events reads
+    // no message in event_fts.
+    CHECK(idx.QueryInt("SELECT count(*) FROM event_fts WHERE event_fts MATCH '\"ata\"'") == 3);
+    CHECK(idx.QueryInt("SELECT count(*) FROM event_fts") == 3);
+    CHECK(idx.QueryInt("SELECT sum(rowid) FROM event_fts") == 2 + 4 + 5);
+    CHECK(idx.QueryInt("SELECT sum(rowid) FROM message_fts") == 1 + 3);
     CHECK(idx.QueryInt("SELECT rowid FROM event_cjk WHERE event_cjk MATCH '\"署到\"'") == 3);
     CHECK(idx.QueryInt("SELECT rowid FROM event_cjk WHERE event_cjk MATCH '产'") == 3);
     CHECK(index.Check() == "");

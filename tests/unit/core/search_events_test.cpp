@@ -13,6 +13,7 @@
 #include "core/query/search.hpp"
 #include "core/query/terms.hpp"
 #include "core/store/event_index.hpp"
+#include "core/store/fts_rank.hpp"
 #include "core/store/schema.hpp"
 #include "tests/support/support.hpp"
 
@@ -67,7 +68,9 @@ std::vector<std::int64_t> Reference(Db& db, const EventQuery& q) {
   Stmt st(db.get(), "SELECT seq, ts, text, kind, source, project FROM event ORDER BY ts DESC, seq DESC");
   std::vector<std::int64_t> out;
   while (st.Step()) {
-    if (!q.include_tools && st.Text(3) != "message") continue;
+    const std::string_view kind = st.Text(3);
+    if (q.tools_only && kind != "tool_call" && kind != "tool_result") continue;
+    if (!q.include_tools && !q.tools_only && kind != "message") continue;
     if (q.source && st.Text(4) != *q.source) continue;
     if (q.project && st.Text(5) != *q.project) continue;
     if (q.from_ms && st.Int(1) < *q.from_ms) continue;
@@ -129,6 +132,27 @@ TEST_SUITE("search") {
     CHECK(rows > 0);
   }
 
+  TEST_CASE("search: origin_bm25 with the collection given scores trigrams by length, as TrigramRank does from a text") {
+    Corpus c(500, 3, 500);
+    const TrigramRank rank = TrigramRank::Parse("40 7 300", "2000 90000");
+    for (const char* table : {"message_fts", "event_fts"}) {
+      Stmt st(c.s.db->get(), std::string("SELECT origin_bm25(t.") + table +
+                                 ", '40 7 300', '2000 90000'), e.text FROM idx." + table +
+                                 " t JOIN event e ON e.seq = t.rowid WHERE t." + table +
+                                 " MATCH '\"log\"'");
+      int rows = 0;
+      while (st.Step()) {
+        ++rows;
+        // A trigram tokenizer makes n - 2 tokens of n characters.
+        const double len = static_cast<double>(FoldCase(st.Text(1)).size()) - 2;
+        CHECK(st.Double(0) < 0);
+        CHECK(st.Double(0) == rank.Score(len));
+      }
+      INFO(table);
+      CHECK(rows > 0);
+    }
+  }
+
   TEST_CASE("search: event search equals a substring scan, in the spec's order") {
     for (int indexed : {3000, 1200}) {  // an index that is complete, and one that lags
       Corpus c(3000, 77 + static_cast<std::uint32_t>(indexed), indexed);
@@ -142,12 +166,16 @@ TEST_SUITE("search") {
           "case_n", "zzz", "c# 部署 parser", "eplo ai", "AI", "ai c#", "x", "og", "ok",
           "部署", "库", "环境", "生", "部", "ダ", "한국", "5号", "部署 AI", "catalog 库",
           "KELVIN", "elvi", "schema", "\u017Fchem", "\u212A", "k"};
-      for (bool tools : {false, true}) {
+      // Messages, every event (--all), and tool calls and results only (what
+      // --all adds: the daemon counts them).
+      for (int mode : {0, 1, 2}) {
+        const bool tools = mode != 0;
         for (bool recent : {false, true}) {
           for (const std::string& text : queries) {
             EventQuery q;
             q.query = text;
-            q.include_tools = tools;
+            q.include_tools = mode == 1;
+            q.tools_only = mode == 2;
             q.recent = recent;
             q.limit = 5000;
             auto ref = Reference(*c.s.db, q);
@@ -155,7 +183,7 @@ TEST_SUITE("search") {
             auto hits = SearchEvents(*c.s.db, q);
             std::vector<std::int64_t> got;
             for (const auto& h : hits) got.push_back(h.event.seq);
-            INFO("query '" << text << "' tools " << tools << " recent " << recent);
+            INFO("query '" << text << "' mode " << mode << " recent " << recent);
             bool ranked = !recent && !TrigramMatch(ParseTerms(text)).empty();
             if (!ranked) {
               CHECK(got == ref);  // newest first, ties by later arrival: exactly
@@ -169,14 +197,29 @@ TEST_SUITE("search") {
               // What the index has not reached (no score) first, then by score.
               bool scored = false;
               double last = 0;
+              const EventHit* prev = nullptr;
               for (const auto& h : hits) {
                 if (!h.score) {
                   CHECK_FALSE(scored);
                   continue;
                 }
                 if (scored) CHECK(last <= *h.score);
+                // With tool events, messages (message_fts) and the others
+                // (event_fts) are scored as one table of trigrams: by length,
+                // ties newest first, whichever table each came from.
+                if (tools && prev != nullptr) {
+                  auto chars = [](const std::string& t) { return FoldCase(t).size(); };
+                  const auto a = chars(prev->event.text), b = chars(h.event.text);
+                  CHECK(a <= b);
+                  if (a == b) {
+                    CHECK(last == *h.score);
+                    CHECK((prev->event.ts > h.event.ts ||
+                           (prev->event.ts == h.event.ts && prev->event.seq > h.event.seq)));
+                  }
+                }
                 scored = true;
                 last = *h.score;
+                prev = &h;
               }
             }
           }
@@ -205,11 +248,12 @@ TEST_SUITE("search") {
     // Blocks of 4,096 arrivals: enough events for several, arriving mostly in time order.
     Corpus c(20000, 9, 20000, /*ordered=*/true);
     for (const char* text : {"catalog", "deploy parser", "AI", "部署", "库", "x", "ok c#"}) {
-      for (bool tools : {false, true}) {
+      for (int tools : {0, 1, 2}) {  // messages, every event, tool calls and results
         for (int limit : {1, 7, 50}) {
           EventQuery q;
           q.query = text;
-          q.include_tools = tools;
+          q.include_tools = tools == 1;
+          q.tools_only = tools == 2;
           q.recent = true;
           q.limit = limit;
           auto ref = Reference(*c.s.db, q);

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: MIT
+// Where a search's time goes (a program, not a timed test).  On a store that
+// search_bench made and kept (--dir), it runs the benchmark's query mix in
+// this process, through SearchEvents on a reader connection as the daemon
+// opens one, the way the daemon's `search` with totals does (the events,
+// and without tool events the count of tool calls and results that --all
+// would add), and prints per query the median time of each part and
+// what it read: candidates, texts checked, their bytes, true matches.
+//
+//   search_profile --home DIR/home [--reps R] [--only LABEL] [--interleave 1]
+//                  [--cache-kib N] [--idx-cache-kib N]
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "core/query/search.hpp"
+#include "core/store/event_index.hpp"
+#include "core/store/schema.hpp"
+#include "tests/bench/bench_util.hpp"
+
+using namespace origin;
+using namespace origin::bench;
+
+namespace {
+
+struct Query {
+  const char* label;
+  std::string text;
+  bool all = false, recent = false;
+  const char* project = nullptr;
+};
+
+// As daemon/operations/queries.cpp: a search with totals counts to this.
+constexpr int kCountUpto = 1000;
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string home, only;
+  int reps = 9;
+  bool interleave = false;
+  int cache_kib = 0, idx_cache_kib = 0;  // 0: as the daemon's readers
+  for (int i = 1; i + 1 < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--home")
+      home = argv[++i];
+    else if (a == "--reps")
+      reps = std::atoi(argv[++i]);
+    else if (a == "--only")
+      only = argv[++i];
+    else if (a == "--interleave")
+      interleave = std::atoi(argv[++i]) != 0;
+    else if (a == "--cache-kib")
+      cache_kib = std::atoi(argv[++i]);
+    else if (a == "--idx-cache-kib")
+      idx_cache_kib = std::atoi(argv[++i]);
+  }
+  if (home.empty()) {
+    std::fprintf(stderr, "usage: search_profile --home DIR [--reps R]\n");
+    return 2;
+  }
+  auto db = OpenReadConnection(home + "/origin.db");
+  AttachIndex(*db, home + "/index.db");
+  // Other page caches than the readers', to see what they change.
+  if (cache_kib > 0) db->Exec("PRAGMA main.cache_size = -" + std::to_string(cache_kib));
+  if (idx_cache_kib > 0) db->Exec("PRAGMA idx.cache_size = -" + std::to_string(idx_cache_kib));
+  const std::vector<Query> queries = {
+      {"rare word", "quokka"},
+      {"common word", "catalog"},
+      {"two words (AND)", "deploy timeout"},
+      {"one CJK letter", "库"},
+      {"two CJK letters", "部署"},
+      {"snake_case identifier", "retry_handler", true},
+      {"short term", "AI"},
+      {"with tool events", "schema migrate", true},
+      {"--recent", "latency", false, true},
+      {"project filter", "cache", false, false, "parser-1"},
+  };
+  std::printf("%-22s %8s %8s | %7s %6s %6s %7s | %8s %7s %6s %7s\n", "query", "total ms",
+              "events", "rows", "texts", "match", "MB", "tools ms", "rows", "texts", "MB");
+  // Per query: the times of each run, and what the last one read.
+  struct Runs {
+    std::vector<double> total, main_ms, tools_ms;
+    SearchCost main_cost, tools_cost;
+  };
+  std::vector<Runs> runs(queries.size());
+  auto run = [&](std::size_t i) {
+    const Query& qq = queries[i];
+    EventQuery q;
+    q.query = qq.text;
+    q.include_tools = qq.all;
+    q.recent = qq.recent;
+    if (qq.project) q.project = qq.project;
+    q.count_upto = kCountUpto;
+    SearchCost c1, c2;
+    q.cost = &c1;
+    double t0 = Now();
+    std::int64_t n = 0;
+    SearchEvents(*db, q, &n);
+    double t1 = Now();
+    if (!qq.all) {
+      EventQuery t = q;
+      t.tools_only = true;
+      t.recent = true;
+      t.limit = 1;
+      t.cost = &c2;
+      std::int64_t m = 0;
+      SearchEvents(*db, t, &m);
+    }
+    double t2 = Now();
+    Runs& r = runs[i];
+    r.main_ms.push_back((t1 - t0) * 1000);
+    r.tools_ms.push_back((t2 - t1) * 1000);
+    r.total.push_back((t2 - t0) * 1000);
+    r.main_cost = c1;
+    r.tools_cost = c2;
+  };
+  auto wanted = [&](std::size_t i) { return only.empty() || only == queries[i].label; };
+  // Interleaved, as search_bench runs its processes (the queries evict one
+  // another's pages from the connection's cache), or each query's runs in
+  // a row (warm).
+  if (interleave) {
+    for (int r = 0; r < reps; ++r)
+      for (std::size_t i = 0; i < queries.size(); ++i)
+        if (wanted(i)) run(i);
+  } else {
+    for (std::size_t i = 0; i < queries.size(); ++i)
+      for (int r = 0; r < reps && wanted(i); ++r) run(i);
+  }
+  std::vector<double> all;
+  for (std::size_t i = 0; i < queries.size(); ++i) {
+    if (!wanted(i)) continue;
+    const Runs& r = runs[i];
+    all.insert(all.end(), r.total.begin(), r.total.end());
+    std::printf("%-22s %8.1f %8.1f | %7lld %6lld %6lld %7.1f | %8.1f %7lld %6lld %7.1f\n",
+                queries[i].label, Median(r.total), Median(r.main_ms),
+                static_cast<long long>(r.main_cost.rows), static_cast<long long>(r.main_cost.texts),
+                static_cast<long long>(r.main_cost.matches),
+                static_cast<double>(r.main_cost.text_bytes) / 1e6, Median(r.tools_ms),
+                static_cast<long long>(r.tools_cost.rows),
+                static_cast<long long>(r.tools_cost.texts),
+                static_cast<double>(r.tools_cost.text_bytes) / 1e6);
+  }
+  std::printf("all: p50 %.1f ms, p99 %.1f ms\n", Percentile(all, 50), Percentile(all, 99));
+  return 0;
+}
