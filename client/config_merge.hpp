@@ -17,6 +17,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace origin::client {
@@ -68,5 +69,8 @@ std::optional<std::string> MergeCodexToml(const std::string& existing, const Mcp
 std::optional<std::string> RemoveCodexToml(const std::string& existing);
 std::optional<Registration> ReadCodexToml(const std::string& existing);
 std::string RenderCodexTable(const McpServer& server);
+
+/// `s` without the white space around it (a file of blank lines is empty).
+std::string TrimSpace(std::string_view s);
 
 }  // namespace origin::client
