@@ -71,12 +71,7 @@ struct Gen {
     }
     return s;
   }
-  std::string Base64(std::size_t bytes) {
-    static const char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string s(bytes, 'A');
-    for (auto& c : s) c = kB64[rng() & 63];
-    return s;
-  }
+  std::string Base64(std::size_t bytes) { return RandomBase64(rng, bytes); }
   std::string Uuid() {
     char buf[40];
     auto r = [&] { return static_cast<unsigned>(rng()); };
@@ -201,6 +196,13 @@ std::string CodexLine(Gen& g, const std::string& thread, const std::string& cwd,
 }
 
 }  // namespace
+
+std::string RandomBase64(std::mt19937& rng, std::size_t n) {
+  static const char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string s(n, 'A');
+  for (auto& c : s) c = kB64[rng() & 63];
+  return s;
+}
 
 bool ParseCorpusKind(std::string_view name, CorpusOptions* opts) {
   if (name == "synthetic") return true;

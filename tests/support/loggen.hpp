@@ -8,6 +8,7 @@
 // and by the ingest benchmark.
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,6 +35,10 @@ struct CorpusOptions {
 /// "synthetic" (the first generator, kept for continuity), "small" (its
 /// small_events form) or "real-shaped".  False for any other name.
 bool ParseCorpusKind(std::string_view name, CorpusOptions* opts);
+
+/// `n` random base64 characters (a signature, encrypted content, an image):
+/// one draw of `rng` each.
+std::string RandomBase64(std::mt19937& rng, std::size_t n);
 
 struct CorpusFile {
   std::string path;  // absolute

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/util/text.hpp"
+#include "tests/support/loggen.hpp"
 
 namespace origin::test::real {
 
@@ -308,12 +309,7 @@ class Text {
     }
     return s;
   }
-  std::string Base64(std::size_t n) {
-    static const char kB64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    std::string s(n, 'A');
-    for (auto& c : s) c = kB64[rng_() & 63];
-    return s;
-  }
+  std::string Base64(std::size_t n) { return RandomBase64(rng_, n); }
   std::string Uuid() {
     return Hex(8) + "-" + Hex(4) + "-4" + Hex(3) + "-8" + Hex(3) + "-" + Hex(12);
   }
