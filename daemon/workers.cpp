@@ -71,6 +71,45 @@ void DbWorkers::Post(Job job, bool urgent) {
   cv_.notify_one();
 }
 
+DbWorkers::Forked DbWorkers::Fork(Job job) {
+  Forked f;
+  f.state_ = std::make_shared<Forked::State>();
+  f.state_->job = std::move(job);
+  Post(
+      [s = f.state_](Db& db) {
+        {
+          std::lock_guard lock(s->mu);
+          if (s->taken) return;  // the caller joined first and ran it
+          s->taken = true;
+        }
+        try {
+          s->job(db);
+        } catch (...) {
+          s->error = std::current_exception();
+        }
+        {
+          std::lock_guard lock(s->mu);
+          s->done = true;
+        }
+        s->cv.notify_all();
+      },
+      /*urgent=*/true);
+  return f;
+}
+
+void DbWorkers::Forked::Join(Db& db) {
+  State& s = *state_;
+  std::unique_lock lock(s.mu);
+  if (!s.taken) {
+    s.taken = true;
+    lock.unlock();
+    s.job(db);
+    return;
+  }
+  s.cv.wait(lock, [&] { return s.done; });
+  if (s.error) std::rethrow_exception(s.error);
+}
+
 void DbWorkers::RunUrgent(Db& db) {
   for (;;) {
     Job job;

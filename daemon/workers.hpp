@@ -11,6 +11,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -25,6 +26,29 @@ namespace origin {
 class DbWorkers {
  public:
   using Job = std::function<void(Db&)>;
+
+  /// A job started beside the caller's own work (Fork), and joined once
+  /// the caller needs what it did.  A pool thread that is free runs it
+  /// meanwhile; if none has taken it by Join, the caller runs it then, on
+  /// its own connection.  So a job of the pool may fork and join without
+  /// ever waiting for a thread that waits for it: a forked job never joins.
+  class Forked {
+   public:
+    /// Runs the job here unless a pool thread has taken it, else waits for
+    /// it; rethrows what the job threw.
+    void Join(Db& db);
+
+   private:
+    friend class DbWorkers;
+    struct State {
+      std::mutex mu;
+      std::condition_variable cv;
+      Job job;
+      bool taken = false, done = false;
+      std::exception_ptr error;
+    };
+    std::shared_ptr<State> state_;
+  };
   using Opener = std::function<std::unique_ptr<Db>()>;
 
   /// Starts `threads` threads, each with the connection `open` returns
@@ -37,6 +61,8 @@ class DbWorkers {
   /// Queues a job; urgent jobs run before the others, and also between the
   /// transactions of a running job that calls RunUrgent.
   void Post(Job job, bool urgent = false);
+  /// Queues `job` as urgent work that the caller will Join; see Forked.
+  [[nodiscard]] Forked Fork(Job job);
   /// Runs the urgent jobs queued now, on the calling worker thread.
   void RunUrgent(Db& db);
   /// Asks the threads to finish their current job and exit; joins them.

@@ -253,15 +253,17 @@ class NewestK {
   /// Whether an unread candidate with a timestamp of at most `bound` and a
   /// seq of at most `seq` could still be kept.
   bool MayEnter(std::int64_t bound, std::int64_t seq) const {
+    if (need_ == 0) return false;
     if (kept_.size() < need_) return true;
     const Candidate& oldest = kept_.front();
     return oldest.ts < bound || (oldest.ts == bound && oldest.seq < seq);
   }
   /// Whether `c` would be kept (so its text is worth reading).
   bool CouldEnter(const Candidate& c) const {
-    return kept_.size() < need_ || Newer(c, kept_.front());
+    return kept_.size() < need_ || (need_ > 0 && Newer(c, kept_.front()));
   }
   void Offer(const Candidate& c) {
+    if (need_ == 0) return;
     if (kept_.size() < need_) {
       kept_.push_back(c);
       std::push_heap(kept_.begin(), kept_.end(), Newer);
@@ -398,9 +400,11 @@ std::optional<Ranges> ScopeRanges(Db& db, const EventQuery& q) {
 // Reads `sources` over every chain (and only the ranges of `scope`, when
 // given), always from the cursor whose unread part may hold the newest
 // candidate, offers the rows whose text holds every term, and stops as soon
-// as no cursor can offer one that would be kept.
-void Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, const EventQuery& q,
-            const std::vector<Term>& terms, const std::optional<Ranges>& scope, NewestK& k) {
+// as no cursor can offer one that would be kept.  With a `budget`, reads at
+// most that many rows: false when it stopped for want of more.
+bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, const EventQuery& q,
+            const std::vector<Term>& terms, const std::optional<Ranges>& scope, NewestK& k,
+            std::int64_t budget = -1) {
   struct Cursor {
     Stmt st;
     const Chains::Chain* chain;
@@ -435,6 +439,7 @@ void Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
       cur->bound = INT64_MIN;
       continue;
     }
+    if (budget >= 0 && budget-- == 0) return false;
     const Source& src = *cur->src;
     Candidate c{cur->st.Int(0), cur->st.Int(1), cur->st.Double(2), src.scored};
     if (q.cost != nullptr) ++q.cost->rows;
@@ -456,6 +461,31 @@ void Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
     }
     k.Offer(c);
   }
+  return true;
+}
+
+// The newest q.scan_limit events in scope (by their timestamps, `where`),
+// then their texts newest first until `need` match: the answer for terms
+// no index can find.
+std::vector<Candidate> NewestScanned(Db& db, const Chains& chains, const EventQuery& q,
+                                     const std::vector<Term>& terms,
+                                     const std::optional<Ranges>& scope, bool messages_only,
+                                     const std::string& where, std::size_t need) {
+  NewestK scan(static_cast<std::size_t>(std::max(q.scan_limit, 0)));
+  const bool messages = !q.source && !q.project && messages_only;
+  Gather(db, chains,
+         {{std::string("SELECT e.seq, e.ts, 0.0 FROM event e") +
+               (messages ? " INDEXED BY event_message_seq_ts" : "") +
+               " WHERE e.seq BETWEEN ?2 AND ?3" + where + " ORDER BY e.seq DESC",
+           "", false}},
+         q, terms, scope, scan);
+  // Newest first, so the first matches found are the ones needed.
+  std::vector<Candidate> out;
+  for (const Candidate& c : scan.Take()) {
+    if (out.size() == need) break;
+    if (TextMatches(db, c.seq, terms, q.cost)) out.push_back(c);
+  }
+  return out;
 }
 
 // Whether every term is found exactly by message_fts (detail=full, each term
@@ -560,21 +590,22 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
     Gather(db, chains, {{direct.sql, "", true}}, q, terms, scope, k);
     cands = k.Take();
   } else {
-    // Terms no index can find: the newest kScanLimit events in scope, then
-    // their text.
-    NewestK scan(kScanLimit);
-    const bool messages = !q.source && !q.project && messages_only;
-    Gather(db, chains,
-           {{std::string("SELECT e.seq, e.ts, 0.0 FROM event e") +
-                 (messages ? " INDEXED BY event_message_seq_ts" : "") +
-                 " WHERE e.seq BETWEEN ?2 AND ?3" + where + " ORDER BY e.seq DESC",
-             "", false}},
-           q, terms, scope, scan);
-    // Newest first, so the first matches found are the ones needed.
-    for (const Candidate& c : scan.Take()) {
-      if (cands.size() == need) break;
-      if (TextMatches(db, c.seq, terms, q.cost)) cands.push_back(c);
-    }
+    // Terms no index can find: the newest q.scan_limit (kScanLimit) events
+    // in scope, then their text, newest first, until `need` match.  Read
+    // first newest first, each row with its text, keeping the newest `need`
+    // matches: when Gather has them within scan_limit rows, they are that
+    // answer (every row newer than the oldest kept was read, so it is among
+    // the newest scan_limit), and a frequent term reads a few thousand rows
+    // where the scan reads scan_limit.
+    NewestK near(need);
+    Source rows{"SELECT e.seq, e.ts, 0.0, e.text, e.kind IN ('tool_call', 'tool_result') "
+                "FROM event e WHERE e.seq BETWEEN ?2 AND ?3" + where + " ORDER BY e.seq DESC",
+                "", true};
+    rows.text_in_row = true;
+    if (Gather(db, chains, {rows}, q, terms, scope, near, std::max(q.scan_limit, 0)))
+      cands = near.Take();
+    else
+      cands = NewestScanned(db, chains, q, terms, scope, messages_only, where, need);
   }
   if (matches != nullptr) *matches = static_cast<std::int64_t>(cands.size());
   const bool by_relevance = ranked;

@@ -73,6 +73,9 @@ struct EventQuery {
   std::function<void(const std::string& what)> index_failed;
   /// When given, gets what the search read (added to what it holds).
   SearchCost* cost = nullptr;
+  /// For terms no index can find: how many of the newest events in scope
+  /// are looked in (kScanLimit; tests look in fewer).
+  int scan_limit = kScanLimit;
 };
 
 struct EventHit {

@@ -3,6 +3,8 @@
 // the store, and writes its result with the JSON helpers of rpc_json.hpp.
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <optional>
 
 #include "adapters/common/whole_texts.hpp"
 #include "core/entries/entries.hpp"
@@ -12,6 +14,7 @@
 #include "core/query/terms.hpp"
 #include "core/util/text.hpp"
 #include "daemon/operations/operations.hpp"
+#include "daemon/workers.hpp"
 
 namespace origin::ops {
 
@@ -280,6 +283,28 @@ void Search(Context& ctx, Db& db, const proto::SearchRequest& r, rpc::Writer& w)
   // Events are searched with terms only; without any, the answer lists entries.
   const bool entries = r.scope != "events",
              events = r.scope != "entries" && !ParseTerms(r.query).empty();
+  // The matches in tool calls and results (and meta events), which --all
+  // would add: one count of the events that are not messages, newest
+  // first (a count needs no ranking: it gathers kCountUpto matches where a
+  // ranked search gathers kRankWindow and scores them).  It is counted
+  // beside the search, by another reader when one is free (what it needs
+  // is copied: the job may outlive this call when it throws).
+  auto tool_count = std::make_shared<std::int64_t>(-1);
+  std::optional<DbWorkers::Forked> counting;
+  if (r.totals && events && !r.include_tools) {
+    auto count = [q = eq, tool_count](Db& d) mutable {
+      q.tools_only = true;
+      q.limit = 1;
+      q.recent = true;
+      std::int64_t n = 0;
+      SearchEvents(d, q, &n);
+      *tool_count = n;
+    };
+    if (ctx.readers != nullptr)
+      counting = ctx.readers->Fork(std::move(count));
+    else
+      count(db);
+  }
   std::vector<EntryHit> entry_hits;
   if (entries) entry_hits = SearchEntries(db, eq.query, ef, ctx.clock.NowMs());
   const auto entries_total = static_cast<std::int64_t>(entry_hits.size());
@@ -287,21 +312,12 @@ void Search(Context& ctx, Db& db, const proto::SearchRequest& r, rpc::Writer& w)
   std::int64_t events_total = 0;
   std::vector<EventHit> event_hits;
   if (events) event_hits = SearchEvents(db, eq, &events_total);
-  // The matches in tool calls and results (and meta events), which --all
-  // would add: one count of the events that are not messages, newest
-  // first (a count needs no ranking: it gathers kCountUpto matches where a
-  // ranked search gathers kRankWindow and scores them).
   std::optional<std::int64_t> tools;
   bool tools_at_least = false;
-  if (r.totals && events && !r.include_tools) {
-    EventQuery q = eq;
-    q.tools_only = true;
-    q.limit = 1;
-    q.recent = true;
-    std::int64_t n = 0;
-    SearchEvents(db, q, &n);
-    tools = std::min<std::int64_t>(n, kCountUpto);
-    tools_at_least = n >= kCountUpto;
+  if (counting) counting->Join(db);
+  if (*tool_count >= 0) {
+    tools = std::min<std::int64_t>(*tool_count, kCountUpto);
+    tools_at_least = *tool_count >= kCountUpto;
   }
   // Each hit's session title (or first prompt), read once a session.
   std::map<std::string, std::optional<std::string>> titles;

@@ -63,7 +63,9 @@ struct Corpus {
 };
 
 // The reference: every event in scope whose text holds every term, newest first.
-std::vector<std::int64_t> Reference(Db& db, const EventQuery& q) {
+// `window`: only the newest that many events in scope are looked in (what a
+// search does for terms no index can find).
+std::vector<std::int64_t> Reference(Db& db, const EventQuery& q, int window = -1) {
   auto terms = ParseTerms(q.query);
   Stmt st(db.get(), "SELECT seq, ts, text, kind, source, project FROM event ORDER BY ts DESC, seq DESC");
   std::vector<std::int64_t> out;
@@ -75,6 +77,7 @@ std::vector<std::int64_t> Reference(Db& db, const EventQuery& q) {
     if (q.project && st.Text(5) != *q.project) continue;
     if (q.from_ms && st.Int(1) < *q.from_ms) continue;
     if (q.to_ms && st.Int(1) > *q.to_ms) continue;
+    if (window >= 0 && window-- == 0) break;
     if (MatchesAll(st.Text(2), terms)) out.push_back(st.Int(0));
   }
   return out;
@@ -244,6 +247,43 @@ TEST_SUITE("search") {
     }
   }
 
+  TEST_CASE("search: terms no index can find look in the newest scan_limit events in scope, read early or not") {
+    // Short terms (no trigram, no CJK letter) are looked for in the newest
+    // scan_limit events in scope.  A frequent term's newest matches are
+    // found by reading rows newest first (well within the window); a rare
+    // one's are not, and the window is scanned as a whole: both must give
+    // the window's answer exactly, at every size of window and answer.
+    Corpus c(3000, 91, 3000);
+    int windows_hit = 0;
+    for (int window : {0, 1, 40, 400, 2999, 5000}) {
+      for (const char* text : {"AI", "og", "x", "ok", "ai c#"}) {
+        for (int mode : {0, 1, 2}) {
+          for (int limit : {1, 5, 200}) {
+            for (bool project : {false, true}) {
+              EventQuery q;
+              q.query = text;
+              q.include_tools = mode == 1;
+              q.tools_only = mode == 2;
+              q.limit = limit;
+              q.scan_limit = window;
+              if (project) q.project = "app";
+              std::vector<std::int64_t> ref = Reference(*c.s.db, q, window);
+              const bool whole = ref.size() <= static_cast<std::size_t>(limit);
+              if (ref.size() > static_cast<std::size_t>(limit)) ref.resize(static_cast<std::size_t>(limit));
+              std::vector<std::int64_t> got;
+              for (const auto& h : SearchEvents(*c.s.db, q)) got.push_back(h.event.seq);
+              INFO("'" << text << "' window " << window << " mode " << mode << " limit " << limit
+                       << " project " << project);
+              CHECK(got == ref);
+              windows_hit += !whole;
+            }
+          }
+        }
+      }
+    }
+    CHECK(windows_hit > 100);  // many answers were cut by the limit, not the window
+  }
+
   TEST_CASE("search: the newest few, read newest arrival first, stop early and stay exact") {
     // Blocks of 4,096 arrivals: enough events for several, arriving mostly in time order.
     Corpus c(20000, 9, 20000, /*ordered=*/true);
@@ -264,6 +304,18 @@ TEST_SUITE("search") {
           CHECK(got == ref);
         }
       }
+    }
+    // A frequent short term's few newest matches are read in the newest
+    // blocks, not in all of the newest kScanLimit events.
+    {
+      SearchCost cost;
+      EventQuery q;
+      q.query = "o";
+      q.include_tools = true;
+      q.limit = 5;
+      q.cost = &cost;
+      CHECK(SearchEvents(*c.s.db, q).size() == 5);
+      CHECK(cost.rows <= 2 * 4096);
     }
     // By relevance, the window is the newest kRankWindow matches.
     EventQuery q;

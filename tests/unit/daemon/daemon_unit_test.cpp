@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <future>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -133,6 +134,59 @@ TEST_SUITE("daemon") {
       }
     }
     CHECK(ran == std::vector<std::string>{"long:1", "urgent", "long:2", "normal", "last"});
+  }
+
+  TEST_CASE("daemon: a forked job runs on a free reader beside its caller, else in Join") {
+    ScopedTempDir d;
+    const std::string path = d / "o.db";
+    OpenWriteConnection(path);
+    // Two threads: the caller's job forks one, which the other thread runs
+    // while the caller still works; Join waits for it.
+    {
+      DbWorkers w("test", 2, [&] { return OpenReadConnection(path); });
+      std::atomic<bool> forked_ran{false}, taken{false}, caller_done{false};
+      std::thread::id caller, runner;
+      std::promise<void> finished;
+      w.Post([&](Db& db) {
+        caller = std::this_thread::get_id();
+        DbWorkers::Forked f = w.Fork([&](Db&) {
+          runner = std::this_thread::get_id();
+          taken = true;
+          while (!caller_done) std::this_thread::yield();  // ran beside the caller
+          forked_ran = true;
+        });
+        // The other thread takes the forked job while this one works.
+        while (!taken) std::this_thread::yield();
+        caller_done = true;
+        f.Join(db);
+        CHECK(forked_ran);
+        finished.set_value();
+      });
+      finished.get_future().wait();
+      CHECK(runner != caller);
+    }
+    // One thread, busy with the caller: nobody else can take the forked
+    // job, so Join runs it on the caller's thread (no waiting on itself),
+    // and what it throws reaches the caller.
+    {
+      DbWorkers w("test", 1, [&] { return OpenReadConnection(path); });
+      std::promise<std::string> result;
+      w.Post([&](Db& db) {
+        const auto caller = std::this_thread::get_id();
+        std::thread::id ran;
+        DbWorkers::Forked f = w.Fork([&](Db&) {
+          ran = std::this_thread::get_id();
+          throw std::runtime_error("from the forked job");
+        });
+        try {
+          f.Join(db);
+          result.set_value("no error");
+        } catch (const std::runtime_error& e) {
+          result.set_value(std::string(e.what()) + (ran == caller ? " on the caller" : " elsewhere"));
+        }
+      });
+      CHECK(result.get_future().get() == "from the forked job on the caller");
+    }
   }
 
   TEST_CASE("daemon: functions posted from other threads run on the loop thread") {
