@@ -292,6 +292,9 @@ describe('origin service', () => {
     assert.ok(!existsSync(unit), 'no unit of the user\'s own');
     assert.match(readFileSync(calls, 'utf8'), /--user enable --now originsd\.service/);
     assert.match(run(session, {}, 'service', 'status').stdout, new RegExp(`service: installed in ${packaged} \\(with origin\\)`));
+    const doctor = JSON.parse(run(session, { ORIGIN_NO_AUTOSTART: '1' }, 'doctor', '--json').stdout);
+    assert.deepEqual(doctor.checks.find((c) => c.check === 'service'),
+      { check: 'service', status: 'ok', detail: `running (${packaged})` });
     const un = run(session, {}, 'service', 'uninstall');
     assert.equal(un.status, 0, un.stderr);
     assert.match(readFileSync(calls, 'utf8'), /--user disable --now originsd\.service/);
