@@ -84,13 +84,17 @@ void StartDaemon(const proto::Paths& paths) {
 
 }  // namespace
 
-std::string SiblingExe(const char* name, const char* build_dir) {
+std::string SelfDir() {
   char self[PATH_MAX];
   ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n > 0) {
-    self[n] = '\0';
-    std::string dir(self);
-    dir = dir.substr(0, dir.rfind('/'));
+  if (n <= 0) return "";
+  self[n] = '\0';
+  std::string dir(self);
+  return dir.substr(0, dir.rfind('/'));
+}
+
+std::string SiblingExe(const char* name, const char* build_dir) {
+  if (const std::string dir = SelfDir(); !dir.empty()) {
     for (const std::string& cand : {dir + "/" + name, dir + "/../" + build_dir + "/" + name}) {
       char real[PATH_MAX];
       if (::access(cand.c_str(), X_OK) == 0 && ::realpath(cand.c_str(), real) != nullptr)

@@ -36,6 +36,10 @@ class ClientError : public std::runtime_error {
 /// be found on PATH, when there is none.
 std::string SiblingExe(const char* name, const char* build_dir);
 
+/// The folder this executable is in, symbolic links resolved ("" when
+/// /proc/self/exe cannot be read).
+std::string SelfDir();
+
 class Connection {
  public:
   /// Connects (and maybe starts the daemon, then waits for its socket at

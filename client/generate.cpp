@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "client/command_table.hpp"
+#include "client/service_units.hpp"
 #include "origin_config.h"
 #include "proto/protocol.hpp"
 
@@ -323,8 +324,11 @@ int GenerateCommand(const std::vector<std::string>& args) {
     out = FishCompletion();
   else if (args.size() == 1 && args[0] == "man")
     out = ManPage();
+  else if (args.size() == 2 && args[0] == "systemd-unit" && !args[1].empty() && args[1][0] == '/')
+    out = PackagedUnitText(args[1]);
   if (out.empty()) {
-    std::fputs("usage: origin __generate completion bash|zsh|fish | origin __generate man\n",
+    std::fputs("usage: origin __generate completion bash|zsh|fish | origin __generate man | "
+               "origin __generate systemd-unit /ABSOLUTE/PATH/TO/originsd\n",
                stderr);
     return proto::kExitUsage;
   }

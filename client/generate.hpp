@@ -17,8 +17,9 @@ std::string ZshCompletion();
 std::string FishCompletion();
 std::string ManPage();
 
-/// `origin __generate completion bash|zsh|fish` or `origin __generate man`:
-/// prints it; 2 on any other arguments.
+/// `origin __generate completion bash|zsh|fish`, `origin __generate man` or
+/// `origin __generate systemd-unit DAEMON` (service_units.hpp): prints it; 2
+/// on any other arguments.
 int GenerateCommand(const std::vector<std::string>& args);
 
 }  // namespace origin::client

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -28,6 +29,23 @@ std::string Replace(std::string s, const std::string& from, const std::string& t
   for (std::size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
     s.replace(at, from.size(), to);
   return s;
+}
+
+// systemd's quoting of one ExecStart word: double quotes, with \ and " escaped
+// and % doubled (specifiers).
+std::string SystemdWord(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    if (c == '%') out += '%';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// The systemd unit with ExecStart's two words in place, quoted already.
+std::string SystemdUnit(const std::string& daemon_word, const std::string& home_word) {
+  return Replace(Replace(kSystemdUnit, "{{ORIGINSD}}", daemon_word), "{{ORIGIN_HOME}}", home_word);
 }
 
 #ifdef __APPLE__
@@ -66,26 +84,13 @@ std::vector<std::string> StateCommand() {
   return {"launchctl", "print", "gui/" + std::to_string(::getuid()) + "/" + kLabel};
 }
 #else
-// systemd's quoting of one ExecStart word: double quotes, with \ and " escaped
-// and % doubled (specifiers).
-std::string SystemdWord(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (c == '%') out += '%';
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string UnitPath() {
   return EnvOr("XDG_CONFIG_HOME", proto::UserHome() + "/.config") +
          "/systemd/user/originsd.service";
 }
 
 std::string UnitText(const std::string& daemon, const std::string& home) {
-  return Replace(Replace(kSystemdUnit, "{{ORIGINSD}}", SystemdWord(daemon)), "{{ORIGIN_HOME}}",
-                 SystemdWord(home));
+  return SystemdUnit(SystemdWord(daemon), SystemdWord(home));
 }
 
 std::vector<std::vector<std::string>> StartCommands() {
@@ -100,6 +105,30 @@ std::vector<std::string> StateCommand() {
   return {"systemctl", "--user", "status", "--no-pager", "originsd.service"};
 }
 #endif
+
+// The systemd unit installed with this origin (by the Debian package, or
+// meson install: <prefix>/lib/systemd/user beside <prefix>/bin), when it is
+// there and says exactly what PackagedUnitText does for the originsd beside
+// this origin; "" otherwise (another origin's, edited, or none).
+std::string PackagedUnitPath() {
+#ifdef __APPLE__
+  return "";
+#else
+  const std::string dir = SelfDir();
+  const std::string daemon = SiblingExe("originsd", "daemon");
+  if (dir.empty() || daemon.front() != '/') return "";
+  const std::string path = dir + "/../lib/systemd/user/originsd.service";
+  char real[PATH_MAX];
+  if (::realpath(path.c_str(), real) == nullptr) return "";
+  return ReadFileIfExists(real) == PackagedUnitText(daemon) ? real : "";
+#endif
+}
+
+// Whether the user's service manager has the unit enabled (false when it
+// cannot be asked).
+bool UnitEnabled() {
+  return RunProgram({"systemctl", "--user", "is-enabled", "originsd.service"}).status == 0;
+}
 
 // Why the user's service manager cannot take a service now, or "" when it
 // can: asked before anything is written or stopped.
@@ -147,10 +176,22 @@ bool ProcessRuns(pid_t pid) {
 
 }  // namespace
 
+std::string PackagedUnitText(const std::string& daemon) {
+  // %h: the home of the user whose service manager runs it.
+  return SystemdUnit(SystemdWord(daemon), "\"%h/.origin\"");
+}
+
 ServiceHealth CheckService() {
   ServiceHealth h;
   h.unit = UnitPath();
   h.installed = ::access(h.unit.c_str(), F_OK) == 0;
+  if (!h.installed) {
+    // The packaged unit, once the user enabled it.
+    if (std::string packaged = PackagedUnitPath(); !packaged.empty() && UnitEnabled()) {
+      h.unit = packaged;
+      h.installed = true;
+    }
+  }
   if (!h.installed) return h;
   if (std::string problem = ServiceManagerProblem(); !problem.empty()) {
     h.problem = problem.substr(0, problem.find('\n'));
@@ -216,8 +257,19 @@ int ServiceCommand(const std::vector<std::string>& args) {
   };
   if (cmd == "status") {
     bool installed = ::access(unit.c_str(), F_OK) == 0;
-    std::printf("service: %s%s\n", installed ? "installed in " : "not installed",
-                installed ? unit.c_str() : "");
+    const std::string packaged = installed ? "" : PackagedUnitPath();
+    if (installed) {
+      std::printf("service: installed in %s\n", unit.c_str());
+    } else if (!packaged.empty() && UnitEnabled()) {
+      installed = true;
+      std::printf("service: installed in %s (with origin)\n", packaged.c_str());
+    } else if (!packaged.empty()) {
+      std::printf("service: not installed (%s, installed with origin, is not enabled: origin "
+                  "service install enables it)\n",
+                  packaged.c_str());
+    } else {
+      std::printf("service: not installed\n");
+    }
     if (installed) {
       RunOutput r = RunProgram(StateCommand());
       std::printf("%s", r.output.c_str());
@@ -231,8 +283,16 @@ int ServiceCommand(const std::vector<std::string>& args) {
   }
   if (cmd == "uninstall") {
     if (::access(unit.c_str(), F_OK) != 0) {
-      std::printf("service: not installed (no %s)\n", unit.c_str());
-      return 0;
+      // The packaged unit is not the user's to remove: it is disabled.
+      const std::string packaged = PackagedUnitPath();
+      if (packaged.empty() || !UnitEnabled()) {
+        std::printf("service: not installed (no %s)\n", unit.c_str());
+        return 0;
+      }
+      bool stopped = run_all(StopCommands(), false);
+      std::printf("service: disabled %s (installed with origin, it stays)%s\n", packaged.c_str(),
+                  stopped ? "" : " (the service manager did not answer; see above)");
+      return stopped ? 0 : proto::kExitError;
     }
     bool stopped = run_all(StopCommands(), false);
     if (::unlink(unit.c_str()) != 0) {
@@ -249,6 +309,16 @@ int ServiceCommand(const std::vector<std::string>& args) {
     return proto::kExitError;
   }
   const std::string text = UnitText(daemon, paths.home);
+  // The unit installed with origin serves the default store, unless the
+  // user has a unit of their own (which takes precedence in systemd).
+  std::string packaged = PackagedUnitPath();
+  if (paths.home != proto::UserHome() + "/.origin" || ::access(unit.c_str(), F_OK) == 0)
+    packaged.clear();
+  if (print && !packaged.empty()) {
+    std::printf("would enable %s (installed with origin; nothing is written):\n%s",
+                packaged.c_str(), PackagedUnitText(daemon).c_str());
+    return 0;
+  }
   if (print) {
     std::printf("would write %s:\n%s", unit.c_str(), text.c_str());
     return 0;
@@ -259,7 +329,9 @@ int ServiceCommand(const std::vector<std::string>& args) {
     return proto::kExitError;
   }
   auto old = ReadFileIfExists(unit);
-  if (old != text) {
+  if (!packaged.empty()) {
+    std::printf("service: %s, installed with origin, runs it\n", packaged.c_str());
+  } else if (old != text) {
     try {
       std::string backup = WriteWithBackup(unit, text);
       std::printf("service: wrote %s%s\n", unit.c_str(),

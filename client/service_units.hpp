@@ -23,4 +23,11 @@ struct ServiceHealth {
 };
 ServiceHealth CheckService();
 
+/// The systemd user unit installed with Origin (the Debian package's, and
+/// meson install's, under <prefix>/lib/systemd/user): the one `origin
+/// service install` writes, with `daemon` and the default store `%h/.origin`
+/// of whichever user enables it.  `origin __generate systemd-unit DAEMON`
+/// prints it for the build.
+std::string PackagedUnitText(const std::string& daemon);
+
 }  // namespace origin::client

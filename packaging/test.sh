@@ -32,6 +32,9 @@ export ASAN_OPTIONS="abort_on_error=0:halt_on_error=1:detect_leaks=1:strict_stri
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 status=0
 meson test -C "$build" --print-errorlogs --num-processes 2 || status=$?
+# The Debian package: built, checked by lintian, installed, used, purged
+# (as root; otherwise it says that it skipped).
+sh packaging/deb-test.sh || status=$?
 # One closing line for people and CI: the doctest cases of every suite and
 # the Node.js tests of the real MCP clients.
 log="$build/meson-logs/testlog.txt"

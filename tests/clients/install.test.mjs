@@ -10,7 +10,7 @@
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -253,5 +253,63 @@ describe('origin service', () => {
     assert.ok(!existsSync(unit), un.stderr);
     assert.match(origin(session, 'service', 'status').stdout, /service: not installed/);
     assert.equal(origin(session, 'service', 'restart').status, 2);
+  });
+
+  // An installed Origin, as the Debian package lays it out: origin and
+  // originsd in <prefix>/bin, the unit meson generated in
+  // <prefix>/lib/systemd/user.
+  test('with the unit installed beside origin, install enables it for the default store and writes nothing', () => {
+    const prefix = join(w.dir, 'prefix');
+    mkdirSync(join(prefix, 'bin'), { recursive: true });
+    mkdirSync(join(prefix, 'lib', 'systemd', 'user'), { recursive: true });
+    const installed = join(prefix, 'bin', 'origin');
+    copyFileSync(ORIGIN, installed);
+    copyFileSync(process.env.ORIGINSD, join(prefix, 'bin', 'originsd'));
+    chmodSync(installed, 0o755);
+    chmodSync(join(prefix, 'bin', 'originsd'), 0o755);
+    const packaged = join(prefix, 'lib', 'systemd', 'user', 'originsd.service');
+    const gen = spawnSync(installed, ['__generate', 'systemd-unit', join(prefix, 'bin', 'originsd')], { encoding: 'utf8' });
+    assert.equal(gen.status, 0, gen.stderr);
+    writeFileSync(packaged, gen.stdout);
+    const { ORIGIN_HOME, ...defaultStore } = env;  // the store is ~/.origin
+    const run = (dir, extra, ...args) =>
+      spawnSync(installed, args, { env: { ...defaultStore, ...extra, PATH: `${dir}:${SYSTEM_PATH}` }, encoding: 'utf8' });
+    writeFileSync(calls, '');
+
+    const printed = run(session, {}, 'service', 'install', '--print');
+    assert.equal(printed.status, 0, printed.stderr);
+    assert.equal(printed.stdout, `would enable ${packaged} (installed with origin; nothing is written):\n${gen.stdout}`);
+    // It is the unit `origin service install` writes for ~/.origin, but for
+    // the store of whoever enables it.
+    const own = run(session, { ORIGIN_HOME: join(env.HOME, '.origin') }, 'service', 'install', '--print');
+    assert.equal(own.status, 0, own.stderr);
+    const ownText = own.stdout.slice(own.stdout.indexOf('\n') + 1);
+    assert.equal(ownText.replace(`--home "${join(env.HOME, '.origin')}"`, '--home "%h/.origin"'), gen.stdout);
+
+    const r = run(session, {}, 'service', 'install');
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, new RegExp(`service: ${packaged}, installed with origin, runs it`));
+    assert.ok(!existsSync(unit), 'no unit of the user\'s own');
+    assert.match(readFileSync(calls, 'utf8'), /--user enable --now originsd\.service/);
+    assert.match(run(session, {}, 'service', 'status').stdout, new RegExp(`service: installed in ${packaged} \\(with origin\\)`));
+    const doctor = JSON.parse(run(session, { ORIGIN_NO_AUTOSTART: '1' }, 'doctor', '--json').stdout);
+    assert.deepEqual(doctor.checks.find((c) => c.check === 'service'),
+      { check: 'service', status: 'ok', detail: `running (${packaged})` });
+    const un = run(session, {}, 'service', 'uninstall');
+    assert.equal(un.status, 0, un.stderr);
+    assert.match(readFileSync(calls, 'utf8'), /--user disable --now originsd\.service/);
+    assert.ok(existsSync(packaged), 'the packaged unit stays');
+
+    // Another store: the user's own unit, which systemd prefers.
+    const other = run(session, { ORIGIN_HOME: join(w.dir, 'other') }, 'service', 'install');
+    assert.equal(other.status, 0, other.stderr);
+    assert.ok(readFileSync(unit, 'utf8').includes(`--home "${join(w.dir, 'other')}"`));
+    // With a unit of their own, it stays in charge, for ~/.origin too.
+    assert.match(run(session, {}, 'service', 'install', '--print').stdout, new RegExp(`^would write ${unit}:`));
+    assert.equal(run(session, {}, 'service', 'uninstall').status, 0);
+    assert.ok(!existsSync(unit));
+    // A unit beside origin that is not the one it ships is not taken for it.
+    writeFileSync(packaged, gen.stdout.replace('Restart=on-failure', 'Restart=always'));
+    assert.match(run(session, {}, 'service', 'install', '--print').stdout, new RegExp(`^would write ${unit}:`));
   });
 });

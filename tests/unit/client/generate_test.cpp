@@ -9,6 +9,7 @@
 #include <string>
 
 #include "client/command_table.hpp"
+#include "client/service_units.hpp"
 
 using namespace origin::client;
 
@@ -73,6 +74,19 @@ TEST_SUITE("client") {
     CHECK(Has(bash, "'claude-code codex cursor all'"));
     // Nothing in a help text can break out of its quotes.
     CHECK_FALSE(Has(fish, "'a command's"));
+  }
+
+  TEST_CASE("generate: the packaged systemd unit runs the originsd it is given, for the store "
+            "~/.origin of whoever enables it") {
+    const std::string unit = PackagedUnitText("/usr/bin/originsd");
+    CHECK(Has(unit, "\nExecStart=\"/usr/bin/originsd\" --foreground --home \"%h/.origin\"\n"));
+    CHECK(Has(unit, "\nType=notify\n"));
+    CHECK(Has(unit, "\nWantedBy=default.target\n"));
+    CHECK_FALSE(Has(unit, "{{"));
+    // A % in the daemon's path is not a specifier.
+    CHECK(Has(PackagedUnitText("/opt/100%/originsd"), "ExecStart=\"/opt/100%%/originsd\" "));
+    CHECK(GenerateCommand({"systemd-unit"}) == 2);
+    CHECK(GenerateCommand({"systemd-unit", "originsd"}) == 2);  // not an absolute path
   }
 
   TEST_CASE("generate: __generate takes only what it knows") {
