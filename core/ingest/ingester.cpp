@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "core/entries/entries.hpp"
 #include "core/ingest/content.hpp"
@@ -228,14 +229,19 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
     // Parsed first: a line giving an erased event (a rewritten file read
     // again into a new generation) is mirrored as its filler (core/erase).
     std::vector<ErasedLine> erased;
+    const std::int64_t events_before = out.events;
     const std::int64_t parse_errors = InsertLines(adapter, f, chunk.data, row->mirror.lines,
                                                   row->id, state.get(), out, &erased);
+    // A mirror that refuses the append rolls the transaction back: its
+    // events were never added.
+    const std::int64_t events_added = std::exchange(out.events, events_before) - events_before;
     AppendResult appended =
         erased.empty()
             ? mirrors_.Append(row->mirror, chunk.data, chunk.lines, /*seal=*/false)
             : mirrors_.Append(row->mirror, WithFillers(chunk.data, erased), chunk.lines,
                               /*seal=*/false);
     MirrorStore::RecordAppend(db_, appended);
+    out.events += events_added;
 
     // Advance the cursor: tail hash over the last 4 KiB of the content.
     window += chunk.data;
