@@ -27,6 +27,35 @@ void Indexer::Suspect(const std::string& what) {
   cv_.notify_one();
 }
 
+void Indexer::EraseEvents(const std::vector<std::int64_t>& seqs) {
+  std::packaged_task<void()> task([this, &seqs] { index_->EraseEvents(seqs); });
+  std::future<void> done = task.get_future();
+  {
+    std::lock_guard lock(mu_);
+    if (stopping_) throw std::runtime_error("the search index is stopping");
+    jobs_.push_back(std::move(task));
+    jobs_waiting_ = true;
+  }
+  cv_.notify_one();
+  done.get();  // a task dropped unrun (the indexer stopped) throws broken_promise
+}
+
+void Indexer::RunJobs() {
+  for (;;) {
+    std::packaged_task<void()> job;
+    {
+      std::lock_guard lock(mu_);
+      if (jobs_.empty()) {
+        jobs_waiting_ = false;
+        return;
+      }
+      job = std::move(jobs_.front());
+      jobs_.pop_front();
+    }
+    job();  // its exception goes to the waiting caller
+  }
+}
+
 Indexer::Health Indexer::GetHealth() const {
   std::lock_guard lock(mu_);
   return health_;
@@ -41,6 +70,7 @@ void Indexer::Stop() {
   cv_.notify_one();
   if (thread_.joinable()) thread_.join();
   std::lock_guard lock(mu_);
+  jobs_.clear();  // their callers get broken_promise
   index_.reset();  // close the connections after the indexer's last use
 }
 
@@ -105,7 +135,7 @@ void Indexer::Run() {
     {
       std::unique_lock lock(mu_);
       cv_.wait_until(lock, std::min(next_check_, retry),
-                     [&] { return pending_ || check_ || stopping_; });
+                     [&] { return pending_ || check_ || stopping_ || !jobs_.empty(); });
       if (stopping_) return;
       const auto now = Clock::now();
       if (now >= next_check_) check_ = true;
@@ -122,8 +152,16 @@ void Indexer::Run() {
         check = false;
     }
     try {
+      RunJobs();
       if (check) CheckNow(why);
-      index_->CatchUp(4u << 20, [&] { return stopping_.load(); });
+      // A job waiting ends the catch-up between two transactions; it runs
+      // next, and the catch-up goes on after it.
+      index_->CatchUp(4u << 20, [&] { return stopping_.load() || jobs_waiting_.load(); });
+      if (jobs_waiting_) {
+        std::lock_guard lock(mu_);
+        pending_ = true;
+        continue;
+      }
       {
         std::lock_guard lock(mu_);
         if (health_.state != "ok" && !stopping_) {
@@ -135,7 +173,7 @@ void Indexer::Run() {
       // events arrive or nothing is left to merge.
       auto idle = [&] {
         std::lock_guard lock(mu_);
-        return !pending_ && !stopping_ && !check_;
+        return !pending_ && !stopping_ && !check_ && jobs_.empty();
       };
       while (idle() && index_->MergeStep(kMergePages)) {
       }

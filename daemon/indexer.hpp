@@ -20,12 +20,15 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <deque>
 #include <functional>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "core/store/event_index.hpp"
 
@@ -62,12 +65,19 @@ class Indexer {
   void Notify();
   /// Thread-safe: a search met damage (`what`): check the index now.
   void Suspect(const std::string& what);
+  /// Thread-safe, blocking: erases the events `seqs` from the indexes
+  /// (EventIndex::EraseEvents) on the indexer's thread, between two of its
+  /// transactions, so that no batch read before the erasure writes their
+  /// text after it.  Rethrows what it threw; throws when the indexer stops
+  /// first.
+  void EraseEvents(const std::vector<std::int64_t>& seqs);
   /// Thread-safe.
   Health GetHealth() const;
   void Stop();
 
  private:
   void Run();
+  void RunJobs();  // indexer thread
   using Clock = std::chrono::steady_clock;
   /// Runs the check and rebuilds on damage (indexer thread); whether it
   /// rebuilt.
@@ -87,6 +97,8 @@ class Indexer {
   std::string suspicion_;
   std::atomic<bool> stopping_{false};
   Health health_;
+  std::deque<std::packaged_task<void()>> jobs_;  // EraseEvents, run by the thread
+  std::atomic<bool> jobs_waiting_{false};
   // Indexer thread only:
   Clock::time_point next_check_;
   std::optional<Clock::time_point> last_rebuild_, last_check_passed_;

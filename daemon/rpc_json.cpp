@@ -182,15 +182,19 @@ void WriteEntry(Writer& w, const EntryRow& e, const std::function<void(Writer&)>
   w.EndObject();
 }
 
+namespace {
+// The first 1,000 of `v` under `key`, and their count under `<key>_count`.
+void Ids(Writer& w, const char* key, const std::vector<std::string>& v) {
+  w.Key(key);
+  w.StartArray();
+  for (std::size_t i = 0; i < v.size() && i < 1000; ++i) w.String(v[i]);
+  w.EndArray();
+  w.Key((std::string(key) + "_count").c_str());
+  w.Int64(static_cast<std::int64_t>(v.size()));
+}
+}  // namespace
+
 void WriteOutcome(Writer& w, const ForgetOutcome& o, bool dry_run) {
-  auto ids = [&](const char* key, const std::vector<std::string>& v) {
-    w.Key(key);
-    w.StartArray();
-    for (std::size_t i = 0; i < v.size() && i < 1000; ++i) w.String(v[i]);
-    w.EndArray();
-    w.Key((std::string(key) + "_count").c_str());
-    w.Int64(static_cast<std::int64_t>(v.size()));
-  };
   w.StartObject();
   w.Key("kind");
   w.String(o.kind);
@@ -206,11 +210,57 @@ void WriteOutcome(Writer& w, const ForgetOutcome& o, bool dry_run) {
   w.Bool(o.tombstone.has_value());
   Opt(w, "tombstone", o.tombstone);
   Opt(w, "hidden_by", o.hidden_by);
-  ids("chains", o.chains);
-  ids("entries", o.entries);
-  ids("events", o.events);
-  ids("sessions", o.sessions);
-  ids("titles", o.titles);
+  Ids(w, "chains", o.chains);
+  Ids(w, "entries", o.entries);
+  Ids(w, "events", o.events);
+  Ids(w, "sessions", o.sessions);
+  Ids(w, "titles", o.titles);
+  w.EndObject();
+}
+
+void WriteEraseOutcome(Writer& w, const EraseOutcome& o, bool dry_run) {
+  w.StartObject();
+  w.Key("forget");
+  w.String(o.forget);
+  w.Key("dry_run");
+  w.Bool(dry_run);
+  Opt(w, "erasure", o.erasure);
+  w.Key("resumed");
+  w.Bool(o.resumed);
+  w.Key("lines_count");
+  w.Int64(o.lines);
+  w.Key("frames_rewritten");
+  w.Int64(o.frames);
+  Ids(w, "events", o.events);
+  Ids(w, "entries", o.entries);
+  // Each mirror and the agent's file it mirrors, which Origin never writes.
+  w.Key("files");
+  w.StartArray();
+  for (const ErasedFile& f : o.files) {
+    w.StartObject();
+    w.Key("mirror");
+    w.String(f.mirror);
+    w.Key("source");
+    w.String(f.source);
+    w.Key("generation");
+    w.Int64(f.generation);
+    w.Key("agent_file");
+    w.String(f.path);
+    w.Key("agent_file_exists");
+    w.Bool(f.path_exists);
+    w.Key("lines");
+    w.StartArray();
+    for (std::int64_t l : f.lines) w.Int64(l);
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+  if (!dry_run) {
+    w.Key("wal_truncated");
+    w.Bool(o.wal_truncated);
+  }
+  w.Key("backups_untouched");
+  w.Bool(true);
   w.EndObject();
 }
 
@@ -233,6 +283,22 @@ void WriteTombstone(Writer& w, const TombstoneRow& t) {
     w.Key("in_effect");
     w.Bool(t.in_effect);
     Opt(w, "restored_by", t.restored_by);
+    if (t.erasure) {
+      w.Key("erasure");
+      w.StartObject();
+      w.Key("id");
+      w.String(t.erasure->id);
+      w.Key("state");
+      w.String(t.erasure->done_at ? "done" : "pending");
+      if (t.erasure->done_at) Time(w, "done_at", "done", *t.erasure->done_at);
+      w.Key("lines");
+      w.Int64(t.erasure->lines);
+      w.Key("events");
+      w.Int64(t.erasure->events);
+      w.Key("entries");
+      w.Int64(t.erasure->entries);
+      w.EndObject();
+    }
     w.Key("entries");
     w.Int64(t.entries);
     w.Key("events");

@@ -17,6 +17,7 @@
 #include <string_view>
 
 #include "core/entries/entries.hpp"
+#include "core/erase/erase.hpp"
 #include "core/forget/forget.hpp"
 #include "core/query/events.hpp"
 #include "core/store/refs.hpp"
@@ -85,6 +86,8 @@ void WriteEntry(Writer& w, const EntryRow& e, const std::function<void(Writer&)>
 /// ids cut at 1,000; the counts are whole).
 void WriteOutcome(Writer& w, const ForgetOutcome& o, bool dry_run);
 void WriteTombstone(Writer& w, const TombstoneRow& t);
+/// What an erasure erases (or, on a dry run, would), core/erase/erase.hpp.
+void WriteEraseOutcome(Writer& w, const EraseOutcome& o, bool dry_run);
 
 /// JSON cut to about `max_bytes`: its longest strings (an event's text, a
 /// raw line) are shortened to one common length, each saying how much was

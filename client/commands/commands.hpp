@@ -21,6 +21,7 @@ extern const Command kSourcesCommand;    // lookup.cpp
 extern const Command kForgetCommand;     // forget.cpp
 extern const Command kRestoreCommand;    // forget.cpp
 extern const Command kForgottenCommand;  // forget.cpp
+extern const Command kEraseCommand;      // erase.cpp
 extern const Command kExportCommand;     // export.cpp
 extern const Command kDoctorCommand;     // doctor.cpp
 

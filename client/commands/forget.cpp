@@ -119,6 +119,14 @@ int RenderForgotten(rapidjson::Document& r, const Invocation& a) {
     if (forget)
       state = t["in_effect"].GetBool() ? st.Red("in effect")
                                        : st.Dim("restored by " + Str(t, "restored_by"));
+    // An erasure (origin erase) of what it hid: done, or pending until
+    // origin erase is run again.
+    if (forget && t.HasMember("erasure") && t["erasure"].IsObject()) {
+      const auto& x = t["erasure"];
+      state += "  " + st.Red((Str(x, "state") == "done" ? "erased by " : "erasure pending: ") +
+                             Str(x, "id")) +
+               " · " + Plural(Int(x, "lines"), "line", "lines");
+    }
     std::string what = forget ? "forget " + Str(t, "target") + " · " +
                                     Plural(Int(t, "entries"), "entry version", "entry versions") +
                                     ", " + Plural(Int(t, "events"), "event", "events")
@@ -166,7 +174,7 @@ constexpr std::string_view kRestoreExamples =
 
 constexpr std::string_view kForgottenDetails =
     "Every forget and restore, newest first: target, reason, author, counts, and\n"
-    "whether it is still in effect.\n";
+    "whether it is still in effect; and the erasure of a forget (origin erase).\n";
 
 constexpr std::string_view kForgottenExamples =
     "  origin forgotten\n"

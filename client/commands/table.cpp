@@ -85,7 +85,7 @@ constexpr const Command* kCommands[] = {
     &kStatusCommand,  &kSyncCommand,     &kSearchCommand,    &kTimelineCommand, &kProjectsCommand,
     &kEntriesCommand, &kRememberCommand, &kCorrectCommand,   &kShowCommand,     &kSourcesCommand,
     &kForgetCommand,  &kRestoreCommand,  &kForgottenCommand, &kExportCommand,   &kMcpCommand,
-    &kServiceCommand, &kDoctorCommand};
+    &kServiceCommand, &kDoctorCommand, &kEraseCommand};
 
 }  // namespace
 

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/entries/entries.hpp"
+#include "core/erase/erase.hpp"
 #include "core/store/sessions.hpp"
 #include "core/store/visible.hpp"
 #include "core/util/hash.hpp"
@@ -364,6 +365,10 @@ ForgetOutcome Restore(Db& db, const Clock& clock, const std::string& store_name,
       throw OpError(Code::kConflict, in.target + " was already restored by " + by +
                                          "; to hide its target again, forget it again");
     }
+    if (auto erased = ErasureOf(db, in.target))
+      throw OpError(Code::kConflict,
+                    in.target + " cannot be restored: what it hid was erased (" + erased->id +
+                        "), and an erasure cannot be undone");
   }
   std::string origin = FixStoreName(db, store_name);
   std::string id = RandomId("tmb_");
@@ -435,8 +440,9 @@ std::vector<TombstoneRow> ListTombstones(Db& db, int limit) {
       "(SELECT count(*) FROM tombstone_effect te WHERE te.tombstone = t.id AND "
       "te.item_kind = 'entry'), "
       "(SELECT count(*) FROM tombstone_effect te WHERE te.tombstone = t.id AND "
-      "te.item_kind = 'event') "
-      "FROM tombstone t LEFT JOIN tombstone_meta m ON m.id = t.id ORDER BY t.seq DESC LIMIT ?");
+      "te.item_kind = 'event'), x.id, x.done_at, x.lines, x.events, x.entries "
+      "FROM tombstone t LEFT JOIN tombstone_meta m ON m.id = t.id "
+      "LEFT JOIN erasure x ON x.forget = t.id ORDER BY t.seq DESC LIMIT ?");
   st.Bind(1, limit);
   std::vector<TombstoneRow> out;
   while (st.Step()) {
@@ -452,6 +458,10 @@ std::vector<TombstoneRow> ListTombstones(Db& db, int limit) {
     r.in_effect = r.kind == "forget" && !r.restored_by;
     r.entries = st.Int(8);
     r.events = st.Int(9);
+    if (!st.IsNull(10))
+      r.erasure = TombstoneRow::Erasure{std::string(st.Text(10)),
+                                        st.IsNull(11) ? std::nullopt : std::optional(st.Int(11)), st.Int(12),
+                                        st.Int(13), st.Int(14)};
     out.push_back(std::move(r));
   }
   return out;

@@ -96,6 +96,13 @@ struct TombstoneRow {
   std::optional<std::string> restored_by;
   bool in_effect = false;
   std::int64_t entries = 0, events = 0;  // what it covers here
+  /// The erasure of what it covered (core/erase/erase.hpp), if any.
+  struct Erasure {
+    std::string id;
+    std::optional<std::int64_t> done_at;  // unset while it is pending
+    std::int64_t lines = 0, events = 0, entries = 0;
+  };
+  std::optional<Erasure> erasure;
 };
 /// Every forget and restore, newest first.
 std::vector<TombstoneRow> ListTombstones(Db& db, int limit);

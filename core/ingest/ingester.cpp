@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <utility>
 
 #include "core/entries/entries.hpp"
 #include "core/ingest/content.hpp"
@@ -225,11 +226,22 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
       return;
     }
 
-    AppendResult appended = mirrors_.Append(row->mirror, chunk.data, chunk.lines, /*seal=*/false);
+    // Parsed first: a line giving an erased event (a rewritten file read
+    // again into a new generation) is mirrored as its filler (core/erase).
+    std::vector<ErasedLine> erased;
+    const std::int64_t events_before = out.events;
+    const std::int64_t parse_errors = InsertLines(adapter, f, chunk.data, row->mirror.lines,
+                                                  row->id, state.get(), out, &erased);
+    // A mirror that refuses the append rolls the transaction back: its
+    // events were never added.
+    const std::int64_t events_added = std::exchange(out.events, events_before) - events_before;
+    AppendResult appended =
+        erased.empty()
+            ? mirrors_.Append(row->mirror, chunk.data, chunk.lines, /*seal=*/false)
+            : mirrors_.Append(row->mirror, WithFillers(chunk.data, erased), chunk.lines,
+                              /*seal=*/false);
     MirrorStore::RecordAppend(db_, appended);
-
-    const std::int64_t parse_errors =
-        InsertLines(adapter, f, chunk.data, row->mirror.lines, row->id, state.get(), out);
+    out.events += events_added;
 
     // Advance the cursor: tail hash over the last 4 KiB of the content.
     window += chunk.data;
@@ -270,7 +282,8 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
 
 std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFile& f,
                                    std::string_view data, std::int64_t lines_before,
-                                   std::int64_t file_id, FileState* state, FileOutcome& out) {
+                                   std::int64_t file_id, FileState* state, FileOutcome& out,
+                                   std::vector<ErasedLine>* erased) {
   const std::string_view source = adapter.id();
   // Parse into the staging table, then insert the whole batch with one
   // statement (see StageEvents for why).
@@ -289,10 +302,13 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
   };
   std::vector<MemoryLine> memories;
   std::vector<ParsedTitle> leaf_titles;
+  const bool any_erased = erased != nullptr && AnyErased(db_);
+  std::vector<std::string> ids;
   std::size_t pos = 0;
   while (pos < data.size()) {
     std::size_t nl = data.find('\n', pos);
     std::string_view line(data.data() + pos, nl - pos);
+    const std::size_t line_at = pos;
     pos = nl + 1;
     ++line_no;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
@@ -304,6 +320,15 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
     } catch (const std::exception&) {
       ++parse_errors;
       continue;
+    }
+    if (any_erased) {
+      ids.clear();
+      for (const ParsedEvent& ev : parsed.events) ids.push_back(std::string(source) + ":" + ev.native_id);
+      for (const ParsedTitle& t : parsed.titles) ids.push_back(std::string(source) + ":" + t.native_id);
+      if (auto hit = ErasedEventIds(db_, ids); !hit.empty()) {
+        erased->push_back({line_at, nl - line_at, hit.begin()->second});
+        continue;  // its events are here, their text erased: nothing to add
+      }
     }
     if (parsed.memory && parsed.events.size() == 1)
       memories.push_back({std::string(source) + ":" + parsed.events[0].native_id,

@@ -42,6 +42,7 @@
 #include <string>
 #include <vector>
 
+#include "core/erase/erase.hpp"
 #include "core/c/sqlite.hpp"
 #include "core/ingest/adapter.hpp"
 #include "core/store/mirror.hpp"
@@ -153,9 +154,12 @@ class Ingester {
   /// Parses `data` (complete lines, following `lines_before` lines of the
   /// mirror `file_id`), inserts its events, updates sessions and titles.
   /// Inside the caller's transaction; returns the lines that failed to parse.
+  /// A line that gives an event an erasure covers (a rewritten file read
+  /// again) adds nothing, and its filler goes to `*erased` (core/erase).
   std::int64_t InsertLines(const SourceAdapter& adapter, const SourceFile& file,
                            std::string_view data, std::int64_t lines_before, std::int64_t file_id,
-                           FileState* state, FileOutcome& out);
+                           FileState* state, FileOutcome& out,
+                           std::vector<ErasedLine>* erased = nullptr);
   Db& db_;
   MirrorStore& mirrors_;
   const Clock& clock_;

@@ -45,6 +45,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/c/sqlite.hpp"
 
@@ -87,6 +88,14 @@ class EventIndex {
   /// Empties every table and forgets how far it had indexed: CatchUp then
   /// builds the indexes again from the events.
   void Rebuild();
+  /// Erasure (core/erase/erase.hpp): removes the events `seqs` from every
+  /// table, with FTS5's 'delete' and the values they were indexed with
+  /// (their text, still in origin.db), each once (index_erased records
+  /// them, so that an erasure taken up again deletes nothing twice); then
+  /// 'optimize', so that no segment keeps their tokens, with secure_delete
+  /// on, and a checkpoint that truncates the WAL.  An index found damaged
+  /// is emptied instead (Rebuild).
+  void EraseEvents(const std::vector<std::int64_t>& seqs);
   /// Makes what runs on the index now, and whatever is started after, stop
   /// with SQLITE_INTERRUPT (for good: at shutdown).  Thread-safe.
   void Interrupt();

@@ -172,25 +172,46 @@ MirrorState MirrorStore::Load(Db& db, std::int64_t file_id) {
   return m;
 }
 
-namespace {
-
-std::string ReadFrame(Db& db, const MirrorStore& store, const std::string& mirror,
-                      std::int64_t file_id, std::int64_t content_offset, std::int64_t* first_line) {
+Frame MirrorStore::FrameAt(Db& db, std::int64_t file_id, std::int64_t content_offset) {
   auto st = db.Prepare(
-      "SELECT first_line, content_length, file_offset, file_length FROM raw_chunk "
-      "WHERE file_id = ? AND content_offset = ?");
+      "SELECT c.first_line, c.line_count, c.content_length, "
+      "coalesce(x.file_offset, c.file_offset), coalesce(x.file_length, c.file_length) "
+      "FROM raw_chunk c LEFT JOIN (SELECT file_offset, file_length FROM frame_erasure "
+      "WHERE file_id = ?1 AND content_offset = ?2 ORDER BY file_offset DESC LIMIT 1) x "
+      "WHERE c.file_id = ?1 AND c.content_offset = ?2");
   st.Bind(1, file_id).Bind(2, content_offset);
   if (!st.Step()) throw std::runtime_error("no frame at " + std::to_string(content_offset));
-  *first_line = st.Int(0);
-  auto clen = static_cast<std::size_t>(st.Int(1));
-  off_t foff = st.Int(2);
-  auto flen = static_cast<std::size_t>(st.Int(3));
-  const std::string path = store.PathOf(mirror, ".zst");
+  return Frame{st.Int(0), st.Int(1), content_offset, st.Int(2), st.Int(3), st.Int(4)};
+}
+
+std::string MirrorStore::ReadFrame(const std::string& mirror, const Frame& f) const {
+  const std::string path = PathOf(mirror, ".zst");
   UniqueFd fd = OpenFile(path, O_RDONLY);
+  auto flen = static_cast<std::size_t>(f.file_length);
   std::string frame(flen, '\0');
-  if (PreadFull(fd.get(), frame.data(), flen, foff, path) != flen)
+  if (PreadFull(fd.get(), frame.data(), flen, f.file_offset, path) != flen)
     throw MirrorBroken("mirror " + path + " is shorter than the store records");
-  return DecompressFrame(frame, clen);
+  return DecompressFrame(frame, static_cast<std::size_t>(f.content_length));
+}
+
+namespace {
+
+// A frame's content.  An erasure may rewrite the frame between the lookup
+// and the read, and zero the old bytes: then it is looked up again.
+std::string ReadFrameAt(Db& db, const MirrorStore& store, const std::string& mirror,
+                        std::int64_t file_id, std::int64_t content_offset,
+                        std::int64_t* first_line) {
+  Frame f = MirrorStore::FrameAt(db, file_id, content_offset);
+  *first_line = f.first_line;
+  try {
+    return store.ReadFrame(mirror, f);
+  } catch (const MirrorBroken&) {
+    throw;
+  } catch (const std::exception&) {
+    Frame again = MirrorStore::FrameAt(db, file_id, content_offset);
+    if (again.file_offset == f.file_offset) throw;
+    return store.ReadFrame(mirror, again);
+  }
 }
 
 std::optional<std::string> NthLine(std::string_view data, std::int64_t n) {
@@ -220,7 +241,7 @@ std::optional<std::string> MirrorStore::ReadLine(Db& db, std::int64_t file_id, s
       if (!st.Step()) return std::nullopt;
       std::int64_t off = st.Int(0);
       std::int64_t first = 0;
-      std::string data = ReadFrame(db, *this, m.mirror, file_id, off, &first);
+      std::string data = ReadFrameAt(db, *this, m.mirror, file_id, off, &first);
       return NthLine(data, line - first + 1);
     }
     const std::string path = PathOf(m.mirror, ".tail");
@@ -247,7 +268,7 @@ std::string MirrorStore::ReadContent(Db& db, std::int64_t file_id) {
   }
   for (std::int64_t off : offsets) {
     std::int64_t first = 0;
-    out += ReadFrame(db, *this, m.mirror, file_id, off, &first);
+    out += ReadFrameAt(db, *this, m.mirror, file_id, off, &first);
   }
   if (static_cast<std::int64_t>(out.size()) != m.tail_offset)
     throw MirrorBroken("frames of " + m.mirror + " do not add up to the recorded tail offset");

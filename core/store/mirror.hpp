@@ -68,6 +68,12 @@ struct AppendResult {
 /// `data` (complete lines), following the sealing rule.  Exposed for tests.
 std::vector<std::size_t> CutFrames(std::string_view data);
 
+/// What replaces an erased line of `length` bytes (its line break aside):
+/// `{"origin_erased":"<erasure id>"}` padded with spaces to the length, or
+/// only spaces when the line is shorter than that.  One line, valid JSON
+/// (or blank), which no adapter takes for an event.
+std::string ErasedFiller(const std::string& erasure_id, std::size_t length);
+
 class MirrorStore {
  public:
   /// `raw_dir` is $ORIGIN_HOME/raw.
@@ -90,6 +96,28 @@ class MirrorStore {
   std::string ReadContent(Db& db, std::int64_t file_id);
   /// Loads what the database records of a mirror.
   static MirrorState Load(Db& db, std::int64_t file_id);
+
+  /// Erasure (core/erase/erase.hpp), the one exception to invariant 3:
+  /// replaces lines `lines` (1-based, sorted) of a mirror by fillers of the
+  /// same length (ErasedFiller), so that every other line keeps its bytes,
+  /// offset and number.  A line of the tail is overwritten in place and the
+  /// tail synced.  A sealed frame holding one is written again, with the
+  /// fillers, at the end of .zst and synced; the replacement is recorded in
+  /// frame_erasure with raw_file.zst_bytes (raw_chunk is never updated), in
+  /// a transaction of its own; then the bytes of every frame it replaces
+  /// are zeroed and synced.  Idempotent, so that an erasure interrupted at
+  /// any step is taken up again: a frame already holding the fillers is not
+  /// written again, but what it replaced is zeroed again.  Writer thread,
+  /// outside a transaction.  Returns the frames written.
+  std::int64_t EraseLines(Db& db, std::int64_t file_id, const std::vector<std::int64_t>& lines,
+                          std::int64_t erasure_seq, const std::string& erasure_id);
+
+  /// The sealed frame whose content starts at `content_offset`, where its
+  /// bytes are now: raw_chunk's, or its latest replacement by an erasure
+  /// (frame_erasure).  Throws when there is no such frame.
+  static Frame FrameAt(Db& db, std::int64_t file_id, std::int64_t content_offset);
+  /// Its content, decompressed.  Throws MirrorBroken when .zst is short.
+  std::string ReadFrame(const std::string& mirror, const Frame& f) const;
 
   std::string PathOf(const std::string& mirror, const char* ext) const;
   const std::string& raw_dir() const { return raw_dir_; }

@@ -311,6 +311,78 @@ constexpr const char* kAddScopeBlocksSql =
     "SELECT DISTINCT 'project:' || project, seq >> 12 FROM event WHERE project IS NOT NULL "
     "UNION SELECT DISTINCT 'source:' || source, seq >> 12 FROM event";
 
+// Migration 9 (core/erase/erase.hpp): the erasure tables, and the update
+// triggers of event, entry and entry_source split so that the one update
+// they let through is an erasure's: the text (a quote) set to '' (NULL) of
+// a row an erasure lists.  raw_chunk keeps its triggers: a rewritten frame
+// is found through frame_erasure.
+const char* const kErasureSql = R"sql(
+CREATE TABLE erasure (
+  seq        INTEGER PRIMARY KEY,
+  id         TEXT NOT NULL UNIQUE,  -- ers_ + 24 hex
+  forget     TEXT NOT NULL UNIQUE,  -- the forget whose coverage it erased (tombstone.id)
+  reason     TEXT NOT NULL,
+  author     TEXT NOT NULL,         -- user@<device>
+  created_at INTEGER NOT NULL,      -- ms UTC, when it was recorded (pending)
+  done_at    INTEGER,               -- ms UTC, when every step was done; NULL while pending
+  lines      INTEGER NOT NULL,      -- mirror lines replaced by a filler
+  events     INTEGER NOT NULL,      -- events whose text it removed
+  entries    INTEGER NOT NULL,      -- entry versions whose text it removed
+  frames     INTEGER NOT NULL DEFAULT 0 -- sealed frames rewritten
+);
+CREATE TRIGGER erasure_no_delete BEFORE DELETE ON erasure
+BEGIN SELECT RAISE(ABORT, 'erasures are records: never deleted'); END;
+-- The mirror lines an erasure replaced, and those it must replace in any
+-- later generation of the file (through the events: erased_event).
+CREATE TABLE erased_line (
+  file_id INTEGER NOT NULL REFERENCES raw_file(id),
+  line    INTEGER NOT NULL,         -- 1-based line of that mirror's content
+  erasure INTEGER NOT NULL,         -- erasure.seq
+  PRIMARY KEY (file_id, line)
+) WITHOUT ROWID;
+CREATE TABLE erased_event (
+  seq     INTEGER PRIMARY KEY,      -- event.seq
+  erasure INTEGER NOT NULL          -- erasure.seq
+);
+CREATE TABLE erased_entry (
+  seq     INTEGER PRIMARY KEY,      -- entry.seq
+  erasure INTEGER NOT NULL          -- erasure.seq
+);
+-- A sealed frame rewritten with fillers: its replacement, appended to the
+-- same .zst.  The latest (greatest file_offset) is the frame's content.
+CREATE TABLE frame_erasure (
+  file_id        INTEGER NOT NULL REFERENCES raw_file(id),
+  content_offset INTEGER NOT NULL,  -- the frame's raw_chunk key
+  file_offset    INTEGER NOT NULL,  -- where the replacement starts in <mirror>.zst
+  file_length    INTEGER NOT NULL,
+  erasure        INTEGER NOT NULL,  -- erasure.seq
+  PRIMARY KEY (file_id, content_offset, file_offset)
+) WITHOUT ROWID;
+CREATE TRIGGER frame_erasure_no_change BEFORE UPDATE ON frame_erasure
+BEGIN SELECT RAISE(ABORT, 'frame_erasure is append-only'); END;
+DROP TRIGGER event_no_update;
+CREATE TRIGGER event_no_update BEFORE UPDATE OF seq, id, source, session, ts, project, cwd,
+  git_branch, role, kind, tool_name, call_id, is_error, agent, model, file_id, line ON event
+BEGIN SELECT RAISE(ABORT, 'events are append-only (invariant 3)'); END;
+CREATE TRIGGER event_erase_only BEFORE UPDATE OF text ON event
+WHEN NEW.text <> '' OR NOT EXISTS (SELECT 1 FROM erased_event WHERE seq = OLD.seq)
+BEGIN SELECT RAISE(ABORT, 'events are append-only (invariant 3)'); END;
+DROP TRIGGER entry_no_update;
+CREATE TRIGGER entry_no_update BEFORE UPDATE OF seq, id, kind, confidence, author, project,
+  supersedes, root, valid_from, valid_to, created_at, origin ON entry
+BEGIN SELECT RAISE(ABORT, 'entries change by supersession, never in place (invariant 3)'); END;
+CREATE TRIGGER entry_erase_only BEFORE UPDATE OF text ON entry
+WHEN NEW.text <> '' OR NOT EXISTS (SELECT 1 FROM erased_entry WHERE seq = OLD.seq)
+BEGIN SELECT RAISE(ABORT, 'entries change by supersession, never in place (invariant 3)'); END;
+DROP TRIGGER entry_source_no_update;
+CREATE TRIGGER entry_source_no_update BEFORE UPDATE OF entry_id, event_id ON entry_source
+BEGIN SELECT RAISE(ABORT, 'entry sources are append-only (invariant 3)'); END;
+CREATE TRIGGER entry_source_erase_only BEFORE UPDATE OF quote ON entry_source
+WHEN NEW.quote IS NOT NULL OR NOT EXISTS (SELECT 1 FROM erased_entry JOIN entry USING (seq)
+                                          WHERE entry.id = OLD.entry_id)
+BEGIN SELECT RAISE(ABORT, 'entry sources are append-only (invariant 3)'); END;
+)sql";
+
 }  // namespace
 
 const std::vector<Migration>& Migrations() {
@@ -433,6 +505,8 @@ INSERT INTO ref(h, kind, item)
   ORDER BY 1, 2, 3;
 )sql");
        }},
+      {kErasureVersion, "erasure: the recorded exception to invariant 3, for secrets",
+       [](Db& db) { db.Exec(kErasureSql); }},
   };
   return kMigrations;
 }

@@ -197,6 +197,7 @@ void Remember(Context&, Db&, const proto::EntryRequest&, const Caller&, rpc::Wri
 void Correct(Context&, Db&, const proto::EntryRequest&, const Caller&, rpc::Writer&);
 void Forget(Context&, Db&, const proto::TombstoneRequest&, const Caller&, rpc::Writer&);
 void Restore(Context&, Db&, const proto::TombstoneRequest&, const Caller&, rpc::Writer&);
+void Erase(Context&, Db&, const proto::TombstoneRequest&, const Caller&, rpc::Writer&);
 void Ping(Operations&, const proto::NoRequest&, const Caller&, Reply);
 void Status(Operations&, const proto::NoRequest&, const Caller&, Reply);
 void Sync(Operations&, const proto::SyncRequest&, const Caller&, Reply);

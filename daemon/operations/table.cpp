@@ -182,6 +182,8 @@ constexpr Operation kTable[] = {
     Write<EntryRequest, ops::Correct>("correct", kEntryIds),
     Write<TombstoneRequest, ops::Forget>("forget", kEventIds | kEntryIds | kSessionIds),
     Write<TombstoneRequest, ops::Restore>("restore", kTombstoneIds),
+    // The owner's alone: the CLI, never an MCP tool (core/erase/erase.hpp).
+    Write<TombstoneRequest, ops::Erase>("erase", kTombstoneIds),
 };
 
 }  // namespace

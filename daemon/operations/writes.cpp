@@ -3,6 +3,7 @@
 // AnswerOnce (table.cpp), so that a retry with the same request key gets
 // this answer again instead of a second write.
 #include "core/entries/entries.hpp"
+#include "core/erase/erase.hpp"
 #include "core/forget/forget.hpp"
 #include "daemon/operations/operations.hpp"
 
@@ -90,6 +91,26 @@ void Restore(Context& ctx, Db& db, const proto::TombstoneRequest& r, const Calle
              rpc::Writer& w) {
   rpc::WriteOutcome(w, origin::Restore(db, ctx.clock, ctx.store_name, Tombstone(r, caller)),
                     r.dry_run);
+}
+
+void Erase(Context& ctx, Db& db, const proto::TombstoneRequest& r, const Caller& caller,
+           rpc::Writer& w) {
+  // Erase commits several transactions and runs VACUUM: never inside the
+  // one a request key opens.  Running it again takes it up where it was.
+  if (!r.request_key.empty())
+    throw OpError(OpError::Code::kInvalidArgument,
+                  "erase takes no request key: run it again to take up an interrupted one");
+  EraseInput in;
+  in.forget = r.target;
+  in.reason = r.reason;
+  in.author = caller.author;
+  in.channel = caller.channel;
+  in.dry_run = r.dry_run;
+  Indexer* indexer = ctx.indexer;
+  EraseFromIndex index;
+  if (indexer != nullptr)
+    index = [indexer](const std::vector<std::int64_t>& seqs) { indexer->EraseEvents(seqs); };
+  rpc::WriteEraseOutcome(w, origin::Erase(db, ctx.mirrors, ctx.clock, in, index), r.dry_run);
 }
 
 }  // namespace ops

@@ -749,7 +749,7 @@ TEST_SUITE("e2e") {
     fails({"restore", tmb, "--reason", "r", "--yes"}, 1, "already restored");
     fails({"restore", "tmb_000000000000000000000000", "--reason", "r"}, 4, "no forget");
     fails({"restore", tmb}, 2, "needs --reason");
-    fails({"search", "x", "--yes"}, 2, "--yes is for forget and restore");
+    fails({"search", "x", "--yes"}, 2, "--yes is for erase, forget and restore");
     fails({"forget"}, 2, "needs an id");
     fails({"forgotten", "--reason", "x"}, 2, "not an option of forgotten");
     f.Stop();

@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <string>
+#include <vector>
 
 #include "core/entries/entries.hpp"
 #include "core/store/event_index.hpp"
@@ -60,11 +61,30 @@ TEST_SUITE("fts5_commands") {
           kEvents - kEvents / 3);
     CHECK(idx.QueryInt("SELECT count(*) FROM event_cjk WHERE event_cjk MATCH '\"部署\"'") ==
           kEvents);
-    SUBCASE("'delete-all' of a rebuild, then the same again") {
+    SUBCASE("'delete-all' of a rebuild, then the same again; then an erasure") {
       index.Rebuild();
       CHECK(index.Upto() == 0);
       CHECK(index.CatchUp(64 << 10) == kEvents);
       while (index.MergeStep(64)) {
+      }
+      CHECK(index.Check() == "");
+      // Then an erasure's 'delete' with the indexed values, and 'optimize'
+      // (EraseEvents), in this subcase so as not to build the index again.
+      std::vector<std::int64_t> seqs;
+      for (std::int64_t seq = 1; seq <= kEvents; seq += 7) seqs.push_back(seq);
+      index.EraseEvents(seqs);
+      index.EraseEvents(seqs);  // taken up again: nothing deleted twice
+      CHECK(index.Check() == "");
+      const auto erased = static_cast<std::int64_t>(seqs.size());
+      const std::int64_t erased_tools = (kEvents / 7 + 2) / 3;  // seq 1 + 7k with seq % 3 == 0
+      CHECK(idx.QueryInt("SELECT count(*) FROM event_cjk WHERE event_cjk MATCH '\"部署\"'") ==
+            kEvents - erased);
+      CHECK(idx.QueryInt("SELECT count(*) FROM event_fts WHERE event_fts MATCH '\"cat\" AND "
+                         "\"log\"'") == kEvents / 3 - erased_tools);
+      for (int i = 0; i < 50; ++i) {  // and it goes on indexing and merging
+        AddEvent(*s.db, kEvents + 1 + i);
+        REQUIRE(index.CatchUp() == 1);
+        index.MergeStep(64);
       }
       CHECK(index.Check() == "");
     }

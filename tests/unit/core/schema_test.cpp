@@ -214,4 +214,47 @@ TEST_SUITE("schema") {
     CHECK(s.db->QueryInt("SELECT max_ts FROM event_block WHERE block = 1") == 150);
     CHECK(s.db->QueryInt("SELECT max_ts_upto FROM event_block WHERE block = 1") == 300);
   }
+
+  TEST_CASE(
+      "schema: migration 9 lets through one update of events and entries, an erasure's "
+      "(invariant 3's recorded exception), and nothing else") {
+    ScopedTempDir d;
+    const std::string path = d / "s.db";
+    {
+      auto old = OpenWriteConnection(path, Migrations(), kErasureVersion - 1);
+      old->Exec(std::string(kOneFile) +
+                "INSERT INTO event(id, source, ts, role, kind, text, file_id, line) "
+                "VALUES ('t:1', 't', 5, 'user', 'message', 'key sk-1', 1, 1);"
+                "INSERT INTO entry(id, kind, text, confidence, author, root, created_at, origin) "
+                "VALUES ('ent_1', 'memory', 'key sk-1', 1, 'u@d', 'ent_1', 1, 'd');"
+                "INSERT INTO entry_source(entry_id, event_id, quote) VALUES ('ent_1', 't:1', 'sk-1')");
+      // Before: no update at all.
+      CHECK_THROWS_WITH(old->Exec("UPDATE event SET text = ''"), doctest::Contains("append-only"));
+    }
+    auto db = OpenWriteConnection(path);
+    CHECK(Version(*db) == kSchemaVersion);
+    // Not listed by an erasure: refused, as before.
+    CHECK_THROWS_WITH(db->Exec("UPDATE event SET text = ''"), doctest::Contains("append-only"));
+    CHECK_THROWS_WITH(db->Exec("UPDATE entry SET text = ''"), doctest::Contains("supersession"));
+    CHECK_THROWS_WITH(db->Exec("UPDATE entry_source SET quote = NULL"),
+                      doctest::Contains("append-only"));
+    db->Exec("INSERT INTO erasure(id, forget, reason, author, created_at, lines, events, entries) "
+             "VALUES ('ers_1', 'tmb_1', 'leaked key', 'u@d', 1, 1, 1, 1);"
+             "INSERT INTO erased_event(seq, erasure) SELECT seq, 1 FROM event;"
+             "INSERT INTO erased_entry(seq, erasure) SELECT seq, 1 FROM entry");
+    // Listed: only the text may go, and only to nothing.
+    CHECK_THROWS_WITH(db->Exec("UPDATE event SET text = 'other'"), doctest::Contains("append-only"));
+    CHECK_THROWS_WITH(db->Exec("UPDATE event SET ts = 6"), doctest::Contains("append-only"));
+    CHECK_THROWS_WITH(db->Exec("UPDATE event SET text = '', line = 2"),
+                      doctest::Contains("append-only"));
+    CHECK_THROWS_WITH(db->Exec("UPDATE entry SET confidence = 0.5"),
+                      doctest::Contains("supersession"));
+    CHECK_THROWS_WITH(db->Exec("DELETE FROM event"), doctest::Contains("append-only"));
+    db->Exec("UPDATE event SET text = ''");
+    db->Exec("UPDATE entry SET text = ''");
+    db->Exec("UPDATE entry_source SET quote = NULL");
+    CHECK(db->QueryInt("SELECT count(*) FROM event WHERE text = '' AND id = 't:1' AND ts = 5") == 1);
+    CHECK(db->QueryInt("SELECT count(*) FROM entry_source WHERE quote IS NULL") == 1);
+    CHECK_THROWS_WITH(db->Exec("DELETE FROM erasure"), doctest::Contains("never deleted"));
+  }
 }

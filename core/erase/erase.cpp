@@ -1,0 +1,380 @@
+// SPDX-License-Identifier: MIT
+#include "core/erase/erase.hpp"
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+
+#include "core/util/hash.hpp"
+#include "core/util/op_error.hpp"
+
+namespace origin {
+
+using Code = OpError::Code;
+
+namespace {
+
+// Events of one line are inserted together, so their seqs are this close.
+constexpr std::int64_t kLineSeqWindow = 4096;
+
+// What an erasure covers, with the seqs its steps work on.
+struct Plan {
+  EraseOutcome o;
+  std::vector<std::int64_t> event_seqs, entry_seqs;
+  std::map<std::int64_t, std::set<std::int64_t>> lines;  // file_id -> lines
+};
+
+std::int64_t Count(const std::map<std::int64_t, std::set<std::int64_t>>& lines) {
+  std::int64_t n = 0;
+  for (const auto& [file, set] : lines) n += static_cast<std::int64_t>(set.size());
+  return n;
+}
+
+// Every line of another generation of the file that is byte for byte one
+// of the lines erased in `file_id` (a rewritten file read again from its
+// start: its events kept their ids, so no event points there).
+void SameLinesElsewhere(Db& db, MirrorStore& mirrors, std::int64_t file_id,
+                        const std::set<std::int64_t>& lines,
+                        std::map<std::int64_t, std::set<std::int64_t>>* out) {
+  std::set<std::string> texts;
+  for (std::int64_t line : lines)
+    if (auto text = mirrors.ReadLine(db, file_id, line);
+        text && text->find_first_not_of(" \t\r") != std::string::npos)
+      texts.insert(std::move(*text));
+  if (texts.empty()) return;
+  std::vector<std::int64_t> others;
+  {
+    auto st = db.Prepare(
+        "SELECT o.id FROM raw_file f JOIN raw_file o ON o.source = f.source AND o.key = f.key "
+        "WHERE f.id = ? AND o.id <> f.id");
+    st.Bind(1, file_id);
+    while (st.Step()) others.push_back(st.Int(0));
+  }
+  for (std::int64_t other : others) {
+    const std::string content = mirrors.ReadContent(db, other);
+    std::size_t pos = 0;
+    std::int64_t line = 0;
+    while (pos < content.size()) {
+      std::size_t nl = content.find('\n', pos);
+      if (nl == std::string::npos) break;
+      ++line;
+      if (texts.count(content.substr(pos, nl - pos)) != 0) (*out)[other].insert(line);
+      pos = nl + 1;
+    }
+  }
+}
+
+// A new erasure's plan, from what the forget covers now.
+Plan NewPlan(Db& db, MirrorStore& mirrors, const std::string& forget) {
+  Plan p;
+  std::set<std::int64_t> seqs;
+  {
+    auto st = db.Prepare(
+        "SELECT e.seq, e.file_id, e.line FROM tombstone_effect te JOIN event e ON e.id = te.item "
+        "WHERE te.tombstone = ? AND te.item_kind = 'event'");
+    st.Bind(1, forget);
+    while (st.Step()) {
+      seqs.insert(st.Int(0));
+      p.lines[st.Int(1)].insert(st.Int(2));
+    }
+  }
+  // Every event of those lines: a line gone leaves none of its events
+  // their text (one line may give several, e.g. an assistant's blocks).
+  {
+    std::vector<std::int64_t> covered(seqs.begin(), seqs.end());
+    auto st = db.Prepare(
+        "SELECT o.seq FROM event e JOIN event o ON o.seq BETWEEN e.seq - ?2 AND e.seq + ?2 "
+        "AND o.file_id = e.file_id AND o.line = e.line WHERE e.seq = ?1");
+    for (std::int64_t s : covered) {
+      st.Reset();
+      st.Bind(1, s).Bind(2, kLineSeqWindow);
+      while (st.Step()) seqs.insert(st.Int(0));
+    }
+  }
+  std::map<std::int64_t, std::set<std::int64_t>> elsewhere;
+  for (const auto& [file, lines] : p.lines) SameLinesElsewhere(db, mirrors, file, lines, &elsewhere);
+  for (auto& [file, lines] : elsewhere) p.lines[file].merge(lines);
+  p.event_seqs.assign(seqs.begin(), seqs.end());
+  auto st = db.Prepare(
+      "SELECT e.seq FROM tombstone_effect te JOIN entry e ON e.id = te.item "
+      "WHERE te.tombstone = ? AND te.item_kind = 'entry' ORDER BY e.seq");
+  st.Bind(1, forget);
+  while (st.Step()) p.entry_seqs.push_back(st.Int(0));
+  return p;
+}
+
+// A pending erasure's plan, as it was recorded.
+Plan RecordedPlan(Db& db, std::int64_t erasure) {
+  Plan p;
+  auto lines = db.Prepare("SELECT file_id, line FROM erased_line WHERE erasure = ?");
+  lines.Bind(1, erasure);
+  while (lines.Step()) p.lines[lines.Int(0)].insert(lines.Int(1));
+  auto events = db.Prepare("SELECT seq FROM erased_event WHERE erasure = ? ORDER BY seq");
+  events.Bind(1, erasure);
+  while (events.Step()) p.event_seqs.push_back(events.Int(0));
+  auto entries = db.Prepare("SELECT seq FROM erased_entry WHERE erasure = ? ORDER BY seq");
+  entries.Bind(1, erasure);
+  while (entries.Step()) p.entry_seqs.push_back(entries.Int(0));
+  return p;
+}
+
+// The ids and files the answer names.
+void Describe(Db& db, Plan& p) {
+  auto ev = db.Prepare("SELECT id FROM event WHERE seq = ?");
+  for (std::int64_t s : p.event_seqs) {
+    ev.Reset();
+    ev.Bind(1, s);
+    if (ev.Step()) p.o.events.emplace_back(ev.Text(0));
+  }
+  auto en = db.Prepare("SELECT id FROM entry WHERE seq = ?");
+  for (std::int64_t s : p.entry_seqs) {
+    en.Reset();
+    en.Bind(1, s);
+    if (en.Step()) p.o.entries.emplace_back(en.Text(0));
+  }
+  auto f = db.Prepare("SELECT mirror, source, generation, path FROM raw_file WHERE id = ?");
+  for (const auto& [file, lines] : p.lines) {
+    f.Reset();
+    f.Bind(1, file);
+    if (!f.Step()) continue;
+    ErasedFile e;
+    e.file_id = file;
+    e.mirror = std::string(f.Text(0));
+    e.source = std::string(f.Text(1));
+    e.generation = f.Int(2);
+    e.path = std::string(f.Text(3));
+    e.path_exists = ::access(e.path.c_str(), F_OK) == 0;
+    e.lines.assign(lines.begin(), lines.end());
+    p.o.files.push_back(std::move(e));
+  }
+  p.o.lines = Count(p.lines);
+}
+
+std::int64_t Record(Db& db, const Plan& p, const std::string& id, const EraseInput& in,
+                    std::int64_t now) {
+  Transaction tx(db);
+  db.Prepare(
+        "INSERT INTO erasure(id, forget, reason, author, created_at, lines, events, entries) "
+        "VALUES (?,?,?,?,?,?,?,?)")
+      .Bind(1, id)
+      .Bind(2, in.forget)
+      .Bind(3, in.reason)
+      .Bind(4, in.author)
+      .Bind(5, now)
+      .Bind(6, Count(p.lines))
+      .Bind(7, static_cast<std::int64_t>(p.event_seqs.size()))
+      .Bind(8, static_cast<std::int64_t>(p.entry_seqs.size()))
+      .Run();
+  const std::int64_t seq = db.QueryInt("SELECT last_insert_rowid()");
+  auto line = db.Prepare("INSERT INTO erased_line(file_id, line, erasure) VALUES (?,?,?)");
+  for (const auto& [file, lines] : p.lines)
+    for (std::int64_t l : lines) {
+      line.Reset();
+      line.Bind(1, file).Bind(2, l).Bind(3, seq).Run();
+    }
+  auto ev = db.Prepare("INSERT INTO erased_event(seq, erasure) VALUES (?,?)");
+  for (std::int64_t s : p.event_seqs) {
+    ev.Reset();
+    ev.Bind(1, s).Bind(2, seq).Run();
+  }
+  auto en = db.Prepare("INSERT INTO erased_entry(seq, erasure) VALUES (?,?)");
+  for (std::int64_t s : p.entry_seqs) {
+    en.Reset();
+    en.Bind(1, s).Bind(2, seq).Run();
+  }
+  tx.Commit();
+  return seq;
+}
+
+void Audit(Db& db, std::int64_t at, const EraseInput& in, const EraseOutcome& o) {
+  // Ids and counts only, as for forgets: never a reason or a text.
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  w.StartObject();
+  w.Key("erasure");
+  w.String(o.erasure->c_str(), static_cast<rapidjson::SizeType>(o.erasure->size()));
+  w.Key("forget");
+  w.String(o.forget.c_str(), static_cast<rapidjson::SizeType>(o.forget.size()));
+  w.Key("lines");
+  w.Int64(o.lines);
+  w.Key("events");
+  w.Uint64(o.events.size());
+  w.Key("entries");
+  w.Uint64(o.entries.size());
+  w.EndObject();
+  db.Prepare("INSERT INTO audit_log(at, actor, channel, action, details) VALUES (?,?,?,?,?)")
+      .Bind(1, at)
+      .Bind(2, in.author)
+      .Bind(3, in.channel)
+      .Bind(4, "erase")
+      .Bind(5, std::string(sb.GetString()))
+      .Run();
+}
+
+// Step 4: the texts, in one transaction; secure_delete zeroes what they
+// leave in pages and freed pages.
+void EraseTexts(Db& db, const Plan& p, std::int64_t erasure, const EraseInput& in,
+                std::int64_t now) {
+  Transaction tx(db);
+  auto entry = db.Prepare("SELECT id, text FROM entry WHERE seq = ?");
+  auto fts = db.Prepare("INSERT INTO entry_fts(entry_fts, rowid, text) VALUES ('delete', ?, ?)");
+  auto clear = db.Prepare("UPDATE entry SET text = '' WHERE seq = ?");
+  auto quotes = db.Prepare(
+      "UPDATE entry_source SET quote = NULL WHERE entry_id = ? AND quote IS NOT NULL");
+  auto answers = db.Prepare("DELETE FROM request_key WHERE instr(answer, ?) > 0");
+  for (std::int64_t s : p.entry_seqs) {
+    entry.Reset();
+    entry.Bind(1, s);
+    if (!entry.Step()) continue;
+    const std::string id(entry.Text(0)), text(entry.Text(1));
+    entry.Reset();
+    if (!text.empty()) {
+      // External content: FTS5 removes the tokens of the values it is given.
+      fts.Reset();
+      fts.Bind(1, s).Bind(2, text).Run();
+      clear.Reset();
+      clear.Bind(1, s).Run();
+    }
+    quotes.Reset();
+    quotes.Bind(1, id).Run();
+    // The answer a remember or correct kept for its retries holds the text.
+    answers.Reset();
+    answers.Bind(1, id).Run();
+  }
+  if (!p.entry_seqs.empty()) db.Exec("INSERT INTO entry_fts(entry_fts) VALUES ('optimize')");
+  db.Prepare(
+        "UPDATE event SET text = '' WHERE text <> '' AND seq IN "
+        "(SELECT seq FROM erased_event WHERE erasure = ?)")
+      .Bind(1, erasure)
+      .Run();
+  // A title waiting for its leaf keeps its text apart from its event.
+  db.Prepare(
+        "DELETE FROM title_wait WHERE id IN (SELECT e.id FROM erased_event x JOIN event e ON "
+        "e.seq = x.seq WHERE x.erasure = ?)")
+      .Bind(1, erasure)
+      .Run();
+  db.Prepare(
+        "UPDATE erasure SET done_at = ?2, frames = (SELECT count(*) FROM frame_erasure WHERE "
+        "erasure = ?1) WHERE seq = ?1")
+      .Bind(1, erasure)
+      .Bind(2, now)
+      .Run();
+  Audit(db, now, in, p.o);
+  tx.Commit();
+}
+
+// Turns secure_delete on for the connection while it lives.
+class SecureDelete {
+ public:
+  explicit SecureDelete(Db& db) : db_(db), was_(db.QueryInt("PRAGMA secure_delete")) {
+    db_.Exec("PRAGMA secure_delete = ON");
+  }
+  ~SecureDelete() {
+    try {
+      db_.Exec("PRAGMA secure_delete = " + std::to_string(was_));
+    } catch (...) {  // a pragma of the connection's own: nothing to undo
+    }
+  }
+  SecureDelete(const SecureDelete&) = delete;
+  SecureDelete& operator=(const SecureDelete&) = delete;
+
+ private:
+  Db& db_;
+  std::int64_t was_;
+};
+
+}  // namespace
+
+std::optional<ErasureRef> ErasureOf(Db& db, const std::string& forget) {
+  auto st = db.Prepare("SELECT id, created_at, done_at IS NOT NULL FROM erasure WHERE forget = ?");
+  st.Bind(1, forget);
+  if (!st.Step()) return std::nullopt;
+  return ErasureRef{std::string(st.Text(0)), st.Int(1), st.Int(2) != 0};
+}
+
+bool AnyErased(Db& db) { return db.QueryInt("SELECT EXISTS (SELECT 1 FROM erased_event)") != 0; }
+
+std::map<std::string, std::string> ErasedEventIds(Db& db, const std::vector<std::string>& ids) {
+  std::map<std::string, std::string> out;
+  auto st = db.Prepare(
+      "SELECT r.id FROM event e JOIN erased_event x ON x.seq = e.seq JOIN erasure r ON "
+      "r.seq = x.erasure WHERE e.id = ?");
+  for (const std::string& id : ids) {
+    st.Reset();
+    st.Bind(1, id);
+    if (st.Step()) out.emplace(id, std::string(st.Text(0)));
+  }
+  return out;
+}
+
+std::string WithFillers(std::string_view data, const std::vector<ErasedLine>& lines) {
+  std::string out(data);
+  for (const ErasedLine& l : lines) out.replace(l.offset, l.length, ErasedFiller(l.erasure, l.length));
+  return out;
+}
+
+EraseOutcome Erase(Db& db, MirrorStore& mirrors, const Clock& clock, const EraseInput& in,
+                   const EraseFromIndex& index) {
+  if (in.reason.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw OpError(Code::kInvalidArgument, "a reason is required to erase");
+  {
+    auto st = db.Prepare("SELECT kind FROM tombstone WHERE id = ?");
+    st.Bind(1, in.forget);
+    if (!st.Step()) throw OpError(Code::kNotFound, "no forget " + in.forget);
+    if (st.Text(0) != "forget")
+      throw OpError(Code::kInvalidArgument,
+                    in.forget + " is a restore: only what a forget in effect hides can be erased");
+    auto r = db.Prepare("SELECT id FROM tombstone WHERE kind = 'restore' AND target = ?");
+    r.Bind(1, in.forget);
+    if (r.Step())
+      throw OpError(Code::kConflict, in.forget + " was restored by " + std::string(r.Text(0)) +
+                                         ": only what a forget in effect hides can be erased; "
+                                         "forget it again, then erase that forget");
+  }
+  std::optional<ErasureRef> existing = ErasureOf(db, in.forget);
+  if (existing && existing->done)
+    throw OpError(Code::kConflict, in.forget + " is already erased (" + existing->id + ")");
+
+  std::optional<std::int64_t> seq;
+  Plan p;
+  if (existing) {
+    seq = db.QueryInt("SELECT seq FROM erasure WHERE id = '" + existing->id + "'");
+    p = RecordedPlan(db, *seq);
+    p.o.resumed = true;
+    p.o.erasure = existing->id;
+  } else {
+    p = NewPlan(db, mirrors, in.forget);
+  }
+  p.o.forget = in.forget;
+  Describe(db, p);
+  if (in.dry_run) {
+    if (!existing) p.o.erasure.reset();
+    return p.o;
+  }
+  const std::int64_t now = clock.NowMs();
+  if (!existing) {
+    p.o.erasure = RandomId("ers_");
+    seq = Record(db, p, *p.o.erasure, in, now);  // step 1
+  }
+  for (const ErasedFile& f : p.o.files)  // step 2
+    p.o.frames += mirrors.EraseLines(db, f.file_id, f.lines, *seq, *p.o.erasure);
+  if (index) index(p.event_seqs);  // step 3
+  {
+    SecureDelete secure(db);
+    EraseTexts(db, p, *seq, in, now);  // step 4
+    // Step 5: every page rewritten from what is live, and the WAL, which
+    // held the pages as they were, emptied.
+    db.Exec("VACUUM");
+    auto st = db.Prepare("PRAGMA wal_checkpoint(TRUNCATE)");
+    // (busy, WAL frames, frames checkpointed): busy when a reader kept an
+    // older snapshot past the busy timeout; the WAL then still holds pages.
+    p.o.wal_truncated = st.Step() && st.Int(0) == 0;
+  }
+  p.o.frames = db.QueryInt("SELECT frames FROM erasure WHERE seq = " + std::to_string(*seq));
+  return p.o;
+}
+
+}  // namespace origin
