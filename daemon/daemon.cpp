@@ -26,12 +26,12 @@ Daemon::Daemon(uv_loop_t* loop, DaemonOptions opts, std::unique_ptr<Db> writer_d
                  }),
       scheduler_(timers_, loop_thread_, adapters_.size(),
                  SyncScheduler::Options{opts_.debounce_ms, opts_.rescan_ms, opts_.retry_ms},
-                 [this](std::size_t source, const std::string& reason,
-                        SyncScheduler::Done done) {
+                 [this](std::size_t source, const std::string& reason, SyncScheduler::Done done) {
                    ingestion_.SyncSource(source, reason, [this, source, done](bool retry) {
                      done(retry);
                      if (int ms = scheduler_.RetryDelayMs(source); ms > 0)
-                       LOG_INFO("%s: next try in %d ms", std::string(adapters_[source]->id()).c_str(), ms);
+                       LOG_INFO("%s: next try in %d ms",
+                                std::string(adapters_[source]->id()).c_str(), ms);
                    });
                  }),
       watcher_(loop, loop_thread_,

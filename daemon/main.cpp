@@ -74,7 +74,7 @@ bool ParseArgs(int argc, char** argv, Args& a) {
     } else if (s == "--rescan-ms" || s == "--first-sync-wait-ms" || s == "--retry-ms") {
       std::string v;
       if (!value(v)) return false;
-      int& out = s == "--rescan-ms" ? a.rescan_ms
+      int& out = s == "--rescan-ms"  ? a.rescan_ms
                  : s == "--retry-ms" ? a.retry_ms
                                      : a.first_sync_wait_ms;
       const int least = s == "--first-sync-wait-ms" ? 0 : 10;

@@ -135,8 +135,7 @@ int Open(sqlite3_vfs*, sqlite3_filename name, sqlite3_file* file, int flags, int
   const int rc = g_real->xOpen(g_real, name, f->real, flags, out_flags);
   // pMethods must be valid or NULL whether the open worked or not (sqlite3_vfs(3)).
   const sqlite3_io_methods* m = f->real->pMethods;
-  f->base.pMethods =
-      m == nullptr ? nullptr : &g_methods[std::min(std::max(m->iVersion, 1), 3) - 1];
+  f->base.pMethods = m == nullptr ? nullptr : &g_methods[std::min(std::max(m->iVersion, 1), 3) - 1];
   return rc;
 }
 

@@ -69,7 +69,8 @@ std::string ArmFaultsFromEnv() {
     throw bad();
   std::size_t pos = at + 1;
   const std::size_t digits = v.find_first_not_of("0123456789", pos);
-  const std::string n = v.substr(pos, digits == std::string::npos ? std::string::npos : digits - pos);
+  const std::string n =
+      v.substr(pos, digits == std::string::npos ? std::string::npos : digits - pos);
   if (n.empty() || n.size() > 15) throw bad();
   plan.at = std::stoll(n);
   if (plan.at < 1) throw bad();
@@ -88,8 +89,7 @@ std::string ArmFaultsFromEnv() {
 }
 
 StoreWriteError::StoreWriteError(int err, const std::string& what)
-    : std::runtime_error(what + ": " + std::strerror(err)),
-      code_(err, std::generic_category()) {}
+    : std::runtime_error(what + ": " + std::strerror(err)), code_(err, std::generic_category()) {}
 
 void StorePwrite(int fd, std::string_view data, off_t offset, const std::string& path) {
   if (int err = NextWriteStep(WriteStep::kWrite)) {

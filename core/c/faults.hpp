@@ -37,8 +37,8 @@ enum class FaultKind {
 };
 
 struct FaultPlan {
-  std::int64_t at = 0;       // the first step that fails, 1-based; 0: none, only count
-  bool lasting = false;      // every step from `at` on fails (a full disk) until disarmed
+  std::int64_t at = 0;   // the first step that fails, 1-based; 0: none, only count
+  bool lasting = false;  // every step from `at` on fails (a full disk) until disarmed
   FaultKind kind = FaultKind::kFull;
   std::string while_exists;  // lasting only while this file exists ("": always)
 };

@@ -109,9 +109,10 @@ void Ingestion::SyncSource(std::size_t source, const std::string& reason,
         for (const auto& e : src.errors) LOG_WARN("%s: %s", src.source.c_str(), e.c_str());
       retry = r.store_fault;
       if (retry)
-        LOG_WARN("%s: the store refused a write: that step was rolled back, and the sync is "
-                 "retried by itself",
-                 name.c_str());
+        LOG_WARN(
+            "%s: the store refused a write: that step was rolled back, and the sync is "
+            "retried by itself",
+            name.c_str());
       else if (refused_[source])
         LOG_INFO("%s: the store takes writes again: the sync went through", name.c_str());
     } catch (const std::exception& e) {

@@ -44,8 +44,8 @@ void SyncScheduler::Changed(std::size_t source) {
 
 int SyncScheduler::Backoff(Source& s) const {
   // Doubling, at most a rescan apart: a full disk is not tried in a loop.
-  s.backoff_ms = s.backoff_ms == 0 ? opts_.retry_ms
-                                   : std::min(s.backoff_ms * 2, std::max(opts_.rescan_ms, 1));
+  s.backoff_ms =
+      s.backoff_ms == 0 ? opts_.retry_ms : std::min(s.backoff_ms * 2, std::max(opts_.rescan_ms, 1));
   return s.backoff_ms;
 }
 

@@ -63,9 +63,13 @@ struct Agents {
 
   void Phase1() {
     std::string lines;
-    for (int i = 0; i < 6; ++i) lines += ClaudeText("b" + std::to_string(i), "big", "line " + std::to_string(i) + " of the catalog service");
+    for (int i = 0; i < 6; ++i)
+      lines += ClaudeText("b" + std::to_string(i), "big",
+                          "line " + std::to_string(i) + " of the catalog service");
     lines += "{\"type\":\"user\",\"uuid\":\"torn\", a torn line\n";  // a parse error, counted
-    for (int i = 6; i < 11; ++i) lines += ClaudeText("b" + std::to_string(i), "big", "after the screenshot " + std::to_string(i));
+    for (int i = 6; i < 11; ++i)
+      lines +=
+          ClaudeText("b" + std::to_string(i), "big", "after the screenshot " + std::to_string(i));
     WriteFile(big, lines);
     WriteFile(small, ClaudeText("s0", "small", "a small session") +
                          ClaudeText("s1", "small", "its second line") +
@@ -73,23 +77,27 @@ struct Agents {
     WriteFile(memory,
               "---\nname: build\ndescription: how to build\ntype: project\n---\nRun meson, "
               "then ninja.\n");
-    WriteFile(rollout,
-              R"({"timestamp":"2026-01-05T10:00:00.000Z","type":"session_meta","payload":{"id":"0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b","cwd":"/home/dev/app","cli_version":"0.128.0"}})"
-              "\n"
-              R"({"timestamp":"2026-01-05T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"deploy it"}]}})"
-              "\n");
+    WriteFile(
+        rollout,
+        R"({"timestamp":"2026-01-05T10:00:00.000Z","type":"session_meta","payload":{"id":"0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b","cwd":"/home/dev/app","cli_version":"0.128.0"}})"
+        "\n"
+        R"({"timestamp":"2026-01-05T10:00:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"deploy it"}]}})"
+        "\n");
     Stamp(1);
   }
   void Phase2() {
     AppendFile(big, ClaudeText("b11", "big", "a line after the import"));
-    AppendFile(small, R"(amp":"2026-01-05T10:00:00.000Z","cwd":"/home/dev/app","message":{"role":"user","content":"the partial line, completed"}})"
-                      "\n");
+    AppendFile(
+        small,
+        R"(amp":"2026-01-05T10:00:00.000Z","cwd":"/home/dev/app","message":{"role":"user","content":"the partial line, completed"}})"
+        "\n");
     WriteFile(memory,
               "---\nname: build\ndescription: how to build\ntype: project\n---\nRun meson, "
               "then ninja, then the tests.\n");
-    AppendFile(rollout,
-               R"({"timestamp":"2026-01-05T10:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"deployed"}]}})"
-               "\n");
+    AppendFile(
+        rollout,
+        R"({"timestamp":"2026-01-05T10:00:02.000Z","type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"deployed"}]}})"
+        "\n");
     Stamp(2);
   }
   // Fixed modification times: the same order and the same memory times in
@@ -254,7 +262,7 @@ TEST_SUITE("faults") {
       CHECK(std::string(e.what()).find("No space left on device") != std::string::npos);
     }
     CHECK(ReadAll(d / "f") == "abcdef");  // half of a failed write got there
-    StoreFdatasync(fd.get(), d / "f");     // once: the third goes through
+    StoreFdatasync(fd.get(), d / "f");    // once: the third goes through
     CHECK(FaultSteps() == 3);
     ArmFaults({.at = 1, .lasting = true, .kind = FaultKind::kIo, .while_exists = d / "on"});
     StoreFtruncate(fd.get(), 4, d / "f");  // "on" does not exist: no failure
