@@ -25,9 +25,14 @@ Daemon::Daemon(uv_loop_t* loop, DaemonOptions opts, std::unique_ptr<Db> writer_d
                    if (watcher_.Update(source, dirs)) scheduler_.Changed(source);
                  }),
       scheduler_(timers_, loop_thread_, adapters_.size(),
-                 SyncScheduler::Options{opts_.debounce_ms, opts_.rescan_ms},
-                 [this](std::size_t source, const std::string& reason, std::function<void()> done) {
-                   ingestion_.SyncSource(source, reason, std::move(done));
+                 SyncScheduler::Options{opts_.debounce_ms, opts_.rescan_ms, opts_.retry_ms},
+                 [this](std::size_t source, const std::string& reason, SyncScheduler::Done done) {
+                   ingestion_.SyncSource(source, reason, [this, source, done](bool retry) {
+                     done(retry);
+                     if (int ms = scheduler_.RetryDelayMs(source); ms > 0)
+                       LOG_INFO("%s: next try in %d ms",
+                                std::string(adapters_[source]->id()).c_str(), ms);
+                   });
                  }),
       watcher_(loop, loop_thread_,
                [this](std::size_t source, const std::string& path) {
@@ -76,6 +81,7 @@ void Daemon::Start() {
   ctx_.watched_dirs = [this] { return static_cast<std::int64_t>(watcher_.size()); };
   ctx_.shutdown = [this] { BeginShutdown(); };
   ingestion_.Attach(writer_.get(), indexer_.get(), poster_.get(), &timers_);
+  ingestion_.OnStoreFault([this](std::size_t source) { scheduler_.RetryLater(source); });
   server_.Listen([this] { BeginShutdown(); });
   scheduler_.Start();
 }

@@ -48,6 +48,8 @@ struct DaemonOptions {
   std::string store_name;
   int rescan_ms = 60000;
   int debounce_ms = 30;
+  /// The first retry of a sync the store refused (SyncScheduler::Options).
+  int retry_ms = 1000;
   /// How long a query waits for the first sync after a start, at most.
   int first_sync_wait_ms = 3000;
   int readers = 2;

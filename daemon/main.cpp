@@ -15,6 +15,7 @@
 #include <string>
 
 #include "adapters/registry.hpp"
+#include "core/c/faults.hpp"
 #include "core/entries/entries.hpp"
 #include "core/store/event_index.hpp"
 #include "core/store/schema.hpp"
@@ -38,6 +39,8 @@ constexpr const char* kUsage =
     "  --rescan-ms N      how often to look at every log file's size (default 60000)\n"
     "  --first-sync-wait-ms N  how long a query waits for the first sync after a start\n"
     "                     before it answers from what is stored (default 3000)\n"
+    "  --retry-ms N       the first retry of a sync the store refused (a full disk);\n"
+    "                     doubling from there, at most --rescan-ms apart (default 1000)\n"
     "  --version          print the version\n";
 
 struct Args {
@@ -46,6 +49,7 @@ struct Args {
   std::string log_file;
   int rescan_ms = 60000;
   int first_sync_wait_ms = 3000;
+  int retry_ms = 1000;
 };
 
 bool ParseArgs(int argc, char** argv, Args& a) {
@@ -67,13 +71,16 @@ bool ParseArgs(int argc, char** argv, Args& a) {
       if (!value(a.home)) return false;
     } else if (s == "--log-file") {
       if (!value(a.log_file)) return false;
-    } else if (s == "--rescan-ms" || s == "--first-sync-wait-ms") {
+    } else if (s == "--rescan-ms" || s == "--first-sync-wait-ms" || s == "--retry-ms") {
       std::string v;
       if (!value(v)) return false;
-      const bool rescan = s == "--rescan-ms";
-      (rescan ? a.rescan_ms : a.first_sync_wait_ms) = std::atoi(v.c_str());
-      if (rescan ? a.rescan_ms < 10 : a.first_sync_wait_ms < 0) {
-        std::fprintf(stderr, "originsd: %s must be at least %d\n", s.c_str(), rescan ? 10 : 0);
+      int& out = s == "--rescan-ms"  ? a.rescan_ms
+                 : s == "--retry-ms" ? a.retry_ms
+                                     : a.first_sync_wait_ms;
+      const int least = s == "--first-sync-wait-ms" ? 0 : 10;
+      out = std::atoi(v.c_str());
+      if (out < least) {
+        std::fprintf(stderr, "originsd: %s must be at least %d\n", s.c_str(), least);
         return false;
       }
     } else if (s == "--version") {
@@ -174,6 +181,13 @@ int main(int argc, char** argv) try {
   }
   if (!lock) Fail("originsd is already running for " + paths.home + " (" + holder + ")");
   lock->WritePidAndVersion(ORIGIN_VERSION);
+  // Tests only: the store's writes fail on purpose (core/c/faults.hpp).
+  try {
+    if (std::string fault = origin::ArmFaultsFromEnv(); !fault.empty())
+      LOG_WARN("ORIGIN_FAULT=%s: the store's writes fail on purpose (a test)", fault.c_str());
+  } catch (const std::exception& e) {
+    Fail(e.what());
+  }
 
   std::unique_ptr<origin::Db> db;
   std::unique_ptr<origin::EventIndex> index;
@@ -208,6 +222,7 @@ int main(int argc, char** argv) try {
     opts.store_name = store_name;
     opts.rescan_ms = args.rescan_ms;
     opts.first_sync_wait_ms = args.first_sync_wait_ms;
+    opts.retry_ms = args.retry_ms;
     origin::Daemon daemon(&loop, opts, std::move(db), std::move(index),
                           origin::adapters::MakeAdapters(origin::proto::UserHome()));
     try {

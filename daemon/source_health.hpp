@@ -22,6 +22,7 @@ namespace origin {
 struct SourceHealth {
   std::string error;                // the problem of the latest sync, "" when it went well
   std::int64_t error_since_ms = 0;  // since when the problem lasts
+  bool store_fault = false;         // `error` is the store refusing a write (retried)
   std::string last_error;           // the latest problem, fixed or not
   std::int64_t last_error_ms = 0;
   std::int64_t last_ingest_ms = 0;  // the latest sync that took something in
@@ -33,8 +34,9 @@ class SourceHealthBook {
   /// sync of a few files, which adds problems and ingestion times but
   /// clears no problem of its source.
   void Note(const SyncReport& r, std::int64_t now_ms, bool partial = false);
-  /// A sync of `sources` that failed as a whole.
-  void Failed(const std::vector<std::string>& sources, const std::string& what,
+  /// A sync of `sources` that failed as a whole (`store_fault`: the store
+  /// refused a write).
+  void Failed(const std::vector<std::string>& sources, const std::string& what, bool store_fault,
               std::int64_t now_ms);
   /// `source` took something in at `now_ms` (an import still under way).
   void Ingested(const std::string& source, std::int64_t now_ms);
@@ -43,7 +45,8 @@ class SourceHealthBook {
 
  private:
   /// Records `what` as the source's current and last problem.
-  static void Problem(SourceHealth& h, const std::string& what, std::int64_t now_ms);
+  static void Problem(SourceHealth& h, const std::string& what, bool store_fault,
+                      std::int64_t now_ms);
   mutable std::mutex mu_;
   std::map<std::string, SourceHealth> by_source_;
 };

@@ -15,6 +15,7 @@
 #include <set>
 #include <utility>
 
+#include "core/c/faults.hpp"
 #include "core/entries/entries.hpp"
 #include "core/ingest/content.hpp"
 #include "core/ingest/leaf_titles.hpp"
@@ -53,7 +54,12 @@ FileOutcome Ingester::IngestFile(const SourceAdapter& adapter, const SourceFile&
     Ingest(adapter, file, between, out);
     return out;
   } catch (const std::exception& e) {
+    // The transaction of the failed step has rolled back (Transaction's
+    // destructor, or SQLite itself: sqlite3_get_autocommit(3)), and the
+    // mirror's bytes past what the store records are dropped by the next
+    // append: taking the step again redoes it exactly.
     out.error = file.abs_path + ": " + e.what();
+    out.store_fault = IsStoreWriteFailure(e);
     if (const auto* mb = dynamic_cast<const MirrorBroken*>(&e)) {
       // Record it, so that status shows it and no later look appends.
       try {
@@ -485,6 +491,12 @@ SyncReport Ingester::Sync(const std::vector<const SourceAdapter*>& adapters,
     FileOutcome o = IngestFile(*it.adapter, it.file,
                                [&] { return !opts.between || opts.between(); });
     report.sources[it.summary].Add(o);
+    if (o.store_fault) {
+      // The store refuses writes (a full disk): every file after would fail
+      // the same way.  The sync ends here; its record is attempted below.
+      report.store_fault = true;
+      break;
+    }
     if (o.stopped) {
       // Stopped between two transactions: what was committed stands; the
       // rest, sealing and the sync's record wait for the next sync.
@@ -499,10 +511,13 @@ SyncReport Ingester::Sync(const std::vector<const SourceAdapter*>& adapters,
   for (SourceSummary& s : report.sources) {
     // A store that cannot be written (a full disk) fails these steps too:
     // each source reports it, and the next look tries again.
-    try {
-      s.sealed = SealIdle(s.source);
-    } catch (const std::exception& e) {
-      s.errors.push_back(std::string("sealing idle mirrors: ") + e.what());
+    if (!report.store_fault) {
+      try {
+        s.sealed = SealIdle(s.source);
+      } catch (const std::exception& e) {
+        s.AddError(std::string("sealing idle mirrors: ") + e.what(), IsStoreWriteFailure(e));
+        report.store_fault |= IsStoreWriteFailure(e);
+      }
     }
     report.Add(s);
     if (s.files_changed == 0 && s.errors.empty() && s.sealed == 0) continue;
@@ -522,7 +537,9 @@ SyncReport Ingester::Sync(const std::vector<const SourceAdapter*>& adapters,
           .Bind(10, s.errors.empty() ? std::optional<std::string>() : s.errors.front())
           .Run();
     } catch (const std::exception& e) {
-      s.errors.push_back(std::string("recording the sync in sync_log: ") + e.what());
+      s.AddError(std::string("recording the sync in sync_log: ") + e.what(),
+                 IsStoreWriteFailure(e));
+      report.store_fault |= IsStoreWriteFailure(e);
     }
   }
   return report;

@@ -66,6 +66,7 @@ struct FileOutcome {
   bool rewritten = false;  // a new generation was opened
   std::string error;       // why the file could not be ingested
   bool stopped = false;    // `between` said stop: the rest of the file waits
+  bool store_fault = false;  // `error` is the store refusing a write (IsStoreWriteFailure)
 };
 
 struct SourceSummary {
@@ -78,6 +79,9 @@ struct SourceSummary {
   std::int64_t parse_errors = 0;
   std::int64_t sealed = 0;  // idle tails sealed
   std::vector<std::string> errors;
+  /// The first error that was the store refusing a write (a full disk, an
+  /// I/O error): the step was rolled back, and is to be taken again.
+  std::string store_fault;
   std::vector<DiscoveryProblem> problems;
   bool root_exists = false;
   /// Counts what ingesting one file of this source did.
@@ -88,6 +92,12 @@ struct SourceSummary {
     events += o.events;
     parse_errors += o.parse_errors;
     if (!o.error.empty()) errors.push_back(o.error);
+    if (o.store_fault && store_fault.empty()) store_fault = o.error;
+  }
+  /// An error of a step of its own (sealing, sync_log).
+  void AddError(std::string what, bool is_store_fault) {
+    if (is_store_fault && store_fault.empty()) store_fault = what;
+    errors.push_back(std::move(what));
   }
 };
 
@@ -109,6 +119,9 @@ struct SyncOptions {
 struct SyncReport {
   std::vector<SourceSummary> sources;
   bool stopped = false;  // SyncOptions::between said stop
+  /// The store refused a write (a full disk, an I/O error): the sync ended
+  /// there, with that step rolled back; the rest waits for the next one.
+  bool store_fault = false;
   std::int64_t events = 0;
   std::int64_t lines = 0;
   std::int64_t bytes = 0;
@@ -128,7 +141,10 @@ class Ingester {
 
   /// Discovers every adapter's files and ingests those that changed, oldest
   /// first by modification time; seals idle tails; writes sync_log.  A step
-  /// the store refuses (a full disk) is an error of its source in the report.
+  /// the store refuses (a full disk, an I/O error) is rolled back, is an
+  /// error of its source in the report (`store_fault`), and ends the sync:
+  /// taking the same step again later (the daemon retries) goes on from the
+  /// last commit, losing and doubling nothing.
   SyncReport Sync(const std::vector<const SourceAdapter*>& adapters, const SyncOptions& opts);
   /// Ingests one file.  Never throws for a problem of that file.
   FileOutcome IngestFile(const SourceAdapter& adapter, const SourceFile& file,

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "core/c/faults.hpp"
 #include "core/c/fd.hpp"
 #include "core/c/zstd.hpp"
 
@@ -52,16 +53,22 @@ std::int64_t CountLines(std::string_view s) {
 }
 
 // Opens one of a mirror's files for appending after `recorded` bytes: drops
-// bytes past them (left by a write that never committed) and refuses a file
-// shorter than recorded.
+// bytes past them (left by a write that never committed: a crash, a full
+// disk, a failed sync) and refuses a file shorter than recorded.  Creating
+// the file can fail as a write does (a full disk): a StoreWriteError.
 UniqueFd OpenForAppend(const std::string& path, std::int64_t recorded) {
-  UniqueFd fd = OpenFile(path, O_RDWR | O_CREAT, 0600);
+  UniqueFd fd;
+  try {
+    fd = OpenFile(path, O_RDWR | O_CREAT, 0600);
+  } catch (const std::system_error& e) {
+    throw StoreWriteError(e);
+  }
   off_t size = FileSize(fd.get(), path);
   if (size < recorded)
     throw MirrorBroken("mirror " + path + " holds " + std::to_string(size) +
                        " bytes but the store records " + std::to_string(recorded) +
                        ": refusing to append (invariant 1)");
-  if (size > recorded) Ftruncate(fd.get(), recorded, path);
+  if (size > recorded) StoreFtruncate(fd.get(), recorded, path);
   return fd;
 }
 
@@ -76,7 +83,11 @@ AppendResult MirrorStore::Append(const MirrorState& state, std::string_view line
 
   std::string dir = PathOf(state.mirror, "");
   dir = dir.substr(0, dir.rfind('/'));
-  MakeDirs(dir, 0700);
+  try {
+    MakeDirs(dir, 0700);
+  } catch (const std::system_error& e) {
+    throw StoreWriteError(e);
+  }
   const std::string tail_path = PathOf(state.mirror, ".tail");
   const std::string zst_path = PathOf(state.mirror, ".zst");
   UniqueFd tail = OpenForAppend(tail_path, tail_len);
@@ -85,8 +96,8 @@ AppendResult MirrorStore::Append(const MirrorState& state, std::string_view line
   r.after.lines += line_count;
   if (!seal &&
       tail_len + static_cast<std::int64_t>(lines.size()) < static_cast<std::int64_t>(kTailLimit)) {
-    PwriteFull(tail.get(), lines, tail_len, tail_path);
-    Fdatasync(tail.get(), tail_path);
+    StorePwrite(tail.get(), lines, tail_len, tail_path);
+    StoreFdatasync(tail.get(), tail_path);
     return r;
   }
 
@@ -103,7 +114,7 @@ AppendResult MirrorStore::Append(const MirrorState& state, std::string_view line
   for (std::size_t len : CutFrames(data)) {
     std::string_view piece(data.data() + pos, len);
     std::string frame = CompressFrame(piece, 3);
-    PwriteFull(zst.get(), frame, file_off, zst_path);
+    StorePwrite(zst.get(), frame, file_off, zst_path);
     std::int64_t n = CountLines(piece);
     r.frames.push_back(Frame{line_no, n, content_off, static_cast<std::int64_t>(len), file_off,
                              static_cast<std::int64_t>(frame.size())});
@@ -112,7 +123,7 @@ AppendResult MirrorStore::Append(const MirrorState& state, std::string_view line
     file_off += static_cast<std::int64_t>(frame.size());
     pos += len;
   }
-  Fdatasync(zst.get(), zst_path);
+  StoreFdatasync(zst.get(), zst_path);
   r.after.tail_offset = r.after.bytes;
   r.after.tail_line = r.after.lines;
   r.after.zst_bytes = file_off;
@@ -151,8 +162,13 @@ void MirrorStore::AfterCommit(const AppendResult& r) noexcept {
   if (!r.sealed) return;
   // The database now says the tail is empty; its bytes are also in frames.
   // A failure here leaves bytes that the next append drops.
-  UniqueFd fd = TryOpenFile(PathOf(r.after.mirror, ".tail"), O_RDWR);
-  if (fd) (void)::ftruncate(fd.get(), 0);
+  const std::string path = PathOf(r.after.mirror, ".tail");
+  UniqueFd fd = TryOpenFile(path, O_RDWR);
+  if (!fd) return;
+  try {
+    StoreFtruncate(fd.get(), 0, path);
+  } catch (const StoreWriteError&) {
+  }
 }
 
 MirrorState MirrorStore::Load(Db& db, std::int64_t file_id) {

@@ -14,7 +14,9 @@
 // the writer thread inside the transaction that records them: Append writes
 // and syncs the files, the caller records the result (RecordAppend) and
 // commits, then calls AfterCommit, which empties a sealed tail.  Reads may
-// come from any thread with its own connection.
+// come from any thread with its own connection.  Every write, sync and
+// truncation goes through core/c/faults.hpp (StorePwrite, ...): a failure
+// is a StoreWriteError, and a test can make any one of them fail.
 
 #include <cstdint>
 #include <optional>

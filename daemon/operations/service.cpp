@@ -35,6 +35,29 @@ std::int64_t MonotonicMs() {
   return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
 }
 
+// What status says of the store refusing writes: the earliest lasting
+// store fault of a source, and the names of the sources it holds up.
+struct StoreFault {
+  std::string error, names;
+  std::int64_t since_ms = 0;
+};
+
+template <typename Roots>
+StoreFault StoreFaultOf(const Roots& roots, const std::map<std::string, SourceHealth>& health) {
+  StoreFault f;
+  for (const auto& r : roots) {
+    auto it = health.find(r.source);
+    if (it == health.end() || !it->second.store_fault || it->second.error.empty()) continue;
+    const SourceHealth& h = it->second;
+    if (f.error.empty() || h.error_since_ms < f.since_ms) {
+      f.error = h.error;
+      f.since_ms = h.error_since_ms;
+    }
+    f.names += (f.names.empty() ? "" : ", ") + r.name;
+  }
+  return f;
+}
+
 }  // namespace
 
 void Ping(Operations&, const proto::NoRequest&, const Caller&, Reply reply) {
@@ -62,9 +85,12 @@ void Status(Operations& o, const proto::NoRequest&, const Caller& caller, Reply 
   const std::int64_t watched = ctx.watched_dirs();
   const std::map<std::string, SourceHealth> health = ctx.ingestion.health().Snapshot();
   const Indexer::Health index = ctx.indexer->GetHealth();
+  std::vector<int> retry_ms;  // per source: the delay of the retry due, 0 when none
+  for (std::size_t i = 0; i < ctx.adapters.size(); ++i)
+    retry_ms.push_back(ctx.scheduler.RetryDelayMs(i));
   o.OnWorker(
       Thread::kReader, caller,
-      [&ctx, roots, watched, health, index](Db& db, rpc::Writer& w) {
+      [&ctx, roots, watched, health, index, retry_ms](Db& db, rpc::Writer& w) {
         const proto::Paths& paths = ctx.paths;
     StoreStatus st = ReadStatus(db, paths.db, ctx.clock.NowMs());
     // What needs the user, in one list that every front-end shows
@@ -109,7 +135,19 @@ void Status(Operations& o, const proto::NoRequest&, const Caller& caller, Reply 
     const std::int64_t indexed = IndexedUpto(db);
     w.Key("search_indexed_upto");
     w.Int64(indexed);
+    // The store refusing writes (a full disk, an I/O error), while it
+    // lasts: the earliest such problem of a source, and the sources it holds up.
+    const StoreFault fault = StoreFaultOf(roots, health);
+    w.Key("write_error");
+    OptStr(w, fault.error);
+    w.Key("write_error_since");
+    OptInt(w, fault.since_ms);
     w.EndObject();
+    if (!fault.error.empty())
+      attention.push_back("the store cannot be written (" + fault.error +
+                          "): ingestion of " + fault.names +
+                          " was rolled back and is retried by itself; free space on the disk "
+                          "of " + paths.home);
     w.Key("search_index");
     w.StartObject();
     w.Key("state");
@@ -141,7 +179,8 @@ void Status(Operations& o, const proto::NoRequest&, const Caller& caller, Reply 
         ss.last_error = h.last_error;
         ss.last_error_ms = h.last_error_ms;
       }
-      if (!h.error.empty()) attention.push_back(r.name + ": " + h.error);
+      // A store fault is in the store's line above.
+      if (!h.error.empty() && !h.store_fault) attention.push_back(r.name + ": " + h.error);
       if (ss.broken_mirrors > 0)
         attention.push_back(r.name + ": " + std::to_string(ss.broken_mirrors) +
                             " mirror(s) shorter than the store records");
@@ -182,6 +221,8 @@ void Status(Operations& o, const proto::NoRequest&, const Caller& caller, Reply 
       OptStr(w, h.error);
       w.Key("error_since");
       OptInt(w, h.error_since_ms);
+      w.Key("retry_in_ms");  // a retry is due (the store refused a write): its delay
+      OptInt(w, retry_ms[&r - roots.data()]);
       w.Key("last_error");  // the latest problem, lasting or not
       OptStr(w, ss.last_error.value_or(""));
       w.Key("last_error_at");

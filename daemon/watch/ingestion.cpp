@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "core/c/faults.hpp"
 #include "core/ingest/walk.hpp"
 #include "daemon/log.hpp"
 
@@ -23,6 +24,7 @@ Ingestion::Ingestion(const std::vector<std::unique_ptr<SourceAdapter>>& adapters
       found_(adapters.size()),
       live_paths_(adapters.size()),
       known_(adapters.size()),
+      refused_(adapters.size(), false),
       import_(std::make_unique<ImportProgress[]>(adapters.size())) {}
 
 void Ingestion::Attach(DbWorkers* writer, Indexer* indexer, LoopPoster* poster, Timers* timers) {
@@ -69,14 +71,15 @@ void Ingestion::PostDiscovery(std::size_t source, const Discovery& d) {
 }
 
 void Ingestion::SyncSource(std::size_t source, const std::string& reason,
-                           std::function<void()> done) {
+                           std::function<void(bool)> done) {
   ORIGIN_ASSERT_INSIDE(loop_thread_);
   const SourceAdapter* adapter = adapters_[source].get();
   writer_->Post([this, source, adapter, reason, done = std::move(done)](Db& db) {
     ORIGIN_ASSERT_INSIDE(*writer_);
     if (cancelled_) return;  // the loop ends: `done` would not run
     SyncOptions so = WriterSync(db, reason);
-    if (reason == "start")
+    // The import: the first sync, and its retries until one went through.
+    if (!import_[source].done)
       so.progress = [this, source](const SyncProgress& p) {
         ImportProgress& ip = import_[source];
         if (p.bytes_done > ip.bytes_done)  // status shows the import going on
@@ -87,6 +90,7 @@ void Ingestion::SyncSource(std::size_t source, const std::string& reason,
         ip.bytes_total = p.bytes_total;
       };
     const std::string name(adapter->id());
+    bool retry = false;
     try {
       // Inside the try: whatever fails, `done` runs, or the scheduler would
       // think this source's sync runs for ever.
@@ -103,13 +107,23 @@ void Ingestion::SyncSource(std::size_t source, const std::string& reason,
                  reason.c_str());
       for (const auto& src : r.sources)
         for (const auto& e : src.errors) LOG_WARN("%s: %s", src.source.c_str(), e.c_str());
+      retry = r.store_fault;
+      if (retry)
+        LOG_WARN(
+            "%s: the store refused a write: that step was rolled back, and the sync is "
+            "retried by itself",
+            name.c_str());
+      else if (refused_[source])
+        LOG_INFO("%s: the store takes writes again: the sync went through", name.c_str());
     } catch (const std::exception& e) {
-      // The store itself failed (disk full, I/O error): the next look retries.
-      Failed({adapter}, e.what());
+      // The store itself failed (disk full, I/O error): retried.
+      Failed({adapter}, e);
       LOG_ERROR("%s: sync failed: %s", name.c_str(), e.what());
+      retry = true;
     }
-    if (reason == "start") import_[source].done = true;
-    poster_->Post(done);
+    refused_[source] = retry;
+    if (!retry) import_[source].done = true;
+    poster_->Post([done, retry] { done(retry); });
   });
 }
 
@@ -130,9 +144,10 @@ void Ingestion::SyncNow(std::vector<std::size_t> which,
       so.progress = progress;
       out.report = ing.Sync(all, so);
       Note(out.report);
+      RetryRefused(out.report);
       if (out.report.stopped) out.end = SyncOutcome::End::kCancelled;
     } catch (const std::exception& e) {
-      Failed(all, e.what());
+      Failed(all, e);
       out.end = SyncOutcome::End::kFailed;
       out.failure = e.what();
     }
@@ -209,6 +224,18 @@ void Ingestion::LiveSync(Db& db, const std::vector<std::set<std::string>>& paths
   for (const SourceSummary& sum : report.sources) report.Add(sum);
   if (report.files_changed > 0) indexer_->Notify();
   Note(report, /*partial=*/true);
+  RetryRefused(report);
+}
+
+void Ingestion::RetryRefused(const SyncReport& r) {
+  for (const SourceSummary& s : r.sources) {
+    if (s.store_fault.empty()) continue;
+    for (std::size_t i = 0; i < adapters_.size(); ++i)
+      if (adapters_[i]->id() == s.source)
+        poster_->Post([this, i] {
+          if (retry_) retry_(i);
+        });
+  }
 }
 
 void Ingestion::Note(const SyncReport& r, bool partial) {
@@ -219,10 +246,10 @@ void Ingestion::Note(const SyncReport& r, bool partial) {
   health_.Note(r, clock_.NowMs(), partial);
 }
 
-void Ingestion::Failed(const std::vector<const SourceAdapter*>& which, const std::string& what) {
+void Ingestion::Failed(const std::vector<const SourceAdapter*>& which, const std::exception& e) {
   std::vector<std::string> sources;
   for (const SourceAdapter* a : which) sources.emplace_back(a->id());
-  health_.Failed(sources, what, clock_.NowMs());
+  health_.Failed(sources, e.what(), IsStoreWriteFailure(e), clock_.NowMs());
 }
 
 IngestTotals Ingestion::Totals() const {

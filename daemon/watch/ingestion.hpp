@@ -70,9 +70,13 @@ class Ingestion {
 
   /// The threads it posts to, once they run (Daemon::Start).
   void Attach(DbWorkers* writer, Indexer* indexer, LoopPoster* poster, Timers* timers);
+  /// `retry(source)` on the loop when the store refused a write in a sync
+  /// that SyncSource did not run (a request's, a live file's).
+  void OnStoreFault(std::function<void(std::size_t source)> retry) { retry_ = std::move(retry); }
 
-  /// loop: one sync of `source` (the scheduler's); `done` on the loop.
-  void SyncSource(std::size_t source, const std::string& reason, std::function<void()> done);
+  /// loop: one sync of `source` (the scheduler's); `done` on the loop,
+  /// true when the store refused a write (the sync is to be retried).
+  void SyncSource(std::size_t source, const std::string& reason, std::function<void(bool)> done);
   /// loop: a sync of `which` (indexes into the adapters; empty: all) for a
   /// request; `progress` (files_done, files_total, bytes_done, bytes_total
   /// as JSON members) runs on the writer; `done` on the loop.
@@ -107,7 +111,8 @@ class Ingestion {
   void KnowFiles(std::size_t source, const Discovery& d);                  // writer
   void LiveSync(Db& db, const std::vector<std::set<std::string>>& paths);  // writer
   void Note(const SyncReport& r, bool partial = false);                    // writer
-  void Failed(const std::vector<const SourceAdapter*>& which, const std::string& what);
+  void RetryRefused(const SyncReport& r);                                  // writer
+  void Failed(const std::vector<const SourceAdapter*>& which, const std::exception& e);
   std::size_t IndexOf(const SourceAdapter& a) const;
 
   const std::vector<std::unique_ptr<SourceAdapter>>& adapters_;
@@ -116,6 +121,7 @@ class Ingestion {
   const ThreadRole& loop_thread_;
   int live_delay_ms_;  // the watcher's debounce: a burst of events, one live job
   Discovered discovered_;
+  std::function<void(std::size_t)> retry_;  // loop
   DbWorkers* writer_ = nullptr;
   Indexer* indexer_ = nullptr;
   LoopPoster* poster_ = nullptr;
@@ -126,6 +132,7 @@ class Ingestion {
   std::vector<std::set<std::string>> live_paths_;           // loop, by source
   bool live_armed_ = false;                                 // loop
   std::vector<std::map<std::string, SourceFile>> known_;    // writer, by source
+  std::vector<bool> refused_;  // writer, by source: its last sync met a store fault
 
   struct ImportProgress {
     std::atomic<std::int64_t> files_done{0}, files_total{0}, bytes_done{0}, bytes_total{0};

@@ -5,7 +5,12 @@
 // at the start, a sync `debounce_ms` after the watcher saw a change (many
 // events in a burst make one sync), and a rescan of every source each
 // `rescan_ms` that catches what the events missed.  A change seen while the
-// source's sync runs makes one more sync after it, never two at once.
+// source's sync runs makes one more sync after it, never two at once.  A
+// sync the store refused (a full disk, an I/O error: its step was rolled
+// back) is retried after `retry_ms`, then twice as long each time it fails
+// again, at most `rescan_ms` apart, until one goes through: ingestion
+// resumes by itself once space returns.  A change seen meanwhile syncs at
+// once as ever; a retry due does not hold up WhenSynced.
 //
 // Requests wait on it: AfterFirstSync (queries answer from the logs as they
 // are, for at most a bound after a start) and WhenSynced (what the watcher
@@ -25,13 +30,15 @@ namespace origin {
 
 class SyncScheduler {
  public:
-  /// Runs one sync of `source` for `reason` ("start", "watch", "rescan");
-  /// `done` must be called once, on the loop thread, when it ended.
-  using RunSync =
-      std::function<void(std::size_t source, const std::string& reason, std::function<void()> done)>;
+  /// `retry`: the store refused a write, the sync is to be taken again.
+  using Done = std::function<void(bool retry)>;
+  /// Runs one sync of `source` for `reason` ("start", "watch", "rescan",
+  /// "retry"); `done` must be called once, on the loop thread, when it ended.
+  using RunSync = std::function<void(std::size_t source, const std::string& reason, Done done)>;
   struct Options {
     int debounce_ms = 30;
     int rescan_ms = 60000;
+    int retry_ms = 1000;  // the first retry of a sync the store refused
   };
 
   SyncScheduler(Timers& timers, const ThreadRole& loop_thread, std::size_t sources, Options opts,
@@ -45,6 +52,9 @@ class SyncScheduler {
   void Stop();
   /// Something of `source` changed: a sync after the debounce.
   void Changed(std::size_t source);
+  /// The store refused a write in a sync of `source` that the scheduler did
+  /// not run (a request's, a live file's): retried as its own would be.
+  void RetryLater(std::size_t source);
 
   /// `fn` once every source's first sync ended, or after `wait_ms`,
   /// whichever comes first; at once when they ended already.
@@ -57,6 +67,8 @@ class SyncScheduler {
   bool Idle() const;
   /// A sync runs: the writer is busy with it.
   bool Running() const;
+  /// The delay of the retry of `source` that is due, 0 when none is.
+  int RetryDelayMs(std::size_t source) const;
 
  private:
   struct Source {
@@ -65,10 +77,14 @@ class SyncScheduler {
     bool pending = false;  // a change seen while it ran
     bool synced_once = false;
     std::string reason = "watch";  // of the sync due
+    int backoff_ms = 0;            // the last retry's delay; 0: the last sync went through
+    bool retry_due = false;        // `timer` is a retry
   };
   void Schedule(std::size_t source, int delay_ms, const char* reason);
   void Run(std::size_t source);
-  void Done(std::size_t source);
+  void Ended(std::size_t source, bool retry);
+  /// The next retry's delay: doubling from retry_ms, at most a rescan.
+  int Backoff(Source& s) const;
   void Rescan();
 
   Timers& timers_;

@@ -26,24 +26,6 @@ using namespace origin::test;
 
 namespace {
 
-// Everything an event is, with its provenance by file key and line.
-std::string DumpEvents(Db& db) {
-  Stmt st(
-      db.get(),
-      "SELECT e.id, coalesce(e.session, ''), e.ts, e.kind, e.role, e.text, "
-      "coalesce(e.tool_name, ''), coalesce(e.call_id, ''), r.source, r.key, r.generation, e.line "
-      "FROM event e JOIN raw_file r ON r.id = e.file_id ORDER BY e.id");
-  std::string out;
-  while (st.Step()) {
-    for (int c = 0; c < 12; ++c) {
-      out += st.Text(c);
-      out += '\x1f';
-    }
-    out += '\n';
-  }
-  return out;
-}
-
 std::string DumpSessions(Db& db) {
   Stmt st(db.get(),
           "SELECT id, first_ts, last_ts, event_count, message_count, coalesce(title, '') "
@@ -54,11 +36,6 @@ std::string DumpSessions(Db& db) {
            std::to_string(st.Int(2)) + " " + std::to_string(st.Int(3)) + " " +
            std::to_string(st.Int(4)) + " " + std::string(st.Text(5)) + "\n";
   return out;
-}
-
-std::string CompleteLines(const std::string& path) {
-  std::string s = ReadAll(path);
-  return s.substr(0, s.rfind('\n') + 1);
 }
 
 }  // namespace
@@ -123,30 +100,13 @@ TEST_SUITE("crash") {
     CHECK(during >= 40);
 
     // The reference: the same files ingested without interruption.
+    CHECK(CheckAsUninterrupted(f) == static_cast<int>(files.size()));
     TestStore ref;
     adapters::ClaudeCodeAdapter claude(f.claude());
     adapters::CodexAdapter codex(f.codex());
     ref.ingester->Sync({&claude, &codex}, {});
-
     auto db = OpenReadConnection(f.home() + "/origin.db");
-    CHECK(db->QueryInt("SELECT count(*) FROM event") ==
-          ref.db->QueryInt("SELECT count(*) FROM event"));
-    CHECK(Sha256Hex(DumpEvents(*db)) == Sha256Hex(DumpEvents(*ref.db)));
     CHECK(DumpSessions(*db) == DumpSessions(*ref.db));
-    // No file was taken for rewritten: one generation each.
-    CHECK(db->QueryInt("SELECT count(*) FROM raw_file") == static_cast<std::int64_t>(files.size()));
-    CHECK(db->QueryInt("SELECT max(generation) FROM raw_file") == 1);
-    CHECK(db->QueryInt("SELECT count(*) FROM raw_file WHERE broken IS NOT NULL") == 0);
-
-    MirrorStore mirrors(f.home() + "/raw");
-    Stmt st(db->get(), "SELECT id, path FROM raw_file");
-    int checked = 0;
-    while (st.Step()) {
-      std::string path(st.Text(1));
-      CHECK_MESSAGE(mirrors.ReadContent(*db, st.Int(0)) == CompleteLines(path), path);
-      ++checked;
-    }
-    CHECK(checked == static_cast<int>(files.size()));
     CHECK(db->QueryInt("SELECT count(*) FROM raw_chunk") > 0);
 
     // Every message is in message_fts once, every other event in event_fts

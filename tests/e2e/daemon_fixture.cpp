@@ -7,7 +7,9 @@
 #include <pty.h>
 #include <rapidjson/document.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +19,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+
+#include "adapters/claude_code/claude_code.hpp"
+#include "adapters/codex/codex.hpp"
+#include "core/store/mirror.hpp"
+#include "core/store/schema.hpp"
 
 namespace origin::test {
 
@@ -306,6 +313,38 @@ bool DaemonFixture::WaitFor(const std::function<bool()>& pred, double seconds) {
     std::this_thread::sleep_for(std::chrono::milliseconds(delay));
     delay = std::min(delay * 2, 100);
   }
+}
+
+ScopedTmpfs::ScopedTmpfs(const std::string& dir, const std::string& size) : dir_(dir) {
+  ::mkdir(dir.c_str(), 0700);
+  mounted_ = ::mount("tmpfs", dir.c_str(), "tmpfs", 0, ("size=" + size + ",mode=0700").c_str()) == 0;
+}
+
+ScopedTmpfs::~ScopedTmpfs() {
+  if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
+}
+
+int CheckAsUninterrupted(const DaemonFixture& f) {
+  TestStore ref;
+  adapters::ClaudeCodeAdapter claude(f.claude());
+  adapters::CodexAdapter codex(f.codex());
+  ref.ingester->Sync({&claude, &codex}, {});
+  auto db = OpenReadConnection(f.home() + "/origin.db");
+  CHECK(db->QueryInt("SELECT count(*) FROM event") ==
+        ref.db->QueryInt("SELECT count(*) FROM event"));
+  CHECK(DumpEvents(*db) == DumpEvents(*ref.db));
+  CHECK(db->QueryInt("SELECT count(*) FROM raw_file WHERE broken IS NOT NULL") == 0);
+  CHECK(db->QueryInt("SELECT max(generation) FROM raw_file") == 1);
+  MirrorStore mirrors(f.home() + "/raw");
+  Stmt st(db->get(), "SELECT id, path FROM raw_file");
+  int checked = 0;
+  while (st.Step()) {
+    const std::string path(st.Text(1));
+    CHECK_MESSAGE(mirrors.ReadContent(*db, st.Int(0)) == CompleteLines(path), path);
+    ++checked;
+  }
+  CHECK(checked == ref.db->QueryInt("SELECT count(*) FROM raw_file"));
+  return checked;
 }
 
 }  // namespace origin::test

@@ -46,6 +46,29 @@ std::string ClaudeLine(const std::string& uuid, const std::string& text,
 /// `s` parsed; REQUIREs that it is JSON.
 rapidjson::Document Json(const std::string& s);
 
+/// A tmpfs of `size` (e.g. "16m") mounted on `dir` (created 0700) for the
+/// life of the object: the store's own small filesystem, to fill up.
+/// Mounting needs root (CAP_SYS_ADMIN): `mounted()` says whether it worked.
+class ScopedTmpfs {
+ public:
+  ScopedTmpfs(const std::string& dir, const std::string& size);
+  ~ScopedTmpfs();
+  ScopedTmpfs(const ScopedTmpfs&) = delete;
+  ScopedTmpfs& operator=(const ScopedTmpfs&) = delete;
+  bool mounted() const { return mounted_; }
+
+ private:
+  std::string dir_;
+  bool mounted_ = false;
+};
+
+class DaemonFixture;
+/// Checks that the daemon's store holds what an uninterrupted import of the
+/// same logs gives (invariants 1 and 3): the same events (count and every
+/// field, by id), no broken mirror, one generation per file, and every
+/// mirror equal to its file's complete lines.  Returns the files checked.
+int CheckAsUninterrupted(const DaemonFixture& f);
+
 class DaemonFixture {
  public:
   /// `base`: see ScopedTempDir.

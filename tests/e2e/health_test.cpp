@@ -7,7 +7,6 @@
 // the first sync answers from what is stored and says so.
 #include <doctest/doctest.h>
 #include <rapidjson/document.h>
-#include <sys/mount.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -112,15 +111,11 @@ TEST_SUITE("health") {
     DaemonFixture f;
     // The store's own filesystem, small: $ORIGIN_HOME on a tmpfs of 16 MiB.
     const std::string home = f.home();
-    ::mkdir(home.c_str(), 0700);
-    if (::mount("tmpfs", home.c_str(), "tmpfs", 0, "size=16m,mode=0700") != 0) {
+    ScopedTmpfs tmpfs(home, "16m");
+    if (!tmpfs.mounted()) {
       MESSAGE("skipped: mounting a small tmpfs needs root (CAP_SYS_ADMIN)");
       return;
     }
-    struct Unmount {
-      std::string path;
-      ~Unmount() { ::umount2(path.c_str(), MNT_DETACH); }
-    } unmount{home};
     const std::string mnt = home;
     std::string first;
     for (int i = 0; i < 20; ++i) first += ClaudeLine("a" + std::to_string(i), "first line " + std::to_string(i));

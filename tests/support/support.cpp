@@ -53,6 +53,28 @@ void AppendFile(const std::string& path, std::string_view data) {
 
 std::string ReadAll(const std::string& path) { return ReadFile(path); }
 
+std::string DumpEvents(Db& db) {
+  Stmt st(
+      db.get(),
+      "SELECT e.id, coalesce(e.session, ''), e.ts, e.kind, e.role, e.text, "
+      "coalesce(e.tool_name, ''), coalesce(e.call_id, ''), r.source, r.key, r.generation, e.line "
+      "FROM event e JOIN raw_file r ON r.id = e.file_id ORDER BY e.id");
+  std::string out;
+  while (st.Step()) {
+    for (int c = 0; c < 12; ++c) {
+      out += st.Text(c);
+      out += '\x1f';
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+std::string CompleteLines(const std::string& path) {
+  std::string s = ReadAll(path);
+  return s.substr(0, s.rfind('\n') + 1);
+}
+
 bool Exists(const std::string& path) {
   struct stat st {};
   return ::lstat(path.c_str(), &st) == 0;

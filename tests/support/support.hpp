@@ -82,6 +82,13 @@ int Sh(const std::string& cmd);
 /// The code of the OpError `fn` throws; nothing when it throws none.
 std::optional<OpError::Code> OpErrorOf(const std::function<void()>& fn);
 
+/// Everything each event is, with its provenance by source, file key,
+/// generation and line, ordered by id: two stores that ingested the same
+/// lines give the same text, whatever the order or the interruptions.
+std::string DumpEvents(Db& db);
+/// The complete lines of a file: what its mirror must hold once ingested.
+std::string CompleteLines(const std::string& path);
+
 /// A store in a temporary home, with a fake clock.
 struct TestStore {
   ScopedTempDir dir;

@@ -52,23 +52,24 @@ struct FakeSyncs {
   struct Run {
     std::size_t source;
     std::string reason;
-    std::function<void()> done;
+    SyncScheduler::Done done;
   };
   std::vector<Run> running;
   std::vector<std::pair<std::size_t, std::string>> started;
   SyncScheduler::RunSync Fn() {
-    return [this](std::size_t source, const std::string& reason, std::function<void()> done) {
+    return [this](std::size_t source, const std::string& reason, SyncScheduler::Done done) {
       started.emplace_back(source, reason);
       running.push_back({source, reason, std::move(done)});
     };
   }
-  /// Ends the oldest running sync of `source`.
-  void End(std::size_t source) {
+  /// Ends the oldest running sync of `source` (`refused`: the store
+  /// refused a write in it).
+  void End(std::size_t source, bool refused = false) {
     for (auto it = running.begin(); it != running.end(); ++it)
       if (it->source == source) {
         auto done = std::move(it->done);
         running.erase(it);
-        done();
+        done(refused);
         return;
       }
     FAIL("no sync of that source runs");
@@ -195,6 +196,58 @@ TEST_SUITE("daemon") {
     CHECK(synced == 3);  // the bound: the sync still runs
     f.syncs.End(1);
     CHECK(synced == 3);
+  }
+
+  TEST_CASE(
+      "scheduler: a sync the store refused is retried by itself, 1 s then twice as long each "
+      "time, at most a rescan apart; a success ends the backoff; a retry due keeps no request "
+      "waiting") {
+    Fixture f;
+    f.scheduler.Start();
+    f.timers.Advance(0);
+    f.syncs.End(1);
+    f.syncs.started.clear();
+    f.syncs.End(0, /*refused=*/true);  // a full disk during the import
+    CHECK(f.scheduler.RetryDelayMs(0) == 1000);
+    int synced = 0;
+    f.scheduler.WhenSynced(5000, [&] { ++synced; });
+    CHECK(synced == 1);  // a retry due is no sync to wait for
+    // Still full: each sync of source 0 (the retries, and the rescans that
+    // come meanwhile) is refused; the delays double up to the rescan's.
+    std::vector<int> delays = {1000};
+    std::vector<std::string> reasons;
+    while (delays.size() < 9) {
+      f.timers.Advance(100);
+      while (!f.syncs.running.empty()) {
+        const std::size_t source = f.syncs.running.front().source;
+        if (source == 0) reasons.push_back(f.syncs.running.front().reason);
+        f.syncs.End(source, /*refused=*/source == 0);
+        if (source == 0) delays.push_back(f.scheduler.RetryDelayMs(0));
+      }
+    }
+    CHECK(delays ==
+          std::vector<int>{1000, 2000, 4000, 8000, 16000, 32000, 60000, 60000, 60000});
+    CHECK(reasons.front() == "retry");
+    CHECK(reasons.size() == 8);  // one sync at a time, none in between
+    // A change while it waits is synced at once, as ever; still refused, the
+    // backoff goes on from where it was.
+    f.scheduler.Changed(0);
+    f.timers.Advance(30);
+    REQUIRE(f.syncs.running.size() == 1);
+    CHECK(f.syncs.started.back().second == "watch");
+    f.syncs.End(0, /*refused=*/true);
+    CHECK(f.scheduler.RetryDelayMs(0) == 60000);
+    // Space returns: the next retry goes through, and the backoff ends.
+    f.timers.Advance(60000);
+    while (!f.syncs.running.empty()) f.syncs.End(f.syncs.running.front().source);
+    CHECK(f.scheduler.RetryDelayMs(0) == 0);
+    CHECK(f.scheduler.Idle());
+    // A sync the scheduler did not run (a request's) was refused: retried
+    // from the first delay again.
+    f.scheduler.RetryLater(1);
+    CHECK(f.scheduler.RetryDelayMs(1) == 1000);
+    f.timers.Advance(1000);
+    CHECK(f.syncs.started.back() == std::pair<std::size_t, std::string>(1, "retry"));
   }
 
   TEST_CASE("scheduler: the rescan syncs every source each period, and stops with Stop") {
