@@ -16,6 +16,7 @@
 
 #include <map>
 
+#include "core/c/faults.hpp"
 #include "core/c/fd.hpp"
 #include "core/c/zstd.hpp"
 #include "core/store/mirror.hpp"
@@ -66,7 +67,7 @@ bool FillLines(std::string& data, std::int64_t first, const std::vector<std::int
 
 void ZeroRange(int fd, std::int64_t offset, std::int64_t length, const std::string& path) {
   const std::string zeros(static_cast<std::size_t>(length), '\0');
-  PwriteFull(fd, zeros, offset, path);
+  StorePwrite(fd, zeros, offset, path);
 }
 
 }  // namespace
@@ -107,8 +108,8 @@ std::int64_t MirrorStore::EraseLines(Db& db, std::int64_t file_id,
         if (FileSize(zst.get(), zst_path) < m.zst_bytes)
           throw MirrorBroken("mirror " + zst_path + " is shorter than the store records");
         Ftruncate(zst.get(), m.zst_bytes, zst_path);
-        PwriteFull(zst.get(), frame, m.zst_bytes, zst_path);
-        Fdatasync(zst.get(), zst_path);
+        StorePwrite(zst.get(), frame, m.zst_bytes, zst_path);
+        StoreFdatasync(zst.get(), zst_path);
       }
       // Step 2: recorded; readers read it from now on.
       const auto length = static_cast<std::int64_t>(frame.size());
@@ -145,7 +146,7 @@ std::int64_t MirrorStore::EraseLines(Db& db, std::int64_t file_id,
     }
     UniqueFd zst = OpenFile(zst_path, O_RDWR);
     for (const auto& [off, len] : old) ZeroRange(zst.get(), off, len, zst_path);
-    Fdatasync(zst.get(), zst_path);
+    StoreFdatasync(zst.get(), zst_path);
   }
 
   if (!tail_lines.empty()) {
@@ -158,8 +159,8 @@ std::int64_t MirrorStore::EraseLines(Db& db, std::int64_t file_id,
     std::vector<std::pair<std::size_t, std::size_t>> at;
     FillLines(data, m.tail_line + 1, tail_lines, erasure_id, &at);
     for (const auto& [pos, n] : at)
-      PwriteFull(fd.get(), std::string_view(data).substr(pos, n), static_cast<off_t>(pos), path);
-    Fdatasync(fd.get(), path);
+      StorePwrite(fd.get(), std::string_view(data).substr(pos, n), static_cast<off_t>(pos), path);
+    StoreFdatasync(fd.get(), path);
   }
   return written;
 }
