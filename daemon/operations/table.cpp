@@ -182,6 +182,8 @@ constexpr Operation kTable[] = {
     Write<EntryRequest, ops::Correct>("correct", kEntryIds),
     Write<TombstoneRequest, ops::Forget>("forget", kEventIds | kEntryIds | kSessionIds),
     Write<TombstoneRequest, ops::Restore>("restore", kTombstoneIds),
+    OnLoop<proto::BackupRequest, ops::Backup>("backup", false),
+    Read<proto::VerifyRequest, ops::Verify>("verify"),
 };
 
 }  // namespace
