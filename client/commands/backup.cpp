@@ -37,14 +37,15 @@ int RenderBackup(rapidjson::Document& r, const Invocation& inv) {
               static_cast<double>(Int(r, "ms")) / 1000.0,
               Plural(Int(r, "mirrors"), "mirror", "mirrors").c_str(),
               HumanBytes(Int(r, "db_bytes")).c_str());
-  std::printf("wrote %s, %s: the databases, %s of %s (%s), %s (%s)\n",
+  std::printf("wrote %s, %s: the databases; of %s of %s, %s (%s) and %s (%s)\n",
               Plural(Int(r, "files_written"), "file", "files").c_str(),
               HumanBytes(Int(r, "bytes_written")).c_str(),
               Plural(Int(r, "mirrors_changed"), "mirror", "mirrors").c_str(),
               Thousands(Int(r, "mirrors")).c_str(),
               Plural(Int(r, "frames_copied"), "new frame", "new frames").c_str(),
+              HumanBytes(Int(r, "frame_bytes")).c_str(),
               Plural(Int(r, "tails_written"), "tail", "tails").c_str(),
-              HumanBytes(Int(r, "frame_bytes") + Int(r, "tail_bytes")).c_str());
+              HumanBytes(Int(r, "tail_bytes")).c_str());
   for (const auto& p : r["problems"].GetArray())
     std::fprintf(stderr, "origin: not backed up: %s\n", TerminalSafe(p.GetString()).c_str());
   return code;
