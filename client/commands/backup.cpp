@@ -60,8 +60,9 @@ constexpr std::string_view kBackupDetails =
     "stop it before the next backup (a daemon on DIR refuses the backup, and a\n"
     "backup that has taken in lines of its own is not this store's any more).\n"
     "A second backup into the same DIR copies the database again and, of the\n"
-    "mirrors, only the frames and tail bytes that are new.  DIR must be empty, missing (it is\n"
-    "created, 0700) or an earlier backup of this store, and outside the store.\n"
+    "mirrors, only the frames and tail bytes that are new.  DIR must be empty,\n"
+    "missing (it is created, 0700) or an earlier backup of this store, and\n"
+    "outside the store.\n"
     "An interrupted backup leaves DIR as it was; the next one completes it.\n"
     "Exits 1 when a mirror could not be copied (each on stderr).\n";
 
