@@ -300,7 +300,7 @@ TEST_SUITE("daemon") {
     CHECK(methods == std::set<std::string>{"ping", "status", "sync", "shutdown", "timeline",
                                            "projects", "show", "sources", "entries", "search",
                                            "forgotten", "check", "remember", "correct",
-                                           "forget", "restore"});
+                                           "forget", "restore", "backup", "verify"});
     CHECK(Operations::Find("reticulate") == nullptr);
   }
 }
