@@ -316,6 +316,36 @@ std::string Encode(const ForgottenRequest& r) {
   return o.Done();
 }
 
+bool Decode(const rapidjson::Value* params, BackupRequest* out, std::string* error) {
+  return Try(error, [&] {
+    out->dir = Reader(params).Need("dir");
+    if (out->dir.empty() || out->dir[0] != '/') throw Invalid("dir must be an absolute path");
+  });
+}
+
+bool Decode(const rapidjson::Value* params, VerifyRequest* out, std::string* error) {
+  return Try(error, [&] {
+    Reader p(params);
+    out->all = p.Bool("all");
+    out->sample = p.Int("sample").value_or(1000);
+    if (out->sample < 1 || out->sample > 1000000)
+      throw Invalid("sample must be between 1 and 1000000");
+  });
+}
+
+std::string Encode(const BackupRequest& r) {
+  Out o;
+  o.Str("dir", r.dir);
+  return o.Done();
+}
+
+std::string Encode(const VerifyRequest& r) {
+  Out o;
+  o.Flag("all", r.all);
+  o.Int("sample", r.sample);
+  return o.Done();
+}
+
 std::string Encode(const IdRequest& r) {
   Out o;
   o.Str("id", r.id);

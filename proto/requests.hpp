@@ -103,6 +103,19 @@ struct IdRequest {
   bool full = false;
 };
 
+/// backup: the directory to back the store up into (absolute: the CLI
+/// resolves it against its working directory).
+struct BackupRequest {
+  std::string dir;
+};
+
+/// verify: a sample of events (`sample`, 1..1000000; 1000) or every event,
+/// and with `all` the search indexes too.
+struct VerifyRequest {
+  bool all = false;
+  std::int64_t sample = 1000;
+};
+
 /// Longest request key accepted.
 inline constexpr std::size_t kMaxRequestKey = 200;
 
@@ -118,6 +131,8 @@ bool Decode(const rapidjson::Value* params, SearchRequest* out, std::string* err
 bool Decode(const rapidjson::Value* params, EntriesRequest* out, std::string* error);
 bool Decode(const rapidjson::Value* params, ForgottenRequest* out, std::string* error);
 bool Decode(const rapidjson::Value* params, IdRequest* out, std::string* error);
+bool Decode(const rapidjson::Value* params, BackupRequest* out, std::string* error);
+bool Decode(const rapidjson::Value* params, VerifyRequest* out, std::string* error);
 /// `correct`: whether `id` is required (correct) or ignored (remember).
 bool Decode(const rapidjson::Value* params, EntryRequest* out, std::string* error, bool correct);
 /// `target_key`: "target" (forget) or "id" (restore).
@@ -132,6 +147,8 @@ std::string Encode(const SearchRequest& r);
 std::string Encode(const EntriesRequest& r);
 std::string Encode(const ForgottenRequest& r);
 std::string Encode(const IdRequest& r);
+std::string Encode(const BackupRequest& r);
+std::string Encode(const VerifyRequest& r);
 std::string Encode(const EntryRequest& r, bool correct);
 std::string Encode(const TombstoneRequest& r, const char* target_key);
 

@@ -24,5 +24,7 @@ extern const Command kForgottenCommand;  // forget.cpp
 extern const Command kEraseCommand;      // erase.cpp
 extern const Command kExportCommand;     // export.cpp
 extern const Command kDoctorCommand;     // doctor.cpp
+extern const Command kBackupCommand;     // backup.cpp
+extern const Command kVerifyCommand;     // backup.cpp
 
 }  // namespace origin::client

@@ -3,7 +3,8 @@
 // for each problem; exit 1 when there is one.  The daemon (it answers; its
 // version), the store's and the socket's permissions (the user's only:
 // 0700 folders, 0600 files), a quick integrity check of the store (the
-// daemon's `check`: only the daemon opens the store), each agent's log
+// daemon's `check`: only the daemon opens the store) and a quick verify
+// (the daemon's `verify` of a sample of events), each agent's log
 // folder and what the daemon says needs you (status's attention list),
 // each agent's registration (it answers an MCP initialize, for this
 // store), the user service, and the free disk space.  Notes (a thing not
@@ -171,6 +172,29 @@ void CheckDaemon(Report& rep, const proto::Paths& p) {
     }
   } catch (const std::exception& e) {
     rep.Problem("integrity", std::string("the check failed: ") + TerminalSafe(e.what()),
+                "see the daemon's log: " + p.run + "/originsd.log");
+  }
+
+  // A quick verify (origin verify): the format, every mirror's frames and
+  // tail, a sample of events back to their lines.  quick_check is above.
+  try {
+    rapidjson::Document r = c->Call("verify", "{\"sample\":200}");
+    bool ok = true;
+    for (const auto& v : r["checks"].GetArray()) {
+      if (v["ok"].GetBool() || Str(v, "name") == "database") continue;
+      ok = false;
+      std::string first = v["problems"].Empty() ? "" : v["problems"][0].GetString();
+      rep.Problem("verify",
+                  Str(v, "name") + ": " + std::to_string(Int(v, "problem_count")) +
+                      " problem(s), such as: " + TerminalSafe(first),
+                  "origin verify --all lists them; a mirror or event that does not hold is "
+                  "restored from a backup (origin backup)");
+    }
+    if (ok)
+      rep.Ok("verify", "mirrors and a sample of events hold (" + std::to_string(Int(r, "ms")) +
+                           " ms; origin verify --all checks every event)");
+  } catch (const std::exception& e) {
+    rep.Problem("verify", std::string("the check failed: ") + TerminalSafe(e.what()),
                 "see the daemon's log: " + p.run + "/originsd.log");
   }
 

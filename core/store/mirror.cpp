@@ -4,6 +4,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+
 #include "core/c/faults.hpp"
 #include "core/c/fd.hpp"
 #include "core/c/zstd.hpp"
@@ -298,6 +300,50 @@ std::string MirrorStore::ReadContent(Db& db, std::int64_t file_id) {
     out += tail;
   }
   return out;
+}
+
+std::string MirrorStore::ReadRange(Db& db, std::int64_t file_id, std::int64_t from,
+                                   std::int64_t to) {
+  if (from >= to) return {};
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    const MirrorState m = Load(db, file_id);
+    if (to > m.bytes)
+      throw MirrorBroken("mirror " + m.mirror + " holds " + std::to_string(m.bytes) +
+                         " bytes, not " + std::to_string(to));
+    std::string out;
+    // The part in frames: each frame that overlaps [from, min(to, tail_offset)).
+    if (from < m.tail_offset) {
+      auto st = db.Prepare(
+          "SELECT content_offset, content_length FROM raw_chunk WHERE file_id = ? "
+          "AND content_offset < ? AND content_offset + content_length > ? ORDER BY content_offset");
+      st.Bind(1, file_id).Bind(2, std::min(to, m.tail_offset)).Bind(3, from);
+      std::vector<std::pair<std::int64_t, std::int64_t>> frames;
+      while (st.Step()) frames.emplace_back(st.Int(0), st.Int(1));
+      st.Reset();
+      for (const auto& [off, len] : frames) {
+        std::int64_t first = 0;
+        std::string data = ReadFrame(db, *this, m.mirror, file_id, off, &first);
+        const std::int64_t a = std::max(from, off), b = std::min(to, off + len);
+        out.append(data, static_cast<std::size_t>(a - off), static_cast<std::size_t>(b - a));
+      }
+      if (static_cast<std::int64_t>(out.size()) != std::min(to, m.tail_offset) - from)
+        throw MirrorBroken("frames of " + m.mirror + " do not cover the content they record");
+    }
+    if (to <= m.tail_offset) return out;
+    const std::int64_t a = std::max(from, m.tail_offset);
+    const auto len = static_cast<std::size_t>(to - a);
+    const std::string path = PathOf(m.mirror, ".tail");
+    UniqueFd fd = TryOpenFile(path, O_RDONLY);
+    std::string tail(len, '\0');
+    const bool whole = fd && PreadFull(fd.get(), tail.data(), len, a - m.tail_offset, path) == len;
+    // A seal commits the new tail offset before it empties the tail: when
+    // the offset is still the same after the read, the read saw this tail.
+    if (whole && Load(db, file_id).tail_offset == m.tail_offset) return out + tail;
+    if (!whole && Load(db, file_id).tail_offset == m.tail_offset)
+      throw MirrorBroken("mirror " + path + " is shorter than the store records");
+  }
+  throw MirrorBroken("mirror of raw_file " + std::to_string(file_id) +
+                     " kept changing while it was read");
 }
 
 }  // namespace origin

@@ -96,6 +96,14 @@ class MirrorStore {
   std::optional<std::string> ReadLine(Db& db, std::int64_t file_id, std::int64_t line);
   /// The whole content of a mirror (tests, backups).
   std::string ReadContent(Db& db, std::int64_t file_id);
+  /// Bytes [from, to) of a mirror's content, as the database records it
+  /// now (each statement its own snapshot: a seal may move the range from
+  /// the tail into frames meanwhile; the content only grows, so the bytes
+  /// are the same).  A tail read is kept only when the tail still starts
+  /// where it did after the read (a seal commits before it empties the
+  /// tail), else it is read again.  Throws MirrorBroken when the mirror does
+  /// not hold the range.  For backups, which copy a snapshot's tails.
+  std::string ReadRange(Db& db, std::int64_t file_id, std::int64_t from, std::int64_t to);
   /// Loads what the database records of a mirror.
   static MirrorState Load(Db& db, std::int64_t file_id);
 

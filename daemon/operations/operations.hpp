@@ -202,6 +202,8 @@ void Ping(Operations&, const proto::NoRequest&, const Caller&, Reply);
 void Status(Operations&, const proto::NoRequest&, const Caller&, Reply);
 void Sync(Operations&, const proto::SyncRequest&, const Caller&, Reply);
 void Shutdown(Operations&, const proto::NoRequest&, const Caller&, Reply);
+void Backup(Operations&, const proto::BackupRequest&, const Caller&, Reply);  // backup.cpp
+void Verify(Context&, Db&, const proto::VerifyRequest&, rpc::Writer&);        // backup.cpp
 }  // namespace ops
 
 }  // namespace origin

@@ -184,6 +184,8 @@ constexpr Operation kTable[] = {
     Write<TombstoneRequest, ops::Restore>("restore", kTombstoneIds),
     // The owner's alone: the CLI, never an MCP tool (core/erase/erase.hpp).
     Write<TombstoneRequest, ops::Erase>("erase", kTombstoneIds),
+    OnLoop<proto::BackupRequest, ops::Backup>("backup", false),
+    Read<proto::VerifyRequest, ops::Verify>("verify"),
 };
 
 }  // namespace

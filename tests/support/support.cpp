@@ -106,6 +106,16 @@ TestStore::TestStore(const std::string& base) : dir(base) {
   ingester = std::make_unique<Ingester>(*db, *mirrors, clock);
 }
 
+std::int64_t NewRawFile(Db& db, const std::string& mirror) {
+  db.Prepare(
+        "INSERT INTO raw_file(source, key, generation, path, mirror, created_at) "
+        "VALUES ('t', ?, 1, '/x', ?, 0)")
+      .Bind(1, mirror)
+      .Bind(2, mirror)
+      .Run();
+  return db.LastInsertRowid();
+}
+
 std::map<std::string, std::string> HashTree(const std::string& root) {
   std::map<std::string, std::string> out;
   for (auto& e : std::filesystem::recursive_directory_iterator(root))

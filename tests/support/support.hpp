@@ -74,6 +74,9 @@ void PutCursorWorkspace(const std::string& dir, const std::string& folder_uri,
 /// The SHA-256 of every regular file under `root`, by path: an agent's
 /// files must be byte-identical before and after a sync.
 std::map<std::string, std::string> HashTree(const std::string& root);
+
+/// A raw_file row of source `t` whose key and mirror are `mirror`; its id.
+std::int64_t NewRawFile(Db& db, const std::string& mirror);
 bool Exists(const std::string& path);
 /// Sets a file's modification time (ns since the epoch).
 void SetMtime(const std::string& path, std::int64_t mtime_ns);

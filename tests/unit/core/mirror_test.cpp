@@ -32,16 +32,6 @@ std::int64_t CountNl(std::string_view s) {
   return n;
 }
 
-std::int64_t NewFile(Db& db, const std::string& mirror) {
-  db.Prepare(
-        "INSERT INTO raw_file(source, key, generation, path, mirror, created_at) "
-        "VALUES ('t', ?, 1, '/x', ?, 0)")
-      .Bind(1, mirror)
-      .Bind(2, mirror)
-      .Run();
-  return db.LastInsertRowid();
-}
-
 // Appends in one transaction and records it, as ingestion does.
 AppendResult AppendCommitted(TestStore& s, std::int64_t id, std::string_view data,
                              bool seal = false) {
@@ -98,7 +88,7 @@ TEST_SUITE("mirror") {
 
   TEST_CASE("mirror: appends stay in the tail under 1 MiB, then seal into frames (invariant 3)") {
     TestStore s;
-    std::int64_t id = NewFile(*s.db, "t/a.jsonl");
+    std::int64_t id = NewRawFile(*s.db, "t/a.jsonl");
     std::string expected;
     for (int i = 0; i < 40; ++i) {
       std::string chunk = Lines(97, 1013, 100 + i);
@@ -124,7 +114,7 @@ TEST_SUITE("mirror") {
 
   TEST_CASE("mirror: reading a line decompresses only the frame that holds it") {
     TestStore s;
-    std::int64_t id = NewFile(*s.db, "t/b.jsonl");
+    std::int64_t id = NewRawFile(*s.db, "t/b.jsonl");
     std::string data = Lines(3000, 1000, 9);
     AppendCommitted(s, id, data, /*seal=*/true);
     REQUIRE(s.db->QueryInt("SELECT count(*) FROM raw_chunk WHERE file_id = " +
@@ -139,7 +129,7 @@ TEST_SUITE("mirror") {
 
   TEST_CASE("mirror: raw_chunk rejects updates and deletes (invariant 3)") {
     TestStore s;
-    std::int64_t id = NewFile(*s.db, "t/c.jsonl");
+    std::int64_t id = NewRawFile(*s.db, "t/c.jsonl");
     AppendCommitted(s, id, Lines(10, 100, 1), /*seal=*/true);
     CHECK_THROWS_WITH_AS(s.db->Exec("UPDATE raw_chunk SET line_count = 1"),
                          doctest::Contains("append-only"), SqliteError);
@@ -149,7 +139,7 @@ TEST_SUITE("mirror") {
 
   TEST_CASE("mirror: bytes past what the database records are never read and are dropped") {
     TestStore s;
-    std::int64_t id = NewFile(*s.db, "t/d.jsonl");
+    std::int64_t id = NewRawFile(*s.db, "t/d.jsonl");
     std::string first = Lines(5, 200, 1);
     AppendCommitted(s, id, first);
     const std::string tail = s.raw_dir() + "/t/d.jsonl.tail";
@@ -214,7 +204,7 @@ TEST_SUITE("mirror") {
 
   TEST_CASE("mirror: an idle tail seals whatever its size, and lines go on in a new tail") {
     TestStore s;
-    std::int64_t id = NewFile(*s.db, "t/e.jsonl");
+    std::int64_t id = NewRawFile(*s.db, "t/e.jsonl");
     std::string a = Lines(3, 100, 1);
     AppendCommitted(s, id, a);
     AppendResult r = AppendCommitted(s, id, {}, /*seal=*/true);
