@@ -163,4 +163,48 @@ void Transaction::Commit() {
   db_ = nullptr;
 }
 
+namespace {
+
+std::string QuoteName(std::string_view name) {
+  std::string out = "\"";
+  for (char c : name) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+// Whether a "NULL value in T.C" line is SQLite 3.40's false report: no row
+// of T holds NULL in C.  Any doubt (a name that does not parse) keeps it.
+bool FalseNullReport(Db& db, const std::string& schema, std::string_view line) {
+  constexpr std::string_view kPrefix = "NULL value in ";
+  if (line.substr(0, kPrefix.size()) != kPrefix) return false;
+  const std::string_view what = line.substr(kPrefix.size());
+  const std::size_t dot = what.rfind('.');
+  if (dot == std::string_view::npos || dot == 0 || dot + 1 == what.size()) return false;
+  try {
+    StmtLease st = db.Prepare("SELECT EXISTS (SELECT 1 FROM " + QuoteName(schema) + "." +
+                              QuoteName(what.substr(0, dot)) + " WHERE " +
+                              QuoteName(what.substr(dot + 1)) + " IS NULL)");
+    return st.Step() && st.Int(0) == 0;
+  } catch (const SqliteError&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> QuickCheck(Db& db, const std::string& schema, int max_problems) {
+  std::vector<std::string> lines;
+  {
+    StmtLease st = db.Prepare("PRAGMA " + QuoteName(schema) + ".quick_check(" +
+                              std::to_string(max_problems) + ")");
+    while (st.Step()) {
+      std::string row(st.Text(0));
+      if (row != "ok") lines.push_back(std::move(row));
+    }
+  }
+  std::vector<std::string> out;
+  for (std::string& l : lines)
+    if (!FalseNullReport(db, schema, l)) out.push_back(std::move(l));
+  return out;
+}
+
 }  // namespace origin

@@ -22,6 +22,7 @@
 #include <string_view>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 namespace origin {
 
@@ -202,5 +203,12 @@ class Transaction {
   Db* db_;
   bool nested_;
 };
+
+/// SQLite's quick_check of `schema` ("main", or an attached name): what it
+/// reports, at most `max_problems` lines, none when all is well.  SQLite
+/// 3.40 reports "NULL value in T.C" for every NOT NULL column of a WITHOUT
+/// ROWID table that is not in its primary key, whatever the rows hold
+/// (fixed in 3.41): such a line is kept only when a row of T holds NULL in C.
+std::vector<std::string> QuickCheck(Db& db, const std::string& schema, int max_problems);
 
 }  // namespace origin

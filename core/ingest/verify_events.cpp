@@ -69,13 +69,17 @@ void Pick(Db& db, bool all, std::int64_t sample,
     if (!seen.insert(st.Int(0)).second) return;
     (*by_file)[st.Int(2)].push_back(Event{st.Int(0), std::string(st.Text(1)), st.Int(3)});
   };
+  // An erased event's line is a filler now (core/erase): it gives no event.
   if (all || hi - lo + 1 <= sample) {
-    auto st = db.Prepare("SELECT seq, id, file_id, line FROM event ORDER BY seq");
+    auto st = db.Prepare(
+        "SELECT seq, id, file_id, line FROM event "
+        "WHERE seq NOT IN (SELECT seq FROM erased_event) ORDER BY seq");
     while (st.Step()) add(st);
     return;
   }
   auto st =
-      db.Prepare("SELECT seq, id, file_id, line FROM event WHERE seq >= ? ORDER BY seq LIMIT 1");
+      db.Prepare("SELECT seq, id, file_id, line FROM event WHERE seq >= ? "
+                 "AND seq NOT IN (SELECT seq FROM erased_event) ORDER BY seq LIMIT 1");
   for (std::int64_t i = 0; i < sample; ++i) {
     st.Reset();
     st.Bind(1, lo + (hi - lo) * i / (sample - 1));

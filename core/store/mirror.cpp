@@ -322,7 +322,7 @@ std::string MirrorStore::ReadRange(Db& db, std::int64_t file_id, std::int64_t fr
       st.Reset();
       for (const auto& [off, len] : frames) {
         std::int64_t first = 0;
-        std::string data = ReadFrame(db, *this, m.mirror, file_id, off, &first);
+        std::string data = ReadFrameAt(db, *this, m.mirror, file_id, off, &first);
         const std::int64_t a = std::max(from, off), b = std::min(to, off + len);
         out.append(data, static_cast<std::size_t>(a - off), static_cast<std::size_t>(b - a));
       }

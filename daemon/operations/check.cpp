@@ -17,13 +17,7 @@ namespace {
 constexpr int kMaxProblems = 20;
 
 void CheckOne(Db& db, const char* schema, const char* key, rpc::Writer& w) {
-  std::vector<std::string> problems;
-  StmtLease st = db.Prepare(std::string("PRAGMA ") + schema + ".quick_check(" +
-                            std::to_string(kMaxProblems) + ")");
-  while (st.Step()) {
-    std::string row(st.Text(0));
-    if (row != "ok") problems.push_back(std::move(row));
-  }
+  const std::vector<std::string> problems = QuickCheck(db, schema, kMaxProblems);
   w.Key(key);
   w.StartObject();
   w.Key("ok");

@@ -64,6 +64,10 @@ TEST_SUITE("e2e") {
     CHECK(erasure.rfind("ers_", 0) == 0);
     CHECK(d["wal_truncated"].GetBool());
     CHECK(Holding(f.home(), kSecret).empty());
+    // origin verify --all finds the store whole after the erasure.
+    r = f.Cli({"verify", "--all"});
+    const std::string said = r.out + r.err;
+    CHECK_MESSAGE(r.status == 0, said);
     CHECK(f.Cli({"search", kSecret, "--all", "--json"}).out.find("claude-code:u2") ==
           std::string::npos);
     // The other lines and events as they were.
