@@ -74,6 +74,9 @@ class Daemon {
   /// and be answered (at most DaemonOptions::drain_ms), then closes the
   /// connections and stops the threads; the loop then ends.
   void BeginShutdown();
+  /// The MCP server, for a transport in this process (the fuzz harness,
+  /// tests/fuzz/mcp.cpp); loop thread.
+  McpServer& mcp() { return mcp_; }
 
  private:
   void Finish();

@@ -251,27 +251,34 @@ void Server::Hello(Connection& c, const std::string& line) {
   Send(c.id, proto::Encode(reply));
 }
 
+void DecodeRequestLine(std::string_view line, RequestLine* out) {
+  auto fail = [out](OpError::Code code, const char* message) { out->error.emplace(code, message); };
+  if (!JsonDepthWithin(line, 64)) return fail(OpError::Code::kProtocol, "request nested too deeply");
+  rapidjson::Document& d = out->doc;
+  d.Parse<rapidjson::kParseIterativeFlag>(line.data(), line.size());
+  if (d.HasParseError() || !d.IsObject())
+    return fail(OpError::Code::kProtocol, "request is not a JSON object");
+  if (auto it = d.FindMember("id"); it != d.MemberEnd()) {
+    if (!it->value.IsString() && !it->value.IsNumber() && !it->value.IsNull())
+      return fail(OpError::Code::kInvalidArgument, "a request id is a string or a number");
+    out->id_json = proto::ToJson(it->value);
+  }
+  auto m = d.FindMember("method");
+  if (m == d.MemberEnd() || !m->value.IsString())
+    return fail(OpError::Code::kInvalidArgument, "request without a method");
+  out->method = std::string_view(m->value.GetString(), m->value.GetStringLength());
+  if (auto it = d.FindMember("params"); it != d.MemberEnd()) out->params = &it->value;
+}
+
 void Server::Request(const Connection& c, const std::string& line) {
   const std::uint64_t conn = c.id;
   auto fail = [&](const std::string& id_json, OpError::Code code, const std::string& message) {
     Send(conn, ReplyLine(id_json, Answer::Fail(code, message)));
   };
-  if (!JsonDepthWithin(line, 64)) return fail("null", OpError::Code::kProtocol, "request nested too deeply");
-  rapidjson::Document d;
-  d.Parse<rapidjson::kParseIterativeFlag>(line.data(), line.size());
-  if (d.HasParseError() || !d.IsObject())
-    return fail("null", OpError::Code::kProtocol, "request is not a JSON object");
-  std::string id_json = "null";
-  if (auto it = d.FindMember("id"); it != d.MemberEnd()) {
-    if (!it->value.IsString() && !it->value.IsNumber() && !it->value.IsNull())
-      return fail("null", OpError::Code::kInvalidArgument, "a request id is a string or a number");
-    id_json = proto::ToJson(it->value);
-  }
-  auto m = d.FindMember("method");
-  if (m == d.MemberEnd() || !m->value.IsString())
-    return fail(id_json, OpError::Code::kInvalidArgument, "request without a method");
-  const rapidjson::Value* params = nullptr;
-  if (auto it = d.FindMember("params"); it != d.MemberEnd()) params = &it->value;
+  RequestLine r;
+  DecodeRequestLine(line, &r);
+  if (r.error) return fail(r.id_json, r.error->code(), r.error->what());
+  const std::string& id_json = r.id_json;
   // Who asks: people on the CLI, or another client by its name.
   Caller caller;
   caller.author = (c.client == "origin" ? std::string("user") : c.client) + "@" + store_name_;
@@ -279,8 +286,7 @@ void Server::Request(const Connection& c, const std::string& line) {
   caller.progress = [this, conn, id_json](const std::string& json) {
     Send(conn, "{\"method\":\"progress\",\"params\":{\"id\":" + id_json + "," + json.substr(1) + "}");
   };
-  ops_.Call(std::string_view(m->value.GetString(), m->value.GetStringLength()), params,
-            std::move(caller),
+  ops_.Call(r.method, r.params, std::move(caller),
             [this, conn, id_json](Answer a) { Send(conn, ReplyLine(id_json, a)); });
 }
 

@@ -28,6 +28,18 @@
 
 namespace origin {
 
+/// A request line of the socket protocol, decoded as the daemon reads it:
+/// its id as JSON ("null" without one), its method and params (pointing
+/// into `doc`; params null when absent), or the error it is answered with.
+struct RequestLine {
+  rapidjson::Document doc;
+  std::string id_json = "null";
+  std::string_view method;
+  const rapidjson::Value* params = nullptr;
+  std::optional<OpError> error;
+};
+void DecodeRequestLine(std::string_view line, RequestLine* out);
+
 class Server {
  public:
   Server(uv_loop_t* loop, const ThreadRole& loop_thread, Operations& ops, McpServer& mcp,

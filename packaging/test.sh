@@ -6,7 +6,9 @@
 set -eu
 cd "$(dirname "$0")/.."
 # systemd-analyze checks the service unit `origin service install` writes.
-sh packaging/deps.sh systemd
+# clang and its libFuzzer build the fuzz harnesses (docs/fuzzing.md); ccache
+# shares the compiler's work between builds.
+sh packaging/deps.sh systemd clang libclang-rt-14-dev ccache
 # The real MCP clients (tests/clients) run on Node.js, from the npm registry,
 # pinned by the lock file.  Debian's nodejs and npm unless a Node.js is
 # already there.
@@ -32,6 +34,15 @@ export ASAN_OPTIONS="abort_on_error=0:halt_on_error=1:detect_leaks=1:strict_stri
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 status=0
 meson test -C "$build" --print-errorlogs --num-processes 2 || status=$?
+# The fuzz harnesses (docs/fuzzing.md), a few seconds each: a clang build of
+# the libraries with libFuzzer's instrumentation (ccache shares what it can).
+fuzz=build-fuzz
+if [ ! -f "$fuzz/build.ninja" ]; then
+  CC=clang CXX=clang++ meson setup "$fuzz" -Dfuzz=true --buildtype=debugoptimized \
+    -Db_sanitize=address,undefined -Db_lundef=false
+fi
+ninja -C "$fuzz" fuzz
+sh packaging/fuzz.sh "$fuzz" 5 || status=$?
 # The Debian package: built, checked by lintian, installed, used, purged
 # (as root; otherwise it says that it skipped).
 sh packaging/deb-test.sh || status=$?

@@ -4,6 +4,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
+
 namespace origin::proto {
 
 int ExitCodeFor(std::string_view c) {
@@ -134,37 +136,42 @@ std::optional<DaemonHello> DecodeDaemonHello(std::string_view line, std::string*
 }
 
 std::optional<std::string> LineBuffer::Next() {
-  std::size_t nl = buf_.find('\n', start_);
+  std::size_t nl = buf_.find('\n', std::max(start_, scanned_));
   if (nl == std::string::npos) {
+    scanned_ = buf_.size();
     if (start_ > 0 && start_ >= buf_.size() / 2) {
       buf_.erase(0, start_);
+      scanned_ -= start_;
       start_ = 0;
     }
     return std::nullopt;
   }
   std::string line = buf_.substr(start_, nl - start_);
-  start_ = nl + 1;
+  start_ = scanned_ = nl + 1;
   if (start_ == buf_.size()) {
     buf_.clear();
-    start_ = 0;
+    start_ = scanned_ = 0;
   }
   if (!line.empty() && line.back() == '\r') line.pop_back();
   return line;
 }
 
 int CompareVersions(std::string_view a, std::string_view b) {
+  // Each number as its digits without leading zeros: a longer one is
+  // larger, one as long compares as text, so no number is too large.
   auto next = [](std::string_view& s) {
-    long v = 0;
-    while (!s.empty() && s.front() >= '0' && s.front() <= '9') {
-      v = v * 10 + (s.front() - '0');
-      s.remove_prefix(1);
-    }
+    std::size_t n = 0;
+    while (n < s.size() && s[n] >= '0' && s[n] <= '9') ++n;
+    std::string_view v = s.substr(0, n);
+    s.remove_prefix(n);
+    while (!v.empty() && v.front() == '0') v.remove_prefix(1);
     while (!s.empty() && (s.front() < '0' || s.front() > '9')) s.remove_prefix(1);
     return v;
   };
   while (!a.empty() || !b.empty()) {
-    long x = next(a), y = next(b);
-    if (x != y) return x < y ? -1 : 1;
+    const std::string_view x = next(a), y = next(b);
+    if (x.size() != y.size()) return x.size() < y.size() ? -1 : 1;
+    if (const int c = x.compare(y); c != 0) return c < 0 ? -1 : 1;
   }
   return 0;
 }

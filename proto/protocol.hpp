@@ -84,6 +84,9 @@ class LineBuffer {
  private:
   std::string buf_;
   std::size_t start_ = 0;
+  // Where the search for the next \n goes on: the bytes before it hold
+  // none, so a long line arriving in many reads is scanned once.
+  std::size_t scanned_ = 0;
 };
 
 /// A JSON-RPC 2.0 error response (MCP): {"jsonrpc":"2.0","id":<id_json>,

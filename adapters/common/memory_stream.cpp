@@ -198,7 +198,7 @@ std::string GenerateMemoryLines(const SourceFile& stream, std::string_view last_
   for (auto& [name, f] : state) {
     if (!f.hash) continue;
     bool there = std::any_of(present.begin(), present.end(),
-                             [&](const DirFile& p) { return p.name == name; });
+                             [&n = name](const DirFile& p) { return p.name == n; });
     if (there) continue;
     const std::string id = NextId(stream.key, name, state, "delete", "");
     const std::string prev = f.id;

@@ -188,7 +188,11 @@ TEST_SUITE("e2e") {
     // ingests what changed before the write (freshness).
     std::string line = ClaudeLine("u2", "The catalog deploys with blue green");
     AppendFile(file, line);
-    auto [text, err] = m.Tool(
+    // Not a structured binding: doctest's messages capture it in a lambda,
+    // which clang 14 does not allow.
+    std::string text;
+    bool err = false;
+    std::tie(text, err) = m.Tool(
         2, "remember",
         R"({"kind":"knowledge","text":"catalog deploys blue-green","confidence":0.9,"sources":[{"quote":"deploys with BLUE green"}]})");
     REQUIRE_MESSAGE(!err, text);
@@ -219,9 +223,9 @@ TEST_SUITE("e2e") {
     REQUIRE_MESSAGE(!err, text);
     // Invalid input and unknown ids: tool errors with a readable message.
     auto fails = [&](int n, const char* tool, const std::string& args, const char* msg) {
-      auto [t, e] = m.Tool(n, tool, args);
-      CHECK_MESSAGE(e, tool << " " << t);
-      CHECK_MESSAGE(t.find(msg) != std::string::npos, t);
+      const std::pair<std::string, bool> answer = m.Tool(n, tool, args);
+      CHECK_MESSAGE(answer.second, tool << " " << answer.first);
+      CHECK_MESSAGE(answer.first.find(msg) != std::string::npos, answer.first);
     };
     fails(10, "get", R"({"id":"claude-code:nope"})", "no event or entry");
     fails(11, "remember",
@@ -319,9 +323,9 @@ TEST_SUITE("e2e") {
         1, "initialize",
         R"({"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"claude-code","version":"2"}})");
     auto mcp_timeline = [&](int n) {
-      auto [text, err] = m.Tool(n, "timeline", R"({"days":100000})");
-      REQUIRE_MESSAGE(!err, text);
-      return text;
+      const std::pair<std::string, bool> answer = m.Tool(n, "timeline", R"({"days":100000})");
+      REQUIRE_MESSAGE(!answer.second, answer.first);
+      return answer.first;
     };
     CHECK(mcp_timeline(2).find("sk-LIVE-4242") != std::string::npos);
 
@@ -400,16 +404,22 @@ TEST_SUITE("e2e") {
            R"({"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"codex","version":"1"}})");
     const std::string same =
         R"({"kind":"knowledge","text":"the store is SQLite","confidence":0.8,"project":"app","sources":[{"event_id":"claude-code:u1"}]})";
-    auto [first, e1] = m.Tool(2, "remember", same);
+    std::string first;
+    bool e1 = false;
+    std::tie(first, e1) = m.Tool(2, "remember", same);
     REQUIRE_MESSAGE(!e1, first);
-    auto [again, e2] = m.Tool(3, "remember", same);
+    std::string again;
+    bool e2 = false;
+    std::tie(again, e2) = m.Tool(3, "remember", same);
     REQUIRE_MESSAGE(!e2, again);
     auto a = Json(first), b = Json(again);
     CHECK(std::string(a["entry"]["id"].GetString()) == b["entry"]["id"].GetString());
     CHECK_FALSE(a.HasMember("duplicate"));
     CHECK(b["duplicate"].GetBool());
     // Another text, or another project, is another entry.
-    auto [other, e3] = m.Tool(
+    std::string other;
+    bool e3 = false;
+    std::tie(other, e3) = m.Tool(
         4, "remember",
         R"({"kind":"knowledge","text":"the store is SQLite","confidence":0.8,"project":"web","sources":[{"event_id":"claude-code:u1"}]})");
     REQUIRE_MESSAGE(!e3, other);
@@ -419,9 +429,13 @@ TEST_SUITE("e2e") {
     CHECK(Json(r.out)["entries"].Size() == 2);
     // A correction of a version no longer current: a conflict, as a tool error.
     const std::string v1 = a["entry"]["id"].GetString();
-    auto [c1, ce1] = m.Tool(5, "correct", R"({"id":")" + v1 + R"(","text":"SQLite, in WAL mode"})");
+    std::string c1;
+    bool ce1 = false;
+    std::tie(c1, ce1) = m.Tool(5, "correct", R"({"id":")" + v1 + R"(","text":"SQLite, in WAL mode"})");
     REQUIRE_MESSAGE(!ce1, c1);
-    auto [c2, ce2] = m.Tool(6, "correct", R"({"id":")" + v1 + R"(","text":"SQLite again"})");
+    std::string c2;
+    bool ce2 = false;
+    std::tie(c2, ce2) = m.Tool(6, "correct", R"({"id":")" + v1 + R"(","text":"SQLite again"})");
     CHECK(ce2);
     CHECK_MESSAGE(c2.find("current") != std::string::npos, c2);
     // A long string id still makes a request key the store takes.

@@ -14,7 +14,6 @@
 #include <rapidjson/writer.h>
 
 #include <filesystem>
-#include <functional>
 #include <memory>
 #include <random>
 #include <set>
@@ -27,6 +26,7 @@
 #include "adapters/grok/grok.hpp"
 #include "adapters/zcode/zcode.hpp"
 #include "core/store/mirror.hpp"
+#include "tests/support/agent_fixtures.hpp"
 #include "tests/support/support.hpp"
 
 using namespace origin;
@@ -34,39 +34,6 @@ using namespace origin::test;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct Seed {
-  std::string key, line;
-};
-
-// Every line the adapter's fixtures mirror, with its stream's key.
-std::vector<Seed> MirroredLines(const SourceAdapter& a, const std::string& fixture,
-                                const std::string& copy,
-                                const std::function<void(const std::string&)>& prepare) {
-  fs::copy(std::string(ORIGIN_SOURCE_DIR) + "/tests/fixtures/" + fixture, copy,
-           fs::copy_options::recursive);
-  if (prepare) prepare(copy);
-  // Lines carry files' mtimes (memory versions, transcript items): fixed,
-  // so that every run mutates the same lines.
-  for (auto& e : fs::recursive_directory_iterator(copy))
-    if (e.is_regular_file()) SetMtime(e.path().string(), 1767600000000000000);
-  TestStore s;
-  Ingester ing(*s.db, *s.mirrors, s.clock);
-  ing.Sync({&a}, {});
-  std::vector<Seed> out;
-  Stmt st(s.db->get(), "SELECT id, key FROM raw_file ORDER BY id");
-  while (st.Step()) {
-    const std::string content = s.mirrors->ReadContent(*s.db, st.Int(0));
-    std::size_t pos = 0;
-    while (pos < content.size()) {
-      std::size_t nl = content.find('\n', pos);
-      if (nl == std::string::npos) nl = content.size();
-      out.push_back({std::string(st.Text(1)), content.substr(pos, nl - pos)});
-      pos = nl + 1;
-    }
-  }
-  return out;
-}
 
 // The values of a document in depth-first order.
 void Values(rapidjson::Value& v, std::vector<rapidjson::Value*>& out, std::size_t cap) {
@@ -155,61 +122,33 @@ std::vector<std::string> Fixed() {
 TEST_SUITE("adapters") {
   TEST_CASE("adapters: no mutation of a mirrored line crashes a parser") {
     ScopedTempDir d;
-    struct Agent {
-      std::unique_ptr<SourceAdapter> adapter;
-      std::string fixture;
-      std::function<void(const std::string&)> prepare;
-    };
-    std::vector<Agent> agents;
-    agents.push_back(
-        {std::make_unique<adapters::ClaudeCodeAdapter>(d / "claude"), "claude-code", {}});
-    agents.push_back({std::make_unique<adapters::CodexAdapter>(d / "codex"), "codex", {}});
-    agents.push_back(
-        {std::make_unique<adapters::CursorAdapter>(d / "cursor", d / "cursor/ide-user"), "cursor",
-         [](const std::string& root) {
-           BuildCursorChat(
-               root + "/chats/9f3b2c/ac43c6/store.db",
-               {R"({"role":"user","content":"<user_query>hi</user_query>"})",
-                R"({"role":"assistant","content":[{"type":"text","text":"yes"},{"type":"tool-call","toolCallId":"t","toolName":"Read","args":{"p":1}}]})",
-                R"({"role":"tool","content":[{"type":"tool-result","toolCallId":"t","result":[{"type":"text","text":"r"}],"isError":true}]})"});
-           PutCursorConversation(
-               root + "/ide-user/globalStorage/state.vscdb", "6f1e", "completed",
-               {{"b1", R"({"bubbleId":"b1","type":1,"text":"q"})"},
-                {"b2",
-                 R"({"bubbleId":"b2","type":2,"text":"a","toolFormerData":{"name":"read_file","rawArgs":"{}","result":"r","status":"completed"}})"}});
-           PutCursorWorkspace(
-               root + "/ide-user/workspaceStorage/ab12", "file:///home/dev/app", {"6f1e"},
-               R"({"tabs":[{"tabId":"t1","chatTitle":"x","lastSendTime":1,"bubbles":[{"id":"u","type":"user","text":"q"},{"id":"a","type":"ai","text":"a","modelType":"m"}]}]})");
-         }});
-    agents.push_back({std::make_unique<adapters::ZcodeAdapter>(d / "zcode"), "zcode",
-                      [](const std::string& root) { BuildZcodeDb(root + "/cli/db/db.sqlite"); }});
-    agents.push_back({std::make_unique<adapters::GrokAdapter>(d / "grok"), "grok", {}});
+    std::vector<std::unique_ptr<SourceAdapter>> agents;
+    for (const char* agent : FixtureAgents()) agents.push_back(AgentFixture(agent, d / agent));
 
     std::mt19937 rng(20261130);
     std::int64_t parsed = 0, refused = 0;
-    for (Agent& a : agents) {
-      const std::vector<Seed> seeds =
-          MirroredLines(*a.adapter, a.fixture, a.adapter->root(), a.prepare);
-      INFO(a.adapter->id());
+    for (const auto& a : agents) {
+      const std::vector<MirroredLine> seeds = MirroredLines(*a);
+      INFO(a->id());
       CHECK(seeds.size() > 2);
       std::set<std::string> keys;
-      for (const Seed& s : seeds) keys.insert(s.key);
-      for (const Seed& s : seeds) {
+      for (const MirroredLine& s : seeds) keys.insert(s.key);
+      for (const MirroredLine& s : seeds) {
         std::vector<std::string> lines = Mutations(s.line, rng);
         if (s.key == *keys.begin())
           for (std::string& f : Fixed()) lines.push_back(std::move(f));
         // One carried state per stream, as the ingester keeps it.
-        std::unique_ptr<FileState> state = a.adapter->LoadState(s.key, "");
+        std::unique_ptr<FileState> state = a->LoadState(s.key, "");
         std::int64_t n = 0;
         for (const std::string& line : lines) {
           ParseContext ctx{d.path(), s.key, ++n, state.get()};
           try {
-            ParsedLine p = a.adapter->ParseLine(line, ctx);
+            ParsedLine p = a->ParseLine(line, ctx);
             ++parsed;
           } catch (const std::exception&) {
             ++refused;
           }
-          if (state) state = a.adapter->LoadState(s.key, state->Save());
+          if (state) state = a->LoadState(s.key, state->Save());
         }
       }
     }

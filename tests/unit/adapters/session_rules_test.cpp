@@ -292,8 +292,8 @@ TEST_SUITE("adapters") {
         {"Add a test for it", t1},
         {"Added cart.test.ts.", t1 + 1}};
     for (const auto& [text, ts] : when) {
-      auto it = std::find_if(evs.begin(), evs.end(), [&](const EventRow& e) {
-        return e.text == text && e.kind == "message";
+      auto it = std::find_if(evs.begin(), evs.end(), [&t = text](const EventRow& e) {
+        return e.text == t && e.kind == "message";
       });
       REQUIRE(it != evs.end());
       CHECK(it->ts == ts);

@@ -3,6 +3,7 @@
 
 #include <doctest/doctest.h>
 
+#include <chrono>
 #include <cstdlib>
 
 #include "proto/base64.hpp"
@@ -22,6 +23,29 @@ TEST_SUITE("proto") {
     CHECK(b.Next() == "");
     CHECK_FALSE(b.Next());
     CHECK_FALSE(b.Overflow());
+  }
+
+  TEST_CASE("proto: a long line arriving in many reads is scanned for its \\n once (fuzz: protocol)") {
+    // 64 MiB (kMaxLine) in reads of 4 KiB, as a client's line may arrive:
+    // scanned from its start again at each read, as it was, that is 550 GB
+    // read, minutes of the daemon's loop; scanned once, 64 MiB.
+    LineBuffer b;
+    const std::string chunk(4096, 'x');
+    const auto start = std::chrono::steady_clock::now();
+    int reads = 0;
+    for (; reads < 16384; ++reads) {
+      b.Append(chunk.data(), chunk.size());
+      REQUIRE_FALSE(b.Next());
+      if (std::chrono::steady_clock::now() - start > std::chrono::seconds(5)) break;
+    }
+    CHECK(reads == 16384);  // all of them within 5 s
+    CHECK_FALSE(b.Overflow());
+    b.Append("\n{}\n", 4);
+    auto line = b.Next();
+    REQUIRE(line);
+    CHECK(line->size() == kMaxLine);
+    CHECK(b.Next() == "{}");
+    CHECK_FALSE(b.Next());
   }
 
   TEST_CASE("proto: hellos round-trip, and another protocol version is refused") {
@@ -62,6 +86,12 @@ TEST_SUITE("proto") {
     CHECK(CompareVersions("0.1.0", "0.1.0") == 0);
     CHECK(CompareVersions("0.10.0", "0.9.9") == 1);
     CHECK(CompareVersions("1.0", "1.0.1") == -1);
+    CHECK(CompareVersions("0.01.0", "0.1") == 0);
+    // Numbers of any length (fuzz: protocol; they overflowed a long).
+    CHECK(CompareVersions("0.10000000000000000000", "0.9") == 1);
+    CHECK(CompareVersions("0.9", "0.10000000000000000000") == -1);
+    CHECK(CompareVersions("1." + std::string(40, '5'), "1." + std::string(40, '5')) == 0);
+    CHECK(CompareVersions("1." + std::string(40, '5'), "1." + std::string(39, '5') + "6") == -1);
   }
 
   TEST_CASE("proto: paths follow ORIGIN_HOME, and a socket path too long falls back") {
