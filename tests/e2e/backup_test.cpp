@@ -146,7 +146,9 @@ TEST_SUITE("backup") {
     REQUIRE(f.Cli({"sync"}).status == 0);
     const std::map<std::string, std::string> live = MirrorContents(f.home());
     REQUIRE(backed.size() == live.size());
-    for (const auto& [name, content] : backed) {
+    for (const auto& mirror : backed) {
+      const std::string& name = mirror.first;  // (clang 14: no structured binding in INFO)
+      const std::string& content = mirror.second;
       INFO(name);
       REQUIRE(live.count(name) == 1);
       CHECK(live.at(name).compare(0, content.size(), content) == 0);
