@@ -197,6 +197,10 @@ std::string ClaudeCodeAdapter::Generate(const SourceFile& stream, std::string_vi
   return GenerateMemoryLines(stream, last_line, max_bytes, now_ms, place);
 }
 
+std::string ClaudeCodeAdapter::CursorOf(std::string_view key, std::string_view line) const {
+  return key.rfind("memory/", 0) == 0 ? MemoryCursorOf(line) : std::string();
+}
+
 std::unique_ptr<FileState> ClaudeCodeAdapter::LoadState(std::string_view key,
                                                         std::string_view saved) const {
   if (key.rfind("memory/", 0) == 0) return nullptr;

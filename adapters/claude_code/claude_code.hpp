@@ -47,6 +47,7 @@ class ClaudeCodeAdapter final : public SourceAdapter {
   /// The memory streams (memory/<cwd-slug>.jsonl): see memory_stream.hpp.
   std::string Generate(const SourceFile& stream, std::string_view last_line, std::size_t max_bytes,
                        std::int64_t now_ms) const override;
+  std::string CursorOf(std::string_view key, std::string_view line) const override;
 
  private:
   std::string root_;

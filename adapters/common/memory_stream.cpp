@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "adapters/common/json.hpp"
+#include "adapters/common/stream_cursor.hpp"
 #include "core/c/fd.hpp"
 #include "core/ingest/walk.hpp"
 #include "core/util/hash.hpp"
@@ -68,6 +69,12 @@ struct MemoryFileState {
   std::optional<std::string> hash;  // none once deleted
 };
 using DirState = std::map<std::string, MemoryFileState>;
+
+}  // namespace
+
+std::string MemoryCursorOf(std::string_view line) { return CursorMembers(line, {"state"}); }
+
+namespace {
 
 DirState StateOf(std::string_view last_line) {
   DirState state;

@@ -49,6 +49,10 @@ struct MemoryPlace {
   std::optional<std::string> project, cwd;
 };
 
+/// Of a memory stream's line: its "state" alone, which GenerateMemoryLines
+/// goes on from (SourceAdapter::CursorOf).
+std::string MemoryCursorOf(std::string_view line);
+
 /// The lines that follow `last_line` (see SourceAdapter::Generate).
 std::string GenerateMemoryLines(const SourceFile& stream, std::string_view last_line,
                                 std::size_t max_bytes, std::int64_t now_ms,

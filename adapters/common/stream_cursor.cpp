@@ -11,6 +11,27 @@
 
 namespace origin::adapters {
 
+std::string CursorMembers(std::string_view line, std::initializer_list<const char*> names) {
+  rapidjson::Document doc;
+  try {
+    ParseObject(line, doc);
+  } catch (const std::exception&) {
+    return {};  // a filler, or no line of ours: nothing to go on from
+  }
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  w.StartObject();
+  bool any = false;
+  for (const char* name : names)
+    if (const Json* v = Member(doc, name)) {
+      w.Key(name);
+      v->Accept(w);
+      any = true;
+    }
+  w.EndObject();
+  return any ? std::string(sb.GetString(), sb.GetSize()) : std::string();
+}
+
 RowCursor RowCursor::FromLine(std::string_view last_line) {
   RowCursor c;
   if (last_line.empty()) return c;

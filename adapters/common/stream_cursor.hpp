@@ -26,6 +26,11 @@
 
 namespace origin::adapters {
 
+/// The members `names` of `line`'s object (those it has), as an object of
+/// their own: a generated line's cursor without its text
+/// (SourceAdapter::CursorOf); "" when the line is no object or has none.
+std::string CursorMembers(std::string_view line, std::initializer_list<const char*> names);
+
 /// Where a generated stream of database rows goes on (ZCode's messages,
 /// Cursor's bubbles), read from its last line alone: every row up to the
 /// rowid `upto` is out, and so is each row in `after`.  A row still
@@ -34,6 +39,8 @@ class RowCursor {
  public:
   /// From the "upto" and "after" of `last_line` (none for a new stream).
   static RowCursor FromLine(std::string_view last_line);
+  /// Those members of `line` alone (SourceAdapter::CursorOf).
+  static std::string CursorOf(std::string_view line) { return CursorMembers(line, {"upto", "after"}); }
   std::int64_t upto() const { return upto_; }
   /// Whether the row is out already (it is skipped); it then moves `upto`
   /// on when nothing before it is held.
@@ -66,6 +73,8 @@ class SequenceCursor {
  public:
   /// From the "index" and "chain" of `last_line` (none for a new stream).
   static SequenceCursor FromLine(std::string_view last_line);
+  /// Those members of `line` alone (SourceAdapter::CursorOf).
+  static std::string CursorOf(std::string_view line) { return CursorMembers(line, {"index", "chain"}); }
   /// The index of the first item of `ids` (the sequence's item ids, in
   /// order) to write now.
   std::size_t Start(const std::vector<std::string>& ids);

@@ -73,6 +73,13 @@ std::string CursorAdapter::Generate(const SourceFile& stream, std::string_view l
   return GenerateChat(stream, last_line, max_bytes);
 }
 
+std::string CursorAdapter::CursorOf(std::string_view key, std::string_view line) const {
+  if (key == "ide/state.vscdb.jsonl") return RowCursor::CursorOf(line);
+  // A transcript's next items are dated from where the last one was.
+  if (key.rfind("transcripts/", 0) == 0) return CursorMembers(line, {"index", "chain", "ts"});
+  return SequenceCursor::CursorOf(line);  // chat panels and chats
+}
+
 std::optional<OriginalLine> CursorAdapter::Original(std::string_view key,
                                                     std::string_view mirror_line) const {
   if (key.rfind("transcripts/", 0) != 0) return std::nullopt;

@@ -94,6 +94,7 @@ class CursorAdapter final : public SourceAdapter {
   ParsedLine ParseLine(std::string_view line, ParseContext& ctx) const override;
   std::string Generate(const SourceFile& stream, std::string_view last_line, std::size_t max_bytes,
                        std::int64_t now_ms) const override;
+  std::string CursorOf(std::string_view key, std::string_view line) const override;
   /// The transcript's own line behind a generated item line (ItemOriginal).
   std::optional<OriginalLine> Original(std::string_view key,
                                        std::string_view mirror_line) const override;

@@ -272,9 +272,12 @@ std::string CursorAdapter::GenerateTranscript(const SourceFile& stream, std::str
   // the items of a turn 1 ms apart.
   const std::int64_t mtime = stream.mtime_ns / 1000000;
   std::optional<std::int64_t> prev;
-  if (!last_line.empty()) {
+  if (!last_line.empty()) {  // an item line, or its cursor (CursorOf)
     rapidjson::Document d;
-    prev = ParseItemLine(last_line, d).ts;
+    ParseObject(last_line, d);
+    const Json* ts = Member(d, "ts");
+    if (ts == nullptr || !ts->IsInt64()) throw ParseError("a transcript line without its ts");
+    prev = ts->GetInt64();
   }
   std::vector<std::int64_t> times;
   auto plan = [&](const std::vector<std::string_view>& items, std::size_t start) {

@@ -175,6 +175,27 @@ std::string GrokAdapter::Generate(const SourceFile& stream, std::string_view las
   return GenerateMemoryLines(stream, last_line, max_bytes, now_ms, place);
 }
 
+std::string GrokAdapter::CursorOf(std::string_view key, std::string_view line) const {
+  if (EndsWith(key, ".items.jsonl")) return SequenceCursor::CursorOf(line);
+  // A title line goes on from its title, which is its text: its digest
+  // stands for it.
+  if (key.rfind("sessions/", 0) == 0) {
+    rapidjson::Document d;
+    d.Parse(line.data(), line.size());
+    if (d.HasParseError() || !d.IsObject() || Str(d, "title").value_or("").empty()) return {};
+    rapidjson::StringBuffer sb;
+    rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+    w.StartObject();
+    w.Key("title_sha256");
+    WriteString(w, Sha256Hex(std::string(Str(d, "title").value_or(""))));
+    w.Key("manual");
+    w.Bool(Bool(d, "manual"));
+    w.EndObject();
+    return std::string(sb.GetString(), sb.GetSize());
+  }
+  return key.rfind("memory/", 0) == 0 ? MemoryCursorOf(line) : std::string();
+}
+
 std::optional<OriginalLine> GrokAdapter::Original(std::string_view key,
                                                   std::string_view mirror_line) const {
   if (!EndsWith(key, ".items.jsonl")) return std::nullopt;
@@ -301,11 +322,12 @@ std::string GrokAdapter::GenerateTitles(const SourceFile& stream,
   std::string_view key = stream.key;  // sessions/<enc>/<uuid>/summary.titles.jsonl
   key = key.substr(0, key.rfind('/'));
   const std::string session(Basename(key));
-  if (!last_line.empty()) {
+  if (!last_line.empty()) {  // a title line, or its cursor (CursorOf): the title's digest
     rapidjson::Document last;
     last.Parse(last_line.data(), last_line.size());
-    if (!last.HasParseError() && last.IsObject() && Str(last, "title").value_or("") == title &&
-        Bool(last, "manual") == manual)
+    if (!last.HasParseError() && last.IsObject() && Bool(last, "manual") == manual &&
+        (Str(last, "title").value_or("") == title ||
+         Str(last, "title_sha256").value_or("") == Sha256Hex(title)))
       return "";  // as the last line says
   }
   rapidjson::StringBuffer sb;

@@ -64,6 +64,11 @@ std::string ZcodeAdapter::Generate(const SourceFile& stream, std::string_view la
   return GenerateMemoryLines(stream, last_line, max_bytes, now_ms, place);
 }
 
+std::string ZcodeAdapter::CursorOf(std::string_view key, std::string_view line) const {
+  if (key == "sessions/db.jsonl") return RowCursor::CursorOf(line);
+  return key.rfind("memory/", 0) == 0 ? MemoryCursorOf(line) : std::string();
+}
+
 ParsedLine ZcodeAdapter::ParseLine(std::string_view line, ParseContext& ctx) const {
   if (ctx.key == "sessions/db.jsonl") return ParseMessage(line);
   if (ctx.key.rfind("memory/", 0) != 0) throw ParseError("not a ZCode stream");

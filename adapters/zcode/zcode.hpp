@@ -49,6 +49,7 @@ class ZcodeAdapter final : public SourceAdapter {
   ParsedLine ParseLine(std::string_view line, ParseContext& ctx) const override;
   std::string Generate(const SourceFile& stream, std::string_view last_line, std::size_t max_bytes,
                        std::int64_t now_ms) const override;
+  std::string CursorOf(std::string_view key, std::string_view line) const override;
 
  private:
   std::string GenerateMessages(const SourceFile& stream, std::string_view last_line,

@@ -25,6 +25,8 @@ struct Plan {
   EraseOutcome o;
   std::vector<std::int64_t> event_seqs, entry_seqs;
   std::map<std::int64_t, std::set<std::int64_t>> lines;  // file_id -> lines
+  /// Of a generated stream whose last line goes: that line and its cursor.
+  std::map<std::int64_t, std::pair<std::int64_t, std::string>> cursors;
 };
 
 std::int64_t Count(const std::map<std::int64_t, std::set<std::int64_t>>& lines) {
@@ -185,8 +187,27 @@ std::int64_t Record(Db& db, const Plan& p, const std::string& id, const EraseInp
     en.Reset();
     en.Bind(1, s).Bind(2, seq).Run();
   }
+  for (const auto& [file, cursor] : p.cursors)
+    KeepErasedLineCursor(db, file, cursor.first, cursor.second);
   tx.Commit();
   return seq;
+}
+
+// A generated stream reads where to go on from its last line
+// (SourceAdapter::Generate): when that line goes, what Generate read from
+// it is kept first, without its text (SourceAdapter::CursorOf).
+void KeepCursors(Db& db, MirrorStore& mirrors, const EraseInput& in, Plan& p) {
+  if (!in.cursor_of) return;
+  auto st = db.Prepare("SELECT source, key, lines_ingested FROM raw_file WHERE id = ?");
+  for (const auto& [file, lines] : p.lines) {
+    st.Reset();
+    st.Bind(1, file);
+    if (!st.Step() || lines.empty() || *lines.rbegin() != st.Int(2)) continue;
+    std::optional<std::string> line = mirrors.ReadLine(db, file, st.Int(2));
+    if (!line) continue;
+    std::string cursor = in.cursor_of(std::string(st.Text(0)), std::string(st.Text(1)), *line);
+    if (!cursor.empty()) p.cursors[file] = {st.Int(2), std::move(cursor)};
+  }
 }
 
 void Audit(Db& db, std::int64_t at, const EraseInput& in, const EraseOutcome& o) {
@@ -310,6 +331,23 @@ std::map<std::string, std::string> ErasedEventIds(Db& db, const std::vector<std:
   return out;
 }
 
+std::optional<std::string> ErasedLineCursor(Db& db, std::int64_t file_id, std::int64_t line) {
+  auto st = db.Prepare("SELECT cursor FROM generated_cursor WHERE file_id = ? AND line = ?");
+  st.Bind(1, file_id).Bind(2, line);
+  if (!st.Step()) return std::nullopt;
+  return std::string(st.Text(0));
+}
+
+void KeepErasedLineCursor(Db& db, std::int64_t file_id, std::int64_t line,
+                          const std::string& cursor) {
+  if (cursor.empty()) return;
+  db.Prepare("INSERT OR REPLACE INTO generated_cursor(file_id, line, cursor) VALUES (?,?,?)")
+      .Bind(1, file_id)
+      .Bind(2, line)
+      .Bind(3, cursor)
+      .Run();
+}
+
 std::string WithFillers(std::string_view data, const std::vector<ErasedLine>& lines) {
   std::string out(data);
   for (const ErasedLine& l : lines) out.replace(l.offset, l.length, ErasedFiller(l.erasure, l.length));
@@ -357,6 +395,7 @@ EraseOutcome Erase(Db& db, MirrorStore& mirrors, const Clock& clock, const Erase
   const std::int64_t now = clock.NowMs();
   if (!existing) {
     p.o.erasure = RandomId("ers_");
+    KeepCursors(db, mirrors, in, p);
     seq = Record(db, p, *p.o.erasure, in, now);  // step 1
   }
   for (const ErasedFile& f : p.o.files)  // step 2

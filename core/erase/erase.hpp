@@ -59,6 +59,12 @@ struct EraseInput {
   std::string author;           // user@<device>
   std::string channel = "cli";  // for the audit log
   bool dry_run = false;         // the preview: nothing written
+  /// SourceAdapter::CursorOf of the adapter `source`: for a generated
+  /// stream whose last line is erased, what Generate goes on from.  Null:
+  /// none kept.
+  std::function<std::string(const std::string& source, const std::string& key,
+                            std::string_view line)>
+      cursor_of;
 };
 
 /// A mirror with lines to erase, and the agent's file it mirrors.
@@ -117,5 +123,14 @@ struct ErasedLine {
 };
 /// `data` with those lines replaced by their fillers (ErasedFiller).
 std::string WithFillers(std::string_view data, const std::vector<ErasedLine>& lines);
+
+/// The cursor kept for line `line` of mirror `file_id`, a generated
+/// stream's last line that is a filler (SourceAdapter::CursorOf); nullopt
+/// when none is kept for it.
+std::optional<std::string> ErasedLineCursor(Db& db, std::int64_t file_id, std::int64_t line);
+/// Keeps `cursor` for line `line` of `file_id` (the stream's one cursor:
+/// a later one replaces it).  Nothing for an empty cursor.
+void KeepErasedLineCursor(Db& db, std::int64_t file_id, std::int64_t line,
+                          const std::string& cursor);
 
 }  // namespace origin

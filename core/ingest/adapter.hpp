@@ -208,6 +208,16 @@ class SourceAdapter {
   /// for a stream that cannot be read.
   virtual std::string Generate(const SourceFile& stream, std::string_view last_line,
                                std::size_t max_bytes, std::int64_t now_ms) const;
+  /// Of a generated stream `key`'s line: what Generate reads from it to go
+  /// on (a JSON object of those members alone), without the text the line
+  /// carries; "" for a line Generate reads nothing from.  Kept when the
+  /// line is erased (core/erase: the generated_cursor table) and given to
+  /// Generate in its place, so that the stream goes on exactly where it was.
+  virtual std::string CursorOf(std::string_view key, std::string_view line) const {
+    (void)key;
+    (void)line;
+    return {};
+  }
 };
 
 }  // namespace origin

@@ -110,12 +110,17 @@ void Ingester::IngestGenerated(const SourceAdapter& adapter, const SourceFile& f
       out.changed = true;
     }
     if (!state) state = adapter.LoadState(f.key, row->parse_state);
-    // Where to go on: the stream's last line, read back from its mirror.
+    // Where to go on: the stream's last line, read back from its mirror, or
+    // the cursor kept for it when it is erased (a filler says nothing).
     std::string last;
     if (row->mirror.lines > 0) {
-      auto l = mirrors_.ReadLine(db_, row->id, row->mirror.lines);
-      if (!l) throw MirrorBroken("mirror " + row->mirror.mirror + " has lost its last line");
-      last = std::move(*l);
+      if (auto cursor = ErasedLineCursor(db_, row->id, row->mirror.lines)) {
+        last = std::move(*cursor);
+      } else {
+        auto l = mirrors_.ReadLine(db_, row->id, row->mirror.lines);
+        if (!l) throw MirrorBroken("mirror " + row->mirror.mirror + " has lost its last line");
+        last = std::move(*l);
+      }
     }
     std::string data;
     try {
@@ -137,10 +142,30 @@ void Ingester::IngestGenerated(const SourceAdapter& adapter, const SourceFile& f
       tx.Commit();
       return;
     }
+    // Parsed first, as a file's chunk is: a generated line giving an erased
+    // event (a stream generated again from its start, such as a history
+    // whose items were replaced) is mirrored as its filler (core/erase).
+    std::vector<ErasedLine> erased;
+    const std::int64_t events_before = out.events;
+    const std::int64_t parse_errors = InsertLines(adapter, f, data, row->mirror.lines, row->id,
+                                                  state.get(), out, &erased);
+    const std::int64_t events_added = std::exchange(out.events, events_before) - events_before;
+    // Only erased lines came (an erased title generated again, a stream
+    // written again from its start whose new lines are all erased): the
+    // next look would generate them again, so the stream is up to date
+    // until it changes.
+    const bool only_erased = erased.size() == static_cast<std::size_t>(lines);
+    if (!erased.empty()) {
+      // The stream's last line a filler: where it went on from, kept.
+      const ErasedLine& tail = erased.back();
+      if (tail.offset + tail.length + 1 == data.size())
+        KeepErasedLineCursor(db_, row->id, row->mirror.lines + lines,
+                             adapter.CursorOf(f.key, std::string_view(data).substr(tail.offset, tail.length)));
+      data = WithFillers(data, erased);
+    }
     AppendResult appended = mirrors_.Append(row->mirror, data, lines, /*seal=*/false);
     MirrorStore::RecordAppend(db_, appended);
-    const std::int64_t parse_errors =
-        InsertLines(adapter, f, data, row->mirror.lines, row->id, state.get(), out);
+    out.events += events_added;
     auto cur = db_.Prepare(
         "UPDATE raw_file SET path = ?, grown_at = ?, parse_state = ?, "
         "parse_errors = parse_errors + ? WHERE id = ?");
@@ -150,12 +175,18 @@ void Ingester::IngestGenerated(const SourceAdapter& adapter, const SourceFile& f
     else
       cur.Bind(3, nullptr);
     cur.Bind(4, parse_errors).Bind(5, row->id).Run();
+    if (only_erased)
+      db_.Prepare("UPDATE raw_file SET tail_hash = ? WHERE id = ?")
+          .BindBlob(1, f.token.data(), f.token.size())
+          .Bind(2, row->id)
+          .Run();
     tx.Commit();
     mirrors_.AfterCommit(appended);
     out.changed = true;
     out.lines += lines;
     out.bytes += static_cast<std::int64_t>(data.size());
     out.parse_errors += parse_errors;
+    if (only_erased) return;
     if (between && !between()) {
       out.stopped = true;
       return;

@@ -507,6 +507,21 @@ INSERT INTO ref(h, kind, item)
        }},
       {kErasureVersion, "erasure: the recorded exception to invariant 3, for secrets",
        [](Db& db) { db.Exec(kErasureSql); }},
+      {kGeneratedCursorVersion, "generated_cursor: where a generated stream goes on from an erased line",
+       [](Db& db) {
+         db.Exec(R"sql(
+-- A generated stream reads where to go on from its last mirrored line
+-- (SourceAdapter::Generate).  When that line is a filler (core/erase), its
+-- cursor is here: what Generate read from it, without its text
+-- (SourceAdapter::CursorOf), kept by erase, or by ingestion when it mirrors
+-- a generated line of an erased event as a filler.
+CREATE TABLE generated_cursor (
+  file_id INTEGER PRIMARY KEY REFERENCES raw_file(id),
+  line    INTEGER NOT NULL,         -- the 1-based line of the mirror it stands for
+  cursor  TEXT NOT NULL             -- SourceAdapter::CursorOf of that line
+);
+)sql");
+       }},
   };
   return kMigrations;
 }

@@ -106,6 +106,11 @@ void Erase(Context& ctx, Db& db, const proto::TombstoneRequest& r, const Caller&
   in.author = caller.author;
   in.channel = caller.channel;
   in.dry_run = r.dry_run;
+  in.cursor_of = [&ctx](const std::string& source, const std::string& key, std::string_view line) {
+    for (const auto& a : ctx.adapters)
+      if (a->id() == source) return a->CursorOf(key, line);
+    return std::string();
+  };
   Indexer* indexer = ctx.indexer;
   EraseFromIndex index;
   if (indexer != nullptr)
