@@ -7,6 +7,7 @@
 #include "core/entries/entries.hpp"
 #include "core/query/ids.hpp"
 #include "core/store/request_keys.hpp"
+#include "daemon/http/ui_service.hpp"
 #include "daemon/log.hpp"
 #include "daemon/operations/operations.hpp"
 
@@ -186,6 +187,8 @@ constexpr Operation kTable[] = {
     Write<TombstoneRequest, ops::Erase>("erase", kTombstoneIds),
     OnLoop<proto::BackupRequest, ops::Backup>("backup", false),
     Read<proto::VerifyRequest, ops::Verify>("verify"),
+    // origin ui's own (daemon/http/ui_service.hpp): on its socket connection only.
+    {"ui", Thread::kLoop, false, false, &http::StartUi},
 };
 
 }  // namespace

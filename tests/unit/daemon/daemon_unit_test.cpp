@@ -354,7 +354,7 @@ TEST_SUITE("daemon") {
     CHECK(methods == std::set<std::string>{"ping", "status", "sync", "shutdown", "timeline",
                                            "projects", "show", "sources", "entries", "search",
                                            "forgotten", "check", "remember", "correct",
-                                           "forget", "restore", "erase", "backup", "verify"});
+                                           "forget", "restore", "erase", "backup", "verify", "ui"});
     CHECK(Operations::Find("reticulate") == nullptr);
   }
 }

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+// The web UI's conveniences (issue 16); no page depends on them.  Text is
+// set through textContent alone, and elements made with createElement:
+// Trusted Types are enforced with no policy, so no HTML is ever parsed from
+// a string here.
+"use strict";
+(function () {
+  // "/" focuses the search field, unless one is typing already.
+  document.addEventListener("keydown", function (e) {
+    if (e.key !== "/" || e.ctrlKey || e.metaKey || e.altKey) return;
+    var t = e.target;
+    if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) return;
+    var q = document.getElementById("site-search");
+    if (!q) return;
+    e.preventDefault();
+    q.focus();
+    q.select();
+  });
+
+  // An event's raw line, loaded in place: the form's button posts to the
+  // JSON API with the session's CSRF token (from <meta name="csrf">).
+  var meta = document.querySelector('meta[name="csrf"]');
+  var csrf = meta ? meta.getAttribute("content") : "";
+  document.querySelectorAll("form[data-raw-line]").forEach(function (form) {
+    form.addEventListener("submit", function (e) {
+      var id = form.getAttribute("data-raw-line");
+      var out = document.getElementById(form.getAttribute("data-target"));
+      if (!id || !out || !window.fetch) return;  // the form's own GET does it
+      e.preventDefault();
+      out.textContent = "Loading…";
+      fetch("/admin/api/sources", {
+        method: "POST",
+        credentials: "same-origin",
+        headers: {"Content-Type": "application/json", "X-CSRF-Token": csrf},
+        body: JSON.stringify({id: id})
+      }).then(function (r) {
+        return r.json().then(function (body) { return {ok: r.ok, body: body}; });
+      }).then(function (res) {
+        if (!res.ok) {
+          out.textContent = (res.body && res.body.error && res.body.error.message) || "Could not load the raw line.";
+          return;
+        }
+        var raw = findRaw(res.body);
+        if (raw === null) { out.textContent = "No raw line is stored for this event."; return; }
+        var limit = 4000;
+        var pre = document.createElement("pre");
+        pre.textContent = raw.length > limit ? raw.slice(0, limit) : raw;
+        out.textContent = "";
+        out.appendChild(pre);
+        if (raw.length > limit) {
+          var note = document.createElement("p");
+          note.className = "meta";
+          note.textContent = "Cut at " + limit + " of " + raw.length + " characters.";
+          out.appendChild(note);
+        }
+      }).catch(function () {
+        out.textContent = "Could not load the raw line.";
+      });
+    });
+  });
+
+  function findRaw(body) {
+    var chain = body && (body.chain || body.sources || []);
+    for (var i = 0; i < chain.length; i++) {
+      if (typeof chain[i].raw === "string") return chain[i].raw;
+      if (typeof chain[i].line === "string") return chain[i].line;
+    }
+    return typeof (body && body.raw) === "string" ? body.raw : null;
+  }
+})();
