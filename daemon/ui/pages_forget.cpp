@@ -124,6 +124,10 @@ bool ForgetPreviewParams(const Fields& q, std::string* params, std::string* erro
   proto::TombstoneRequest r;
   if (!FieldId(q, "target", &r.target, error)) return false;
   r.dry_run = true;
+  // forget refuses an empty reason even for a dry run, which records
+  // nothing: the preview gives the one typed so far, or says what it is.
+  r.reason = FieldText(q, "reason");
+  if (r.reason.empty()) r.reason = "preview";
   *params = proto::Encode(r, "target");
   return true;
 }
@@ -152,7 +156,8 @@ std::string ForgetPreviewPage(const rapidjson::Value& a, const PageContext& ctx)
   h.Void("input", {{"type", "hidden"}, {"name", "digest"}, {"value", Str(a, "digest")}});
   h.Void("input", {{"type", "hidden"}, {"name", "request_key"}, {"value", FormKey(ctx, target)}});
   h.Open("div", {{"class", "field"}}).Element("label", {{"for", "f-reason"}}, "Reason (required, kept with the record)");
-  h.Void("input", {{"type", "text"}, {"id", "f-reason"}, {"name", "reason"}, {"required", ""}, {"maxlength", "2000"}});
+  h.Void("input", {{"type", "text"}, {"id", "f-reason"}, {"name", "reason"}, {"required", ""}, {"maxlength", "2000"},
+                   {"value", FieldText(ctx.query, "reason")}});
   h.Close("div");
   h.Open("p").Open("button", {{"type", "submit"}, {"class", "danger"}});
   doc.UseIcon(Icon::kEyeOff);
