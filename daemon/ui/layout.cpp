@@ -65,7 +65,7 @@ Doc::Doc(const PageContext& ctx, std::string_view title, std::string_view nav) :
   h.Open("header", {{"class", "site-header"}});
   h.Open("a", {{"class", "brand"}, {"href", "/admin/"}});
   h.Text("Origin");
-  if (!ctx.store_name.empty()) h.Element("span", {{"class", "store"}}, ctx.store_name);
+  if (!ctx.store_name.empty()) h.Text(" ").Element("span", {{"class", "store"}}, ctx.store_name);
   h.Close("a");
   h.Open("nav", {{"aria-label", "Main"}}).Open("ul");
   for (const NavItem& item : kNav) {

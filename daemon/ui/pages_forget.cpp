@@ -52,7 +52,7 @@ void PlanLists(Html& h, const rapidjson::Value& plan, bool links) {
   };
   constexpr Part kParts[] = {{"entries", "entries_count", "entry version", "entry versions", "/entry"},
                              {"events", "events_count", "event", "events", "/event"},
-                             {"sessions", "sessions_count", "session's count", "sessions' counts", "/session"},
+                             {"sessions", "sessions_count", "session whose counts change", "sessions whose counts change", "/session"},
                              {"titles", "titles_count", "session title", "session titles", ""}};
   h.Open("ul");
   for (const Part& p : kParts) {

@@ -59,11 +59,13 @@
     });
   });
 
+  // The answer of `sources` (docs/architecture.md): {id, sources: [{file,
+  // mirror, generation, line, raw}]}, alone or as the API's "result".
   function findRaw(body) {
-    var chain = body && (body.chain || body.sources || []);
+    if (body && body.result) body = body.result;
+    var chain = (body && body.sources) || [];
     for (var i = 0; i < chain.length; i++) {
       if (typeof chain[i].raw === "string") return chain[i].raw;
-      if (typeof chain[i].line === "string") return chain[i].line;
     }
     return typeof (body && body.raw) === "string" ? body.raw : null;
   }
