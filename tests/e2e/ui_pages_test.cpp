@@ -299,6 +299,12 @@ TEST_SUITE("ui") {
     CHECK(Shows(r, "Page 2 of 3"));
     CHECK(Shows(r, "Part 1 of 2"));
     CHECK(r.html.find("href=\"/admin/session?id=claude-code:s1&amp;page=1\"") != std::string::npos);
+    CHECK(r.html.find("class=\"turn at\"") == std::string::npos);
+    // at=: the turn holding the event is marked, its folded items open.
+    r = Render(f, "/session", {{{"id", "claude-code:s1"}, {"at", "claude-code:s1:4"}}}, &turns);
+    CHECK(r.html.find("<article class=\"turn at\" id=\"turn-21\"") != std::string::npos);
+    CHECK(r.html.find("<details class=\"folded\" open=\"\">") != std::string::npos);
+    CHECK(r.html.find("<article class=\"turn\" id=\"turn-22\"") != std::string::npos);
 
     rapidjson::Document tomb;
     tomb.Parse(R"J({"tombstone":{"id":"tmb_1","kind":"forget","target":"ent_2","reason":"why","created":"2026-12-01T09:00:00+00:00",

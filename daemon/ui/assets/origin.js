@@ -17,6 +17,10 @@
     q.select();
   });
 
+  // A session opened at an event (at=): its turn in view.
+  var at = document.querySelector(".turn.at");
+  if (at && at.scrollIntoView) at.scrollIntoView({block: "start"});
+
   // An event's raw line, loaded in place: the form's button posts to the
   // JSON API with the session's CSRF token (from <meta name="csrf">).
   var meta = document.querySelector('meta[name="csrf"]');
