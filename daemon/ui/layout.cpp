@@ -259,7 +259,7 @@ void PlainText(Html& h, std::string_view text) {
   h.Element("div", {{"class", "text"}}, text);
 }
 
-void EventBody(Html& h, const rapidjson::Value& e, bool markdown) {
+void EventBody(Html& h, const rapidjson::Value& e, bool markdown, bool session_link) {
   const std::string_view id = Str(e, "id"), session = Str(e, "session");
   h.Open("div", {{"class", "meta"}});
   h.Element("span", {{"class", "badge"}}, Str(e, "kind"));
@@ -269,7 +269,7 @@ void EventBody(Html& h, const rapidjson::Value& e, bool markdown) {
   if (Bool(e, "is_error")) h.Element("span", {{"class", "badge error"}}, "error").Text(" · ");
   Time(h, e, "time");
   h.Text(" · ").Element("a", {{"href", Link("/event", {{"id", id}})}}, "event");
-  if (!session.empty())
+  if (!session.empty() && session_link)
     h.Text(" · ").Element("a", {{"href", Link("/session", {{"id", session}, {"at", id}})}}, "in its session");
   h.Close("div");
   const std::string_view text = Str(e, "text");

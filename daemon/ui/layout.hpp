@@ -86,8 +86,9 @@ void CheckField(Html& h, std::string_view name, std::string_view label, bool che
 /// A session's title, or its provisional name in quotes, or its id.
 std::string SessionName(const rapidjson::Value& session);
 /// An event as a list item's content: who, when, kind, its text (Markdown
-/// for messages when `markdown`), with links to it and its session.
-void EventBody(Html& h, const rapidjson::Value& event, bool markdown);
+/// for messages when `markdown`), with links to it and (`session_link`,
+/// but on the session's own page) to its place in its session.
+void EventBody(Html& h, const rapidjson::Value& event, bool markdown, bool session_link = true);
 /// An entry's card: kind, confidence, author, status, text, its sources.
 void EntryBody(Html& h, const rapidjson::Value& entry);
 /// An <ol class=list> of entries (EntryBody) or events (EventBody).

@@ -244,7 +244,7 @@ TEST_SUITE("ui") {
       r = Render(f, "/session", {{{"id", "claude-code:s-ui"}}});
       CHECK(Shows(r, "alert('p')"));
       CHECK(!Shows(r, kSecret));
-      r = Render(f, "/session", {{{"id", "claude-code:s-ui"}, {"at", reply_id}}});
+      r = Render(f, "/session", {{{"id", "claude-code:s-ui"}, {"at", huge_id}}});  // the reply is hidden: the entry forgotten cites it
       CHECK(r.html.find("class=\"turn at\"") != std::string::npos);
     }
     const rapidjson::Document forgotten = Call(f, "forgotten", "{}");
