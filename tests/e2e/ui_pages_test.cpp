@@ -341,5 +341,8 @@ TEST_SUITE("ui") {
     CHECK(Shows(r, "hidden event <b>"));
     CHECK(r.html.find("action=\"/admin/restore\"") != std::string::npos);
     CHECK(Shows(r, "1 entry version"));
+    // No link to what is hidden: its pages would only say it is forgotten.
+    CHECK(r.html.find("href=\"/admin/entry?id=ent_2\"") == std::string::npos);
+    CHECK(r.html.find("href=\"/admin/event?id=claude-code:s1:9\"") == std::string::npos);
   }
 }
