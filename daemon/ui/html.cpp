@@ -11,8 +11,8 @@ namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
-bool IsUrlAttr(std::string_view name) {
-  return name == "href" || name == "action" || name == "src" || name == "formaction";
+bool IsUrlAttr(Name name) {
+  return name.Is("href") || name.Is("action") || name.Is("src") || name.Is("formaction");
 }
 
 }  // namespace
@@ -107,7 +107,7 @@ bool SafeUrl(std::string_view url) {
 void Html::Attrs(const Attr* begin, const Attr* end) {
   for (const Attr* a = begin; a != end; ++a) {
     if (!a->present) continue;
-    if (IsUrlAttr(a->name.text) && !SafeUrl(a->value)) continue;
+    if (IsUrlAttr(a->name) && !SafeUrl(a->value)) continue;
     out_ += ' ';
     out_ += a->name.text;
     out_ += "=\"";

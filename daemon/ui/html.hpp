@@ -3,11 +3,12 @@
 // The HTML builder every page of the web UI is written with (issue 16).
 // Text reaches the output only through Escape(): element content and
 // attribute values alike.  Tag and attribute names are string literals,
-// checked when the page is compiled (consteval): lower-case letters, digits
-// and '-', never an event handler (on...) or style=, so no page can emit
-// script or inline style.  A URL attribute (href, action, src, xlink:href is
-// not allowed) passes only when SafeUrl() accepts it; any other is dropped,
-// so a link to javascript: or data: becomes plain text around it.  Open
+// checked when the page is compiled (consteval): letters, digits, '-' and
+// ':', never (in any case) an event handler (on...), style= or srcdoc=, nor
+// a script, iframe, object or embed element, so no page can emit script or
+// inline style.  A URL attribute (href, action, src, formaction, in any
+// case) passes only when SafeUrl() accepts it; any other is dropped, so a
+// link to javascript: or data: becomes plain text around it.  Open
 // elements are kept on a stack and Finish() closes what is left, so every
 // page is balanced.
 
@@ -41,10 +42,20 @@ struct Name {
       if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == ':' ||
             (c >= 'A' && c <= 'Z')))
         throw "a tag or attribute name is letters, digits, '-' or ':'";
-    if (text.size() >= 2 && text[0] == 'o' && text[1] == 'n') throw "no event handler attributes";
-    if (text == "style" || text == "srcdoc" || text == "xlink:href") throw "no inline style";
-    if (text == "script" || text == "iframe" || text == "object" || text == "embed")
+    if (Is("on", 2)) throw "no event handler attributes";
+    if (Is("style") || Is("srcdoc") || Is("xlink:href")) throw "no inline style or document";
+    if (Is("script") || Is("iframe") || Is("object") || Is("embed") || Is("frame"))
       throw "no script or embedded content";
+  }
+  /// Whether the name is `word` (its first `n` characters, when given), in any case.
+  constexpr bool Is(std::string_view word, std::size_t n = std::string_view::npos) const {
+    const std::string_view t = n == std::string_view::npos ? text : text.substr(0, n);
+    if (t.size() != word.size()) return false;
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      const char c = t[i] >= 'A' && t[i] <= 'Z' ? static_cast<char>(t[i] - 'A' + 'a') : t[i];
+      if (c != word[i]) return false;
+    }
+    return true;
   }
 };
 
@@ -62,7 +73,8 @@ class Html {
   Html& Open(Name tag, const std::vector<Attr>& attrs);
   /// </tag> of the innermost open element, which must be `tag`.
   Html& Close(Name tag);
-  /// A void element (<input>, <br>, <meta>...) or an empty SVG one (<path/>).
+  /// A void element (<input>, <br>, <meta>...) or an empty SVG one (<path/>);
+  /// never another HTML element, which "/>" would leave open.
   Html& Void(Name tag, std::initializer_list<Attr> attrs = {});
   Html& Void(Name tag, const std::vector<Attr>& attrs);
   /// Escaped text.

@@ -147,7 +147,18 @@ bool SessionParams(const Fields& q, std::string* params, std::string* error) {
 
 namespace {
 
-void Folded(Html& h, const rapidjson::Value& items, const rapidjson::Value* summary) {
+bool IsEvent(const rapidjson::Value* e, std::string_view id) { return e != nullptr && Str(*e, "id") == id; }
+
+// Whether the folded items hold event `id`.
+bool ItemsHold(const rapidjson::Value* items, std::string_view id) {
+  if (items == nullptr || id.empty()) return false;
+  for (const rapidjson::Value& item : items->GetArray())
+    if (IsEvent(Obj(item, "event"), id) || IsEvent(Obj(item, "call"), id) || IsEvent(Obj(item, "result"), id))
+      return true;
+  return false;
+}
+
+void Folded(Html& h, const rapidjson::Value& items, const rapidjson::Value* summary, bool open) {
   std::string line;
   if (summary != nullptr) {
     line = Count(Int(*summary, "tool_calls"), "tool call", "tool calls") + ", " +
@@ -158,7 +169,7 @@ void Folded(Html& h, const rapidjson::Value& items, const rapidjson::Value* summ
   } else {
     line = Count(static_cast<std::int64_t>(items.Size()), "item", "items");
   }
-  h.Open("details", {{"class", "folded"}}).Element("summary", line).Open("ol", {{"class", "list"}});
+  h.Open("details", {{"class", "folded"}, {"open", "", open}}).Element("summary", line).Open("ol", {{"class", "list"}});
   for (const rapidjson::Value& item : items.GetArray()) {
     const std::string_view type = Str(item, "type");
     h.Open("li");
@@ -170,17 +181,17 @@ void Folded(Html& h, const rapidjson::Value& items, const rapidjson::Value* summ
       h.Element("code", call ? Str(*call, "tool") : std::string_view("(no call)")).Text(" ");
       h.Element("span", {{"class", outcome == "error" ? "badge error" : outcome == "ok" ? "badge ok" : "badge"}}, outcome);
       h.Close("div");
-      if (call != nullptr) EventBody(h, *call, false);
+      if (call != nullptr) EventBody(h, *call, false, Links::kNoSession);
       if (result != nullptr) {
         h.Open("details").Element("summary", "Result");
-        EventBody(h, *result, false);
+        EventBody(h, *result, false, Links::kNoSession);
         h.Close("details");
       }
     } else if (type == "note") {
       h.Open("div", {{"class", "note"}}).Text("Note (").Text(Str(item, "note")).Text(")").Close("div");
-      if (const rapidjson::Value* ev = Obj(item, "event")) EventBody(h, *ev, false);
+      if (const rapidjson::Value* ev = Obj(item, "event")) EventBody(h, *ev, false, Links::kNoSession);
     } else if (const rapidjson::Value* ev = Obj(item, "event")) {
-      EventBody(h, *ev, true);
+      EventBody(h, *ev, true, Links::kNoSession);
     }
     h.Close("li");
   }
@@ -217,12 +228,19 @@ std::string SessionPage(const rapidjson::Value& a, const PageContext& ctx) {
                                           Num(Int(a, "turns_per_page", 20)) + " a page");
   auto page_link = [&](std::int64_t n) { return Link("/session", {{"id", id}, {"page", std::to_string(n)}}); };
   Pager(h, "Pages of turns", "Page", page, pages, page_link);
-  const std::string at(Str(a, "at"));
+  // at=: the turn holding that event is marked (the script scrolls to it),
+  // its folded items open when the event is among them.
+  std::string at(Str(a, "at"));
+  if (at.empty()) at = FieldText(ctx.query, "at");
   if (const rapidjson::Value* turns = Arr(a, "turns")) {
     for (const rapidjson::Value& t : turns->GetArray()) {
       const std::int64_t index = Int(t, "index");
       const std::string anchor = "turn-" + std::to_string(index);
-      h.Open("article", {{"class", "turn"}, {"id", anchor}, {"aria-labelledby", anchor + "-h"}});
+      const rapidjson::Value* items = Arr(t, "items");
+      const bool in_items = ItemsHold(items, at);
+      const bool holds = !at.empty() && (in_items || IsEvent(Obj(t, "prompt"), at) || IsEvent(Obj(t, "reply"), at));
+      h.Open("article", {{"class", holds ? "turn at" : "turn"}, {"id", anchor}, {"aria-labelledby", anchor + "-h"},
+                         {"aria-current", "true", holds}});
       h.Open("header");
       const std::string_view kind = Str(t, "kind");
       h.Element("h2", {{"id", anchor + "-h"}}, index == 0 && kind == "start" ? std::string("Before the first prompt")
@@ -235,14 +253,13 @@ std::string SessionPage(const rapidjson::Value& a, const PageContext& ctx) {
         h.Close("p");
       } else if (const rapidjson::Value* prompt = Obj(t, "prompt")) {
         h.Open("div", {{"class", "prompt"}});
-        EventBody(h, *prompt, false);
+        EventBody(h, *prompt, false, Links::kNoSession);
         h.Close("div");
       }
-      const rapidjson::Value* items = Arr(t, "items");
-      if (items != nullptr && !items->Empty()) Folded(h, *items, Obj(t, "summary"));
+      if (items != nullptr && !items->Empty()) Folded(h, *items, Obj(t, "summary"), in_items);
       if (const rapidjson::Value* reply = Obj(t, "reply")) {
         h.Open("section", {{"class", "reply"}, {"aria-label", "Reply"}});
-        EventBody(h, *reply, true);
+        EventBody(h, *reply, true, Links::kNoSession);
         h.Close("section");
       }
       h.Close("article");

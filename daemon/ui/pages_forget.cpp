@@ -52,7 +52,7 @@ void PlanLists(Html& h, const rapidjson::Value& plan, bool links) {
   };
   constexpr Part kParts[] = {{"entries", "entries_count", "entry version", "entry versions", "/entry"},
                              {"events", "events_count", "event", "events", "/event"},
-                             {"sessions", "sessions_count", "session's count", "sessions' counts", "/session"},
+                             {"sessions", "sessions_count", "session whose counts change", "sessions whose counts change", "/session"},
                              {"titles", "titles_count", "session title", "session titles", ""}};
   h.Open("ul");
   for (const Part& p : kParts) {
@@ -124,6 +124,10 @@ bool ForgetPreviewParams(const Fields& q, std::string* params, std::string* erro
   proto::TombstoneRequest r;
   if (!FieldId(q, "target", &r.target, error)) return false;
   r.dry_run = true;
+  // forget refuses an empty reason even for a dry run, which records
+  // nothing: the preview gives the one typed so far, or says what it is.
+  r.reason = FieldText(q, "reason");
+  if (r.reason.empty()) r.reason = "preview";
   *params = proto::Encode(r, "target");
   return true;
 }
@@ -152,7 +156,8 @@ std::string ForgetPreviewPage(const rapidjson::Value& a, const PageContext& ctx)
   h.Void("input", {{"type", "hidden"}, {"name", "digest"}, {"value", Str(a, "digest")}});
   h.Void("input", {{"type", "hidden"}, {"name", "request_key"}, {"value", FormKey(ctx, target)}});
   h.Open("div", {{"class", "field"}}).Element("label", {{"for", "f-reason"}}, "Reason (required, kept with the record)");
-  h.Void("input", {{"type", "text"}, {"id", "f-reason"}, {"name", "reason"}, {"required", ""}, {"maxlength", "2000"}});
+  h.Void("input", {{"type", "text"}, {"id", "f-reason"}, {"name", "reason"}, {"required", ""}, {"maxlength", "2000"},
+                   {"value", FieldText(ctx.query, "reason")}});
   h.Close("div");
   h.Open("p").Open("button", {{"type", "submit"}, {"class", "danger"}});
   doc.UseIcon(Icon::kEyeOff);
@@ -197,11 +202,11 @@ std::string TombstonePage(const rapidjson::Value& a, const PageContext& ctx) {
     h.Element("p", {{"class", "notice"}}, "This page alone shows hidden text. It appears nowhere else: not in search, timelines, sessions, or to agents.");
     if (const rapidjson::Value* entries = Arr(*hidden, "entries"); entries && !entries->Empty()) {
       h.Element("h3", Count(Int(*hidden, "entries_total", entries->Size()), "entry version", "entry versions"));
-      EntryList(h, *entries);
+      EntryList(h, *entries, Links::kNone);
     }
     if (const rapidjson::Value* events = Arr(*hidden, "events"); events && !events->Empty()) {
       h.Element("h3", Count(Int(*hidden, "events_total", events->Size()), "event", "events"));
-      EventList(h, *events, false);
+      EventList(h, *events, false, Links::kNone);
       const std::int64_t page = Int(*hidden, "page", 1), pages = Int(*hidden, "pages", 1);
       Pager(h, "Hidden events", "Page", page, pages, [&](std::int64_t n) {
         return Link("/tombstone", {{"id", id}, {"page", std::to_string(n)}});

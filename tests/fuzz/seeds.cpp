@@ -2,7 +2,7 @@
 // fuzz-seeds DIR: writes each harness's seed corpus to DIR/<harness>/
 // (docs/fuzzing.md): every line the agents' fixtures mirror, as each
 // adapter harness reads it; the fixture store's ids; the protocol's hello
-// and requests as the clients encode them; dates; MCP messages.  Made at
+// and requests as the clients encode them; dates; MCP messages; Markdown.  Made at
 // run time from tests/fixtures, so the corpora follow the fixtures.
 
 #include <cstdio>
@@ -146,6 +146,17 @@ void Mcp(const std::string& dir) {
   }
 }
 
+// Agents' Markdown: each construct of the web UI's subset, alone and together.
+void Markdown(const std::string& dir) {
+  Corpus c(dir, "markdown");
+  for (const char* m :
+       {"# Title\n\nA *word*, **strong**, _em_, __bold__ and `code`.", "```cpp\nint a<b;\n```\n",
+        "- one\n- two\n  - nested\n\n1. first\n2) second", "> quote\n> > deeper\n\n---",
+        "| a | b |\n|:--|--:|\n| 1 | `x\\|y` |", "[docs](https://example.com/d \"t\") and [x](javascript:alert(1))",
+        "<script>alert(1)</script>", "***both*** \\*escaped\\*", "~~~\nfence\n~~~~"})
+    c.Add(m);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -160,5 +171,6 @@ int main(int argc, char** argv) {
   Protocol(dir);
   Dates(dir);
   Mcp(dir);
+  Markdown(dir);
   return 0;
 }

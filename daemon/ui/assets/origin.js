@@ -17,6 +17,10 @@
     q.select();
   });
 
+  // A session opened at an event (at=): its turn in view.
+  var at = document.querySelector(".turn.at");
+  if (at && at.scrollIntoView) at.scrollIntoView({block: "start"});
+
   // An event's raw line, loaded in place: the form's button posts to the
   // JSON API with the session's CSRF token (from <meta name="csrf">).
   var meta = document.querySelector('meta[name="csrf"]');
@@ -59,11 +63,13 @@
     });
   });
 
+  // The answer of `sources` (docs/architecture.md): {id, sources: [{file,
+  // mirror, generation, line, raw}]}, alone or as the API's "result".
   function findRaw(body) {
-    var chain = body && (body.chain || body.sources || []);
+    if (body && body.result) body = body.result;
+    var chain = (body && body.sources) || [];
     for (var i = 0; i < chain.length; i++) {
       if (typeof chain[i].raw === "string") return chain[i].raw;
-      if (typeof chain[i].line === "string") return chain[i].line;
     }
     return typeof (body && body.raw) === "string" ? body.raw : null;
   }

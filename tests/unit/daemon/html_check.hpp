@@ -5,11 +5,13 @@
 // '<' or '>' in text or attribute values that is not escaped, only the
 // entities the builder writes, every attribute quoted, no style= or on*=
 // attribute, no link but to http(s) or our own /admin, and no <script> but
-// the embedded asset's, empty.  It also gives the text as a reader sees it
+// the embedded asset's, empty; every id once, and every field (input but
+// hidden ones, select, textarea) labelled by a <label for>.  It also gives the text as a reader sees it
 // (entities decoded), to check what a page shows.
 
 #include <cctype>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -62,6 +64,8 @@ inline HtmlCheck CheckHtml(std::string_view doc) {
     }
   };
   std::vector<std::string> open;
+  std::set<std::string> ids, label_for;
+  std::vector<std::pair<std::string, std::size_t>> fields;  // id, where
   std::size_t i = 0;
   constexpr std::string_view kDoctype = "<!doctype html>";
   if (doc.substr(0, kDoctype.size()) == kDoctype) i = kDoctype.size();
@@ -119,7 +123,9 @@ inline HtmlCheck CheckHtml(std::string_view doc) {
       }
       if (lower == "href" || lower == "src" || lower == "action") {
         const bool ours = value.rfind("/admin", 0) == 0 || value.rfind("#", 0) == 0;
-        const bool web = value.rfind("http://", 0) == 0 || value.rfind("https://", 0) == 0;
+        std::string scheme = value.substr(0, 8);  // the scheme in any case, as browsers read it
+        for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const bool web = scheme.rfind("http://", 0) == 0 || scheme.rfind("https://", 0) == 0;
         if (!ours && !web) return fail("a link to " + value, an), r;
         if (lower == "href") r.hrefs.push_back(value);
       }
@@ -127,6 +133,10 @@ inline HtmlCheck CheckHtml(std::string_view doc) {
     }
     if (!r.ok()) break;
     ++r.tags[name];
+    if (attrs.count("id") && !ids.insert(attrs["id"]).second) return fail("a second id " + attrs["id"], lt), r;
+    if (name == "label" && attrs.count("for")) label_for.insert(attrs["for"]);
+    if ((name == "input" && attrs["type"] != "hidden") || name == "select" || name == "textarea")
+      fields.emplace_back(attrs.count("id") ? attrs["id"] : std::string(), lt);
     if (name == "script") {
       if (attrs["src"].rfind("/admin/assets/", 0) != 0) return fail("a script that is not our asset", lt), r;
       if (doc.substr(p, 9) != "</script>") return fail("a script with content", lt), r;
@@ -141,6 +151,8 @@ inline HtmlCheck CheckHtml(std::string_view doc) {
     i = p;
   }
   if (r.ok() && !open.empty()) r.error = "<" + open.back() + "> is never closed";
+  for (const auto& [id, at] : fields)
+    if (r.ok() && (id.empty() || !label_for.count(id))) fail("a field without a label", at);
   return r;
 }
 

@@ -74,11 +74,13 @@ TEST_SUITE("ui") {
     Html h;
     h.Open("p", {{"title", "a\"b<c>"}, {"class", "x", false}});
     h.Element("a", {{"href", "javascript:alert(1)"}}, "<b>click</b>");
+    h.Element("a", {{"HREF", "javascript:alert(1)"}, {"FormAction", "data:x"}}, "");
+    static_assert(Name("viewBox").Is("viewbox") && !Name("class").Is("style"));
     h.Element("a", {{"href", "https://example.com/?a=1&b=2"}}, "ok");
     h.Open("span");
     const std::string out = h.Finish();
     CHECK(out ==
-          "<p title=\"a&quot;b&lt;c&gt;\"><a>&lt;b&gt;click&lt;/b&gt;</a>"
+          "<p title=\"a&quot;b&lt;c&gt;\"><a>&lt;b&gt;click&lt;/b&gt;</a><a></a>"
           "<a href=\"https://example.com/?a=1&amp;b=2\">ok</a><span></span></p>");
     CHECK(CheckHtml(out).ok());
   }
