@@ -27,6 +27,7 @@ std::string* MainId(proto::IdRequest& r) { return &r.id; }
 std::string* MainId(proto::TimelineRequest& r) { return r.session ? &*r.session : nullptr; }
 std::string* MainId(proto::EntryRequest& r) { return r.id.empty() ? nullptr : &r.id; }
 std::string* MainId(proto::TombstoneRequest& r) { return &r.target; }
+std::string* MainId(proto::TurnsRequest& r) { return &r.session; }
 template <class Request>
 std::string* MainId(Request&) {
   return nullptr;
@@ -189,6 +190,11 @@ constexpr Operation kTable[] = {
     Read<proto::VerifyRequest, ops::Verify>("verify"),
     // origin ui's own (daemon/http/ui_service.hpp): on its socket connection only.
     {"ui", Thread::kLoop, false, false, &http::StartUi},
+    // The web UI's (origin ui), none an MCP tool; tombstone, which shows
+    // what a forget hides, is the owner's alone (the UI and the CLI).
+    Read<proto::NoRequest, ops::Overview>("overview"),
+    Read<proto::TurnsRequest, ops::Turns>("turns", kSessionIds),
+    {"tombstone", Thread::kWriter, true, false, &ops::StartTombstone, kTombstoneIds},
 };
 
 }  // namespace
