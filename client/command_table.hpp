@@ -88,6 +88,9 @@ struct Command {
   std::string_view arg_words;
   /// Its output may be long: paged on a terminal (pager.hpp).
   bool pages = false;
+  /// When the arguments choose the method (origin forgotten [TMB_ID]): it,
+  /// instead of `method`.
+  std::string_view (*method_for)(const Invocation&) = nullptr;
 };
 
 /// The table, in the order `origin --help` lists it (origin_main.cpp).

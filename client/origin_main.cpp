@@ -167,7 +167,7 @@ int Ask(const Command& cmd, Invocation& inv) {
     bar.Update(Int(p, "bytes_done"), Int(p, "bytes_total"),
                Thousands(Int(p, "files_done")) + "/" + Thousands(Int(p, "files_total")) + " files");
   };
-  const std::string method(cmd.method);
+  const std::string method(cmd.method_for != nullptr ? cmd.method_for(inv) : cmd.method);
   rapidjson::Document r;
   try {
     r = c->Call(method, params, on_note);

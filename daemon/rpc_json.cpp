@@ -194,7 +194,7 @@ void Ids(Writer& w, const char* key, const std::vector<std::string>& v) {
 }
 }  // namespace
 
-void WriteOutcome(Writer& w, const ForgetOutcome& o, bool dry_run) {
+void WriteOutcome(Writer& w, const ForgetOutcome& o, bool dry_run, std::string_view digest) {
   w.StartObject();
   w.Key("kind");
   w.String(o.kind);
@@ -215,6 +215,10 @@ void WriteOutcome(Writer& w, const ForgetOutcome& o, bool dry_run) {
   Ids(w, "events", o.events);
   Ids(w, "sessions", o.sessions);
   Ids(w, "titles", o.titles);
+  if (!digest.empty()) {
+    w.Key("digest");
+    w.String(digest);
+  }
   w.EndObject();
 }
 

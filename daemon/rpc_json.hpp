@@ -84,7 +84,8 @@ void WriteSource(Writer& w, const SourceLine& s);
 void WriteEntry(Writer& w, const EntryRow& e, const std::function<void(Writer&)>& extra = {});
 /// What a forget hides or a restore brings back: ids and counts (lists of
 /// ids cut at 1,000; the counts are whole).
-void WriteOutcome(Writer& w, const ForgetOutcome& o, bool dry_run);
+/// `digest`: a forget's preview's (PlanDigest), written when given.
+void WriteOutcome(Writer& w, const ForgetOutcome& o, bool dry_run, std::string_view digest = {});
 void WriteTombstone(Writer& w, const TombstoneRow& t);
 /// What an erasure erases (or, on a dry run, would), core/erase/erase.hpp.
 void WriteEraseOutcome(Writer& w, const EraseOutcome& o, bool dry_run);

@@ -259,6 +259,37 @@ bool Decode(const rapidjson::Value* params, TombstoneRequest* out, std::string* 
     out->reason = p.Str("reason").value_or("");
     out->dry_run = p.Bool("dry_run");
     out->request_key = p.Key();
+    out->digest = p.Str("digest");
+    if (out->digest && out->dry_run) throw Invalid("digest is for the forget itself, not dry_run");
+  });
+}
+
+namespace {
+// A 1-based page or part number.
+std::optional<std::int64_t> Positive(const Reader& p, const char* key) {
+  auto v = p.Int(key);
+  if (v && *v < 1) throw Invalid(std::string(key) + " must be 1 or more");
+  return v;
+}
+}  // namespace
+
+bool Decode(const rapidjson::Value* params, TurnsRequest* out, std::string* error) {
+  return Try(error, [&] {
+    Reader p(params);
+    out->session = p.Need("session");
+    out->page = Positive(p, "page");
+    out->part = Positive(p, "part");
+    out->at = p.Str("at");
+    if (out->at && out->at->empty()) throw Invalid("at must name an event");
+    if (out->at && out->page) throw Invalid("turns takes page or at, not both");
+  });
+}
+
+bool Decode(const rapidjson::Value* params, TombstoneViewRequest* out, std::string* error) {
+  return Try(error, [&] {
+    Reader p(params);
+    out->id = p.Need("id");
+    out->page = Positive(p, "page").value_or(1);
   });
 }
 
@@ -367,12 +398,29 @@ std::string Encode(const EntryRequest& r, bool correct) {
   return o.Done();
 }
 
+std::string Encode(const TurnsRequest& r) {
+  Out o;
+  o.Str("session", r.session);
+  o.Int("page", r.page);
+  o.Int("part", r.part);
+  o.Str("at", r.at);
+  return o.Done();
+}
+
+std::string Encode(const TombstoneViewRequest& r) {
+  Out o;
+  o.Str("id", r.id);
+  if (r.page != 1) o.Int("page", r.page);
+  return o.Done();
+}
+
 std::string Encode(const TombstoneRequest& r, const char* target_key) {
   Out o;
   o.Str(target_key, r.target);
   if (!r.reason.empty()) o.Str("reason", r.reason);
   o.Flag("dry_run", r.dry_run);
   if (!r.request_key.empty()) o.Str("request_key", r.request_key);
+  o.Str("digest", r.digest);
   return o.Done();
 }
 

@@ -66,6 +66,9 @@ struct TombstoneRequest {
   std::string reason;
   bool dry_run = false;
   std::string request_key;
+  /// forget: the digest of the plan a preview showed (PlanDigest); the
+  /// forget is refused (conflict) when the plan differs by then.
+  std::optional<std::string> digest;
 };
 
 /// search: entries and events.
@@ -116,6 +119,21 @@ struct VerifyRequest {
   std::int64_t sample = 1000;
 };
 
+/// turns: a session by turns (the web UI's session page): a page (1-based),
+/// or the page of the turn holding event `at`; `part` of a long turn.
+struct TurnsRequest {
+  std::string session;
+  std::optional<std::int64_t> page, part;
+  std::optional<std::string> at;
+};
+
+/// tombstone: one forget or restore, with what a forget in effect hides
+/// (its events `page` by page, 1-based) and what a restore would bring back.
+struct TombstoneViewRequest {
+  std::string id;
+  std::int64_t page = 1;
+};
+
 /// Longest request key accepted.
 inline constexpr std::size_t kMaxRequestKey = 200;
 
@@ -133,6 +151,8 @@ bool Decode(const rapidjson::Value* params, ForgottenRequest* out, std::string* 
 bool Decode(const rapidjson::Value* params, IdRequest* out, std::string* error);
 bool Decode(const rapidjson::Value* params, BackupRequest* out, std::string* error);
 bool Decode(const rapidjson::Value* params, VerifyRequest* out, std::string* error);
+bool Decode(const rapidjson::Value* params, TurnsRequest* out, std::string* error);
+bool Decode(const rapidjson::Value* params, TombstoneViewRequest* out, std::string* error);
 /// `correct`: whether `id` is required (correct) or ignored (remember).
 bool Decode(const rapidjson::Value* params, EntryRequest* out, std::string* error, bool correct);
 /// `target_key`: "target" (forget) or "id" (restore).
@@ -149,6 +169,8 @@ std::string Encode(const ForgottenRequest& r);
 std::string Encode(const IdRequest& r);
 std::string Encode(const BackupRequest& r);
 std::string Encode(const VerifyRequest& r);
+std::string Encode(const TurnsRequest& r);
+std::string Encode(const TombstoneViewRequest& r);
 std::string Encode(const EntryRequest& r, bool correct);
 std::string Encode(const TombstoneRequest& r, const char* target_key);
 

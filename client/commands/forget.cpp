@@ -98,13 +98,77 @@ int RenderTombstoneWrite(rapidjson::Document& r, const Invocation& a) {
   return 0;
 }
 
+// origin forgotten TMB_ID: one forget's own record, with what it hides.
+std::string_view ForgottenMethod(const Invocation& a) {
+  return a.args.empty() ? "forgotten" : "tombstone";
+}
+
 std::string ForgottenParams(const Invocation& a) {
+  if (!a.args.empty()) {
+    proto::TombstoneViewRequest r;
+    r.id = a.args[0];
+    if (auto page = PositiveOption(a, "page")) r.page = *page;
+    return proto::Encode(r);
+  }
+  if (a.Value("page")) throw UsageError("--page goes with a TMB_ID: the page of what it hides");
   proto::ForgottenRequest r;
   if (auto limit = PositiveOption(a, "limit")) r.limit = *limit;
   return proto::Encode(r);
 }
 
+// "tmb_… · forget of ent_… · in effect", then when, who, where and why.
+std::string TombstoneHead(const rapidjson::Value& t, const Style& st) {
+  const bool forget = Str(t, "kind") == "forget";
+  std::string state;
+  if (forget)
+    state = t["in_effect"].GetBool() ? st.Red("in effect")
+                                     : st.Dim("restored by " + Str(t, "restored_by"));
+  return st.Bold(Str(t, "id")) + "  " + (forget ? "forget of " : "restore of ") +
+         Str(t, "target") + "  " + state + "\n  " +
+         st.Dim(LocalTime(Int(t, "created_at")) + " · " + Str(t, "author", "?") + " · " +
+                Str(t, "origin") + " · reason: " + Str(t, "reason")) +
+         "\n";
+}
+
+// origin forgotten TMB_ID: the only place, with the UI's forget page, that
+// shows what a forget hides.
+int RenderTombstone(rapidjson::Document& r, const Invocation& a) {
+  if (PrintedJson(r, a.json())) return 0;
+  Style st{UseColor(stdout)};
+  std::fputs(TombstoneHead(r["tombstone"], st).c_str(), stdout);
+  if (r["forget"].IsObject())
+    std::printf("It restored:\n%s", TombstoneHead(r["forget"], st).c_str());
+  if (r["restore"].IsObject())
+    std::printf("Restored by:\n%s", TombstoneHead(r["restore"], st).c_str());
+  const auto& t = r["tombstone"];
+  if (t.HasMember("erasure") && t["erasure"].IsObject())
+    std::printf("What it hid was erased (%s): there is no text to show.\n",
+                Str(t["erasure"], "id").c_str());
+  if (!r["hidden"].IsObject()) return 0;
+  const auto& h = r["hidden"];
+  std::printf("\nIt hides %s and %s:\n",
+              Plural(Int(h, "entries_total"), "entry version", "entry versions").c_str(),
+              Plural(Int(h, "events_total"), "event", "events").c_str());
+  for (const auto& e : h["entries"].GetArray())
+    std::printf("%s %s  %s\n%s\n", st.Dim("entry").c_str(), Str(e, "id").c_str(),
+                st.Dim(Str(e, "kind") + " · " + Str(e, "author")).c_str(), Str(e, "text").c_str());
+  for (const auto& e : h["events"].GetArray())
+    std::printf("%s %s  %s\n%s\n", st.Dim("event").c_str(), Str(e, "id").c_str(),
+                st.Dim(LocalTime(Int(e, "ts")) + " · " + Str(e, "role") + " " + Str(e, "kind"))
+                    .c_str(),
+                Str(e, "text").c_str());
+  if (Int(h, "pages") > 1)
+    std::printf("%s\n", st.Dim("page " + std::to_string(Int(h, "page")) + " of " +
+                               std::to_string(Int(h, "pages")) + " of its events: --page N")
+                             .c_str());
+  if (r["restore_preview"].IsObject())
+    std::printf("\nRestoring it would bring back %s:\n  origin restore %s --reason ... --yes\n",
+                Counts(r["restore_preview"]).c_str(), Str(t, "id").c_str());
+  return 0;
+}
+
 int RenderForgotten(rapidjson::Document& r, const Invocation& a) {
+  if (!a.args.empty()) return RenderTombstone(r, a);
   if (PrintedJson(r, a.json())) return 0;
   Style st{UseColor(stdout)};
   if (r["tombstones"].Empty()) {
@@ -147,7 +211,10 @@ int RenderForgotten(rapidjson::Document& r, const Invocation& a) {
 }
 
 constexpr Option kTombstoneOptions[] = {kReasonOption, kYesOption, kDryRunOption, kJsonOption};
-constexpr Option kForgottenOptions[] = {{"limit", "N", "the latest N"}, kJsonOption};
+constexpr Option kForgottenOptions[] = {
+    {"limit", "N", "the latest N"},
+    {"page", "N", "with TMB_ID: the page of the events it hides (100 a page)"},
+    kJsonOption};
 
 constexpr std::string_view kForgetDetails =
     "Hides an entry (every version) or an event, the events the entry cites, the\n"
@@ -174,11 +241,15 @@ constexpr std::string_view kRestoreExamples =
 
 constexpr std::string_view kForgottenDetails =
     "Every forget and restore, newest first: target, reason, author, counts, and\n"
-    "whether it is still in effect; and the erasure of a forget (origin erase).\n";
+    "whether it is still in effect; and the erasure of a forget (origin erase).\n"
+    "With TMB_ID, that forget or restore alone and, for a forget in effect, what\n"
+    "it hides, with its text (the one place besides origin ui that shows it), and\n"
+    "what origin restore would bring back.\n";
 
 constexpr std::string_view kForgottenExamples =
     "  origin forgotten\n"
-    "  origin forgotten --limit 10 --json\n";
+    "  origin forgotten --limit 10 --json\n"
+    "  origin forgotten tmb_01hx...\n";
 
 }  // namespace
 
@@ -216,7 +287,9 @@ const Command kRestoreCommand{
 
 const Command kForgottenCommand{
     .name = "forgotten",
-    .summary = "every forget and restore, newest first",
+    .args = "[TMB_ID]",
+    .max_args = 1,
+    .summary = "every forget and restore, newest first; or one, with what it hides",
     .options = kForgottenOptions,
     .details = kForgottenDetails,
     .examples = kForgottenExamples,
@@ -224,6 +297,7 @@ const Command kForgottenCommand{
     .build = ForgottenParams,
     .render = RenderForgotten,
     .pages = true,
+    .method_for = ForgottenMethod,
 };
 
 }  // namespace origin::client

@@ -8,6 +8,7 @@
 
 #include "core/query/search.hpp"
 #include "core/query/terms.hpp"
+#include "core/store/audit.hpp"
 #include "core/store/event_index.hpp"
 #include "core/store/schema.hpp"
 #include "core/store/visible.hpp"
@@ -293,6 +294,8 @@ RememberResult Remember(Db& db, const Clock& clock, const std::string& store_nam
   std::string id = NewEntryId();
   Insert(db, id, in.kind, text, in.confidence, in.author, project, std::nullopt, id, in.valid_from,
          in.valid_to, now, origin, sources);
+  AuditUiWrite(db, now, in.author, in.channel, "remember",
+               {{"entry", id}, {"sources", static_cast<std::int64_t>(sources.size())}});
   tx.Commit();
   return {id, false};
 }
@@ -332,6 +335,10 @@ std::string Correct(Db& db, const Clock& clock, const std::string& store_name,
   std::int64_t created = std::max(clock.NowMs(), old.created_at + 1);
   Insert(db, new_id, next.kind, next.text, next.confidence, in.author, next.project, id, old.root,
          next.valid_from, next.valid_to, created, origin, sources);
+  AuditUiWrite(db, created, in.author, in.channel, "correct",
+               {{"entry", new_id},
+                {"supersedes", id},
+                {"sources", static_cast<std::int64_t>(sources.size())}});
   tx.Commit();
   return new_id;
 }

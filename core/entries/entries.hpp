@@ -49,6 +49,9 @@ struct RememberInput {
   std::optional<std::string> project;  // none: the first cited event's project, if any
   std::optional<std::int64_t> valid_from, valid_to;  // ms UTC
   std::vector<EntrySource> sources;
+  /// Where it comes from: cli, mcp or ui; an entry written from origin ui
+  /// is recorded in audit_log (its id and counts, never its text).
+  std::string channel = "cli";
 };
 
 /// What a correction changes; what it leaves unset carries over.
@@ -58,6 +61,7 @@ struct CorrectInput {
   std::optional<std::int64_t> valid_from, valid_to;
   std::string author;
   std::vector<EntrySource> add_sources;
+  std::string channel = "cli";  // as RememberInput's
 };
 
 struct EntryRow {

@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "core/erase/erase.hpp"
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <map>
 
+#include "core/store/audit.hpp"
 #include "core/util/hash.hpp"
 #include "core/util/op_error.hpp"
 
@@ -191,27 +190,12 @@ std::int64_t Record(Db& db, const Plan& p, const std::string& id, const EraseInp
 
 void Audit(Db& db, std::int64_t at, const EraseInput& in, const EraseOutcome& o) {
   // Ids and counts only, as for forgets: never a reason or a text.
-  rapidjson::StringBuffer sb;
-  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-  w.StartObject();
-  w.Key("erasure");
-  w.String(o.erasure->c_str(), static_cast<rapidjson::SizeType>(o.erasure->size()));
-  w.Key("forget");
-  w.String(o.forget.c_str(), static_cast<rapidjson::SizeType>(o.forget.size()));
-  w.Key("lines");
-  w.Int64(o.lines);
-  w.Key("events");
-  w.Uint64(o.events.size());
-  w.Key("entries");
-  w.Uint64(o.entries.size());
-  w.EndObject();
-  db.Prepare("INSERT INTO audit_log(at, actor, channel, action, details) VALUES (?,?,?,?,?)")
-      .Bind(1, at)
-      .Bind(2, in.author)
-      .Bind(3, in.channel)
-      .Bind(4, "erase")
-      .Bind(5, std::string(sb.GetString()))
-      .Run();
+  AppendAudit(db, at, AuditActor(in.author, in.channel), in.channel, "erase",
+              {{"erasure", *o.erasure},
+               {"forget", o.forget},
+               {"lines", o.lines},
+               {"events", static_cast<std::int64_t>(o.events.size())},
+               {"entries", static_cast<std::int64_t>(o.entries.size())}});
 }
 
 // Step 4: the texts, in one transaction; secure_delete zeroes what they

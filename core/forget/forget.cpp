@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "core/forget/forget.hpp"
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include "core/entries/entries.hpp"
 #include "core/erase/erase.hpp"
+#include "core/store/audit.hpp"
 #include "core/store/sessions.hpp"
 #include "core/store/visible.hpp"
 #include "core/util/hash.hpp"
@@ -200,28 +199,12 @@ void Record(Db& db, const std::string& id, const char* kind, const std::string& 
 }
 
 void Audit(Db& db, std::int64_t at, const TombstoneInput& in, const ForgetOutcome& o) {
-  // Ids and counts only: never a reason or a text.  An event id holds what
-  // its log gave it, so it is written as a JSON string, escaped.
-  rapidjson::StringBuffer sb;
-  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-  w.StartObject();
-  w.Key("tombstone");
-  w.String(o.tombstone->c_str(), static_cast<rapidjson::SizeType>(o.tombstone->size()));
-  w.Key("target");
-  w.String(o.target.c_str(), static_cast<rapidjson::SizeType>(o.target.size()));
-  w.Key("entries");
-  w.Uint64(o.entries.size());
-  w.Key("events");
-  w.Uint64(o.events.size());
-  w.EndObject();
-  const std::string details = sb.GetString();
-  db.Prepare("INSERT INTO audit_log(at, actor, channel, action, details) VALUES (?,?,?,?,?)")
-      .Bind(1, at)
-      .Bind(2, in.author)
-      .Bind(3, in.channel)
-      .Bind(4, o.kind)
-      .Bind(5, details)
-      .Run();
+  // Ids and counts only: never a reason or a text.
+  AppendAudit(db, at, AuditActor(in.author, in.channel), in.channel, o.kind,
+              {{"tombstone", *o.tombstone},
+               {"target", o.target},
+               {"entries", static_cast<std::int64_t>(o.entries.size())},
+               {"events", static_cast<std::int64_t>(o.events.size())}});
 }
 
 // The title each session shows: its text and whether the user gave it.
@@ -340,6 +323,34 @@ ForgetOutcome Forget(Db& db, const Clock& clock, const std::string& store_name,
   return o;
 }
 
+std::string PlanDigest(const ForgetOutcome& plan) {
+  std::string form = "origin-forget-plan 1\n";
+  for (const std::string* line : {&plan.target, &plan.target_kind})
+    form += *line + "\n";
+  form += plan.hidden_by.value_or("") + "\n";
+  auto list = [&](const char* name, std::vector<std::string> ids) {
+    std::sort(ids.begin(), ids.end());
+    form += std::string(name) + "\n";
+    for (const std::string& id : ids) form += id + "\n";
+  };
+  list("entries", plan.entries);
+  list("events", plan.events);
+  list("sessions", plan.sessions);
+  list("titles", plan.titles);
+  return Sha256Hex(form);
+}
+
+ForgetOutcome ForgetAsPreviewed(Db& db, const Clock& clock, const std::string& store_name,
+                                const TombstoneInput& in, const std::string& digest) {
+  TombstoneInput preview = in;
+  preview.dry_run = true;
+  if (PlanDigest(Forget(db, clock, store_name, preview)) != digest)
+    throw OpError(Code::kConflict,
+                  "the plan changed since it was shown: preview the forget of " + in.target +
+                      " again");
+  return Forget(db, clock, store_name, in);
+}
+
 ForgetOutcome Restore(Db& db, const Clock& clock, const std::string& store_name,
                       const TombstoneInput& in) {
   std::string reason = CheckReason(in);
@@ -433,17 +444,21 @@ void CoverSessionArrivals(Db& db, std::int64_t after_seq) {
   Decide(db, "", events, {}, ignored);
 }
 
-std::vector<TombstoneRow> ListTombstones(Db& db, int limit) {
+namespace {
+// Tombstone rows with what each covers; `tail` ends the query (a WHERE, the
+// order, a limit) and takes one parameter, bound to `param`.
+std::vector<TombstoneRow> TombstoneRows(Db& db, const char* tail, auto param) {
   auto st = db.Prepare(
-      "SELECT t.id, t.kind, t.target, t.reason, t.created_at, t.origin, m.author, "
-      "(SELECT r.id FROM tombstone r WHERE r.kind = 'restore' AND r.target = t.id), "
-      "(SELECT count(*) FROM tombstone_effect te WHERE te.tombstone = t.id AND "
-      "te.item_kind = 'entry'), "
-      "(SELECT count(*) FROM tombstone_effect te WHERE te.tombstone = t.id AND "
-      "te.item_kind = 'event'), x.id, x.done_at, x.lines, x.events, x.entries "
-      "FROM tombstone t LEFT JOIN tombstone_meta m ON m.id = t.id "
-      "LEFT JOIN erasure x ON x.forget = t.id ORDER BY t.seq DESC LIMIT ?");
-  st.Bind(1, limit);
+      std::string("SELECT t.id, t.kind, t.target, t.reason, t.created_at, t.origin, m.author, "
+                  "(SELECT r.id FROM tombstone r WHERE r.kind = 'restore' AND r.target = t.id), "
+                  "(SELECT count(*) FROM tombstone_effect te WHERE te.tombstone = t.id AND "
+                  "te.item_kind = 'entry'), "
+                  "(SELECT count(*) FROM tombstone_effect te WHERE te.tombstone = t.id AND "
+                  "te.item_kind = 'event'), x.id, x.done_at, x.lines, x.events, x.entries "
+                  "FROM tombstone t LEFT JOIN tombstone_meta m ON m.id = t.id "
+                  "LEFT JOIN erasure x ON x.forget = t.id ") +
+      tail);
+  st.Bind(1, param);
   std::vector<TombstoneRow> out;
   while (st.Step()) {
     TombstoneRow r;
@@ -465,6 +480,18 @@ std::vector<TombstoneRow> ListTombstones(Db& db, int limit) {
     out.push_back(std::move(r));
   }
   return out;
+}
+
+}  // namespace
+
+std::vector<TombstoneRow> ListTombstones(Db& db, int limit) {
+  return TombstoneRows(db, "ORDER BY t.seq DESC LIMIT ?", limit);
+}
+
+std::optional<TombstoneRow> GetTombstone(Db& db, const std::string& id) {
+  std::vector<TombstoneRow> rows = TombstoneRows(db, "WHERE t.id = ?", id);
+  if (rows.empty()) return std::nullopt;
+  return std::move(rows.front());
 }
 
 }  // namespace origin

@@ -64,10 +64,21 @@ struct ForgetOutcome {
   std::optional<std::string> hidden_by;  // forget: a forget in effect already hiding the target
 };
 
+/// The digest of what a forget would hide (docs/architecture.md, "Operations
+/// of the web UI"): hex SHA-256 of the plan's canonical form, from whole
+/// sorted lists of ids.  A preview shows it; a forget given it refuses with
+/// kConflict when the plan differs by then (ForgetAsPreviewed).
+std::string PlanDigest(const ForgetOutcome& plan);
+
 /// OpError kInvalidArgument for a blank reason or a tombstone id as target,
 /// kNotFound for an unknown id.
 ForgetOutcome Forget(Db& db, const Clock& clock, const std::string& store_name,
                      const TombstoneInput& in);
+/// Forget, when its plan's digest is still `digest`: else OpError kConflict,
+/// and nothing is written.  On the writer, so that nothing changes between
+/// the plan and the forget.
+ForgetOutcome ForgetAsPreviewed(Db& db, const Clock& clock, const std::string& store_name,
+                                const TombstoneInput& in, const std::string& digest);
 /// OpError kNotFound for an unknown forget, kInvalidArgument when the target
 /// is a restore, kConflict when the forget was already restored.
 ForgetOutcome Restore(Db& db, const Clock& clock, const std::string& store_name,
@@ -106,5 +117,7 @@ struct TombstoneRow {
 };
 /// Every forget and restore, newest first.
 std::vector<TombstoneRow> ListTombstones(Db& db, int limit);
+/// One forget or restore by its full id; nullopt when there is none.
+std::optional<TombstoneRow> GetTombstone(Db& db, const std::string& id);
 
 }  // namespace origin

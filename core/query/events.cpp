@@ -10,8 +10,6 @@
 
 namespace origin {
 
-namespace {
-
 // The columns ReadEvent reads, of the table `event`.  The project is the
 // one the event's session has where its cwd lies (EventProjectSql).  A tool
 // result's tool is its call's (joined by call_id, within its source,
@@ -53,6 +51,8 @@ EventRow ReadEvent(const Stmt& st) {
   e.line = st.Int(17);
   return e;
 }
+
+namespace {
 
 constexpr const char* kSessionCols =
     "id, source, project, cwd, git_branch, coalesce(first_ts, 0), coalesce(last_ts, 0), "
@@ -156,6 +156,37 @@ std::optional<std::string> PromptName(std::string_view text) {
       collapsed.find(']') == collapsed.size() - 1)
     return std::nullopt;
   return std::string(TruncateChars(collapsed, 80));
+}
+
+std::optional<CommandEcho> CommandEchoOf(std::string_view text) {
+  // Elements alone, one of them <command-name>: Claude Code's echo of a
+  // slash command, whose arguments are in <command-args>.
+  text = TrimLeft(text);
+  std::string tag;
+  std::string_view inner;
+  std::optional<CommandEcho> out;
+  std::string name;
+  std::string_view args;
+  while (SkipElement(text, tag, inner)) {
+    if (tag == "command-name") name = Collapse(inner);
+    if (tag == "command-args") args = inner;
+    text = TrimLeft(text);
+  }
+  if (!text.empty() || name.empty()) return std::nullopt;
+  if (name.front() != '/') name.insert(name.begin(), '/');
+  return CommandEcho{name, Collapse(args)};
+}
+
+bool ElementsOnly(std::string_view text) {
+  text = TrimLeft(text);
+  std::string tag;
+  std::string_view inner;
+  bool any = false;
+  while (SkipElement(text, tag, inner)) {
+    any = true;
+    text = TrimLeft(text);
+  }
+  return any && text.empty();
 }
 
 namespace {

@@ -61,6 +61,12 @@ struct SessionRow {
   std::optional<std::string> prompt;  // the provisional name, when there is no title
 };
 
+/// The columns of `event` that ReadEvent reads (from column 0), for core
+/// queries of their own (core/ui); every such query adds VisibleEventSql
+/// unless it shows hidden events to their owner.
+const std::string& EventCols();
+EventRow ReadEvent(const Stmt& st);
+
 /// nullopt when no event has this id; OpError kForgotten when it is hidden.
 std::optional<EventRow> GetEvent(Db& db, std::string_view id);
 /// The same by arrival (seq).
@@ -108,5 +114,16 @@ std::vector<ProjectRow> ListProjects(Db& db);
 std::optional<std::string> FirstPrompt(Db& db, std::string_view session);
 /// The same rule on one message's text; nullopt when it is not a prompt.
 std::optional<std::string> PromptName(std::string_view text);
+
+/// A command echo: a message of elements alone, one of them Claude Code's
+/// <command-name> (spec: Sessions by turns); its name with a leading slash
+/// and its arguments, whitespace collapsed.
+struct CommandEcho {
+  std::string name, args;
+};
+std::optional<CommandEcho> CommandEchoOf(std::string_view text);
+/// Whether `text` is XML-style elements alone (a command echo, a shell
+/// command's echo, injected context).
+bool ElementsOnly(std::string_view text);
 
 }  // namespace origin

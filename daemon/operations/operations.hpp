@@ -204,6 +204,10 @@ void Sync(Operations&, const proto::SyncRequest&, const Caller&, Reply);
 void Shutdown(Operations&, const proto::NoRequest&, const Caller&, Reply);
 void Backup(Operations&, const proto::BackupRequest&, const Caller&, Reply);  // backup.cpp
 void Verify(Context&, Db&, const proto::VerifyRequest&, rpc::Writer&);        // backup.cpp
+// The web UI's (ui_ops.cpp); tombstone runs on a reader, then the writer.
+void Overview(Context&, Db&, const proto::NoRequest&, rpc::Writer&);
+void Turns(Context&, Db&, const proto::TurnsRequest&, rpc::Writer&);
+void StartTombstone(Operations&, const Operation&, const rapidjson::Value* params, Caller, Reply);
 }  // namespace ops
 
 }  // namespace origin

@@ -26,6 +26,7 @@ std::string* MainId(proto::IdRequest& r) { return &r.id; }
 std::string* MainId(proto::TimelineRequest& r) { return r.session ? &*r.session : nullptr; }
 std::string* MainId(proto::EntryRequest& r) { return r.id.empty() ? nullptr : &r.id; }
 std::string* MainId(proto::TombstoneRequest& r) { return &r.target; }
+std::string* MainId(proto::TurnsRequest& r) { return &r.session; }
 template <class Request>
 std::string* MainId(Request&) {
   return nullptr;
@@ -186,6 +187,11 @@ constexpr Operation kTable[] = {
     Write<TombstoneRequest, ops::Erase>("erase", kTombstoneIds),
     OnLoop<proto::BackupRequest, ops::Backup>("backup", false),
     Read<proto::VerifyRequest, ops::Verify>("verify"),
+    // The web UI's (origin ui), none an MCP tool; tombstone, which shows
+    // what a forget hides, is the owner's alone (the UI and the CLI).
+    Read<proto::NoRequest, ops::Overview>("overview"),
+    Read<proto::TurnsRequest, ops::Turns>("turns", kSessionIds),
+    {"tombstone", Thread::kWriter, true, false, &ops::StartTombstone, kTombstoneIds},
 };
 
 }  // namespace

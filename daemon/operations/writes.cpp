@@ -63,6 +63,7 @@ void Remember(Context& ctx, Db& db, const proto::EntryRequest& r, const Caller& 
   in.valid_to = r.valid_to;
   in.author = caller.author;
   in.sources = ToEntrySources(r.sources);
+  in.channel = caller.channel;
   const RememberResult written = origin::Remember(db, ctx.clock, ctx.store_name, in);
   WriteEntryAnswer(ctx, db, written.id, written.duplicate, w);
 }
@@ -78,13 +79,19 @@ void Correct(Context& ctx, Db& db, const proto::EntryRequest& r, const Caller& c
   in.valid_to = r.valid_to;
   in.author = caller.author;
   in.add_sources = ToEntrySources(r.sources);
+  in.channel = caller.channel;
   WriteEntryAnswer(ctx, db, origin::Correct(db, ctx.clock, ctx.store_name, r.id, in), false, w);
 }
 
 void Forget(Context& ctx, Db& db, const proto::TombstoneRequest& r, const Caller& caller,
             rpc::Writer& w) {
-  rpc::WriteOutcome(w, origin::Forget(db, ctx.clock, ctx.store_name, Tombstone(r, caller)),
-                    r.dry_run);
+  // A forget given the digest of the plan its preview showed is made only
+  // while the plan is still that one (kConflict otherwise).
+  const TombstoneInput in = Tombstone(r, caller);
+  const ForgetOutcome o =
+      r.digest ? ForgetAsPreviewed(db, ctx.clock, ctx.store_name, in, *r.digest)
+               : origin::Forget(db, ctx.clock, ctx.store_name, in);
+  rpc::WriteOutcome(w, o, r.dry_run, r.dry_run ? PlanDigest(o) : "");
 }
 
 void Restore(Context& ctx, Db& db, const proto::TombstoneRequest& r, const Caller& caller,

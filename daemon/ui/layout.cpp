@@ -259,7 +259,7 @@ void PlainText(Html& h, std::string_view text) {
   h.Element("div", {{"class", "text"}}, text);
 }
 
-void EventBody(Html& h, const rapidjson::Value& e, bool markdown) {
+void EventBody(Html& h, const rapidjson::Value& e, bool markdown, Links links) {
   const std::string_view id = Str(e, "id"), session = Str(e, "session");
   h.Open("div", {{"class", "meta"}});
   h.Element("span", {{"class", "badge"}}, Str(e, "kind"));
@@ -268,8 +268,9 @@ void EventBody(Html& h, const rapidjson::Value& e, bool markdown) {
   if (const std::string_view tool = Str(e, "tool"); !tool.empty()) h.Element("code", tool).Text(" · ");
   if (Bool(e, "is_error")) h.Element("span", {{"class", "badge error"}}, "error").Text(" · ");
   Time(h, e, "time");
-  h.Text(" · ").Element("a", {{"href", Link("/event", {{"id", id}})}}, "event");
-  if (!session.empty())
+  if (links == Links::kNone) h.Text(" · ").Element("span", {{"class", "id"}}, id);
+  else h.Text(" · ").Element("a", {{"href", Link("/event", {{"id", id}})}}, "event");
+  if (!session.empty() && links == Links::kAll)
     h.Text(" · ").Element("a", {{"href", Link("/session", {{"id", session}, {"at", id}})}}, "in its session");
   h.Close("div");
   const std::string_view text = Str(e, "text");
@@ -284,27 +285,27 @@ void EventBody(Html& h, const rapidjson::Value& e, bool markdown) {
     h.Element("p", {{"class", "meta"}}, "The text was cut where it was stored; its event page shows it whole.");
 }
 
-void EntryList(Html& h, const rapidjson::Value& entries) {
+void EntryList(Html& h, const rapidjson::Value& entries, Links links) {
   h.Open("ol", {{"class", "list"}});
   for (const rapidjson::Value& en : entries.GetArray()) {
     h.Open("li");
-    EntryBody(h, en);
+    EntryBody(h, en, links);
     h.Close("li");
   }
   h.Close("ol");
 }
 
-void EventList(Html& h, const rapidjson::Value& events, bool markdown) {
+void EventList(Html& h, const rapidjson::Value& events, bool markdown, Links links) {
   h.Open("ol", {{"class", "list"}});
   for (const rapidjson::Value& ev : events.GetArray()) {
     h.Open("li");
-    EventBody(h, ev, markdown);
+    EventBody(h, ev, markdown, links);
     h.Close("li");
   }
   h.Close("ol");
 }
 
-void EntryBody(Html& h, const rapidjson::Value& en) {
+void EntryBody(Html& h, const rapidjson::Value& en, Links links) {
   const std::string_view id = Str(en, "id");
   h.Open("div", {{"class", "meta"}});
   h.Element("span", {{"class", "badge"}}, Str(en, "kind")).Text(" ");
@@ -316,7 +317,8 @@ void EntryBody(Html& h, const rapidjson::Value& en) {
   Time(h, en, "created");
   if (const std::string_view project = Str(en, "project"); !project.empty())
     h.Text(" · project ").Text(project);
-  h.Text(" · ").Element("a", {{"href", Link("/entry", {{"id", id}})}, {"class", "id"}}, id);
+  if (links == Links::kNone) h.Text(" · ").Element("span", {{"class", "id"}}, id);
+  else h.Text(" · ").Element("a", {{"href", Link("/entry", {{"id", id}})}, {"class", "id"}}, id);
   h.Close("div");
   PlainText(h, Str(en, "text"));
   if (const rapidjson::Value* sources = Arr(en, "sources"); sources && !sources->Empty()) {
@@ -326,7 +328,8 @@ void EntryBody(Html& h, const rapidjson::Value& en) {
       if (!first) h.Text(", ");
       first = false;
       const std::string_view ev = Str(s, "event_id");
-      h.Element("a", {{"href", Link("/event", {{"id", ev}})}, {"class", "id"}}, ev);
+      if (links == Links::kNone) h.Element("span", {{"class", "id"}}, ev);
+      else h.Element("a", {{"href", Link("/event", {{"id", ev}})}, {"class", "id"}}, ev);
       if (const std::string_view quote = Str(s, "quote"); !quote.empty()) h.Text(" (“").Text(quote).Text("”)");
     }
     h.Close("p");

@@ -85,14 +85,18 @@ void CheckField(Html& h, std::string_view name, std::string_view label, bool che
 
 /// A session's title, or its provisional name in quotes, or its id.
 std::string SessionName(const rapidjson::Value& session);
+/// Which links an event or entry carries: to its page and its place in its
+/// session; not to the session on the session's own page; none for what a
+/// forget hides (their pages would only say so).
+enum class Links { kAll, kNoSession, kNone };
 /// An event as a list item's content: who, when, kind, its text (Markdown
-/// for messages when `markdown`), with links to it and its session.
-void EventBody(Html& h, const rapidjson::Value& event, bool markdown);
+/// for messages when `markdown`), with its links.
+void EventBody(Html& h, const rapidjson::Value& event, bool markdown, Links links = Links::kAll);
 /// An entry's card: kind, confidence, author, status, text, its sources.
-void EntryBody(Html& h, const rapidjson::Value& entry);
+void EntryBody(Html& h, const rapidjson::Value& entry, Links links = Links::kAll);
 /// An <ol class=list> of entries (EntryBody) or events (EventBody).
-void EntryList(Html& h, const rapidjson::Value& entries);
-void EventList(Html& h, const rapidjson::Value& events, bool markdown);
+void EntryList(Html& h, const rapidjson::Value& entries, Links links = Links::kAll);
+void EventList(Html& h, const rapidjson::Value& events, bool markdown, Links links = Links::kAll);
 /// A text of the store: pre-wrapped, escaped.
 void PlainText(Html& h, std::string_view text);
 

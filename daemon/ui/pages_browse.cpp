@@ -181,17 +181,17 @@ void Folded(Html& h, const rapidjson::Value& items, const rapidjson::Value* summ
       h.Element("code", call ? Str(*call, "tool") : std::string_view("(no call)")).Text(" ");
       h.Element("span", {{"class", outcome == "error" ? "badge error" : outcome == "ok" ? "badge ok" : "badge"}}, outcome);
       h.Close("div");
-      if (call != nullptr) EventBody(h, *call, false);
+      if (call != nullptr) EventBody(h, *call, false, Links::kNoSession);
       if (result != nullptr) {
         h.Open("details").Element("summary", "Result");
-        EventBody(h, *result, false);
+        EventBody(h, *result, false, Links::kNoSession);
         h.Close("details");
       }
     } else if (type == "note") {
       h.Open("div", {{"class", "note"}}).Text("Note (").Text(Str(item, "note")).Text(")").Close("div");
-      if (const rapidjson::Value* ev = Obj(item, "event")) EventBody(h, *ev, false);
+      if (const rapidjson::Value* ev = Obj(item, "event")) EventBody(h, *ev, false, Links::kNoSession);
     } else if (const rapidjson::Value* ev = Obj(item, "event")) {
-      EventBody(h, *ev, true);
+      EventBody(h, *ev, true, Links::kNoSession);
     }
     h.Close("li");
   }
@@ -253,13 +253,13 @@ std::string SessionPage(const rapidjson::Value& a, const PageContext& ctx) {
         h.Close("p");
       } else if (const rapidjson::Value* prompt = Obj(t, "prompt")) {
         h.Open("div", {{"class", "prompt"}});
-        EventBody(h, *prompt, false);
+        EventBody(h, *prompt, false, Links::kNoSession);
         h.Close("div");
       }
       if (items != nullptr && !items->Empty()) Folded(h, *items, Obj(t, "summary"), in_items);
       if (const rapidjson::Value* reply = Obj(t, "reply")) {
         h.Open("section", {{"class", "reply"}, {"aria-label", "Reply"}});
-        EventBody(h, *reply, true);
+        EventBody(h, *reply, true, Links::kNoSession);
         h.Close("section");
       }
       h.Close("article");

@@ -202,11 +202,11 @@ std::string TombstonePage(const rapidjson::Value& a, const PageContext& ctx) {
     h.Element("p", {{"class", "notice"}}, "This page alone shows hidden text. It appears nowhere else: not in search, timelines, sessions, or to agents.");
     if (const rapidjson::Value* entries = Arr(*hidden, "entries"); entries && !entries->Empty()) {
       h.Element("h3", Count(Int(*hidden, "entries_total", entries->Size()), "entry version", "entry versions"));
-      EntryList(h, *entries);
+      EntryList(h, *entries, Links::kNone);
     }
     if (const rapidjson::Value* events = Arr(*hidden, "events"); events && !events->Empty()) {
       h.Element("h3", Count(Int(*hidden, "events_total", events->Size()), "event", "events"));
-      EventList(h, *events, false);
+      EventList(h, *events, false, Links::kNone);
       const std::int64_t page = Int(*hidden, "page", 1), pages = Int(*hidden, "pages", 1);
       Pager(h, "Hidden events", "Page", page, pages, [&](std::int64_t n) {
         return Link("/tombstone", {{"id", id}, {"page", std::to_string(n)}});

@@ -231,12 +231,32 @@ TEST_SUITE("ui") {
     Call(f, "show", "{\"id\":" + JsonString(secret_id) + "}", &failed);
     CHECK(failed);  // a page for it is an error page (http's mapping), without its text
 
-    // The pages of the web UI's own operations: the daemon's answer when it
-    // has them (issue 16's uiops), else the shape docs/architecture.md gives.
-    const rapidjson::Document probe = Call(f, "overview", "{}", &failed);
+    // The pages of the web UI's own operations, from the daemon's answers
+    // once it has them (issue 16's uiops); the next test renders them from
+    // the shapes docs/architecture.md gives.
+    Call(f, "overview", "{}", &failed);
     if (!failed) {
       r = Render(f, "/", {});
       CHECK(!Shows(r, kSecret));
+    }
+    Call(f, "turns", R"({"session":"claude-code:s-ui"})", &failed);
+    if (!failed) {
+      r = Render(f, "/session", {{{"id", "claude-code:s-ui"}}});
+      CHECK(Shows(r, "alert('p')"));
+      CHECK(!Shows(r, kSecret));
+      r = Render(f, "/session", {{{"id", "claude-code:s-ui"}, {"at", huge_id}}});  // the reply is hidden: the entry forgotten cites it
+      CHECK(r.html.find("class=\"turn at\"") != std::string::npos);
+    }
+    const rapidjson::Document forgotten = Call(f, "forgotten", "{}");
+    std::string secret_tombstone;
+    for (const rapidjson::Value& t : forgotten["tombstones"].GetArray())
+      if (std::string_view(t["target"].GetString()) == secret_id) secret_tombstone = t["id"].GetString();
+    REQUIRE(!secret_tombstone.empty());
+    Call(f, "tombstone", "{\"id\":" + JsonString(secret_tombstone) + "}", &failed);
+    if (!failed) {  // the one page that shows what the forget hides
+      r = Render(f, "/tombstone", {{{"id", secret_tombstone}}});
+      CHECK(Shows(r, kSecret));
+      CHECK(r.html.find("action=\"/admin/restore\"") != std::string::npos);
     }
     f.Stop();
   }
@@ -321,5 +341,8 @@ TEST_SUITE("ui") {
     CHECK(Shows(r, "hidden event <b>"));
     CHECK(r.html.find("action=\"/admin/restore\"") != std::string::npos);
     CHECK(Shows(r, "1 entry version"));
+    // No link to what is hidden: its pages would only say it is forgotten.
+    CHECK(r.html.find("href=\"/admin/entry?id=ent_2\"") == std::string::npos);
+    CHECK(r.html.find("href=\"/admin/event?id=claude-code:s1:9\"") == std::string::npos);
   }
 }

@@ -354,7 +354,19 @@ TEST_SUITE("daemon") {
     CHECK(methods == std::set<std::string>{"ping", "status", "sync", "shutdown", "timeline",
                                            "projects", "show", "sources", "entries", "search",
                                            "forgotten", "check", "remember", "correct",
-                                           "forget", "restore", "erase", "backup", "verify"});
+                                           "forget", "restore", "erase", "backup", "verify",
+                                           "overview", "turns", "tombstone"});
     CHECK(Operations::Find("reticulate") == nullptr);
+  }
+
+  TEST_CASE("daemon: no MCP tool calls the web UI's operations; tombstone, the one answer with "
+            "hidden text, is the owner's alone (issue 16)") {
+    REQUIRE(!mcp::AllTools().empty());
+    for (const mcp::Tool& t : mcp::AllTools()) {
+      CAPTURE(t.operation);
+      CHECK(t.operation != "tombstone");
+      CHECK(t.operation != "overview");
+      CHECK(t.operation != "turns");
+    }
   }
 }

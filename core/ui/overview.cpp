@@ -1,0 +1,228 @@
+// SPDX-License-Identifier: MIT
+#include "core/ui/overview.hpp"
+
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <ctime>
+#include <mutex>
+
+#include "core/store/visible.hpp"
+
+namespace origin {
+
+std::vector<std::int64_t> LocalDayStarts(std::int64_t now_ms, int days) {
+  const std::time_t now = static_cast<std::time_t>(now_ms / 1000);
+  std::tm today{};
+  ::localtime_r(&now, &today);
+  std::vector<std::int64_t> out;
+  for (int i = days - 1; i >= -1; --i) {
+    std::tm tm = today;
+    tm.tm_hour = 0;
+    tm.tm_min = 0;
+    tm.tm_sec = 0;
+    tm.tm_mday -= i;  // mktime carries into the months before and after
+    tm.tm_isdst = -1;
+    out.push_back(static_cast<std::int64_t>(std::mktime(&tm)) * 1000);
+  }
+  return out;
+}
+
+namespace {
+
+std::string DayName(std::int64_t ms) {
+  const std::time_t t = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  ::localtime_r(&t, &tm);
+  char buf[16];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", &tm);
+  return buf;
+}
+
+// The chart and the projects: what the (session, ts) index says of the
+// sessions active over the days, kept while its key stays the same.
+struct Activity {
+  std::vector<OverviewDay> days;
+  std::vector<std::string> sources;
+  std::vector<OverviewProject> projects;
+};
+
+// The key: the store, the first day, and every source's session and
+// event totals (which every new event and every forget or restore
+// changes).
+std::string ActivityKey(Db& db, const std::string& store, std::int64_t first_day) {
+  std::string key = store + "\n" + std::to_string(first_day);
+  auto st = db.Prepare(
+      "SELECT source, count(*), sum(event_count), max(last_ts) FROM session GROUP BY source");
+  while (st.Step())
+    key += "\n" + std::string(st.Text(0)) + " " + std::to_string(st.Int(1)) + " " +
+           std::to_string(st.Int(2)) + " " + std::to_string(st.Int(3));
+  return key;
+}
+
+Activity ReadActivity(Db& db, const std::vector<std::int64_t>& starts) {
+  Activity a;
+  for (std::size_t i = 0; i + 1 < starts.size(); ++i)
+    a.days.push_back({DayName(starts[i]), starts[i], 0, {}});
+  const std::int64_t from = starts.front(), to = starts.back();
+  auto sessions = db.Prepare(
+      "SELECT id, source, project FROM session WHERE last_ts >= ? AND first_ts < ? AND "
+      "event_count > 0");
+  sessions.Bind(1, from).Bind(2, to);
+  auto events = db.Prepare(
+      "SELECT ts FROM event INDEXED BY event_session_ts WHERE session = ? AND ts >= ? AND ts < ? "
+      "AND " +
+      VisibleEventSql("seq"));
+  std::map<std::string, OverviewProject> projects;
+  std::map<std::string, bool> sources;
+  while (sessions.Step()) {
+    const std::string id(sessions.Text(0)), source(sessions.Text(1));
+    const std::optional<std::string> project = sessions.OptText(2);
+    events.Reset();
+    events.Bind(1, id).Bind(2, from).Bind(3, to);
+    std::int64_t n = 0, last = 0;
+    while (events.Step()) {
+      const std::int64_t ts = events.Int(0);
+      const auto day = std::upper_bound(starts.begin(), starts.end(), ts) - starts.begin() - 1;
+      OverviewDay& d = a.days[static_cast<std::size_t>(day)];
+      ++d.total;
+      ++d.by_source[source];
+      ++n;
+      last = std::max(last, ts);
+    }
+    if (n == 0) continue;
+    sources[source] = true;
+    if (!project) continue;
+    OverviewProject& p = projects[*project];
+    p.project = *project;
+    p.events += n;
+    p.sessions += 1;
+    p.last_ts = std::max(p.last_ts, last);
+  }
+  for (const auto& [s, _] : sources) a.sources.push_back(s);
+  for (auto& [_, p] : projects) a.projects.push_back(std::move(p));
+  std::sort(a.projects.begin(), a.projects.end(), [](const auto& x, const auto& y) {
+    return x.events != y.events ? x.events > y.events : x.project < y.project;
+  });
+  if (a.projects.size() > static_cast<std::size_t>(kOverviewRows))
+    a.projects.resize(kOverviewRows);
+  return a;
+}
+
+// The kept results, per store: (key, value).
+std::mutex cache_mu;
+std::map<std::string, std::pair<std::string, Activity>> cache;
+
+Activity CachedActivity(Db& db, const std::string& store, const std::vector<std::int64_t>& starts) {
+  std::mutex& mu = cache_mu;
+  const std::string key = ActivityKey(db, store, starts.front());
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(store);
+    if (it != cache.end() && it->second.first == key) return it->second.second;
+  }
+  Activity a = ReadActivity(db, starts);
+  std::lock_guard<std::mutex> lock(mu);
+  cache[store] = {key, a};
+  return a;
+}
+
+std::int64_t FileBytes(const std::string& path) {
+  struct stat st{};
+  if (path.empty() || ::stat(path.c_str(), &st) != 0) return 0;
+  return static_cast<std::int64_t>(st.st_size);
+}
+
+std::int64_t One(Db& db, const char* sql) {
+  auto st = db.Prepare(sql);
+  return st.Step() ? st.Int(0) : 0;
+}
+
+std::vector<OverviewSource> Sources(Db& db, std::int64_t now_ms) {
+  std::map<std::string, OverviewSource> by;
+  auto files = db.Prepare("SELECT source, count(*) FROM raw_file GROUP BY source");
+  while (files.Step()) {
+    OverviewSource& s = by[std::string(files.Text(0))];
+    s.files = files.Int(1);
+  }
+  auto sessions =
+      db.Prepare("SELECT source, count(*) FROM session WHERE event_count > 0 GROUP BY source");
+  while (sessions.Step()) by[std::string(sessions.Text(0))].sessions = sessions.Int(1);
+  // The agent's latest version: from its five latest sessions, each of
+  // which keeps the version of its latest events.
+  auto version = db.Prepare(
+      "SELECT agent_version FROM (SELECT agent_version, last_ts FROM session INDEXED BY "
+      "session_source WHERE source = ? AND event_count > 0 ORDER BY last_ts DESC LIMIT 5) "
+      "WHERE agent_version IS NOT NULL ORDER BY last_ts DESC LIMIT 1");
+  auto synced = db.Prepare(
+      "SELECT max(finished_at), (SELECT total(parse_errors) FROM sync_log WHERE source = ?1 AND "
+      "started_at >= ?2) FROM sync_log WHERE source = ?1");
+  std::vector<OverviewSource> out;
+  for (auto& [name, s] : by) {
+    s.source = name;
+    version.Reset();
+    version.Bind(1, name);
+    if (version.Step()) s.agent_version = version.OptText(0);
+    synced.Reset();
+    synced.Bind(1, name).Bind(2, now_ms - std::int64_t{7} * 86400 * 1000);
+    if (synced.Step()) {
+      if (!synced.IsNull(0)) s.last_ingestion = synced.Int(0);
+      s.parse_errors_7d = static_cast<std::int64_t>(synced.Double(1));
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace
+
+void DropOverviewCache() {
+  std::lock_guard<std::mutex> lock(cache_mu);
+  cache.clear();
+}
+
+Overview BuildOverview(Db& db, std::int64_t now_ms, const OverviewPaths& paths) {
+  Overview o;
+  o.now_ts = now_ms;
+  const std::vector<std::int64_t> starts = LocalDayStarts(now_ms, kOverviewDays);
+  Activity a = CachedActivity(db, paths.db, starts);
+  o.days = std::move(a.days);
+  o.sources_in_days = std::move(a.sources);
+  o.projects = std::move(a.projects);
+
+  o.counts.sessions = One(db, "SELECT count(*) FROM session WHERE event_count > 0");
+  o.counts.events = One(db, "SELECT coalesce(sum(event_count), 0) FROM session");
+  o.counts.tombstones = One(db, "SELECT count(*) FROM tombstone");
+  o.counts.forgets_in_effect = One(
+      db,
+      "SELECT count(*) FROM tombstone t WHERE t.kind = 'forget' AND NOT EXISTS (SELECT 1 FROM "
+      "tombstone r WHERE r.kind = 'restore' AND r.target = t.id)");
+
+  SessionFilter recent;
+  recent.limit = kOverviewRows;
+  o.recent_sessions = ListSessions(db, recent);
+  o.sources = Sources(db, now_ms);
+  o.counts.sources = static_cast<std::int64_t>(o.sources.size());
+
+  // Entries are few (a person's and agents' notes): the active ones are
+  // listed to count them.
+  EntryFilter entries;
+  entries.limit = 1 << 30;
+  o.entries = ListEntries(db, entries, now_ms);
+  o.counts.entries = static_cast<std::int64_t>(o.entries.size());
+  if (o.entries.size() > static_cast<std::size_t>(kOverviewRows)) o.entries.resize(kOverviewRows);
+  o.tombstones = ListTombstones(db, kOverviewRows);
+
+  o.storage.database_bytes = FileBytes(paths.db) + FileBytes(paths.db + "-wal");
+  o.storage.index_bytes = FileBytes(paths.index) + FileBytes(paths.index + "-wal");
+  // The mirrors' sealed frames and open tails, as raw_file records them.
+  auto st = db.Prepare(
+      "SELECT count(*), coalesce(sum(zst_bytes + bytes_ingested - tail_offset), 0) FROM raw_file");
+  if (st.Step()) {
+    o.storage.mirror_files = st.Int(0);
+    o.storage.mirror_bytes = st.Int(1);
+  }
+  return o;
+}
+
+}  // namespace origin
