@@ -57,6 +57,8 @@ class Connection {
   rapidjson::Document Call(const std::string& method, const std::string& params_json = "{}",
                            const std::function<void(const rapidjson::Value&)>& on_note = {});
   const proto::DaemonHello& hello() const { return hello_; }
+  /// The socket, to wait on (origin ui: readable only when the daemon closed it).
+  int fd() const { return fd_.get(); }
   /// Hands the socket over (origin-mcp pumps it itself); the daemon sends
   /// nothing after its hello until asked, so nothing is left buffered.
   UniqueFd ReleaseFd() { return std::move(fd_); }

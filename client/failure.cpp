@@ -13,18 +13,7 @@ namespace origin::client {
 
 void PrintFailure(bool json, std::string_view code, const std::string& message, bool multiline) {
   if (json) {
-    rapidjson::StringBuffer sb;
-    rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-    w.StartObject();
-    w.Key("error");
-    w.StartObject();
-    w.Key("code");
-    w.String(code.data(), static_cast<rapidjson::SizeType>(code.size()));
-    w.Key("message");
-    w.String(message.data(), static_cast<rapidjson::SizeType>(message.size()));
-    w.EndObject();
-    w.EndObject();
-    std::fprintf(stderr, "%s\n", sb.GetString());
+    std::fprintf(stderr, "%s\n", proto::ErrorJson(code, message).c_str());
   } else {
     std::fprintf(stderr, "origin: %s\n", TerminalSafe(message, multiline).c_str());
   }

@@ -43,7 +43,11 @@ Daemon::Daemon(uv_loop_t* loop, DaemonOptions opts, std::unique_ptr<Db> writer_d
            loop_thread_, timers_,       scheduler_,  ingestion_},
       ops_(ctx_),
       mcp_(ops_, loop_thread_),
-      server_(loop, loop_thread_, ops_, mcp_, opts_.paths.socket, opts_.store_name) {}
+      server_(loop, loop_thread_, ops_, mcp_, opts_.paths.socket, opts_.store_name),
+      ui_(loop, ops_, clock_, opts_.store_name,
+          http::ServerLimits{.request_ms = opts_.http_timeout_ms, .idle_ms = opts_.http_timeout_ms}) {
+  ctx_.ui = &ui_;
+}
 
 Daemon::~Daemon() {
   if (writer_) writer_->Stop();
@@ -92,6 +96,7 @@ void Daemon::BeginShutdown() {
   shutting_down_ = true;
   LOG_INFO("shutting down");
   server_.StopAccepting();
+  ui_.Stop();
   watcher_.Close();
   // A sync ends at its next transaction; the writes queued meanwhile still
   // run, and the requests waiting for a sync are answered from the store.
@@ -109,6 +114,7 @@ void Daemon::Finish() {
     LOG_WARN("%zu request(s) still unanswered after %d ms: closing anyway", ops_.in_flight(),
              opts_.drain_ms);
   server_.CloseAll();
+  ui_.Stop();
   timers_.CloseAll();
   // The writer finishes its current job; joining waits at most for it.
   if (writer_) writer_->Stop();

@@ -13,6 +13,7 @@
 //   watch/watcher.hpp        the uv_fs_event of every directory watched
 //   watch/ingestion.hpp      the syncs on the writer, live files, import progress
 //   indexer.hpp, workers.hpp the indexer thread, the writer and the readers
+//   http/                    origin ui's HTTP server, sign-in and routes
 //
 // Threads (design.md section 2): the parts above run on the loop thread and
 // check it (thread_check.hpp); their work on SQLite runs on the writer, the
@@ -29,6 +30,7 @@
 #include "core/store/event_index.hpp"
 #include "core/store/mirror.hpp"
 #include "core/util/clock.hpp"
+#include "daemon/http/ui_service.hpp"
 #include "daemon/indexer.hpp"
 #include "daemon/mcp/server.hpp"
 #include "daemon/operations/operations.hpp"
@@ -55,6 +57,8 @@ struct DaemonOptions {
   int readers = 2;
   /// How long a shutdown waits for the requests in flight to be answered.
   int drain_ms = 5000;
+  /// origin ui: a request's deadline and an idle connection's (daemon/http/).
+  int http_timeout_ms = 10000;
 };
 
 class Daemon {
@@ -97,6 +101,7 @@ class Daemon {
   Operations ops_;
   McpServer mcp_;
   Server server_;
+  http::UiService ui_;
   std::unique_ptr<LoopPoster> poster_;
   std::unique_ptr<DbWorkers> writer_;
   std::unique_ptr<DbWorkers> readers_;

@@ -41,6 +41,8 @@ constexpr const char* kUsage =
     "                     before it answers from what is stored (default 3000)\n"
     "  --retry-ms N       the first retry of a sync the store refused (a full disk);\n"
     "                     doubling from there, at most --rescan-ms apart (default 1000)\n"
+    "  --http-timeout-ms N  origin ui: how long a request may take to arrive, and an\n"
+    "                     idle connection stay open (default 10000)\n"
     "  --version          print the version\n";
 
 struct Args {
@@ -50,6 +52,7 @@ struct Args {
   int rescan_ms = 60000;
   int first_sync_wait_ms = 3000;
   int retry_ms = 1000;
+  int http_timeout_ms = 10000;
 };
 
 bool ParseArgs(int argc, char** argv, Args& a) {
@@ -71,12 +74,14 @@ bool ParseArgs(int argc, char** argv, Args& a) {
       if (!value(a.home)) return false;
     } else if (s == "--log-file") {
       if (!value(a.log_file)) return false;
-    } else if (s == "--rescan-ms" || s == "--first-sync-wait-ms" || s == "--retry-ms") {
+    } else if (s == "--rescan-ms" || s == "--first-sync-wait-ms" || s == "--retry-ms" ||
+               s == "--http-timeout-ms") {
       std::string v;
       if (!value(v)) return false;
-      int& out = s == "--rescan-ms"  ? a.rescan_ms
-                 : s == "--retry-ms" ? a.retry_ms
-                                     : a.first_sync_wait_ms;
+      int& out = s == "--rescan-ms"         ? a.rescan_ms
+                 : s == "--retry-ms"        ? a.retry_ms
+                 : s == "--http-timeout-ms" ? a.http_timeout_ms
+                                            : a.first_sync_wait_ms;
       const int least = s == "--first-sync-wait-ms" ? 0 : 10;
       out = std::atoi(v.c_str());
       if (out < least) {
@@ -221,6 +226,7 @@ int main(int argc, char** argv) try {
     opts.paths = paths;
     opts.store_name = store_name;
     opts.rescan_ms = args.rescan_ms;
+    opts.http_timeout_ms = args.http_timeout_ms;
     opts.first_sync_wait_ms = args.first_sync_wait_ms;
     opts.retry_ms = args.retry_ms;
     origin::Daemon daemon(&loop, opts, std::move(db), std::move(index),

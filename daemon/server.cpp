@@ -92,6 +92,7 @@ void Server::CloseAll() {
   // Each connection is shut down, not just closed: the answers written to
   // it and not yet flushed still go out (uv_close would cancel them).
   for (auto& [id, c] : std::exchange(conns_, {})) {
+    RunOnClose(*c);
     auto* stream = reinterpret_cast<uv_stream_t*>(c->pipe.get());
     stream->data = nullptr;  // no read reaches the connection any more
     uv_read_stop(stream);
@@ -196,8 +197,20 @@ void Server::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) noe
 void Server::Close(std::uint64_t conn) {
   auto it = conns_.find(conn);
   if (it == conns_.end()) return;
-  it->second->pipe.Close();
+  std::unique_ptr<Connection> c = std::move(it->second);
   conns_.erase(it);
+  c->pipe.Close();
+  RunOnClose(*c);
+}
+
+void Server::RunOnClose(Connection& c) {
+  for (auto& fn : std::exchange(c.on_close, {})) {
+    try {
+      fn();
+    } catch (const std::exception& e) {
+      LOG_ERROR("connection %llu closed: %s", static_cast<unsigned long long>(c.id), e.what());
+    }
+  }
 }
 
 void Server::Send(std::uint64_t conn, std::string line) {
@@ -279,10 +292,17 @@ void Server::Request(const Connection& c, const std::string& line) {
   DecodeRequestLine(line, &r);
   if (r.error) return fail(r.id_json, r.error->code(), r.error->what());
   const std::string& id_json = r.id_json;
-  // Who asks: people on the CLI, or another client by its name.
+  // Who asks: people on the CLI or in origin ui, or another client by its name.
+  const bool person = c.client == "origin" || c.client == "origin-ui";
   Caller caller;
-  caller.author = (c.client == "origin" ? std::string("user") : c.client) + "@" + store_name_;
-  caller.channel = c.client == "origin" ? "cli" : "mcp";
+  caller.author = (person ? std::string("user") : c.client) + "@" + store_name_;
+  caller.channel = c.client == "origin" ? "cli" : c.client == "origin-ui" ? "ui" : "mcp";
+  caller.connection = conn;
+  caller.when_closed = [this, conn](std::function<void()> fn) {
+    auto it = conns_.find(conn);
+    if (it == conns_.end()) return fn();  // gone already
+    it->second->on_close.push_back(std::move(fn));
+  };
   caller.progress = [this, conn, id_json](const std::string& json) {
     Send(conn, "{\"method\":\"progress\",\"params\":{\"id\":" + id_json + "," + json.substr(1) + "}");
   };

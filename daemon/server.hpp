@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "daemon/instance.hpp"
 #include "daemon/mcp/server.hpp"
@@ -69,6 +70,7 @@ class Server {
     bool hello = false;
     std::string client;
     std::shared_ptr<McpPeer> mcp;  // an origin-mcp connection
+    std::vector<std::function<void()>> on_close;  // Caller::when_closed's, run once
   };
   static void OnConnection(uv_stream_t* server, int status) noexcept;
   static void OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) noexcept;
@@ -77,6 +79,7 @@ class Server {
   /// A request of the socket protocol: {"id", "method", "params"}.
   void Request(const Connection& c, const std::string& line);
   void Send(std::uint64_t conn, std::string line);
+  void RunOnClose(Connection& c);
   void Close(std::uint64_t conn);
   void WatchSocket();
 

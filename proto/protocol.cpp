@@ -35,6 +35,21 @@ std::string JsonRpcError(const std::string& id_json, int code, std::string_view 
   return sb.GetString();
 }
 
+std::string ErrorJson(std::string_view code, std::string_view message) {
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  w.StartObject();
+  w.Key("error");
+  w.StartObject();
+  w.Key("code");
+  w.String(code.data(), static_cast<rapidjson::SizeType>(code.size()));
+  w.Key("message");
+  w.String(message.data(), static_cast<rapidjson::SizeType>(message.size()));
+  w.EndObject();
+  w.EndObject();
+  return std::string(sb.GetString(), sb.GetSize());
+}
+
 std::string ToJson(const rapidjson::Value& v) {
   rapidjson::StringBuffer buf;
   rapidjson::Writer<rapidjson::StringBuffer> w(buf);

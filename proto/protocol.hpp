@@ -71,6 +71,9 @@ std::optional<DaemonHello> DecodeDaemonHello(std::string_view line, std::string*
 
 /// Compact JSON of a value, followed by no newline.
 std::string ToJson(const rapidjson::Value& v);
+/// {"error":{"code":CODE,"message":MESSAGE}}: how the CLI's --json and the
+/// web UI's API report a failure.
+std::string ErrorJson(std::string_view code, std::string_view message);
 
 /// Splits a byte stream into lines.  Push bytes, then pop complete lines.
 class LineBuffer {

@@ -26,5 +26,6 @@ extern const Command kExportCommand;     // export.cpp
 extern const Command kDoctorCommand;     // doctor.cpp
 extern const Command kBackupCommand;     // backup.cpp
 extern const Command kVerifyCommand;     // backup.cpp
+extern const Command kUiCommand;         // ui.cpp
 
 }  // namespace origin::client

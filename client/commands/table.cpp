@@ -86,7 +86,7 @@ constexpr const Command* kCommands[] = {
     &kEntriesCommand, &kRememberCommand, &kCorrectCommand,   &kShowCommand,     &kSourcesCommand,
     &kForgetCommand,  &kRestoreCommand,  &kForgottenCommand, &kExportCommand,   &kMcpCommand,
     &kServiceCommand, &kDoctorCommand, &kEraseCommand,
-    &kBackupCommand,  &kVerifyCommand};
+    &kBackupCommand,  &kVerifyCommand, &kUiCommand};
 
 }  // namespace
 

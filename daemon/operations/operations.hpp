@@ -69,6 +69,11 @@ struct Caller {
   /// is handed back (MCP's answers for a context window); null keeps it as
   /// it is.
   std::function<std::string(Db&, std::string)> shape;
+  /// The socket connection asking (its id, 0 elsewhere), and a way to run
+  /// a function once when it closes (null elsewhere): what lives as long
+  /// as a client does (origin ui, daemon/http/ui_service.hpp).
+  std::uint64_t connection = 0;
+  std::function<void(std::function<void()>)> when_closed;
 };
 
 /// An operation's answer: the result as JSON text, or the error; `notice`
@@ -87,6 +92,9 @@ using Reply = std::function<void(Answer)>;  // called once, on the loop thread
 const char* CodeName(OpError::Code code);
 
 class Operations;
+namespace http {
+class UiService;
+}
 
 /// What the handlers use: the store's threads and the daemon's parts.
 struct Context {
@@ -109,6 +117,8 @@ struct Context {
   /// The watched directories (status), and the way to stop (shutdown).
   std::function<std::int64_t()> watched_dirs;
   std::function<void()> shutdown;
+  /// origin ui's web server (daemon/http/ui_service.hpp).
+  http::UiService* ui = nullptr;
 };
 
 struct Operation {

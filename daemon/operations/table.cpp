@@ -7,6 +7,7 @@
 #include "core/entries/entries.hpp"
 #include "core/query/ids.hpp"
 #include "core/store/request_keys.hpp"
+#include "daemon/http/ui_service.hpp"
 #include "daemon/log.hpp"
 #include "daemon/operations/operations.hpp"
 
@@ -192,6 +193,8 @@ constexpr Operation kTable[] = {
     Read<proto::NoRequest, ops::Overview>("overview"),
     Read<proto::TurnsRequest, ops::Turns>("turns", kSessionIds),
     {"tombstone", Thread::kWriter, true, false, &ops::StartTombstone, kTombstoneIds},
+    // origin ui's own (daemon/http/ui_service.hpp): on its socket connection only.
+    {"ui", Thread::kLoop, false, false, &http::StartUi},
 };
 
 }  // namespace

@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+#include "daemon/http/signin.hpp"
+
+#include <openssl/crypto.h>
+#include <openssl/rand.h>
+
+#include <stdexcept>
+#include <vector>
+
+namespace origin::http {
+
+std::string RandomToken(std::size_t n) {
+  std::vector<unsigned char> bytes(n);
+  if (RAND_bytes(bytes.data(), static_cast<int>(n)) != 1)
+    throw std::runtime_error("no randomness from OpenSSL");
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+  std::string out;
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (unsigned char b : bytes) {
+    acc = (acc << 8) | b;
+    bits += 8;
+    while (bits >= 6) {
+      bits -= 6;
+      out += kAlphabet[(acc >> bits) & 63];
+    }
+  }
+  if (bits > 0) out += kAlphabet[(acc << (6 - bits)) & 63];
+  return out;
+}
+
+bool SameSecret(std::string_view a, std::string_view b) {
+  const Sha256Digest ha = Sha256(a), hb = Sha256(b);
+  return CRYPTO_memcmp(ha.data(), hb.data(), ha.size()) == 0;
+}
+
+std::string SignIn::NewSecret() {
+  std::string secret = RandomToken();
+  secret_ = Sha256(secret);
+  secret_expires_ms_ = clock_.NowMs() + kSecretMs;
+  return secret;
+}
+
+std::optional<std::string> SignIn::Exchange(std::string_view secret) {
+  if (!secret_) return std::nullopt;
+  const Sha256Digest given = Sha256(secret);
+  if (CRYPTO_memcmp(given.data(), secret_->data(), given.size()) != 0) return std::nullopt;
+  secret_.reset();  // once, even when it came too late
+  const std::int64_t now = clock_.NowMs();
+  if (now >= secret_expires_ms_) return std::nullopt;
+  std::string id = RandomToken();
+  sessions_[Sha256(id)] = Session{RandomToken(), now + kSessionMs};
+  return id;
+}
+
+const SignIn::Session* SignIn::Find(std::string_view id) {
+  if (id.empty()) return nullptr;
+  auto it = sessions_.find(Sha256(id));  // a lookup by hash: no timing of the id itself
+  if (it == sessions_.end()) return nullptr;
+  if (clock_.NowMs() >= it->second.expires_ms) {
+    sessions_.erase(it);
+    return nullptr;
+  }
+  return &it->second;
+}
+
+void SignIn::End(std::string_view id) { sessions_.erase(Sha256(id)); }
+
+void SignIn::Clear() {
+  sessions_.clear();
+  secret_.reset();
+}
+
+}  // namespace origin::http

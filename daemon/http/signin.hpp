@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Signing in to origin ui (spec: "Signing in to origin ui"), in the daemon's
+// memory only, never in admin_session:
+//   - a one-time secret: 32 random bytes, base64url; only its SHA-256 is
+//     kept; it works once, within 5 minutes, and a new one retires the
+//     previous one, used or not;
+//   - the secret is exchanged for a session: a random id (the cookie
+//     origin-ui) and a CSRF token, for 12 hours, or until sign-out or
+//     Clear() (origin ui stops);
+//   - secrets, ids and tokens are compared in constant time (CRYPTO_memcmp
+//     of their SHA-256: the same length whatever was sent).
+// Time comes from the Context's clock, so that tests move it.  Loop thread.
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/util/clock.hpp"
+#include "core/util/hash.hpp"
+
+namespace origin::http {
+
+inline constexpr std::int64_t kSecretMs = 5 * 60 * 1000;
+inline constexpr std::int64_t kSessionMs = 12 * 60 * 60 * 1000;
+inline constexpr char kCookieName[] = "origin-ui";
+
+/// `n` random bytes from OpenSSL's generator, as base64url without padding.
+std::string RandomToken(std::size_t n = 32);
+/// Whether `a` and `b` are equal, in a time that does not depend on where they differ.
+bool SameSecret(std::string_view a, std::string_view b);
+
+class SignIn {
+ public:
+  struct Session {
+    std::string csrf;
+    std::int64_t expires_ms = 0;
+  };
+  explicit SignIn(const Clock& clock) : clock_(clock) {}
+
+  /// A new one-time secret; the previous one stops working.
+  std::string NewSecret();
+  /// Exchanges `secret` for a new session: its id (the cookie's value), or
+  /// nothing when it is not the current secret, was used, or is older than
+  /// 5 minutes.
+  std::optional<std::string> Exchange(std::string_view secret);
+  /// The session whose id is `id`, while it lasts; null otherwise.
+  const Session* Find(std::string_view id);
+  /// Ends session `id` (sign-out).
+  void End(std::string_view id);
+  /// Ends every session and retires the secret (origin ui stopped).
+  void Clear();
+  std::size_t sessions() const { return sessions_.size(); }
+
+ private:
+  const Clock& clock_;
+  std::optional<Sha256Digest> secret_;  // the current secret's hash, until used
+  std::int64_t secret_expires_ms_ = 0;
+  std::map<Sha256Digest, Session> sessions_;  // by the hash of their id
+};
+
+}  // namespace origin::http

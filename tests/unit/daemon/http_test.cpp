@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+// origin ui's sign-in and the HTTP pieces that need no socket (issue 16;
+// the spec's "Signing in to origin ui" and "Responses"): the one-time
+// secret and its 5 minutes, sessions and their 12 hours (on a fake clock),
+// form and cookie parsing, the API's list of operations, and the headers
+// every response is written with.  The server itself is tested end to end
+// (tests/e2e/ui_http_test.cpp).
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "core/util/clock.hpp"
+#include "daemon/http/admin.hpp"
+#include "daemon/http/form.hpp"
+#include "daemon/http/response.hpp"
+#include "daemon/http/signin.hpp"
+
+namespace origin::http {
+
+TEST_SUITE("http") {
+
+TEST_CASE("signin: a secret is 32 random bytes, works once, and only within 5 minutes") {
+  FakeClock clock(1'700'000'000'000);
+  SignIn s(clock);
+  const std::string secret = s.NewSecret();
+  CHECK(secret.size() == 43);  // 32 bytes, base64url without padding
+  CHECK(secret.find_first_not_of(
+            "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") == std::string::npos);
+  CHECK(s.NewSecret() != secret);  // and that one retired the first
+  CHECK_FALSE(s.Exchange(secret));
+
+  SUBCASE("once") {
+    const std::string again = s.NewSecret();
+    CHECK_FALSE(s.Exchange(again + "x"));
+    const auto id = s.Exchange(again);
+    REQUIRE(id);
+    CHECK(s.Find(*id) != nullptr);
+    CHECK_FALSE(s.Exchange(again));  // used
+  }
+  SUBCASE("expired after 5 minutes, and not usable later either") {
+    const std::string late = s.NewSecret();
+    clock.Tick(kSecretMs);
+    CHECK_FALSE(s.Exchange(late));
+    const std::string in_time = s.NewSecret();
+    clock.Tick(kSecretMs - 1);
+    CHECK(s.Exchange(in_time));
+  }
+}
+
+TEST_CASE("signin: a session lasts 12 hours, until sign-out, or until origin ui stops") {
+  FakeClock clock(1'700'000'000'000);
+  SignIn s(clock);
+  const auto a = s.Exchange(s.NewSecret());
+  const auto b = s.Exchange(s.NewSecret());
+  REQUIRE(a);
+  REQUIRE(b);
+  CHECK(*a != *b);
+  const SignIn::Session* sa = s.Find(*a);
+  REQUIRE(sa != nullptr);
+  CHECK(sa->csrf.size() == 43);
+  CHECK(sa->csrf != s.Find(*b)->csrf);  // a token per session
+  CHECK(s.Find("") == nullptr);
+  CHECK(s.Find(*a + "x") == nullptr);
+  s.End(*a);
+  CHECK(s.Find(*a) == nullptr);
+  CHECK(s.Find(*b) != nullptr);
+  clock.Tick(kSessionMs);
+  CHECK(s.Find(*b) == nullptr);
+  const auto c = s.Exchange(s.NewSecret());
+  const std::string pending = s.NewSecret();
+  s.Clear();
+  CHECK(s.Find(*c) == nullptr);
+  CHECK_FALSE(s.Exchange(pending));
+}
+
+TEST_CASE("signin: secrets and tokens compare whole") {
+  CHECK(SameSecret("abc", "abc"));
+  CHECK_FALSE(SameSecret("abc", "abd"));
+  CHECK_FALSE(SameSecret("abc", "ab"));
+  CHECK_FALSE(SameSecret("", "a"));
+}
+
+TEST_CASE("form: urlencoded fields are decoded in order and must be UTF-8") {
+  ui::Fields f;
+  std::string error;
+  REQUIRE(ParseUrlEncoded("a=1&b=x+y%20z&&c&a=2&t=%C3%A9", &f, &error));
+  REQUIRE(f.items.size() == 5);
+  CHECK(f.items[0] == std::pair<std::string, std::string>{"a", "1"});
+  CHECK(f.items[1].second == "x y z");
+  CHECK(f.items[2] == std::pair<std::string, std::string>{"c", ""});
+  CHECK(f.items[3].second == "2");
+  CHECK(f.items[4].second == "\xC3\xA9");
+  ui::Fields bad;
+  CHECK_FALSE(ParseUrlEncoded("a=%C3", &bad, &error));  // a cut UTF-8 sequence
+  CHECK(error.find("UTF-8") != std::string::npos);
+  CHECK_FALSE(ParseUrlEncoded("a=%00", &bad, &error));  // NUL
+  CHECK_FALSE(ParseUrlEncoded("a=%4", &bad, &error));
+  CHECK_FALSE(ParseUrlEncoded("a=%zz", &bad, &error));
+  CHECK(error.find("%-escape") != std::string::npos);
+}
+
+TEST_CASE("form: the cookie origin-ui among others, and the media type") {
+  Request r;
+  r.headers = {{"cookie", "a=1; origin-ui=abc ;b=2"}, {"content-type", "Application/JSON; charset=utf-8"}};
+  CHECK(CookieValue(r, "origin-ui") == "abc");
+  CHECK(CookieValue(r, "b") == "2");
+  CHECK(CookieValue(r, "origin") == "");
+  CHECK(MediaType(r) == "application/json");
+}
+
+TEST_CASE("api: the JSON API calls the reads and the four writes, nothing else") {
+  const auto api = ApiOperations();
+  for (std::string_view op : {"status", "timeline", "projects", "show", "sources", "entries", "search",
+                              "forgotten", "overview", "turns", "tombstone", "remember", "correct",
+                              "forget", "restore"})
+    CHECK_MESSAGE(std::find(api.begin(), api.end(), op) != api.end(), op);
+  CHECK(api.size() == 15);
+  for (std::string_view op : {"erase", "backup", "verify", "shutdown", "sync", "check", "ui", "ping"})
+    CHECK_MESSAGE(std::find(api.begin(), api.end(), op) == api.end(), op);
+  // Every one the table has today is a read or one of the four writes.
+  for (const Operation& op : AllOperations()) {
+    if (std::find(api.begin(), api.end(), op.method) == api.end()) continue;
+    CHECK_MESSAGE((op.thread == Thread::kReader || op.method == "status" ||
+                   op.method == "remember" || op.method == "correct" || op.method == "forget" ||
+                   op.method == "restore"),
+                  op.method);
+  }
+}
+
+TEST_CASE("api: errors map to HTTP statuses") {
+  CHECK(HttpStatus(OpError::Code::kInvalidArgument) == 400);
+  CHECK(HttpStatus(OpError::Code::kAmbiguous) == 400);
+  CHECK(HttpStatus(OpError::Code::kNotFound) == 404);
+  CHECK(HttpStatus(OpError::Code::kForgotten) == 404);
+  CHECK(HttpStatus(OpError::Code::kConflict) == 409);
+  CHECK(HttpStatus(OpError::Code::kUnavailable) == 503);
+  CHECK(HttpStatus(OpError::Code::kInternal) == 500);
+}
+
+TEST_CASE("response: every response is written with the security headers") {
+  Response r;
+  r.status = 303;
+  r.headers.emplace_back("Location", "/admin/");
+  const std::string wire = SerializeResponse(r);
+  CHECK(wire.rfind("HTTP/1.1 303 See Other\r\n", 0) == 0);
+  for (const auto& [name, value] : SecurityHeaders())
+    CHECK_MESSAGE(wire.find(name + ": " + value + "\r\n") != std::string::npos, name);
+  CHECK(wire.find("Content-Length: 0\r\n\r\n") != std::string::npos);
+  CHECK(std::string(kContentSecurityPolicy).find("'unsafe-inline'") == std::string::npos);
+}
+
+}  // TEST_SUITE
+
+}  // namespace origin::http
