@@ -42,13 +42,14 @@ export const HOSTILE = {
 
 /** A store and the agents' roots, under a temporary directory. */
 export class World extends BaseWorld {
-  constructor() {
+  /** Without `hostile`, only the agents' fixtures (docs/ui-overview.png). */
+  constructor({ hostile = true } = {}) {
     super('origin-browser-');
     this.env.TZ = 'UTC';
     const logsOnly = (src) => !src.endsWith('.expected');
     cpSync(join(fixtures, 'claude-code'), this.env.CLAUDE_CONFIG_DIR, { recursive: true, filter: logsOnly });
     cpSync(join(fixtures, 'codex'), this.env.CODEX_HOME, { recursive: true, filter: logsOnly });
-    this.hostileSession();
+    if (hostile) this.hostileSession();
     this.ui = null;
   }
 
