@@ -355,7 +355,7 @@ TEST_SUITE("daemon") {
                                            "projects", "show", "sources", "entries", "search",
                                            "forgotten", "check", "remember", "correct",
                                            "forget", "restore", "erase", "backup", "verify",
-                                           "overview", "turns", "tombstone"});
+                                           "overview", "turns", "tombstone", "ui"});
     CHECK(Operations::Find("reticulate") == nullptr);
   }
 
