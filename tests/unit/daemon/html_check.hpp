@@ -123,7 +123,9 @@ inline HtmlCheck CheckHtml(std::string_view doc) {
       }
       if (lower == "href" || lower == "src" || lower == "action") {
         const bool ours = value.rfind("/admin", 0) == 0 || value.rfind("#", 0) == 0;
-        const bool web = value.rfind("http://", 0) == 0 || value.rfind("https://", 0) == 0;
+        std::string scheme = value.substr(0, 8);  // the scheme in any case, as browsers read it
+        for (char& c : scheme) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const bool web = scheme.rfind("http://", 0) == 0 || scheme.rfind("https://", 0) == 0;
         if (!ours && !web) return fail("a link to " + value, an), r;
         if (lower == "href") r.hrefs.push_back(value);
       }
