@@ -6,7 +6,7 @@
 // tombstone's.  Screenshots of each page, light, dark and phone-sized, go to
 // the artifact directory.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
@@ -25,6 +25,7 @@ export class Walker {
     this.problems = [];
     this.pages = [];    // {name, url, html} of every page visited
     this.expected = new Set();  // console messages a step expects (an error status)
+    rmSync(shots, { recursive: true, force: true });  // this run's pictures alone
     mkdirSync(shots, { recursive: true });
     page.on('console', (m) => {
       if (m.type() !== 'error' && m.type() !== 'warning') return;
