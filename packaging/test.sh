@@ -7,8 +7,9 @@ set -eu
 cd "$(dirname "$0")/.."
 # systemd-analyze checks the service unit `origin service install` writes.
 # clang and its libFuzzer build the fuzz harnesses (docs/fuzzing.md); ccache
-# shares the compiler's work between builds.
-sh packaging/deps.sh systemd clang libclang-rt-14-dev ccache
+# shares the compiler's work between builds.  Chromium runs the web UI's
+# browser test (tests/browser), driven by playwright-core from npm.
+sh packaging/deps.sh systemd clang libclang-rt-14-dev ccache chromium
 # The real MCP clients (tests/clients) run on Node.js, from the npm registry,
 # pinned by the lock file.  Debian's nodejs and npm unless a Node.js is
 # already there.
@@ -17,13 +18,17 @@ if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
 fi
 # The agents' own CLIs (claude, codex) check what `origin mcp install` writes;
 # claude's install script puts its native binary in place (no download).  A
-# second run with the same lock file installs nothing.
-lock=$(sha256sum tests/clients/package-lock.json | cut -d' ' -f1)
-if [ "$(cat tests/clients/node_modules/.origin-lock 2>/dev/null)" != "$lock" ]; then
-  (cd tests/clients &&
-    npm ci --no-audit --no-fund --prefer-offline --loglevel=error)
-  echo "$lock" >tests/clients/node_modules/.origin-lock
-fi
+# second run with the same lock file installs nothing.  tests/browser:
+# playwright-core (it drives Debian's Chromium; it downloads no browser) and
+# axe-core.
+for dir in tests/clients tests/browser; do
+  lock=$(sha256sum "$dir/package-lock.json" | cut -d' ' -f1)
+  if [ "$(cat "$dir/node_modules/.origin-lock" 2>/dev/null)" != "$lock" ]; then
+    (cd "$dir" &&
+      npm ci --no-audit --no-fund --prefer-offline --loglevel=error)
+    echo "$lock" >"$dir/node_modules/.origin-lock"
+  fi
+done
 build=build-asan
 if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" --buildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false

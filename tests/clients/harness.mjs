@@ -2,41 +2,20 @@
 // What the real-client tests share: a fresh store and agent roots in a
 // temporary directory, Claude Code log lines, the origin CLI, and an SDK
 // client that launches origin-mcp as an agent does (which starts originsd).
-import { execFileSync } from 'node:child_process';
-import {
-  appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { BaseWorld, need } from '../support/world.mjs';
 
 export const ORIGIN = need('ORIGIN');
 export const ORIGIN_MCP = need('ORIGIN_MCP');
 need('ORIGINSD');
 
-function need(name) {
-  const v = process.env[name];
-  if (!v) throw new Error(`${name} is not set (run the tests through meson)`);
-  return v;
-}
-
 /** A store and the agents' roots of one test, under a temporary directory. */
-export class World {
+export class World extends BaseWorld {
   constructor() {
-    this.dir = mkdtempSync(join(tmpdir(), 'origin-clients-'));
-    this.env = {
-      PATH: process.env.PATH,
-      ORIGIN_HOME: join(this.dir, 'home'),
-      CLAUDE_CONFIG_DIR: join(this.dir, 'claude'),
-      CODEX_HOME: join(this.dir, 'codex'),
-      HOME: join(this.dir, 'user'),
-      ORIGIN_DEVICE: 'testbox',
-      ORIGINSD: process.env.ORIGINSD,
-    };
-    for (const k of ['ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS'])
-      if (process.env[k]) this.env[k] = process.env[k];
-    mkdirSync(this.env.HOME, { recursive: true });
+    super('origin-clients-');
   }
 
   /** The path of a Claude Code session log of project /home/dev/app. */
@@ -53,12 +32,6 @@ export class World {
     mkdirSync(dirname(file), { recursive: true });
     appendFileSync(file, line);
     return line;
-  }
-
-  /** Runs the origin CLI; its stdout parsed as JSON with --json. */
-  origin(...args) {
-    const out = execFileSync(ORIGIN, args, { env: this.env, encoding: 'utf8' });
-    return args.includes('--json') ? JSON.parse(out) : out;
   }
 
   /**
@@ -82,37 +55,6 @@ export class World {
     });
     await client.connect(transport);
     return client;
-  }
-
-  /** Stops the daemon origin-mcp started, and removes the directory. */
-  async close() {
-    let pid = 0;
-    try {
-      const out = execFileSync(ORIGIN, ['status', '--json'], {
-        env: { ...this.env, ORIGIN_NO_AUTOSTART: '1' }, encoding: 'utf8', stdio: 'pipe',
-      });
-      pid = JSON.parse(out).daemon.pid;
-    } catch { /* not running */ }
-    if (pid) {
-      // SIGTERM: it exits once the current transaction is done.
-      process.kill(pid, 'SIGTERM');
-      while (alive(pid)) await new Promise((r) => setTimeout(r, 20));
-    }
-    rmSync(this.dir, { recursive: true, force: true });
-  }
-
-  write(path, text) {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, text);
-  }
-}
-
-// Whether a process runs: a zombie (exited, its reaper not yet there) does not.
-function alive(pid) {
-  try {
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
-  } catch {
-    try { process.kill(pid, 0); return existsSync('/proc/self') ? false : true; } catch { return false; }
   }
 }
 
