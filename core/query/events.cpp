@@ -195,15 +195,17 @@ namespace {
 // (invariant 2).
 std::optional<EventRow> OneEvent(Db& db, const char* where, auto key) {
   auto st = db.Prepare(std::string("SELECT ") + EventCols() +
-                       ", seq IN (SELECT seq FROM excluded_event) FROM event WHERE " + where);
+                       ", (SELECT tombstone FROM excluded_event x WHERE x.seq = event.seq) "
+                       "FROM event WHERE " + where);
   st.Bind(1, key);
   std::optional<EventRow> out;
-  bool hidden = false;
+  std::string hidden_by;  // the forget that hides it: an id, never a text
   if (st.Step()) {
     out = ReadEvent(st);
-    hidden = st.Int(18) != 0;
+    if (!st.IsNull(18)) hidden_by = std::string(st.Text(18));
   }
-  if (hidden) throw OpError(OpError::Code::kForgotten, "event " + out->id + " is forgotten");
+  if (!hidden_by.empty())
+    throw OpError(OpError::Code::kForgotten, "event " + out->id + " is forgotten (" + hidden_by + ")");
   return out;
 }
 

@@ -23,7 +23,10 @@ const HeaderList& SecurityHeaders() {
       {"Vary", "Cookie"},
       {"X-Frame-Options", "DENY"},
       {"X-Content-Type-Options", "nosniff"},
-      {"Referrer-Policy", "no-referrer"},
+      // Not no-referrer: under it Chromium sends `Origin: null` with a form's
+      // POST, which the Origin check must refuse; same-origin sends no
+      // referrer to another origin, and the real Origin to ours.
+      {"Referrer-Policy", "same-origin"},
       {"X-Robots-Tag", "noindex, nofollow"},
       {"Cross-Origin-Opener-Policy", "same-origin"},
       {"Cross-Origin-Resource-Policy", "same-origin"},

@@ -90,7 +90,10 @@ void RenderDayChart(Html& out, std::span<const std::string> series,
     }
     out.Close("g");
     // A date under the first day, every seventh, and the last.
-    if (i == 0 || i + 1 == days.size() || (days.size() - 1 - i) % 7 == 0) {
+    // Every 7th day back from today, and the first day unless a label
+    // stands within 3 days of it (they would overlap).
+    const std::size_t back = days.size() - 1 - i;
+    if (back % 7 == 0 || (i == 0 && back % 7 >= 3)) {
       char cx[32];
       std::snprintf(cx, sizeof cx, "%.1f", x + bar / 2);
       const std::string label = d.day.size() >= 10 ? d.day.substr(5) : d.day;

@@ -489,7 +489,10 @@ void Blocks(Html& out, const Lines& lines, int depth, bool tight) {
       }
       if (i < lines.size()) ++i;
       const std::string_view lang = fence.info.substr(0, fence.info.find_first_of(" \t"));
-      out.Open("pre", {{"data-lang", lang, !lang.empty()}}).Element("code", code).Close("pre");
+      // Focusable: it scrolls sideways, and a keyboard must reach what it hides.
+      out.Open("pre", {{"tabindex", "0"}, {"data-lang", lang, !lang.empty()}})
+          .Element("code", code)
+          .Close("pre");
     } else if (const int level = HeadingLevel(l, &text); level != 0) {
       Heading(out, level, text);
       ++i;

@@ -360,7 +360,8 @@ std::string SourcePage(const rapidjson::Value& a, const PageContext& ctx) {
     bool cut = false;
     const std::string_view raw = CutChars(Str(s, "raw"), kRawLimit, &cut);
     h.Open("details", {{"open", ""}}).Element("summary", "The raw line");
-    h.Open("pre").Element("code", raw).Close("pre");
+    // Focusable: it scrolls sideways, and a keyboard must reach what it hides.
+    h.Open("pre", {{"tabindex", "0"}}).Element("code", raw).Close("pre");
     if (cut) h.Element("p", {{"class", "meta"}}, "Cut at " + Num(kRawLimit) + " characters; the mirror holds the whole line.");
     h.Close("details").Close("li");
   }

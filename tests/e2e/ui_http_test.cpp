@@ -68,7 +68,7 @@ void CheckHeaders(HttpReply r, const std::string& route) {
   CHECK(r.headers["vary"] == "Cookie");
   CHECK(r.headers["x-frame-options"] == "DENY");
   CHECK(r.headers["x-content-type-options"] == "nosniff");
-  CHECK(r.headers["referrer-policy"] == "no-referrer");
+  CHECK(r.headers["referrer-policy"] == "same-origin");
   CHECK(r.headers["x-robots-tag"] == "noindex, nofollow");
   CHECK(r.headers["cross-origin-opener-policy"] == "same-origin");
   CHECK(r.headers["cross-origin-resource-policy"] == "same-origin");

@@ -103,7 +103,7 @@ TEST_SUITE("ui") {
     CHECK(Has(out, "<strong>bold</strong>"));
     CHECK(Has(out, "<strong><em>both</em></strong>"));
     CHECK(Has(out, "<code>a &lt; b</code>"));
-    CHECK(Has(out, "<pre data-lang=\"cpp\"><code>int main() { return a&lt;b &amp;&amp; c; }\n</code></pre>"));
+    CHECK(Has(out, "<pre tabindex=\"0\" data-lang=\"cpp\"><code>int main() { return a&lt;b &amp;&amp; c; }\n</code></pre>"));
     CHECK(Has(out, "<ul><li>one</li><li>two<ul><li>nested</li></ul></li></ul>"));
     CHECK(Has(out, "<ol start=\"3\"><li>three</li><li>four</li></ol>"));
     CHECK(Has(out, "<blockquote><p>quoted</p><blockquote><p>deeper</p></blockquote></blockquote>"));
