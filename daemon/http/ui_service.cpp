@@ -12,8 +12,7 @@ namespace origin::http {
 
 UiService::UiService(uv_loop_t* loop, Operations& ops, const Clock& clock, std::string store_name,
                      ServerLimits limits)
-    : ops_(ops),
-      clock_(clock),
+    : clock_(clock),
       admin_(ops, clock, std::move(store_name)),
       server_(loop, ops.ctx().loop_thread, limits) {}
 

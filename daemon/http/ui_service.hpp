@@ -41,7 +41,6 @@ class UiService {
   std::string Link();
   Answer LinkAnswer();
 
-  Operations& ops_;
   const Clock& clock_;
   AdminUi admin_;
   HttpServer server_;
