@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "core/store/audit.hpp"
 #include "core/util/text.hpp"
 #include "daemon/http/form.hpp"
 #include "daemon/log.hpp"
@@ -167,6 +168,7 @@ void AdminUi::Handle(const Request& r, Respond respond) {
     if (api) return Api(call, std::string_view(call.sub).substr(5), std::move(respond));
     if (call.sub == "/signout") {
       signin_.End(CookieValue(r, kCookieName));
+      Audit("sign_out");
       Response out = SeeOther("/admin/");
       out.headers.emplace_back("Set-Cookie", std::string(kCookieName) +
                                                  "=; Path=/admin; HttpOnly; SameSite=Lax; Max-Age=0");
@@ -187,16 +189,41 @@ void AdminUi::SignInWith(const Call& call, Respond respond) {
   const std::string* secret = call.ctx.query.Get("secret");
   std::optional<std::string> id;
   if (secret != nullptr) id = signin_.Exchange(*secret);
-  if (!id)
+  if (!id) {
+    const std::int64_t window = clock_.NowMs() / (10 * 60 * 1000);
+    if (window != refused_window_) {
+      refused_window_ = window;
+      Audit("sign_in_refused");
+    }
     return respond(ErrorPage(
         403, "This sign-in link was used already, is older than 5 minutes, or was replaced by a "
              "newer one. Press Enter in the terminal where origin ui runs for a new link."));
+  }
+  Audit("sign_in");
   // To /admin/: the secret leaves the address bar (and any referrer).
   Response out = SeeOther("/admin/");
   out.headers.emplace_back("Set-Cookie", std::string(kCookieName) + "=" + *id +
                                              "; Path=/admin; HttpOnly; SameSite=Lax; Max-Age=" +
                                              std::to_string(kSessionMs / 1000));
   respond(std::move(out));
+}
+
+void AdminUi::Audit(std::string_view action) {
+  const std::int64_t at = clock_.NowMs();
+  std::function<void()> done = ops_.Hold();
+  ops_.OnWorker(
+      Thread::kWriter, Caller{},
+      [at, action = std::string(action)](Db& db, rpc::Writer& w) {
+        Transaction tx(db);
+        AppendAudit(db, at, "local", "ui", action, {});
+        tx.Commit();
+        w.Null();
+      },
+      [done, action = std::string(action)](Answer a) {
+        if (a.error) LOG_WARN("origin ui: %s not recorded in the audit log: %s", action.c_str(),
+                              a.error->what());
+        done();
+      });
 }
 
 std::string AdminUi::PostRefusal(const Request& r, const SignIn::Session& s,

@@ -62,12 +62,19 @@ class AdminUi {
   /// The POST checks (Origin, Sec-Fetch-Site, CSRF); the refusal, or "".
   std::string PostRefusal(const Request& r, const SignIn::Session& s, const std::string* form_csrf) const;
   Caller UiCaller() const;
+  /// Appends `action` to the audit log (spec: Admin UI, Audit log): actor
+  /// local, channel ui, no details (no secret, no session id); on the
+  /// writer, counted in flight so that a shutdown waits for it.
+  void Audit(std::string_view action);
 
   Operations& ops_;
   const Clock& clock_;
   const std::string store_name_;
   SignIn signin_;
   int port_ = 0;
+  /// The 10-minute window of the last refused link recorded: refusals are
+  /// recorded once a window, so a loop of bad links cannot fill the log.
+  std::int64_t refused_window_ = -1;
 };
 
 }  // namespace origin::http

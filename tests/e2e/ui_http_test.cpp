@@ -14,6 +14,7 @@
 #include <chrono>
 #include <thread>
 
+#include "core/c/sqlite.hpp"
 #include "tests/e2e/daemon_fixture.hpp"
 #include "tests/e2e/ui_client.hpp"
 
@@ -317,6 +318,47 @@ TEST_CASE("ui: only 127.0.0.1; a port in use is a clear error") {
   CHECK(busy.status == 3);
   CHECK(busy.err.find("in use") != std::string::npos);
   ::close(fd);
+  f.Stop();
+}
+
+TEST_CASE("ui: a sign-in, a refused link (once in 10 minutes) and a sign-out are in the audit "
+          "log, as actor local on channel ui, with no secret or session id") {
+  DaemonFixture f;
+  f.Start();
+  UiProcess ui(f, {"--no-open", "--port", "0"});
+  const std::string link = ui.NextLink();
+  REQUIRE_MESSAGE(!link.empty(), ui.out());
+  const int port = ui.port();
+  const Session s = SignIn(link, port);
+  CHECK(Http(port, "GET", Path(link)).status == 403);  // used: refused
+  CHECK(Http(port, "GET", "/admin/signin?secret=wrong").status == 403);  // the same window
+  std::map<std::string, std::string> form = {
+      {"Cookie", s.cookie},
+      {"Origin", "http://127.0.0.1:" + std::to_string(port)},
+      {"Content-Type", "application/x-www-form-urlencoded"}};
+  CHECK(Http(port, "POST", "/admin/signout", form, "_csrf=" + s.csrf).status == 303);
+
+  // Each is written on the writer after its answer: awaited.
+  const std::string secret = link.substr(link.find("secret=") + 7);
+  std::vector<std::string> rows;
+  CHECK(f.WaitFor(
+      [&] {
+        rows.clear();
+        Db db(f.home() + "/origin.db", Db::Mode::kReadOnly);
+        auto st = db.Prepare(
+            "SELECT actor || ' ' || channel || ' ' || action || ' ' || details FROM audit_log "
+            "WHERE channel = 'ui' ORDER BY seq");
+        while (st.Step()) rows.emplace_back(st.Text(0));
+        return rows.size() >= 3;
+      },
+      10));
+  CHECK(rows == std::vector<std::string>{"local ui sign_in {}", "local ui sign_in_refused {}",
+                                         "local ui sign_out {}"});
+  for (const std::string& r : rows) {
+    CHECK(r.find(secret) == std::string::npos);
+    CHECK(r.find(s.cookie.substr(s.cookie.find('=') + 1)) == std::string::npos);
+  }
+  CHECK(ui.Stop() == 0);
   f.Stop();
 }
 
