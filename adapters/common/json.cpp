@@ -94,12 +94,6 @@ std::optional<std::string> TagContent(std::string_view text, std::string_view ta
   return std::string(TrimSpace(text.substr(a + open.size(), b - a - open.size())));
 }
 
-std::string_view TrimSpace(std::string_view s) {
-  std::size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
-}
-
 void WriteString(JsonWriter& w, std::string_view s) {
   w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
 }

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "core/ingest/adapter.hpp"
+#include "core/util/text.hpp"  // TrimSpace
 
 namespace origin::adapters {
 
@@ -53,8 +54,6 @@ std::optional<rapidjson::Document> ReadJsonObject(const std::string& path);
 /// joined by blank lines; "" for anything else.
 std::string TextParts(const Json* content);
 
-/// `s` without the spaces, tabs and line ends around it.
-std::string_view TrimSpace(std::string_view s);
 
 /// What is between <tag> and </tag> in `text` (as agents wrap a prompt in
 /// <user_query>), trimmed; nothing without both.

@@ -293,6 +293,12 @@ std::string FormatIsoLocal(std::int64_t ms) {
   return buf;
 }
 
+std::string_view TrimSpace(std::string_view s, std::string_view space) {
+  const std::size_t b = s.find_first_not_of(space);
+  if (b == std::string_view::npos) return {};
+  return s.substr(b, s.find_last_not_of(space) - b + 1);
+}
+
 std::string LastPathSegment(std::string_view path) {
   while (!path.empty() && (path.back() == '/' || path.back() == '\\')) path.remove_suffix(1);
   std::size_t pos = path.find_last_of("/\\");

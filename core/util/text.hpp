@@ -46,6 +46,10 @@ std::string FormatIsoLocal(std::int64_t ms);
 /// so a line of a million '[' must be refused, not followed.
 bool JsonDepthWithin(std::string_view json, int max_depth);
 
+/// `s` without the characters of `space` around it (by default spaces, tabs
+/// and line ends).
+std::string_view TrimSpace(std::string_view s, std::string_view space = " \t\r\n");
+
 /// The last path segment of `path` ('/' or '\\' separated), ignoring a
 /// trailing separator; "" for an empty path.
 std::string LastPathSegment(std::string_view path);

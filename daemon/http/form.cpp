@@ -42,11 +42,7 @@ bool Decode(std::string_view in, std::string* out, std::string* error) {
   return true;
 }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
+std::string_view Trim(std::string_view s) { return TrimSpace(s, " \t"); }
 
 }  // namespace
 

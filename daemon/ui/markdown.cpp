@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/util/text.hpp"
+
 namespace origin::ui {
 
 namespace {
@@ -31,11 +33,7 @@ bool IsPunct(char c) {
          (c >= '{' && c <= '~');
 }
 
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && IsSpace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && IsSpace(s.back())) s.remove_suffix(1);
-  return s;
-}
+std::string_view Trim(std::string_view s) { return TrimSpace(s, " \t"); }
 
 // Up to three spaces of indentation, as Markdown allows before a marker.
 std::size_t Indent(std::string_view l) {

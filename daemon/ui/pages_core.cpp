@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "core/util/hash.hpp"
+#include "core/util/text.hpp"
 #include "daemon/ui/assets.hpp"
 #include "daemon/ui/layout.hpp"
 #include "daemon/ui/page_rows.hpp"
@@ -43,14 +44,6 @@ constexpr Action kActions[] = {
     {"/forget", "forget", &ForgetParams, &ToTombstone},
     {"/restore", "restore", &RestoreParams, &ToTombstone},
 };
-
-std::string_view Trimmed(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\n' || s.front() == '\r'))
-    s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\n' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
-}
 
 std::string_view StatusTitle(int status) {
   switch (status) {
@@ -107,7 +100,7 @@ bool IdParams(const Fields& q, std::string* params, std::string* error) {
 
 std::string FieldText(const Fields& f, std::string_view name) {
   const std::string* v = f.Get(name);
-  return v ? std::string(Trimmed(*v)) : std::string();
+  return v ? std::string(TrimSpace(*v)) : std::string();
 }
 
 std::optional<std::string> FieldOpt(const Fields& f, std::string_view name) {
