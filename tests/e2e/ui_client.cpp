@@ -2,13 +2,10 @@
 #include "tests/e2e/ui_client.hpp"
 
 #include <doctest/doctest.h>
-#include <arpa/inet.h>
 #include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <pty.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,19 +59,6 @@ bool UiProcess::Read(int timeout_ms) {
   return true;
 }
 
-const char kTokenChars[] =
-    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-std::string FindRun(const std::string& text, const std::string& prefix, const std::string& chars,
-                    std::size_t from, std::size_t* end) {
-  const std::size_t at = text.find(prefix, from);
-  if (at == std::string::npos) return "";
-  std::size_t stop = text.find_first_not_of(chars, at + prefix.size());
-  if (stop == std::string::npos) stop = text.size();
-  if (end != nullptr) *end = stop;
-  return text.substr(at, stop - at);
-}
-
 std::string UiProcess::NextLink() {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
   while (std::chrono::steady_clock::now() < deadline) {
@@ -121,87 +105,6 @@ int UiProcess::Wait() {
     Read(50);
   }
   return -1;
-}
-
-int ConnectTcp(int port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(static_cast<std::uint16_t>(port));
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-namespace {
-
-// Parses what was read; false while the response is not whole.
-bool ParseReply(const std::string& raw, HttpReply* r) {
-  const std::size_t end = raw.find("\r\n\r\n");
-  if (end == std::string::npos) return false;
-  r->status = std::atoi(raw.substr(9, 3).c_str());
-  std::size_t at = raw.find("\r\n") + 2;
-  r->headers.clear();
-  while (at < end) {
-    const std::size_t eol = raw.find("\r\n", at);
-    const std::string line = raw.substr(at, eol - at);
-    const std::size_t colon = line.find(':');
-    std::string name = line.substr(0, colon);
-    for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-    r->headers[name] = line.substr(colon + 2);
-    at = eol + 2;
-  }
-  const std::size_t length = std::stoul(r->headers.count("content-length") != 0 ? r->headers["content-length"] : "0");
-  if (raw.size() < end + 4 + length) return false;
-  r->body = raw.substr(end + 4, length);
-  return true;
-}
-
-}  // namespace
-
-HttpReply HttpRaw(int port, const std::string& raw, int timeout_ms) {
-  HttpReply r;
-  const int fd = ConnectTcp(port);
-  if (fd < 0) return r;
-  std::size_t sent = 0;
-  while (sent < raw.size()) {
-    const ssize_t n = ::send(fd, raw.data() + sent, raw.size() - sent, MSG_NOSIGNAL);
-    if (n <= 0) break;  // the server may refuse before all is sent
-    sent += static_cast<std::size_t>(n);
-  }
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
-  bool whole = false;
-  while (std::chrono::steady_clock::now() < deadline) {
-    pollfd p{fd, POLLIN, 0};
-    if (::poll(&p, 1, 50) <= 0) continue;
-    char buf[65536];
-    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
-    if (n <= 0) {
-      r.closed = true;
-      break;
-    }
-    r.raw.append(buf, static_cast<std::size_t>(n));
-    if (!whole && ParseReply(r.raw, &r)) {
-      whole = true;
-      if (r.headers.count("connection") == 0) break;  // kept alive: done
-    }
-  }
-  if (!whole) r.status = ParseReply(r.raw, &r) ? r.status : 0;
-  ::close(fd);
-  return r;
-}
-
-HttpReply Http(int port, const std::string& method, const std::string& target,
-               const std::map<std::string, std::string>& headers, const std::string& body) {
-  std::string raw = method + " " + target + " HTTP/1.1\r\n";
-  if (headers.count("Host") == 0) raw += "Host: 127.0.0.1:" + std::to_string(port) + "\r\n";
-  for (const auto& [k, v] : headers) raw += k + ": " + v + "\r\n";
-  if (method == "POST" || !body.empty()) raw += "Content-Length: " + std::to_string(body.size()) + "\r\n";
-  raw += "\r\n" + body;
-  return HttpRaw(port, raw);
 }
 
 }  // namespace origin::test

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/http_client.hpp"
+
 namespace origin::test {
 
 class DaemonFixture;
@@ -41,29 +43,5 @@ class UiProcess {
   std::size_t seen_ = 0;  // where the next link is looked for
   int port_ = 0;
 };
-
-struct HttpReply {
-  int status = 0;  // 0: no answer (closed, or timed out)
-  std::map<std::string, std::string> headers;  // names in lower case, the last of each
-  std::string body;
-  std::string raw;
-  bool closed = false;  // the server closed the connection after it
-};
-
-/// Sends `raw` (a whole request, as bytes) to 127.0.0.1:`port` and reads one
-/// response (at most `timeout_ms`).
-HttpReply HttpRaw(int port, const std::string& raw, int timeout_ms = 5000);
-/// A request built from its parts; Host 127.0.0.1:port unless `headers` has one.
-HttpReply Http(int port, const std::string& method, const std::string& target,
-               const std::map<std::string, std::string>& headers = {},
-               const std::string& body = "");
-/// In `text` from `from`: the first `prefix` and the run of characters of
-/// `chars` after it (prefix included); "" when there is none.
-std::string FindRun(const std::string& text, const std::string& prefix, const std::string& chars,
-                    std::size_t from = 0, std::size_t* end = nullptr);
-/// Letters, digits, '-' and '_' (base64url), for FindRun.
-extern const char kTokenChars[];
-/// Connects to 127.0.0.1:`port`; -1 when nothing listens.
-int ConnectTcp(int port);
 
 }  // namespace origin::test

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: MIT
+// The web UI's pages as whole requests (issue 16; docs/performance.md): the
+// server time of a page, from the request's first byte to its answer's
+// last, through a real originsd serving `origin ui` on 127.0.0.1, against
+// the targets: the overview at 2M events within 100 ms, a session page of
+// 20 turns within 50 ms, and the search page within the CLI's search time
+// plus 5 ms.
+//
+//   ui_http_bench [--events N] [--runs R] [--dir DIR] [--originsd PATH] [--origin PATH]
+//
+// The store is the one ui_bench measures (tests/bench/ui_store.hpp), written
+// directly with its days ending today, since the daemon's clock is the real
+// one; the daemon then builds the search index from its events.  With
+// --dir, the store is kept and reused (its days are those of the day it was
+// written).  In each of the R runs, interleaved:
+//   - the overview, cold: a line appended to a watched Claude Code log
+//     first, and awaited in the store, so that the kept chart is read again
+//     (as during an import); then kept: the same page again;
+//   - the first and the third page of 20 turns of the five largest sessions
+//     of the last 30 days;
+//   - each query of the mix as the search page, and as `origin search
+//     --json --limit 50` (the page's limit) in a whole process: the CLI's
+//     time as its user has it, start-up included.
+// Every request is a new TCP connection, as HttpRaw makes them.
+
+#include <fcntl.h>
+#include <rapidjson/document.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/store/schema.hpp"
+#include "tests/bench/bench_util.hpp"
+#include "tests/bench/ui_store.hpp"
+#include "tests/support/http_client.hpp"
+#include "tests/support/loggen.hpp"
+#include "tests/support/support.hpp"
+
+using namespace origin;
+using namespace origin::bench;
+using namespace origin::test;
+namespace fs = std::filesystem;
+
+extern char** environ;
+
+namespace {
+
+// `origin ui --no-open --port 0` with its output on a pipe; SIGINT stops it.
+class UiServer {
+ public:
+  UiServer(const std::string& origin, const std::vector<std::string>& env) {
+    int out[2];
+    if (::pipe(out) != 0) throw std::runtime_error("pipe");
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    posix_spawn_file_actions_addclose(&fa, out[0]);
+    std::vector<std::string> args = {origin, "ui", "--no-open", "--port", "0"};
+    std::vector<std::string> envs = env;
+    for (char** e = environ; *e != nullptr; ++e) envs.emplace_back(*e);
+    std::vector<char*> argv, envp;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    for (auto& e : envs) envp.push_back(e.data());
+    envp.push_back(nullptr);
+    if (posix_spawn(&pid_, argv[0], &fa, nullptr, argv.data(), envp.data()) != 0)
+      throw std::runtime_error("cannot run " + origin);
+    posix_spawn_file_actions_destroy(&fa);
+    ::close(out[1]);
+    out_ = out[0];
+    std::string text;
+    char buf[4096];
+    for (;;) {  // the link: http://127.0.0.1:PORT/admin/signin?secret=TOKEN
+      const std::size_t at = text.find("Sign in");  // not the "serving ... at" address
+      if (at != std::string::npos)
+        link_ = FindRun(text, "http://127.0.0.1:", std::string("0123456789/:?=.") + kTokenChars, at);
+      if (!link_.empty() && text.find('\n', text.find(link_)) != std::string::npos) break;
+      const ssize_t n = ::read(out_, buf, sizeof buf);
+      if (n <= 0) throw std::runtime_error("origin ui printed no link: " + text);
+      text.append(buf, static_cast<std::size_t>(n));
+    }
+    port_ = std::stoi(link_.substr(17));
+  }
+  ~UiServer() {
+    ::kill(pid_, SIGINT);
+    ::waitpid(pid_, nullptr, 0);
+    ::close(out_);
+  }
+  UiServer(const UiServer&) = delete;
+  UiServer& operator=(const UiServer&) = delete;
+  int port() const { return port_; }
+  /// The path of the one-time link.
+  std::string target() const { return link_.substr(link_.find('/', 7)); }
+
+ private:
+  pid_t pid_ = -1;
+  int out_ = -1;
+  std::string link_;
+  int port_ = 0;
+};
+
+std::int64_t MaxSeq(const Daemon& d) {
+  rapidjson::Document s;
+  s.Parse(Capture(d.cli() + "status --json").c_str());
+  return s.HasParseError() ? -1 : s["store"]["max_seq"].GetInt64();
+}
+
+struct Timed {
+  std::vector<double> ms;
+  std::size_t bytes = 0;
+};
+
+// GET `target` with the session's cookie; the time to the answer's last byte.
+double Get(const UiServer& ui, const std::string& cookie, const std::string& target,
+           std::size_t* bytes = nullptr) {
+  const double t = Now();
+  const HttpReply r = Http(ui.port(), "GET", target, {{"Cookie", cookie}});
+  const double ms = (Now() - t) * 1000;
+  if (r.status != 200) {
+    std::fprintf(stderr, "GET %s: %d\n%s\n", target.c_str(), r.status, r.body.substr(0, 400).c_str());
+    std::exit(1);
+  }
+  if (bytes != nullptr) *bytes = r.body.size();
+  return ms;
+}
+
+std::string Encode(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) != 0 || c == '-' || c == '_' || c == '.') {
+      out += static_cast<char>(c);
+    } else {
+      char hex[4];
+      std::snprintf(hex, sizeof hex, "%%%02X", c);
+      out += hex;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::int64_t events = 2000000;
+  int runs = 7;
+  std::string dir, originsd = "daemon/originsd", origin = "client/origin";
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--events" && i + 1 < argc)
+      events = std::atoll(argv[++i]);
+    else if (a == "--runs" && i + 1 < argc)
+      runs = std::atoi(argv[++i]);
+    else if (a == "--dir" && i + 1 < argc)
+      dir = argv[++i];
+    else if (a == "--originsd" && i + 1 < argc)
+      originsd = argv[++i];
+    else if (a == "--origin" && i + 1 < argc)
+      origin = argv[++i];
+    else {
+      std::fprintf(stderr,
+                   "usage: ui_http_bench [--events N] [--runs R] [--dir DIR] [--originsd PATH] "
+                   "[--origin PATH]\n");
+      return 2;
+    }
+  }
+  originsd = fs::absolute(originsd);
+  origin = fs::absolute(origin);
+  const bool keep = !dir.empty();
+  if (!keep) dir = fs::temp_directory_path() / ("ui_http_bench." + std::to_string(::getpid()));
+  dir = fs::absolute(dir);
+  const std::string home = dir + "/home", claude = dir + "/claude", codex = dir + "/codex";
+  fs::create_directories(home);
+  fs::create_directories(codex);
+  if (!fs::exists(home + "/origin.db")) {
+    const std::int64_t now = static_cast<std::int64_t>(std::time(nullptr)) * 1000;
+    auto w = OpenWriteConnection(home + "/origin.db");
+    FillUiStore(*w, events, now - now % kDayMs);
+  }
+  // A Claude Code log the daemon watches: each cold overview appends to it.
+  const std::string growing =
+      claude + "/projects/-home-dev-growing/1b3c5e7a-0000-4000-8000-00000000b0b0.jsonl";
+  if (!fs::exists(growing)) {
+    WriteFile(growing, "");
+    AppendClaudeLines(growing, 0, 1, 7);
+  }
+  int appended = static_cast<int>(CompleteLines(growing).size());
+
+  double t = Now();
+  Daemon d(originsd, origin, home, claude, codex, dir + "/originsd.log");
+  d.SyncAndIndex();
+  std::printf("daemon up, search index complete: %.1f s\n", Now() - t);
+  std::printf("daemon idle after %.1f s more\n", d.WaitIdle());
+
+  UiServer ui(origin, d.env());
+  std::string cookie;
+  {
+    const HttpReply r = Http(ui.port(), "GET", ui.target());
+    const std::string set = r.headers.count("set-cookie") ? r.headers.at("set-cookie") : "";
+    cookie = set.substr(0, set.find(';'));
+    if (r.status != 303 || cookie.empty()) {
+      std::fprintf(stderr, "sign-in failed: %d\n", r.status);
+      return 1;
+    }
+  }
+
+  // The five largest sessions of the last 30 days, as the timeline lists them.
+  std::vector<std::string> sessions;
+  {
+    auto db = OpenReadConnection(home + "/origin.db");
+    auto st = db->Prepare(
+        "SELECT id, event_count FROM session WHERE last_ts >= ? ORDER BY event_count DESC LIMIT 5");
+    st.Bind(1, static_cast<std::int64_t>(std::time(nullptr)) * 1000 - 30 * kDayMs);
+    while (st.Step()) sessions.emplace_back(st.Text(0));
+    auto n = db->Prepare("SELECT sum(event_count) FROM session");
+    n.Step();
+    std::printf("store: %lld events\n", static_cast<long long>(n.Int(0)));
+  }
+  struct Query {
+    const char* label;
+    std::string q;
+    bool tools = false;  // the page's "tools" box; the CLI's --all
+  };
+  const std::vector<Query> queries = {
+      {"one common word", "catalog"},
+      {"two words (AND)", "migrate timeout"},
+      {"one common word, tool events too", "catalog", true},
+      {"no match", "zebra"},
+  };
+
+  Timed cold, kept, first, middle;
+  std::vector<Timed> page(queries.size()), cli(queries.size());
+  for (int r = 0; r < runs; ++r) {
+    // The overview: a new event first (so that the chart is read again).
+    const std::int64_t before = MaxSeq(d);
+    AppendClaudeLines(growing, appended++, 1, 7);
+    while (MaxSeq(d) <= before) ::usleep(5000);
+    cold.ms.push_back(Get(ui, cookie, "/admin/", &cold.bytes));
+    kept.ms.push_back(Get(ui, cookie, "/admin/", &kept.bytes));
+    for (const std::string& s : sessions) {
+      first.ms.push_back(Get(ui, cookie, "/admin/session?id=" + Encode(s), &first.bytes));
+      middle.ms.push_back(Get(ui, cookie, "/admin/session?id=" + Encode(s) + "&page=3", &middle.bytes));
+    }
+    for (std::size_t i = 0; i < queries.size(); ++i) {
+      const Query& q = queries[i];
+      page[i].ms.push_back(Get(ui, cookie, "/admin/search?q=" + Encode(q.q) + (q.tools ? "&tools=on" : ""),
+                               &page[i].bytes));
+      std::vector<std::string> args = {origin, "search", "--json", "--limit", "50", q.q};
+      if (q.tools) args.emplace_back("--all");
+      std::string out;
+      cli[i].ms.push_back(TimeProcess(args, d.env(), &out));
+      cli[i].bytes = out.size();
+    }
+  }
+  auto row = [](const char* what, const Timed& x) {
+    std::printf("%-44s median %7.1f ms  p90 %7.1f ms  (%zu bytes)\n", what, Median(x.ms),
+                Percentile(x.ms, 90), x.bytes);
+  };
+  row("overview, cold (a new event before it)", cold);
+  row("overview, kept chart", kept);
+  row("session, first page of 20 turns", first);
+  row("session, third page of 20 turns", middle);
+  for (std::size_t i = 0; i < queries.size(); ++i) {
+    std::printf("search %s (%s):\n", queries[i].label, queries[i].q.c_str());
+    row("  the page", page[i]);
+    row("  origin search --json --limit 50", cli[i]);
+    std::printf("  page - CLI: %+.1f ms (target: at most +5)\n", Median(page[i].ms) - Median(cli[i].ms));
+  }
+  if (!keep) fs::remove_all(dir);
+  return 0;
+}
