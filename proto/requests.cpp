@@ -181,6 +181,7 @@ bool Decode(const rapidjson::Value* params, TimelineRequest* out, std::string* e
     if (out->days && *out->days < 1) throw Invalid("days must be 1 or more");
     out->source = p.Str("source");
     out->project = p.Str("project");
+    out->name = p.Str("name");
     CheckRange(out->since, out->until);
   });
 }
@@ -310,6 +311,7 @@ std::string Encode(const TimelineRequest& r) {
   o.Int("days", r.days);
   o.Str("source", r.source);
   o.Str("project", r.project);
+  o.Str("name", r.name);
   return o.Done();
 }
 

@@ -39,6 +39,7 @@ struct TimelineRequest {
   std::optional<std::int64_t> since, until;
   std::optional<std::int64_t> days;  // the range without `since`: 1 or more (7)
   std::optional<std::string> source, project;
+  std::optional<std::string> name;  // words the session's name holds (sessions only)
 };
 
 /// A source an entry cites: an event, or a quote of a message.

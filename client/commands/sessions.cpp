@@ -36,6 +36,8 @@ std::string TimelineParams(const Invocation& a) {
   r.until = DateOption(a, "until");
   r.source = a.Value("source");
   r.project = a.Value("project");
+  r.name = a.Value("name");
+  if (r.name && r.session) throw UsageError("--name is for the list of sessions, not one session");
   return proto::Encode(r);
 }
 
@@ -147,6 +149,7 @@ constexpr Option kTimelineOptions[] = {
     kUntilOption,
     {"source", "S", "one agent's sessions: claude-code, codex, cursor, zcode or grok"},
     {"project", "P", "one project's sessions"},
+    {"name", "WORDS", "sessions whose title (or first prompt) holds every word, in any case"},
     {"all", "", "with SESSION: tool calls and results too"},
     {"limit", "N", "at most N sessions, or N events of SESSION"},
     {"offset", "N", "with SESSION: from its event N (0 is the first)"},
@@ -163,6 +166,7 @@ constexpr std::string_view kTimelineExamples =
     "  origin timeline\n"
     "  origin timeline --since 2026-11-01 --until 2026-11-15 --project origin\n"
     "  origin timeline --days=30 --source codex --limit 20\n"
+    "  origin timeline --days=90 --name \"parser retry\"\n"
     "  origin timeline claude-code:4f1c2a --all\n"
     "  origin timeline 4f1c2a91\n";
 

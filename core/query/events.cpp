@@ -2,6 +2,7 @@
 #include "core/query/events.hpp"
 
 #include <algorithm>
+#include <functional>
 
 #include "core/store/sessions.hpp"
 #include "core/store/visible.hpp"
@@ -275,18 +276,51 @@ int BindSessionWhere(StmtLease& st, const SessionFilter& f) {
 }
 }  // namespace
 
-std::vector<SessionRow> ListSessions(Db& db, const SessionFilter& f) {
-  auto st = db.Prepare(std::string("SELECT ") + kSessionCols + SessionWhere(f) +
-                       " ORDER BY last_ts DESC, id LIMIT ?");
-  st.Bind(BindSessionWhere(st, f), f.limit);
-  std::vector<SessionRow> out;
-  while (st.Step()) out.push_back(ReadSession(st));
-  for (SessionRow& s : out)
+namespace {
+// The sessions of `f` in ListSessions' order, each with its first prompt when
+// it has no title, to `each` until it returns false.  The name is not in a
+// column (a first prompt is found among the session's messages), so with
+// `f.name` every session of the range is read and named here.
+void ForEachSession(Db& db, const SessionFilter& f, const std::function<bool(SessionRow&)>& each) {
+  std::string sql = std::string("SELECT ") + kSessionCols + SessionWhere(f) + " ORDER BY last_ts DESC, id";
+  if (!f.name) sql += " LIMIT ?";
+  auto st = db.Prepare(sql);
+  const int next = BindSessionWhere(st, f);
+  if (!f.name) st.Bind(next, f.limit);
+  std::vector<SessionRow> rows;
+  while (st.Step()) {
+    SessionRow s = ReadSession(st);
+    if (f.name) {
+      if (!s.title) s.prompt = FirstPrompt(db, s.id);
+      if (!HasEveryWord(s.title ? *s.title : s.prompt ? *s.prompt : s.id, *f.name)) continue;
+      if (!each(s)) return;
+    } else {
+      rows.push_back(std::move(s));  // named after the statement: one at a time
+    }
+  }
+  st.Reset();
+  for (SessionRow& s : rows) {
     if (!s.title) s.prompt = FirstPrompt(db, s.id);
+    if (!each(s)) return;
+  }
+}
+}  // namespace
+
+std::vector<SessionRow> ListSessions(Db& db, const SessionFilter& f) {
+  std::vector<SessionRow> out;
+  ForEachSession(db, f, [&](SessionRow& s) {
+    out.push_back(std::move(s));
+    return static_cast<int>(out.size()) < f.limit;
+  });
   return out;
 }
 
 std::int64_t CountSessions(Db& db, const SessionFilter& f) {
+  if (f.name) {
+    std::int64_t n = 0;
+    ForEachSession(db, f, [&](SessionRow&) { return ++n, true; });
+    return n;
+  }
   auto st = db.Prepare("SELECT count(*)" + SessionWhere(f));
   BindSessionWhere(st, f);
   return st.Step() ? st.Int(0) : 0;

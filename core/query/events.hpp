@@ -77,6 +77,10 @@ std::optional<SourceLine> EventSource(Db& db, MirrorStore& mirrors, std::string_
 struct SessionFilter {
   std::int64_t from_ms = 0, to_ms = INT64_MAX;  // sessions active in [from, to]
   std::optional<std::string> source, project;
+  /// Words the session's name holds, each anywhere and in any case: its
+  /// title, else its first prompt (FirstPrompt), else its id, as people see
+  /// it named.
+  std::optional<std::string> name;
   int limit = 50;
 };
 /// Sessions whose activity overlaps the range, latest activity first.

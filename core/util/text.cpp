@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/util/text.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -297,6 +298,22 @@ std::string_view TrimSpace(std::string_view s, std::string_view space) {
   const std::size_t b = s.find_first_not_of(space);
   if (b == std::string_view::npos) return {};
   return s.substr(b, s.find_last_not_of(space) - b + 1);
+}
+
+bool HasEveryWord(std::string_view text, std::string_view words) {
+  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
+  std::size_t from = 0;
+  while (from < words.size()) {
+    std::size_t end = words.find(' ', from);
+    if (end == std::string_view::npos) end = words.size();
+    const std::string_view w = words.substr(from, end - from);
+    if (!w.empty() && std::search(text.begin(), text.end(), w.begin(), w.end(), [&](char a, char b) {
+                        return lower(a) == lower(b);
+                      }) == text.end())
+      return false;
+    from = end + 1;
+  }
+  return true;
 }
 
 std::string LastPathSegment(std::string_view path) {

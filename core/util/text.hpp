@@ -49,6 +49,9 @@ bool JsonDepthWithin(std::string_view json, int max_depth);
 /// `s` without the characters of `space` around it (by default spaces, tabs
 /// and line ends).
 std::string_view TrimSpace(std::string_view s, std::string_view space = " \t\r\n");
+/// True when `text` holds every word of `words` (split at spaces; empty
+/// words ignored), each anywhere and in any case (ASCII letters folded).
+bool HasEveryWord(std::string_view text, std::string_view words);
 
 /// The last path segment of `path` ('/' or '\\' separated), ignoring a
 /// trailing separator; "" for an empty path.

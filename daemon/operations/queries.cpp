@@ -127,6 +127,7 @@ void Timeline(Context& ctx, Db& db, const proto::TimelineRequest& r, rpc::Writer
   if (f.from_ms > f.to_ms) throw OpError(OpError::Code::kInvalidArgument, "since is after until");
   f.source = r.source;
   f.project = r.project;
+  f.name = r.name;
   f.limit = limit;
   w.StartObject();
   w.Key("since");

@@ -18,26 +18,6 @@ constexpr Option kSourceOptions[] = {
     {"", "Any source"}, {"claude-code", "Claude Code"}, {"codex", "Codex"},
     {"cursor", "Cursor"}, {"zcode", "ZCode"},          {"grok", "Grok Build"}};
 
-// Case-insensitive (ASCII) containment, for the timeline's name filter.
-bool ContainsNoCase(std::string_view hay, std::string_view needle) {
-  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-  return std::search(hay.begin(), hay.end(), needle.begin(), needle.end(),
-                     [&](char a, char b) { return lower(a) == lower(b); }) != hay.end();
-}
-
-bool NameMatches(const rapidjson::Value& s, std::string_view words) {
-  const std::string name = SessionName(s);
-  std::size_t from = 0;
-  while (from < words.size()) {
-    std::size_t end = words.find(' ', from);
-    if (end == std::string_view::npos) end = words.size();
-    const std::string_view w = words.substr(from, end - from);
-    if (!w.empty() && !ContainsNoCase(name, w)) return false;
-    from = end + 1;
-  }
-  return true;
-}
-
 // The first `limit` characters of `s` (UTF-8), and whether it was cut.
 std::string_view CutChars(std::string_view s, std::size_t limit, bool* cut) {
   std::size_t chars = 0;
@@ -80,6 +60,7 @@ bool TimelineParams(const Fields& q, std::string* params, std::string* error) {
   if (!r.limit) r.limit = 200;
   if (std::string s = FieldText(q, "source"); !s.empty()) r.source = s;
   if (std::string p = FieldText(q, "project"); !p.empty()) r.project = p;
+  if (std::string n = FieldText(q, "q"); !n.empty()) r.name = n;
   *params = proto::Encode(r);
   return true;
 }
@@ -104,7 +85,6 @@ std::string TimelinePage(const rapidjson::Value& a, const PageContext& ctx) {
   std::size_t shown = 0;
   if (sessions != nullptr) {
     for (const rapidjson::Value& s : sessions->GetArray()) {
-      if (!words.empty() && !NameMatches(s, words)) continue;
       // Sessions by the day of their last activity (the server's days: the
       // answer's local times).
       const std::string_view d = Str(s, "last_time").substr(0, 10);

@@ -30,6 +30,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -192,7 +193,9 @@ int main(int argc, char** argv) {
     WriteFile(growing, "");
     AppendClaudeLines(growing, 0, 1, 7);
   }
-  int appended = static_cast<int>(CompleteLines(growing).size());
+  // The next line's number: a multiple of 6 is a prompt (loggen's cycle), an event.
+  const std::string lines = CompleteLines(growing);
+  int appended = static_cast<int>(std::count(lines.begin(), lines.end(), '\n'));
 
   double t = Now();
   Daemon d(originsd, origin, home, claude, codex, dir + "/originsd.log");
@@ -241,7 +244,9 @@ int main(int argc, char** argv) {
   for (int r = 0; r < runs; ++r) {
     // The overview: a new event first (so that the chart is read again).
     const std::int64_t before = MaxSeq(d);
-    AppendClaudeLines(growing, appended++, 1, 7);
+    appended += (6 - appended % 6) % 6;
+    AppendClaudeLines(growing, appended, 1, static_cast<std::uint32_t>(appended));
+    ++appended;
     while (MaxSeq(d) <= before) ::usleep(5000);
     cold.ms.push_back(Get(ui, cookie, "/admin/", &cold.bytes));
     kept.ms.push_back(Get(ui, cookie, "/admin/", &kept.bytes));

@@ -146,6 +146,8 @@ TEST_SUITE("ui") {
     CHECK(Shows(r, "2026-01-05"));
     Rendered words = Render(f, "/timeline", {{{"since", "2026-01-01"}, {"until", "2026-01-06"}, {"q", "no such words"}}});
     CHECK(!Shows(words, "alert('p')"));
+    words = Render(f, "/timeline", {{{"since", "2026-01-01"}, {"until", "2026-01-06"}, {"q", "ALERT why"}}});
+    CHECK(Shows(words, "alert('p')"));  // the daemon filters by the name, in any case
 
     // The session's events, to find their ids.
     const rapidjson::Document s = Call(f, "timeline", R"({"session":"claude-code:s-ui","include_tools":true})");

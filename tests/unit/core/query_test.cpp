@@ -90,6 +90,25 @@ TEST_SUITE("query") {
     proj.project = "nope";
     CHECK(ListSessions(*s.db, proj).empty());
 
+    // Words in the name: the title, else the first prompt; every word, in any
+    // case; filtered before the limit, so that an older session is found
+    // beyond the newest `limit` ones, and counted.
+    SessionFilter named;
+    named.name = "BUILD green";
+    named.limit = 1;
+    sessions = ListSessions(*s.db, named);
+    REQUIRE(sessions.size() == 1);
+    CHECK(sessions[0].id == "claude-code:s1");  // the older one, by its prompt
+    CHECK(CountSessions(*s.db, named) == 1);
+    named.name = "nam";
+    CHECK(ListSessions(*s.db, named).at(0).id == "claude-code:s2");  // by its title
+    named.name = "build named";  // one word in each name: neither holds both
+    CHECK(ListSessions(*s.db, named).empty());
+    CHECK(CountSessions(*s.db, named) == 0);
+    named.name = " ";
+    named.limit = 50;
+    CHECK(CountSessions(*s.db, named) == 2);  // no word: every session
+
     auto projects = ListProjects(*s.db);
     REQUIRE(projects.size() == 1);
     CHECK(projects[0].project == "app");

@@ -149,6 +149,25 @@ TEST_SUITE("proto") {
     CHECK(err == "request_key is longer than 200 bytes");
   }
 
+  TEST_CASE("requests: a timeline's filters round-trip, words in the name with them") {
+    TimelineRequest t;
+    t.days = 30;
+    t.source = "codex";
+    t.project = "app";
+    t.name = "parser retry";
+    auto d = Parse(Encode(t));
+    TimelineRequest back;
+    std::string err;
+    REQUIRE(Decode(&d, &back, &err));
+    CHECK(back.name == "parser retry");
+    CHECK(back.source == "codex");
+    CHECK(back.project == "app");
+    CHECK(back.days == 30);
+    auto seven = Parse(R"({"name":7})");
+    CHECK_FALSE(Decode(&seven, &back, &err));
+    CHECK(err == "name must be a string");
+  }
+
   TEST_CASE("requests: absent params decode to the defaults") {
     TimelineRequest t;
     std::string err;
