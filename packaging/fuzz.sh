@@ -12,7 +12,7 @@ build=$1
 secs=${2:-5}
 shift
 [ $# -gt 0 ] && shift
-harnesses=${*:-"dates protocol ids mcp markdown adapter-claude-code adapter-codex adapter-cursor adapter-zcode adapter-grok"}
+harnesses=${*:-"dates protocol ids mcp markdown http adapter-claude-code adapter-codex adapter-cursor adapter-zcode adapter-grok"}
 # RapidJSON 1.1's one report under clang is suppressed (the file says why).
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}:suppressions=$PWD/tests/fuzz/ubsan.supp"
 work=$(mktemp -d "${TMPDIR:-/tmp}/origin-fuzz.XXXXXX")
