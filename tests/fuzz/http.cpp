@@ -4,8 +4,9 @@
 // (AdminUi) behind it on a real daemon (tests/fuzz/fixture_daemon.hpp: a
 // store holding the Claude Code and Codex fixtures, its loop run on this
 // thread).  An input is one connection: its first byte sets the size of
-// the writes (1 to 64 bytes, each read by the server before the next) the
-// rest arrives in, then the client half-closes and reads to the end.  In
+// the writes (1 to 64 bytes, each read by the server before the next; from
+// 0x80 up, all in one) the rest arrives in, then the client half-closes
+// and reads to the end.  In
 // the rest, {HOST} stands for the server's host (127.0.0.1:port),
 // {SESSION} for a signed-in session's cookie value and {CSRF} for its
 // token, so that inputs reach the pages and the API's checks.
@@ -25,6 +26,7 @@
 #include <llhttp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -48,6 +50,85 @@ using namespace origin::http;
 [[noreturn]] void Fail(const char* what, const std::string& detail = "") {
   std::fprintf(stderr, "http harness: %s\n%s\n", what, detail.c_str());
   std::abort();
+}
+
+// The client's requests as llhttp reads them with the server's settings,
+// without the server's checks: what each request the server refuses must
+// deserve, and the order the answers follow.
+struct Sent {
+  std::string line;  // "METHOD target"
+  std::size_t hosts = 0, header_bytes = 0, body = 0;
+  std::string host;
+  bool length_over = false, trailers = false, headers_done = false, complete = false;
+  bool keep_alive = true;
+  int method = 0;
+};
+
+/// `error`: llhttp stopped at bytes it refuses.
+std::vector<Sent> ReadSent(const std::string& bytes, std::size_t max_body, bool* error) {
+  struct State {
+    std::vector<Sent> sent;
+    std::string field;
+    std::size_t max_body;
+  } st{{}, "", max_body};
+  llhttp_settings_t s;
+  llhttp_settings_init(&s);
+  s.on_message_begin = [](llhttp_t* p) {
+    static_cast<State*>(p->data)->sent.emplace_back();
+    return 0;
+  };
+  s.on_url = [](llhttp_t* p, const char* at, std::size_t n) {
+    Sent& m = static_cast<State*>(p->data)->sent.back();
+    m.line.append(at, n);
+    m.header_bytes += n;
+    return 0;
+  };
+  s.on_header_field = [](llhttp_t* p, const char* at, std::size_t n) {
+    auto* state = static_cast<State*>(p->data);
+    Sent& m = state->sent.back();
+    m.trailers = m.trailers || m.headers_done;
+    m.header_bytes += n;
+    state->field.assign(at, n);
+    return 0;
+  };
+  s.on_header_value = [](llhttp_t* p, const char* at, std::size_t n) {
+    auto* state = static_cast<State*>(p->data);
+    Sent& m = state->sent.back();
+    m.header_bytes += n;
+    std::string& f = state->field;
+    for (char& ch : f) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    if (f == "host") {
+      m.host.append(at, n);
+      ++m.hosts;
+      f = "host (counted)";
+    } else if (f == "host (counted)") {
+      m.host.append(at, n);
+    }
+    return 0;
+  };
+  s.on_headers_complete = [](llhttp_t* p) {
+    auto* state = static_cast<State*>(p->data);
+    Sent& m = state->sent.back();
+    m.headers_done = true;
+    m.method = llhttp_get_method(p);
+    m.line = std::string(llhttp_method_name(static_cast<llhttp_method_t>(m.method))) + " " + m.line;
+    m.length_over = (p->flags & F_CONTENT_LENGTH) != 0 && p->content_length > state->max_body;
+    m.keep_alive = llhttp_should_keep_alive(p) != 0;
+    return 0;
+  };
+  s.on_body = [](llhttp_t* p, const char*, std::size_t n) {
+    static_cast<State*>(p->data)->sent.back().body += n;
+    return 0;
+  };
+  s.on_message_complete = [](llhttp_t* p) {
+    static_cast<State*>(p->data)->sent.back().complete = true;
+    return 0;
+  };
+  llhttp_t parser;
+  llhttp_init(&parser, HTTP_REQUEST, &s);
+  parser.data = &st;
+  *error = llhttp_execute(&parser, bytes.data(), bytes.size()) != HPE_OK;
+  return std::move(st.sent);
 }
 
 bool Writes(const Request& r) {
@@ -81,7 +162,8 @@ class Instance {
   void Route(const Request& r, Respond respond);
   std::string Expand(std::string_view text);
   int Connect();
-  void Check(const std::string& got, std::size_t answered);
+  void Check(const std::string& got, const std::string& sent);
+  bool Deserves(const Sent& m, int status) const;
 
   fuzz::FixtureDaemon d_;
   SystemClock clock_;
@@ -90,7 +172,7 @@ class Instance {
   HttpServer server_;
   std::string host_;
   std::string session_;
-  std::size_t answered_ = 0;  // requests the routes (or the harness) answered
+  std::vector<std::string> routed_;  // "METHOD target" of each request routed, in order
 };
 
 void Instance::Route(const Request& r, Respond respond) {
@@ -106,10 +188,11 @@ void Instance::Route(const Request& r, Respond respond) {
   if (header_bytes > limits_.max_header_bytes) Fail("a header block over the limit was routed");
   if (r.body.size() > limits_.max_body_bytes) Fail("a body over the limit was routed");
   // Each answer says which request it answers, so that the order is checked.
-  Respond tagged = [respond = std::move(respond), n = answered_++](Response out) {
+  Respond tagged = [respond = std::move(respond), n = routed_.size()](Response out) {
     out.headers.emplace_back("X-Routed", std::to_string(n));
     respond(std::move(out));
   };
+  routed_.push_back(r.method + " " + r.target);
   if (Writes(r)) return tagged(Response{200, "text/plain", {}, "not written", false});
   admin_.Handle(r, std::move(tagged));
 }
@@ -152,19 +235,30 @@ int Instance::Connect() {
   a.sin_family = AF_INET;
   a.sin_port = htons(static_cast<std::uint16_t>(server_.port()));
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) Fail("connect", std::strerror(errno));
+  // Non-blocking: libFuzzer's timer signal would interrupt a blocking connect.
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    if (errno != EINPROGRESS && errno != EINTR) Fail("connect", std::strerror(errno));
+    pollfd p{fd, POLLOUT, 0};
+    while (::poll(&p, 1, -1) < 0)
+      if (errno != EINTR) Fail("poll", std::strerror(errno));
+    int error = 0;
+    socklen_t len = sizeof error;
+    ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len);
+    if (error != 0) Fail("connect", std::strerror(error));
+  }
   const int one = 1;
   ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
   return fd;
 }
 
 void Instance::Connection(std::string_view input) {
   if (input.empty()) return;
-  const std::size_t chunk = 1 + static_cast<unsigned char>(input[0]) % 64;
+  const auto first = static_cast<unsigned char>(input[0]);
+  const std::size_t chunk = first < 0x80 ? 1 + first % 64 : input.size();
   const std::string bytes = Expand(input.substr(1));
   uv_loop_t* loop = d_.loop();
-  answered_ = 0;
+  routed_.clear();
   const int fd = Connect();
   std::string got;
   bool eof = false;
@@ -199,16 +293,32 @@ void Instance::Connection(std::string_view input) {
   ::close(fd);
   while (server_.connections() != 0) uv_run(loop, UV_RUN_ONCE);
   if (std::getenv("ORIGIN_FUZZ_VERBOSE") != nullptr)  // what a replay answered
-    std::fprintf(stderr, "--- %zu routed\n%s\n", answered_, got.c_str());
-  Check(got, answered_);
+    std::fprintf(stderr, "--- %zu routed\n%s\n", routed_.size(), got.c_str());
+  Check(got, bytes);
+}
+
+// Whether the server rightly refused request `m` with `status`.
+bool Instance::Deserves(const Sent& m, int status) const {
+  const bool host_ok = m.host == host_ || m.host == "localhost:" + host_.substr(10);
+  switch (status) {
+    case 400: return !m.complete || m.hosts != 1 || m.trailers;  // malformed, Host, trailers
+    case 403: return m.hosts == 1 && !host_ok;
+    case 405: return m.method != HTTP_GET && m.method != HTTP_POST;
+    case 413: return m.length_over || m.body > limits_.max_body_bytes;
+    case 431: return m.header_bytes > limits_.max_header_bytes;
+    default: return false;  // 408 (the client ends at once), 500
+  }
 }
 
 // The responses in `got`: well-formed, each with Content-Length and the
-// security headers; the `answered` ones of the routes in order, then at
-// most one the server answered itself.
-void Instance::Check(const std::string& got, std::size_t answered) {
+// security headers; the answers of the requests routed, in order, then at
+// most one the server answered itself; every request `sent` answered
+// unless one before it closed the connection, and a refusal only for the
+// request after the last routed, which deserves it.
+void Instance::Check(const std::string& got, const std::string& sent) {
   struct State {
     std::vector<long> routed;  // of each response, its X-Routed (-1: none)
+    int status = 0;            // of the last one
     std::string field, routed_value;
     bool length = false, csp = false, bad = false;
   } st;
@@ -237,6 +347,7 @@ void Instance::Check(const std::string& got, std::size_t answered) {
     auto* state = static_cast<State*>(p->data);
     if (!state->length || !state->csp || p->http_major != 1 || p->http_minor != 1) state->bad = true;
     state->routed.push_back(state->routed_value.empty() ? -1 : std::atol(state->routed_value.c_str()));
+    state->status = p->status_code;
     return 0;
   };
   llhttp_t parser;
@@ -246,12 +357,27 @@ void Instance::Check(const std::string& got, std::size_t answered) {
   if (err != HPE_OK) Fail("a response llhttp cannot parse", got.substr(0, 2000));
   if (st.bad) Fail("a response without HTTP/1.1, Content-Length or the security headers", got.substr(0, 2000));
   if (llhttp_finish(&parser) != HPE_OK) Fail("a response cut short", got.substr(0, 2000));
-  bool ordered = st.routed.size() == answered || (st.routed.size() == answered + 1 && st.routed.back() == -1);
-  for (std::size_t i = 0; i < answered && ordered; ++i) ordered = st.routed[i] == static_cast<long>(i);
+  const std::size_t k = routed_.size();
+  const bool refused = st.routed.size() == k + 1 && st.routed.back() == -1;
+  bool ordered = st.routed.size() == k || refused;
+  for (std::size_t i = 0; i < k && ordered; ++i) ordered = st.routed[i] == static_cast<long>(i);
   if (!ordered)
     Fail("not the answers of the requests routed, in order, then at most one refusal",
-         std::to_string(st.routed.size()) + " responses, " + std::to_string(answered) + " routed\n" +
+         std::to_string(st.routed.size()) + " responses, " + std::to_string(k) + " routed\n" +
              got.substr(0, 2000));
+  bool malformed = false;
+  const std::vector<Sent> ref = ReadSent(sent, limits_.max_body_bytes, &malformed);
+  for (std::size_t i = 0; i < k; ++i) {
+    if (i >= ref.size() || ref[i].line != routed_[i]) Fail("a request routed out of order", routed_[i]);
+    if (ref[i].trailers) Fail("a request with trailers (header fields after its body) was routed", routed_[i]);
+  }
+  if (refused) {
+    // Bytes llhttp refuses between two requests: 400 too.
+    if (k >= ref.size() ? !(malformed && st.status == 400) : !Deserves(ref[k], st.status))
+      Fail("a refusal the request after the last routed does not deserve", std::to_string(st.status) + "\n" + sent);
+  } else if (k < ref.size() && ref[k].complete && (k == 0 || ref[k - 1].keep_alive)) {
+    Fail("a request sent whole was neither answered nor refused", ref[k].line);
+  }
 }
 
 }  // namespace

@@ -91,7 +91,8 @@ std::vector<std::string> Ids(const std::string& dir, const test::ScopedTempDir& 
 // the session's cookie and its CSRF token for {HOST}, {SESSION}, {CSRF}):
 // every page (with an event's or a session's id where it takes one), every
 // asset, the API's reads, a form, the sign-in and sign-out, chunked bodies,
-// pipelined pairs, and a refusal behind a request.  First byte: the write size.
+// pipelined pairs, and a refusal behind a request.  First byte: the write
+// size (0x80: all in one write; 0x07: 8 bytes a write).
 void Http(const std::string& dir, const std::vector<std::string>& ids, std::size_t events) {
   Corpus c(dir, "http");
   const std::string event = events > 0 ? ids.front() : "evt_x";
@@ -125,14 +126,14 @@ void Http(const std::string& dir, const std::vector<std::string>& ids, std::size
                      "Origin: http://{HOST}\r\nX-CSRF-Token: {CSRF}\r\nContent-Type: application/json\r\n"
                      "Transfer-Encoding: chunked\r\n\r\n1\r\n{\r\n1\r\n}\r\n0\r\n\r\n");
   for (const std::string& r : requests) {
-    c.Add('\x3f' + r);
+    c.Add('\x80' + r);
     c.Add('\x07' + r);
   }
   // Pipelined: two at once, a request and a refusal behind it, Connection: close.
-  for (std::size_t i = 0; i + 1 < requests.size(); i += 3) c.Add('\x3f' + requests[i] + requests[i + 1]);
-  c.Add('\x3f' + requests[0] + "POST /admin/api/status HTTP/1.1\r\nHost: {HOST}\r\nContent-Length: 70000\r\n\r\n");
-  c.Add('\x3f' + requests[0] + "BAD\r\n\r\n" + requests[1]);
-  c.Add(std::string("\x3f") + "GET /admin/ HTTP/1.1\r\nHost: {HOST}\r\nConnection: close\r\n\r\n" + requests[0]);
+  for (std::size_t i = 0; i + 1 < requests.size(); i += 3) c.Add('\x80' + requests[i] + requests[i + 1]);
+  c.Add('\x80' + requests[0] + "POST /admin/api/status HTTP/1.1\r\nHost: {HOST}\r\nContent-Length: 70000\r\n\r\n");
+  c.Add('\x80' + requests[0] + "BAD\r\n\r\n" + requests[1]);
+  c.Add(std::string("\x80") + "GET /admin/ HTTP/1.1\r\nHost: {HOST}\r\nConnection: close\r\n\r\n" + requests[0]);
   c.Add('\x00' + requests[0] + requests[1]);
 }
 
