@@ -87,6 +87,7 @@ std::vector<Sent> ReadSent(const std::string& bytes, std::size_t max_body, bool*
     auto* state = static_cast<State*>(p->data);
     Sent& m = state->sent.back();
     m.trailers = m.trailers || m.headers_done;
+    if (m.headers_done) return 0;  // a trailer: counted by nothing but `trailers`
     m.header_bytes += n;
     state->field.assign(at, n);
     return 0;
@@ -94,6 +95,7 @@ std::vector<Sent> ReadSent(const std::string& bytes, std::size_t max_body, bool*
   s.on_header_value = [](llhttp_t* p, const char* at, std::size_t n) {
     auto* state = static_cast<State*>(p->data);
     Sent& m = state->sent.back();
+    if (m.headers_done) return 0;
     m.header_bytes += n;
     std::string& f = state->field;
     for (char& ch : f) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
