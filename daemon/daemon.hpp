@@ -81,6 +81,9 @@ class Daemon {
   /// The MCP server, for a transport in this process (the fuzz harness,
   /// tests/fuzz/mcp.cpp); loop thread.
   McpServer& mcp() { return mcp_; }
+  /// The operations, for a front-end in this process (the HTTP fuzz
+  /// harness, tests/fuzz/http.cpp); loop thread.
+  Operations& ops() { return ops_; }
 
  private:
   void Finish();

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <optional>
 #include <stdexcept>
 
 #include "daemon/log.hpp"
@@ -15,6 +16,8 @@ namespace {
 // may still send (its bytes are read and dropped, so that the close does
 // not reset the connection before the client read the answer).
 constexpr int kLingerMs = 2000;
+// Connections refused over the cap are logged at most this often.
+constexpr std::uint64_t kRefusedLogMs = 60000;
 
 std::string Lower(std::string_view s) {
   std::string out(s);
@@ -31,6 +34,14 @@ void TrimTrailing(std::string& s) {
 
 bool IsLoopbackHost(const std::string& host) { return host == "127.0.0.1" || host == "localhost"; }
 
+// What a connection answers next, in the order the requests came: a request
+// for the handler, or (last) the error the server answers itself.
+struct Pending {
+  Request req;
+  bool keep_alive = false;
+  std::optional<Response> error;  // the connection closes after it
+};
+
 struct HttpServer::Connection {
   std::uint64_t id = 0;
   HttpServer* server = nullptr;
@@ -41,11 +52,13 @@ struct HttpServer::Connection {
   bool in_value = false;             // the last header piece was a value
   std::size_t header_bytes = 0;      // of the request being parsed
   bool in_request = false;           // its first byte came, its last not yet
-  std::deque<std::pair<Request, bool>> ready;  // parsed, with keep-alive, to answer in order
+  bool headers_done = false;         // its header block ended (what follows is body)
+  std::deque<Pending> ready;         // to answer, in order
   bool busy = false;                 // a request is being answered
   bool reading = false;
   bool eof = false;                  // the client sent all it will
-  bool lingering = false;            // answered with an error: only waiting to close
+  bool failed = false;               // refused: the parser stopped, reads are dropped
+  bool lingering = false;            // the last answer written: only waiting to close
   int refuse_status = 0;             // set by a callback that refuses the request
   std::string refuse_message;
 };
@@ -63,6 +76,12 @@ HttpServer::HttpServer(uv_loop_t* loop, const ThreadRole& loop_thread, ServerLim
 }
 
 HttpServer::~HttpServer() { Close(); }
+
+namespace {
+// A Respond or a write completion, when it comes, acts only if the server
+// that made it still serves (Close() and the destructor drop the token).
+bool Alive(const std::weak_ptr<char>& token) { return !token.expired(); }
+}  // namespace
 
 void HttpServer::Listen(const std::string& host, int port, Handler handler, ErrorPage error_page) {
   ORIGIN_ASSERT_INSIDE(thread_);
@@ -88,6 +107,7 @@ void HttpServer::Listen(const std::string& host, int port, Handler handler, Erro
   allowed_hosts_.clear();
   handler_ = std::move(handler);
   error_page_ = std::move(error_page);
+  alive_ = std::make_shared<char>();
 }
 
 void HttpServer::Close() {
@@ -97,6 +117,7 @@ void HttpServer::Close() {
     c->tcp.Close();
   }
   handler_ = nullptr;
+  alive_.reset();
   port_ = 0;
 }
 
@@ -104,6 +125,7 @@ void HttpServer::OnConnection(uv_stream_t* listener, int status) noexcept {
   auto* self = static_cast<HttpServer*>(listener->data);
   if (self == nullptr || status < 0) return;
   try {
+    if (self->conns_.size() >= self->limits_.max_connections) return self->RefuseConnection();
     auto c = std::make_unique<Connection>();
     c->id = self->next_conn_++;
     c->server = self;
@@ -124,6 +146,21 @@ void HttpServer::OnConnection(uv_stream_t* listener, int status) noexcept {
   }
 }
 
+void HttpServer::RefuseConnection() {
+  // Accepted and closed at once: left in the backlog, it would fill it and
+  // keep the kernel's socket.
+  auto tcp = UvHandle<uv_tcp_t>::Make([&](uv_tcp_t* t) { return uv_tcp_init(loop_, t); });
+  uv_accept(reinterpret_cast<uv_stream_t*>(listener_.get()),
+            reinterpret_cast<uv_stream_t*>(tcp.get()));
+  ++refused_;
+  const std::uint64_t now = uv_now(loop_);
+  if (refused_logged_ms_ != 0 && now - refused_logged_ms_ < kRefusedLogMs) return;
+  LOG_WARN("origin ui: %zu connections are open, the most it takes; %llu more closed at once",
+           conns_.size(), static_cast<unsigned long long>(refused_));
+  refused_logged_ms_ = now == 0 ? 1 : now;
+  refused_ = 0;
+}
+
 void HttpServer::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) noexcept {
   std::unique_ptr<char[]> owned(buf->base);
   auto* c = static_cast<Connection*>(stream->data);
@@ -138,11 +175,11 @@ void HttpServer::OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf)
       if (!c->busy || c->lingering) self->CloseConnection(id);
       return;
     }
-    if (c->lingering) return;  // after an error: read and dropped
+    if (c->failed || c->lingering) return;  // after an error: read and dropped
     self->Feed(*c, buf->base, static_cast<std::size_t>(nread));
     if (self->conns_.count(id) == 0) return;
     // One request at a time: the rest waits in the socket until it is answered.
-    if ((c->busy || !c->ready.empty()) && c->reading && !c->lingering) {
+    if ((c->busy || !c->ready.empty()) && c->reading) {
       uv_read_stop(stream);
       c->reading = false;
     }
@@ -166,6 +203,7 @@ int HttpServer::OnMessageBegin(llhttp_t* p) noexcept {
   c->in_value = false;
   c->header_bytes = 0;
   c->in_request = true;
+  c->headers_done = false;
   if (!c->busy && c->ready.empty()) c->server->Arm(*c, c->server->limits_.request_ms);
   return 0;
 }
@@ -184,6 +222,9 @@ template <class Add>
 int HttpServer::HeaderPiece(llhttp_t* p, std::size_t n, Add&& add) noexcept {
   auto* c = static_cast<Connection*>(p->data);
   try {
+    // A chunked body's trailers: they would come after the checks of
+    // OnHeadersComplete (a second Host, a Cookie, an Origin...).
+    if (c->headers_done) return Refuse(c, 400, "header fields after the body (trailers) are not taken");
     if ((c->header_bytes += n) > c->server->limits_.max_header_bytes)
       return Refuse(c, 431, "the request's header block is larger than 16 KiB");
     add(*c);
@@ -218,6 +259,7 @@ int HttpServer::OnHeadersComplete(llhttp_t* p) noexcept {
   auto* c = static_cast<Connection*>(p->data);
   HttpServer* self = c->server;
   try {
+    c->headers_done = true;
     Request& r = c->req;
     for (auto& h : r.headers) TrimTrailing(h.second);
     const auto method = static_cast<llhttp_method_t>(llhttp_get_method(p));
@@ -262,7 +304,7 @@ int HttpServer::OnMessageComplete(llhttp_t* p) noexcept {
   auto* c = static_cast<Connection*>(p->data);
   try {
     c->in_request = false;
-    c->ready.emplace_back(std::move(c->req), llhttp_should_keep_alive(p) != 0);
+    c->ready.push_back(Pending{std::move(c->req), llhttp_should_keep_alive(p) != 0, std::nullopt});
     c->req = Request{};
     return 0;
   } catch (...) {
@@ -270,17 +312,28 @@ int HttpServer::OnMessageComplete(llhttp_t* p) noexcept {
   }
 }
 
+// The one place answers are ordered: the front of `ready` is answered when
+// the answer before it was written (Written), a request by the handler, the
+// server's own error by itself, last.
 void HttpServer::Dispatch(Connection& c) {
   if (c.busy || c.ready.empty() || c.lingering) return;
   c.busy = true;
   uv_timer_stop(c.timer.get());  // the answer's time is ours, not the client's
-  auto [req, keep_alive] = std::move(c.ready.front());
+  Pending next = std::move(c.ready.front());
   c.ready.pop_front();
   const std::uint64_t id = c.id;
-  Respond respond = [this, id, keep_alive = keep_alive](Response r) {
+  if (next.error) {
+    c.ready.clear();
+    return Send(id, std::move(*next.error));
+  }
+  auto answered = std::make_shared<bool>(false);
+  Respond respond = [this, alive = std::weak_ptr<char>(alive_), id, answered,
+                     keep_alive = next.keep_alive](Response r) {
+    if (!Alive(alive) || std::exchange(*answered, true)) return;
     if (!keep_alive) r.close = true;
     Send(id, std::move(r));
   };
+  const Request& req = next.req;
   try {
     handler_(req, respond);
   } catch (const std::exception& e) {
@@ -290,20 +343,15 @@ void HttpServer::Dispatch(Connection& c) {
 }
 
 void HttpServer::Fail(Connection& c, int status, const std::string& message) {
-  // The parser cannot go on: answer, then close (lingering a little, so
-  // that the client reads the answer before the close).
-  c.ready.clear();
+  // The parser cannot go on: the refusal is answered after the requests
+  // before it, then the connection closes (lingering a little, so that the
+  // client reads the answer before the close).
+  c.failed = true;
   c.in_request = false;
   Response r = error_page_(status, message);
   r.close = true;
   if (status == 405) r.headers.emplace_back("Allow", "GET, POST");
-  const std::uint64_t id = c.id;
-  if (c.busy) {  // an answer is being made: it goes first, then this one
-    c.lingering = true;
-    return;
-  }
-  c.busy = true;
-  Send(id, std::move(r));
+  c.ready.push_back(Pending{Request{}, false, std::move(r)});
 }
 
 void HttpServer::Send(std::uint64_t id, Response r) {
@@ -311,16 +359,18 @@ void HttpServer::Send(std::uint64_t id, Response r) {
   auto it = conns_.find(id);
   if (it == conns_.end()) return;  // the client left meanwhile
   Connection& c = *it->second;
-  if (c.lingering || c.eof) r.close = true;
+  if (c.eof) r.close = true;
   struct WriteReq {
     uv_write_t req;
     std::string data;
+    std::weak_ptr<char> alive;
     HttpServer* server;
     std::uint64_t id;
     bool close;
   };
   auto w = std::make_unique<WriteReq>();
   w->data = SerializeResponse(r);
+  w->alive = alive_;
   w->server = this;
   w->id = id;
   w->close = r.close;
@@ -328,7 +378,10 @@ void HttpServer::Send(std::uint64_t id, Response r) {
   const int rc = uv_write(&w->req, reinterpret_cast<uv_stream_t*>(c.tcp.get()), &b, 1,
                           [](uv_write_t* req, int status) {
                             std::unique_ptr<WriteReq> done(reinterpret_cast<WriteReq*>(req));
-                            if (status == UV_ECANCELED) return;  // closed meanwhile
+                            // Closed meanwhile (a write completed before the
+                            // close may still report success): the server is
+                            // not reached.
+                            if (status == UV_ECANCELED || !Alive(done->alive)) return;
                             done->server->Written(done->id, status, done->close);
                           });
   if (rc < 0) return CloseConnection(id);
@@ -344,6 +397,7 @@ void HttpServer::Written(std::uint64_t id, int status, bool close) {
     // Half-closed; what the client still sends is read and dropped, and the
     // connection closes on its EOF or after kLingerMs.
     c.lingering = true;
+    c.ready.clear();
     auto* sd = new uv_shutdown_t;
     if (uv_shutdown(sd, reinterpret_cast<uv_stream_t*>(c.tcp.get()),
                     [](uv_shutdown_t* s, int) { delete s; }) < 0)
@@ -381,8 +435,10 @@ void HttpServer::OnTimer(uv_timer_t* t) noexcept {
   try {
     // A request begun and not finished in time: 408; an idle or lingering
     // connection: closed.
-    if (c->in_request && !c->lingering && !c->busy)
-      return self->Fail(*c, 408, "the request did not arrive in time");
+    if (c->in_request && !c->failed && !c->busy) {
+      self->Fail(*c, 408, "the request did not arrive in time");
+      return self->Dispatch(*c);
+    }
     self->CloseConnection(c->id);
   } catch (const std::exception& e) {
     LOG_ERROR("http timer: %s", e.what());

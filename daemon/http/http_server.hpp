@@ -13,8 +13,18 @@
 //     its first byte (408, closed), and an idle keep-alive connection is
 //     closed after `idle_ms`: slow and half-open clients cost a socket for
 //     a bounded time;
-//   - keep-alive requests are answered one after the other: reading stops
-//     while a request is answered (pipelined bytes wait in the connection).
+//   - at most `max_connections` connections are open at once; one over it
+//     is accepted and closed at once (so the kernel's backlog does not
+//     fill), logged at most once a minute: a local process cannot take the
+//     daemon's file descriptors;
+//   - header fields after the header block (a chunked body's trailers) are
+//     refused (400): they would arrive after the checks above ran;
+//   - keep-alive requests are answered one after the other, in the order
+//     they came: reading stops while a request is answered (pipelined bytes
+//     wait in the connection), and a request the server refuses is answered
+//     after the ones before it, then the connection closes;
+//   - a Respond, or a write's completion, that comes after Close() or after
+//     the server is destroyed does nothing (a liveness token they hold).
 // Loop thread only.  Every libuv and llhttp callback is noexcept and catches
 // at its own boundary; the handler's work goes elsewhere (Operations::Call).
 
@@ -35,7 +45,8 @@
 namespace origin::http {
 
 /// Answers a request once, on the loop thread; a late answer to a
-/// connection closed meanwhile is dropped.
+/// connection closed meanwhile (or to a server closed or destroyed) is
+/// dropped, and so is a second answer.
 using Respond = std::function<void(Response)>;
 using Handler = std::function<void(const Request&, Respond)>;
 /// The response of an error the server answers itself (400, 403, 405, 408,
@@ -47,6 +58,7 @@ struct ServerLimits {
   std::size_t max_body_bytes = 64 * 1024;
   int request_ms = 10000;  // from a request's first byte to its last
   int idle_ms = 10000;     // a keep-alive connection between requests
+  std::size_t max_connections = 64;  // open at once; more are closed at once
 };
 
 /// Whether `host` is a loopback address the server may listen on
@@ -77,6 +89,8 @@ class HttpServer {
  private:
   struct Connection;
   static void OnConnection(uv_stream_t* server, int status) noexcept;
+  /// A connection over max_connections: accepted and closed at once.
+  void RefuseConnection();
   static void OnRead(uv_stream_t* stream, ssize_t nread, const uv_buf_t* buf) noexcept;
   static void OnTimer(uv_timer_t* t) noexcept;
   static int OnMessageBegin(llhttp_t* p) noexcept;
@@ -94,7 +108,8 @@ class HttpServer {
   void Dispatch(Connection& c);
   /// Writes `r` to connection `id`; then reads the next request, or closes.
   void Send(std::uint64_t id, Response r);
-  /// An error the server answers itself; the connection closes after it.
+  /// An error the server answers itself, queued after the requests parsed
+  /// before it; the connection closes after it.  Reads are dropped from now.
   void Fail(Connection& c, int status, const std::string& message);
   void Written(std::uint64_t id, int status, bool close);
   void StartReading(Connection& c);
@@ -112,6 +127,10 @@ class HttpServer {
   ErrorPage error_page_;
   std::map<std::uint64_t, std::unique_ptr<Connection>> conns_;
   std::uint64_t next_conn_ = 1;
+  /// Held (weakly) by every Respond and write in flight: gone at Close().
+  std::shared_ptr<char> alive_;
+  std::uint64_t refused_logged_ms_ = 0;  // the last "too many connections" logged
+  std::uint64_t refused_ = 0;            // connections refused since
 };
 
 }  // namespace origin::http

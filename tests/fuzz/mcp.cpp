@@ -16,14 +16,9 @@
 #include <cstdlib>
 
 #include "core/entries/entries.hpp"
-#include "core/store/event_index.hpp"
-#include "core/store/schema.hpp"
-#include "daemon/daemon.hpp"
-#include "daemon/instance.hpp"
 #include "daemon/mcp/tools.hpp"
+#include "tests/fuzz/fixture_daemon.hpp"
 #include "tests/fuzz/fuzz.hpp"
-#include "tests/support/agent_fixtures.hpp"
-#include "tests/support/support.hpp"
 
 namespace {
 
@@ -32,47 +27,24 @@ using namespace origin;
 class Instance {
  public:
   Instance() {
-    uv_loop_init(&loop_);
-    const proto::Paths paths = proto::ResolvePaths(dir_ / "home");
-    PrepareHome(paths);
-    std::vector<std::unique_ptr<SourceAdapter>> adapters;
-    for (const char* agent : {"claude-code", "codex"})
-      adapters.push_back(test::AgentFixture(agent, dir_ / agent));
-    auto db = OpenWriteConnection(paths.db);
-    DaemonOptions opts;
-    opts.paths = paths;
-    opts.store_name = StoreNameOf(*db);
-    opts.readers = 1;
-    daemon_ = std::make_unique<Daemon>(&loop_, opts, std::move(db),
-                                       std::make_unique<EventIndex>(paths.index, paths.db),
-                                       std::move(adapters));
-    daemon_->Start();
     // The first sync done: a search waits for it.
     Handle(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":"x"}}})");
-  }
-  ~Instance() {
-    daemon_->BeginShutdown();
-    uv_run(&loop_, UV_RUN_DEFAULT);
-    daemon_.reset();
-    uv_loop_close(&loop_);
   }
 
   std::string Handle(std::string_view message,
                      const std::shared_ptr<McpPeer>& peer = std::make_shared<McpPeer>()) {
     bool answered = false;
     std::string reply;
-    daemon_->mcp().Handle(message, peer, [&](std::string r) {
+    d_.daemon().mcp().Handle(message, peer, [&](std::string r) {
       answered = true;
       reply = std::move(r);
     });
-    while (!answered) uv_run(&loop_, UV_RUN_ONCE);
+    while (!answered) uv_run(d_.loop(), UV_RUN_ONCE);
     return reply;
   }
 
  private:
-  test::ScopedTempDir dir_;
-  uv_loop_t loop_;
-  std::unique_ptr<Daemon> daemon_;
+  fuzz::FixtureDaemon d_;
 };
 
 // Whether message `m` (an element of the document the handler parses)

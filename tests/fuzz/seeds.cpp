@@ -2,7 +2,8 @@
 // fuzz-seeds DIR: writes each harness's seed corpus to DIR/<harness>/
 // (docs/fuzzing.md): every line the agents' fixtures mirror, as each
 // adapter harness reads it; the fixture store's ids; the protocol's hello
-// and requests as the clients encode them; dates; MCP messages; Markdown.  Made at
+// and requests as the clients encode them; dates; MCP messages; Markdown;
+// HTTP requests to origin ui (every page, asset, API read, form).  Made at
 // run time from tests/fixtures, so the corpora follow the fixtures.
 
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "core/store/refs.hpp"
+#include "daemon/ui/pages.hpp"
 #include "proto/protocol.hpp"
 #include "proto/requests.hpp"
 #include "tests/support/agent_fixtures.hpp"
@@ -60,23 +62,79 @@ void Adapter(const std::string& dir, const std::string& agent, const test::Scope
   for (const auto& [key, w] : whole) c.Add(w);
 }
 
-void Ids(const std::string& dir, const test::ScopedTempDir& tmp) {
+// The fixture store's ids (events first, then sessions); `events` of them events.
+std::vector<std::string> Ids(const std::string& dir, const test::ScopedTempDir& tmp, std::size_t* events) {
   Corpus c(dir, "ids");
+  std::vector<std::string> ids;
   test::TestStore s;
   for (const char* agent : {"claude-code", "codex"}) {
     auto adapter = test::AgentFixture(agent, tmp / ("ids-" + std::string(agent)));
     s.ingester->Sync({adapter.get()}, {});
   }
   Stmt st(s.db->get(),
-          "SELECT id FROM (SELECT id FROM event LIMIT 20) UNION ALL SELECT id FROM session");
+          "SELECT id, 1 FROM (SELECT id FROM event LIMIT 20) UNION ALL SELECT id, 0 FROM session");
+  *events = 0;
   while (st.Step()) {
     const std::string id(st.Text(0));
+    ids.push_back(id);
+    *events += static_cast<std::size_t>(st.Int(1));
     const char all = 0xf;
     c.Add(all + id);
     c.Add(all + id.substr(0, id.size() / 2));
     c.Add(all + RefText(RefHash(id), 6));
     c.Add(static_cast<char>(1) + RefText(RefHash(id), 4));
   }
+  return ids;
+}
+
+// origin ui's requests, as a browser sends them (the harness puts the host,
+// the session's cookie and its CSRF token for {HOST}, {SESSION}, {CSRF}):
+// every page (with an event's or a session's id where it takes one), every
+// asset, the API's reads, a form, the sign-in and sign-out, chunked bodies,
+// pipelined pairs, and a refusal behind a request.  First byte: the write
+// size (0x80: all in one write; 0x07: 8 bytes a write).
+void Http(const std::string& dir, const std::vector<std::string>& ids, std::size_t events) {
+  Corpus c(dir, "http");
+  const std::string event = events > 0 ? ids.front() : "evt_x";
+  const std::string session = ids.size() > events ? ids[events] : "ses_x";
+  const std::string browser =
+      "Host: {HOST}\r\nUser-Agent: Mozilla/5.0\r\nAccept: text/html\r\nCookie: origin-ui={SESSION}\r\n";
+  auto get = [&](const std::string& target) { return "GET " + target + " HTTP/1.1\r\n" + browser + "\r\n"; };
+  auto post = [&](const std::string& target, const std::string& type, const std::string& body,
+                  const std::string& extra = "") {
+    return "POST " + target + " HTTP/1.1\r\n" + browser + "Origin: http://{HOST}\r\nContent-Type: " + type +
+           "\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" + extra + "\r\n" + body;
+  };
+  const std::string json = "application/json";
+  std::vector<std::string> requests;
+  for (const ui::Page& p : ui::AllPages()) {
+    const std::string path = "/admin" + std::string(p.path);
+    requests.push_back(get(path));
+    requests.push_back(get(path + "?id=" + (p.path == "/session" ? session : event) + "&q=zstd&limit=5"));
+  }
+  for (const ui::Asset& a : ui::AllAssets()) requests.push_back(get("/admin/assets/" + std::string(a.name)));
+  requests.push_back(get("/admin/signin?secret=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"));
+  requests.push_back("GET /admin/ HTTP/1.1\r\nHost: {HOST}\r\n\r\n");  // no session: 401
+  for (const auto& [op, body] : std::vector<std::pair<std::string, std::string>>{
+           {"status", "{}"}, {"search", "{\"query\":\"zstd\",\"limit\":3}"}, {"show", "{\"id\":\"" + event + "\"}"},
+           {"timeline", "{\"session\":\"" + session + "\"}"}, {"entries", "{}"}, {"tombstone", "{\"id\":\"" + event + "\"}"},
+           {"remember", "{\"kind\":\"fact\",\"text\":\"x\"}"}})
+    requests.push_back(post("/admin/api/" + op, json, body, "X-CSRF-Token: {CSRF}\r\n"));
+  requests.push_back(post("/admin/remember", "application/x-www-form-urlencoded", "_csrf={CSRF}&kind=fact&text=uses+zstd"));
+  requests.push_back(post("/admin/signout", "application/x-www-form-urlencoded", "_csrf={CSRF}"));
+  requests.push_back("POST /admin/api/status HTTP/1.1\r\n" + browser +
+                     "Origin: http://{HOST}\r\nX-CSRF-Token: {CSRF}\r\nContent-Type: application/json\r\n"
+                     "Transfer-Encoding: chunked\r\n\r\n1\r\n{\r\n1\r\n}\r\n0\r\n\r\n");
+  for (const std::string& r : requests) {
+    c.Add('\x80' + r);
+    c.Add('\x07' + r);
+  }
+  // Pipelined: two at once, a request and a refusal behind it, Connection: close.
+  for (std::size_t i = 0; i + 1 < requests.size(); i += 3) c.Add('\x80' + requests[i] + requests[i + 1]);
+  c.Add('\x80' + requests[0] + "POST /admin/api/status HTTP/1.1\r\nHost: {HOST}\r\nContent-Length: 70000\r\n\r\n");
+  c.Add('\x80' + requests[0] + "BAD\r\n\r\n" + requests[1]);
+  c.Add(std::string("\x80") + "GET /admin/ HTTP/1.1\r\nHost: {HOST}\r\nConnection: close\r\n\r\n" + requests[0]);
+  c.Add('\x00' + requests[0] + requests[1]);
 }
 
 void Protocol(const std::string& dir) {
@@ -167,7 +225,9 @@ int main(int argc, char** argv) {
   const std::string dir = argv[1];
   test::ScopedTempDir tmp;
   for (const char* agent : test::FixtureAgents()) Adapter(dir, agent, tmp);
-  Ids(dir, tmp);
+  std::size_t events = 0;
+  const std::vector<std::string> ids = Ids(dir, tmp, &events);
+  Http(dir, ids, events);
   Protocol(dir);
   Dates(dir);
   Mcp(dir);

@@ -10,6 +10,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
+#include <vector>
 
 namespace origin::test {
 
@@ -41,8 +42,9 @@ int ConnectTcp(int port) {
 
 namespace {
 
-// Parses what was read; false while the response is not whole.
-bool ParseReply(const std::string& raw, HttpReply* r) {
+// Parses what was read; false while the response is not whole.  `used`:
+// the bytes it took.
+bool ParseReply(const std::string& raw, HttpReply* r, std::size_t* used = nullptr) {
   const std::size_t end = raw.find("\r\n\r\n");
   if (end == std::string::npos) return false;
   r->status = std::atoi(raw.substr(9, 3).c_str());
@@ -60,21 +62,57 @@ bool ParseReply(const std::string& raw, HttpReply* r) {
   const std::size_t length = std::stoul(r->headers.count("content-length") != 0 ? r->headers["content-length"] : "0");
   if (raw.size() < end + 4 + length) return false;
   r->body = raw.substr(end + 4, length);
+  if (used != nullptr) *used = end + 4 + length;
   return true;
 }
 
 }  // namespace
 
-HttpReply HttpRaw(int port, const std::string& raw, int timeout_ms) {
-  HttpReply r;
-  const int fd = ConnectTcp(port);
-  if (fd < 0) return r;
+void SendRaw(int fd, const std::string& raw) {
   std::size_t sent = 0;
   while (sent < raw.size()) {
     const ssize_t n = ::send(fd, raw.data() + sent, raw.size() - sent, MSG_NOSIGNAL);
     if (n <= 0) break;  // the server may refuse before all is sent
     sent += static_cast<std::size_t>(n);
   }
+}
+
+std::vector<HttpReply> ReadReplies(int fd, int timeout_ms) {
+  std::string raw;
+  bool closed = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  while (!closed && std::chrono::steady_clock::now() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 50) <= 0) continue;
+    char buf[65536];
+    const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) closed = true;
+    else raw.append(buf, static_cast<std::size_t>(n));
+  }
+  std::vector<HttpReply> replies;
+  std::size_t at = 0;
+  while (at < raw.size()) {
+    HttpReply r;
+    std::size_t used = 0;
+    const std::string rest = raw.substr(at);
+    if (!ParseReply(rest, &r, &used)) {
+      replies.push_back(HttpReply{0, {}, "", rest, false});
+      break;
+    }
+    r.raw = rest.substr(0, used);
+    replies.push_back(std::move(r));
+    at += used;
+  }
+  if (replies.empty()) replies.emplace_back();
+  replies.back().closed = closed;
+  return replies;
+}
+
+HttpReply HttpRaw(int port, const std::string& raw, int timeout_ms) {
+  HttpReply r;
+  const int fd = ConnectTcp(port);
+  if (fd < 0) return r;
+  SendRaw(fd, raw);
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   bool whole = false;
   while (std::chrono::steady_clock::now() < deadline) {

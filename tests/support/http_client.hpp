@@ -6,6 +6,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace origin::test {
 
@@ -32,5 +33,12 @@ std::string FindRun(const std::string& text, const std::string& prefix, const st
 extern const char kTokenChars[];
 /// Connects to 127.0.0.1:`port`; -1 when nothing listens.
 int ConnectTcp(int port);
+/// Sends `raw` on `fd` (what the peer takes before it closes).
+void SendRaw(int fd, const std::string& raw);
+/// Reads from `fd` until the peer closes it (at most `timeout_ms`) and
+/// splits what came into its responses, in order; `closed` is set on the
+/// last one (or on a lone empty reply when the connection closed with none).
+/// A part that is not a whole response ends the list with status 0.
+std::vector<HttpReply> ReadReplies(int fd, int timeout_ms = 5000);
 
 }  // namespace origin::test
