@@ -63,6 +63,18 @@ rapidjson::Document Parsed(const std::string& json) {
 constexpr char kSignInHelp[] =
     "You are not signed in. The link that origin ui printed in its terminal signs you in; "
     "press Enter there for a new one (a link works once, within 5 minutes).";
+// A cookie came, but no session it names lasts.
+constexpr char kSignInAgain[] =
+    "Your session has ended: 30 minutes passed without a request, 12 hours since you signed in, "
+    "you signed out, or origin ui was restarted. Sign in again: press Enter in the terminal "
+    "where origin ui runs for a new link (it works once, within 5 minutes).";
+
+// The session's cookie: set at sign-in, cleared (Max-Age=0) at sign-out,
+// both with the same Path, or the browser would keep the first.
+std::string SessionCookie(const std::string& value, std::int64_t max_age_s) {
+  return std::string(kCookieName) + "=" + value + "; Path=/admin; HttpOnly; SameSite=Lax; Max-Age=" +
+         std::to_string(max_age_s);
+}
 
 }  // namespace
 
@@ -93,6 +105,7 @@ struct AdminUi::Call {
   const Request& req;
   std::string sub;  // the path after /admin ("/" for the overview)
   const SignIn::Session* session = nullptr;
+  std::string session_id;  // the cookie value that named it
   ui::PageContext ctx;
 };
 
@@ -149,8 +162,10 @@ void AdminUi::Handle(const Request& r, Respond respond) {
     return SignInWith(call, std::move(respond));
   }
 
-  call.session = signin_.Find(CookieValue(r, kCookieName));
-  if (call.session == nullptr) return refuse(401, kSignInHelp, "unauthorized");
+  const std::vector<std::string> cookies = CookieValues(r, kCookieName);
+  call.session = signin_.Find(cookies, &call.session_id);
+  if (call.session == nullptr)
+    return refuse(401, cookies.empty() ? kSignInHelp : kSignInAgain, "unauthorized");
   call.ctx.csrf = call.session->csrf;
 
   if (r.method == "POST") {
@@ -167,11 +182,10 @@ void AdminUi::Handle(const Request& r, Respond respond) {
       return refuse(403, why, "forbidden");
     if (api) return Api(call, std::string_view(call.sub).substr(5), std::move(respond));
     if (call.sub == "/signout") {
-      signin_.End(CookieValue(r, kCookieName));
+      signin_.End(call.session_id);
       Audit("sign_out");
       Response out = SeeOther("/admin/");
-      out.headers.emplace_back("Set-Cookie", std::string(kCookieName) +
-                                                 "=; Path=/admin; HttpOnly; SameSite=Lax; Max-Age=0");
+      out.headers.emplace_back("Set-Cookie", SessionCookie("", 0));  // the same Path: cleared
       return respond(std::move(out));
     }
     call.ctx.query = std::move(form);  // the action's fields
@@ -202,9 +216,7 @@ void AdminUi::SignInWith(const Call& call, Respond respond) {
   Audit("sign_in");
   // To /admin/: the secret leaves the address bar (and any referrer).
   Response out = SeeOther("/admin/");
-  out.headers.emplace_back("Set-Cookie", std::string(kCookieName) + "=" + *id +
-                                             "; Path=/admin; HttpOnly; SameSite=Lax; Max-Age=" +
-                                             std::to_string(kSessionMs / 1000));
+  out.headers.emplace_back("Set-Cookie", SessionCookie(*id, kSessionMs / 1000));
   respond(std::move(out));
 }
 

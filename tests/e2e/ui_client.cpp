@@ -204,4 +204,47 @@ HttpReply Http(int port, const std::string& method, const std::string& target,
   return HttpRaw(port, raw);
 }
 
+std::map<std::string, std::string> UiSession::Post(const std::string& csrf_token) const {
+  return {{"Cookie", cookie},
+          {"Origin", "http://127.0.0.1:" + std::to_string(port)},
+          {"Content-Type", "application/json"},
+          {"X-CSRF-Token", csrf_token}};
+}
+
+std::map<std::string, std::string> UiSession::Form() const {
+  return {{"Cookie", cookie},
+          {"Origin", "http://127.0.0.1:" + std::to_string(port)},
+          {"Content-Type", "application/x-www-form-urlencoded"}};
+}
+
+std::string LinkPath(const std::string& link) { return link.substr(link.find("/admin/")); }
+
+UiSession UiSignIn(const std::string& link, int port) {
+  HttpReply r = Http(port, "GET", LinkPath(link));
+  REQUIRE(r.status == 303);
+  CHECK(r.headers["location"] == "/admin/");
+  const std::string cookie = r.headers["set-cookie"];
+  REQUIRE(!cookie.empty());
+  CHECK(cookie.find("HttpOnly") != std::string::npos);
+  CHECK(cookie.find("SameSite=Lax") != std::string::npos);
+  CHECK(cookie.find("Path=/admin") != std::string::npos);
+  UiSession s;
+  s.link = link;
+  s.port = port;
+  s.cookie = cookie.substr(0, cookie.find(';'));
+  // The token every page carries (its forms' _csrf, and a meta for the script).
+  HttpReply page = Http(port, "GET", "/admin/search?q=x", {{"Cookie", s.cookie}});
+  REQUIRE(page.status == 200);
+  const std::string meta = FindRun(page.body, "name=\"csrf\" content=\"", kTokenChars);
+  REQUIRE(!meta.empty());
+  s.csrf = meta.substr(meta.find("content=\"") + 9);
+  return s;
+}
+
+UiSession UiSignIn(UiProcess& ui) {
+  const std::string link = ui.NextLink();
+  REQUIRE_MESSAGE(!link.empty(), ui.out());
+  return UiSignIn(link, ui.port());
+}
+
 }  // namespace origin::test

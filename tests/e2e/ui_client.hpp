@@ -66,4 +66,22 @@ extern const char kTokenChars[];
 /// Connects to 127.0.0.1:`port`; -1 when nothing listens.
 int ConnectTcp(int port);
 
+/// A signed-in browser: its cookie and the CSRF token its pages carry.
+struct UiSession {
+  std::string link;  // the link it signed in with
+  int port = 0;
+  std::string cookie;  // "origin-ui=..."
+  std::string csrf;
+  /// The headers of a JSON API call with this session and `csrf_token`.
+  std::map<std::string, std::string> Post(const std::string& csrf_token) const;
+  /// The headers of a form's POST with this session.
+  std::map<std::string, std::string> Form() const;
+};
+/// Signs in with the printed `link` (checking the cookie's attributes).
+UiSession UiSignIn(const std::string& link, int port);
+/// Signs in with the next link `ui` prints.
+UiSession UiSignIn(UiProcess& ui);
+/// The link's path and query (/admin/signin?secret=...).
+std::string LinkPath(const std::string& link);
+
 }  // namespace origin::test
