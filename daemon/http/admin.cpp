@@ -78,6 +78,25 @@ std::string SessionCookie(const std::string& value, std::int64_t max_age_s) {
 
 }  // namespace
 
+std::string ApiParams(std::string_view operation, rapidjson::Document& params) {
+  // The form's forget carries the digest of the plan its preview showed; so
+  // must the API's: nothing is forgotten that was not previewed (spec:
+  // Admin UI, "forget after a preview").  The preview is forget with dry_run.
+  if (operation == "forget") {
+    const auto dry = params.FindMember("dry_run");
+    if (dry != params.MemberEnd() && dry->value.IsBool() && dry->value.GetBool()) return "";
+    const auto digest = params.FindMember("digest");
+    if (digest == params.MemberEnd() || digest->value.IsNull())
+      return "digest is required: the digest of the plan that forget with \"dry_run\": true "
+             "answered (the preview); nothing is forgotten that was not previewed";
+  }
+  // The spec: a correction's confidence is 1 unless given (the owner says it),
+  // as the form's (ui::CorrectParams).
+  if (operation == "correct" && !params.HasMember("confidence"))
+    params.AddMember("confidence", 1.0, params.GetAllocator());
+  return "";
+}
+
 std::span<const std::string_view> ApiOperations() { return kApi; }
 
 int HttpStatus(OpError::Code code) {
@@ -305,6 +324,8 @@ void AdminUi::Api(const Call& call, std::string_view operation, Respond respond)
     doc.Parse<rapidjson::kParseIterativeFlag>(call.req.body.data(), call.req.body.size());
   if (!JsonDepthWithin(call.req.body, 64) || doc.HasParseError() || !doc.IsObject())
     return respond(JsonError(400, "invalid_argument", "the body is not a JSON object"));
+  if (std::string why = ApiParams(operation, doc); !why.empty())
+    return respond(JsonError(400, "invalid_argument", why));
   ops_.Call(operation, &doc, UiCaller(), [respond](Answer a) {
     if (a.error)
       return respond(JsonError(HttpStatus(a.error->code()), CodeName(a.error->code()), a.error->what()));

@@ -9,6 +9,8 @@
 
 #include <doctest/doctest.h>
 
+#include <rapidjson/document.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -125,6 +127,31 @@ TEST_CASE("signin: each of several cookie values is tried: a planted one neither
   CHECK(s.Find(sent) == own);
   clock.Tick(kIdleMs - 1);
   CHECK(s.Find(*real) == own);
+}
+
+TEST_CASE("api: forget needs the preview's digest, unless it is the preview (dry_run); a "
+          "correction's confidence is 1 unless given, as in the forms") {
+  rapidjson::Document d;
+  auto params = [&d](std::string_view op, const char* json) {
+    d.Parse(json);
+    REQUIRE(d.IsObject());
+    return ApiParams(op, d);
+  };
+  const std::string missing = params("forget", R"({"target":"evt_1","reason":"r"})");
+  CHECK(missing.find("digest is required") == 0);
+  CHECK(params("forget", R"({"target":"evt_1","reason":"r","digest":null})") == missing);
+  CHECK(params("forget", R"({"target":"evt_1","reason":"r","dry_run":false})") == missing);
+  CHECK(params("forget", R"({"target":"evt_1","reason":"r","dry_run":true})").empty());
+  CHECK(params("forget", R"({"target":"evt_1","reason":"r","digest":"ab"})").empty());
+  for (std::string_view op : {"restore", "remember", "status"})
+    CHECK_MESSAGE(params(op, R"({"target":"evt_1","reason":"r"})").empty(), op);
+  CHECK(params("correct", R"({"id":"ent_1","text":"t"})").empty());
+  REQUIRE(d.HasMember("confidence"));
+  CHECK(d["confidence"].GetDouble() == 1.0);
+  CHECK(params("correct", R"({"id":"ent_1","confidence":0.4})").empty());
+  CHECK(d["confidence"].GetDouble() == 0.4);
+  CHECK(params("remember", R"({"text":"t"})").empty());
+  CHECK(!d.HasMember("confidence"));
 }
 
 TEST_CASE("signin: secrets and tokens compare whole") {
