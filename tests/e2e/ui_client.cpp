@@ -19,7 +19,7 @@
 
 namespace origin::test {
 
-UiProcess::UiProcess(DaemonFixture& f, const std::vector<std::string>& args) {
+UiProcess::UiProcess(DaemonFixture& f, const std::vector<std::string>& args, const Options& o) {
   const char* origin = std::getenv("ORIGIN");
   REQUIRE(origin != nullptr);
   std::vector<std::string> argv = {origin, "ui"};
@@ -29,6 +29,7 @@ UiProcess::UiProcess(DaemonFixture& f, const std::vector<std::string>& args) {
     if (const char* v = std::getenv(k)) env[k] = v;
   env["TMPDIR"] = f.dir().path();  // the redirect file, in the test's directory
   env.erase("XDG_RUNTIME_DIR");
+  for (const auto& [k, v] : o.env) env[k] = v;
   std::vector<std::string> envs;
   for (auto& [k, v] : env) envs.push_back(k + "=" + v);
   std::vector<char*> cargv, cenv;
@@ -36,12 +37,22 @@ UiProcess::UiProcess(DaemonFixture& f, const std::vector<std::string>& args) {
   cargv.push_back(nullptr);
   for (auto& s : envs) cenv.push_back(s.data());
   cenv.push_back(nullptr);
+  // A signal blocked here is blocked in the child from its first instruction
+  // (the mask is inherited by fork and kept by exec): sent at once, it stays
+  // pending until origin ui unblocks it, as one that arrives before its
+  // handlers are in place would.
+  sigset_t block, was;
+  ::sigemptyset(&block);
+  if (o.sigint_pending) ::sigaddset(&block, SIGINT);
+  ::sigprocmask(SIG_BLOCK, &block, &was);
   pid_ = ::forkpty(&term_, nullptr, nullptr, nullptr);
-  REQUIRE(pid_ >= 0);
   if (pid_ == 0) {
     ::execve(cargv[0], cargv.data(), cenv.data());
     ::_exit(127);
   }
+  ::sigprocmask(SIG_SETMASK, &was, nullptr);
+  REQUIRE(pid_ > 0);
+  if (o.sigint_pending) ::kill(pid_, SIGINT);
 }
 
 UiProcess::~UiProcess() {

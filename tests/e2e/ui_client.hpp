@@ -18,7 +18,12 @@ class DaemonFixture;
 /// `origin ui ARGS` on a pseudo-terminal, with the fixture's environment.
 class UiProcess {
  public:
-  UiProcess(DaemonFixture& f, const std::vector<std::string>& args);
+  struct Options {
+    std::map<std::string, std::string> env;  // set on top of the fixture's
+    bool sigint_pending = false;  // started with SIGINT blocked, and sent one at once
+  };
+  UiProcess(DaemonFixture& f, const std::vector<std::string>& args, const Options& o);
+  UiProcess(DaemonFixture& f, const std::vector<std::string>& args) : UiProcess(f, args, Options{}) {}
   ~UiProcess();
   UiProcess(const UiProcess&) = delete;
   UiProcess& operator=(const UiProcess&) = delete;
@@ -31,6 +36,7 @@ class UiProcess {
   /// Waits at most 10 s for it to exit by itself; its status, or -1.
   int Wait();
   const std::string& out() const { return out_; }
+  pid_t pid() const { return pid_; }
   int port() const { return port_; }
 
  private:

@@ -1,14 +1,24 @@
 // SPDX-License-Identifier: MIT
-// origin ui's sessions and the JSON API's writes, against a real daemon and
-// a real `origin ui` on a pseudo-terminal (issue 16; the spec's Admin UI
-// "Sessions", "What it can do" and "Signing in to origin ui"): a cookie of
-// the same name planted by another server on 127.0.0.1 neither shadows the
-// session nor signs its owner out; sign-out clears the cookie; the API
-// forgets only with the preview's digest and answers an irreversible
-// restore with the operation's own error.  The idle expiry itself runs on a
-// fake clock (tests/unit/daemon/http_test.cpp).
+// origin ui's sessions, the JSON API's writes and origin ui's own process,
+// against a real daemon and a real `origin ui` on a pseudo-terminal (issue
+// 16; the spec's Admin UI "Sessions", "What it can do" and "Signing in to
+// origin ui"): a cookie of the same name planted by another server on
+// 127.0.0.1 neither shadows the session nor signs its owner out; sign-out
+// clears the cookie; the API forgets only with the preview's digest and
+// answers an irreversible restore with the operation's own error; origin ui
+// leaves no zombie per browser it opens, and no redirect file when a signal
+// comes before its handlers.  The idle expiry itself runs on a fake clock
+// (tests/unit/daemon/http_test.cpp).
 
 #include <doctest/doctest.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
 
 #include "tests/e2e/daemon_fixture.hpp"
 #include "tests/e2e/ui_client.hpp"
@@ -16,6 +26,39 @@
 namespace origin::test {
 
 namespace {
+
+// The children of `pid` (from /proc/*/stat: "pid (comm) state ppid ..."),
+// each with its state ('Z' for a zombie).
+std::vector<std::pair<int, char>> ChildrenOf(pid_t pid) {
+  std::vector<std::pair<int, char>> out;
+  DIR* proc = ::opendir("/proc");
+  REQUIRE(proc != nullptr);
+  while (dirent* e = ::readdir(proc)) {
+    const int child = std::atoi(e->d_name);
+    if (child <= 0) continue;
+    std::ifstream in(std::string("/proc/") + e->d_name + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::size_t paren = stat.rfind(')');
+    if (paren == std::string::npos) continue;  // gone meanwhile
+    std::istringstream rest(stat.substr(paren + 1));
+    char state = 0;
+    int ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == pid) out.emplace_back(child, state);
+  }
+  ::closedir(proc);
+  return out;
+}
+
+// The redirect files' directories (origin-ui-XXXXXX) in `dir`.
+int RedirectDirs(const std::string& dir) {
+  int n = 0;
+  DIR* d = ::opendir(dir.c_str());
+  REQUIRE(d != nullptr);
+  while (dirent* e = ::readdir(d)) n += std::string(e->d_name).rfind("origin-ui-", 0) == 0;
+  ::closedir(d);
+  return n;
+}
 
 // The value of "key":"..." in a JSON answer.
 std::string JsonString(const std::string& body, const std::string& key) {
@@ -137,6 +180,60 @@ TEST_CASE("ui: the API's forget needs the preview's digest (400 without, 409 whe
   CHECK(r.body.find("cannot be restored") != std::string::npos);
   CHECK(ui.Stop() == 0);
   f.Stop();
+}
+
+TEST_CASE("ui: each browser origin ui opens leaves no zombie behind") {
+  DaemonFixture f;
+  f.Start();
+  // The opener: a script named xdg-open first on PATH that records the file
+  // it was given and exits at once.
+  const std::string bin = f.dir().path() + "/bin", record = f.dir().path() + "/opened";
+  WriteFile(bin + "/xdg-open", "#!/bin/sh\necho \"$1\" >> '" + record + "'\n");
+  REQUIRE(::chmod((bin + "/xdg-open").c_str(), 0755) == 0);
+  const char* path = std::getenv("PATH");
+  UiProcess ui(f, {"--port", "0"}, {.env = {{"PATH", bin + ":" + (path ? path : "/usr/bin:/bin")}}});
+  REQUIRE_MESSAGE(!ui.NextLink().empty(), ui.out());
+  for (int i = 0; i < 3; ++i) REQUIRE_MESSAGE(!ui.NewLink().empty(), ui.out());
+  auto opened = [&] {
+    const std::string text = Exists(record) ? ReadAll(record) : "";
+    return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  };
+  REQUIRE(f.WaitFor([&] { return opened() == 4; }, 10));
+  CHECK(ReadAll(record).find("/signin.html") != std::string::npos);
+  // Every opener ran and exited: none is left a child of origin ui.
+  std::vector<std::pair<int, char>> children;
+  CHECK_MESSAGE(f.WaitFor([&] { return (children = ChildrenOf(ui.pid())).empty(); }, 5),
+                children.size() << " children, the first in state " << children.front().second);
+  CHECK(ui.Stop() == 0);
+  f.Stop();
+}
+
+TEST_CASE("ui: a SIGINT that comes before the handlers leaves no redirect file; nor does the "
+          "daemon going away") {
+  DaemonFixture f;
+  f.Start();
+  {
+    // Sent at once, held pending until origin ui unblocks it (the mask is
+    // inherited): it is handled, the file is made and removed, exit 0.
+    UiProcess ui(f, {"--no-open", "--port", "0"}, {.sigint_pending = true});
+    CHECK(ui.Wait() == 0);
+    CHECK(ui.out().find("origin ui: stopped") != std::string::npos);
+    CHECK(ui.out().find("/signin.html") != std::string::npos);  // it was made
+    CHECK(RedirectDirs(f.dir().path()) == 0);
+    // The daemon stopped the UI when its connection closed.
+    REQUIRE(!ui.NextLink().empty());  // the link it printed
+    CHECK(f.WaitFor([&] {
+      const int fd = ConnectTcp(ui.port());
+      if (fd >= 0) ::close(fd);
+      return fd < 0;
+    }));
+  }
+  UiProcess ui(f, {"--no-open", "--port", "0"});  // so a new one runs
+  REQUIRE_MESSAGE(!ui.NextLink().empty(), ui.out());
+  CHECK(RedirectDirs(f.dir().path()) == 1);
+  f.Stop();
+  CHECK(ui.Wait() == 3);
+  CHECK(RedirectDirs(f.dir().path()) == 0);
 }
 
 }  // TEST_SUITE
