@@ -12,8 +12,9 @@
 //   - a request may carry several origin-ui cookies (cookies are shared by
 //     every port of 127.0.0.1, so another local server can plant one with a
 //     longer Path, which the browser sends first): each is tried;
-//   - secrets, ids and tokens are compared in constant time (CRYPTO_memcmp
-//     of their SHA-256: the same length whatever was sent).
+//   - secrets and tokens are compared in constant time (CRYPTO_memcmp of
+//     their SHA-256: the same length whatever was sent); ids are looked up
+//     by their SHA-256, so the lookup's timing says nothing of the id.
 // Time comes from the Context's clock, so that tests move it.  Loop thread.
 
 #include <cstdint>
