@@ -112,6 +112,7 @@ void OpenInBrowser(const std::string& file) {
   int rc = 0;
   const pid_t child = ::fork();
   if (child == 0) {
+    for (int sig : kStopSignals) ::signal(sig, SIG_DFL);  // not our handlers: our pipe
     ::setsid();
     pid_t opener_pid = 0;
     ::_exit(::posix_spawnp(&opener_pid, opener, &fa, nullptr, argv.data(), environ));
