@@ -37,6 +37,7 @@ namespace origin::client {
 namespace {
 
 int signal_pipe[2] = {-1, -1};
+constexpr int kStopSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
 void OnSignal(int sig) {
   const unsigned char b = static_cast<unsigned char>(sig);
@@ -90,8 +91,12 @@ class RedirectFile {
   std::string dir_, path_;
 };
 
-// Opens `file` in the default browser: fork/exec of the platform's opener,
-// no shell.  A failure is a note: the link is printed anyway.
+// Opens `file` in the default browser, leaving no child behind: a child of
+// ours starts the platform's opener (posix_spawnp: no shell) in a session
+// of its own and exits at once, so the opener is reparented (and reaped)
+// by init rather than becoming a zombie of ours once it exits, and a Ctrl-C
+// in this terminal does not reach the browser it starts.  We wait only for
+// that short-lived child.  A failure is a note: the link is printed anyway.
 void OpenInBrowser(const std::string& file) {
 #ifdef __APPLE__
   const char* opener = "open";
@@ -104,9 +109,23 @@ void OpenInBrowser(const std::string& file) {
   posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
   std::vector<char*> argv = {const_cast<char*>(opener), const_cast<char*>(file.c_str()), nullptr};
-  pid_t pid = 0;
-  const int rc = ::posix_spawnp(&pid, opener, &fa, nullptr, argv.data(), environ);
+  int rc = 0;
+  const pid_t child = ::fork();
+  if (child == 0) {
+    for (int sig : kStopSignals) ::signal(sig, SIG_DFL);  // not our handlers: our pipe
+    ::setsid();
+    pid_t opener_pid = 0;
+    ::_exit(::posix_spawnp(&opener_pid, opener, &fa, nullptr, argv.data(), environ));
+  }
   posix_spawn_file_actions_destroy(&fa);
+  if (child < 0) {
+    rc = errno;
+  } else {
+    int status = 0;
+    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    rc = WIFEXITED(status) ? WEXITSTATUS(status) : ECHILD;
+  }
   if (rc != 0)
     std::fprintf(stderr, "origin ui: note: could not run %s (%s): open the link yourself\n", opener,
                  std::strerror(rc));
@@ -132,9 +151,10 @@ constexpr std::string_view kUiDetails =
     "within 5 minutes).  The default browser is given a file that redirects to the\n"
     "link (readable only by you, removed on exit) unless --no-open.  Press Enter\n"
     "for a new link (the previous one stops working); Ctrl-C stops the UI, and\n"
-    "the sessions signed in with it end.  The UI answers only on 127.0.0.1 (any\n"
-    "other address is refused) and only to requests addressed to 127.0.0.1:PORT\n"
-    "or localhost:PORT.  One origin ui runs at a time.\n";
+    "the sessions signed in with it end.  A session also ends 30 minutes after its\n"
+    "last request, or 12 hours after the sign-in.  The UI answers only on\n"
+    "127.0.0.1 (any other address is refused) and only to requests addressed to\n"
+    "127.0.0.1:PORT or localhost:PORT.  One origin ui runs at a time.\n";
 
 constexpr std::string_view kUiExamples =
     "  origin ui\n"
@@ -169,14 +189,25 @@ int RunUi(const std::vector<std::string>& words) {
     w.Int(port);
     w.EndObject();
     rapidjson::Document r = c.Call("ui", std::string(sb.GetString(), sb.GetSize()));
-    RedirectFile file;
+    // Until here a signal ends the process as usual: there is nothing to
+    // remove.  From here on the stop signals are blocked until their
+    // handlers are in place and the file exists, then unblocked, so that one
+    // that came in between (or was pending since the start, blocked by
+    // whoever started us) is handled by the loop below, which removes the
+    // file on its way out, as every other exit does (RedirectFile).
+    sigset_t stop;
+    ::sigemptyset(&stop);
+    for (int sig : kStopSignals) ::sigaddset(&stop, sig);
+    ::sigprocmask(SIG_BLOCK, &stop, nullptr);
     if (::pipe2(signal_pipe, O_CLOEXEC | O_NONBLOCK) != 0)
       throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
     struct sigaction sa{};
     sa.sa_handler = OnSignal;
     ::sigemptyset(&sa.sa_mask);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(sig, &sa, nullptr);
+    for (int sig : kStopSignals) ::sigaction(sig, &sa, nullptr);
+    RedirectFile file;
     file.Write(Str(r, "link"));
+    ::sigprocmask(SIG_UNBLOCK, &stop, nullptr);
     std::printf("origin ui: serving %s at %s\n", TerminalSafe(c.hello().store).c_str(),
                 Str(r, "url").c_str());
     Announce(r, file, open);

@@ -63,8 +63,39 @@ rapidjson::Document Parsed(const std::string& json) {
 constexpr char kSignInHelp[] =
     "You are not signed in. The link that origin ui printed in its terminal signs you in; "
     "press Enter there for a new one (a link works once, within 5 minutes).";
+// A cookie came, but no session it names lasts.
+constexpr char kSignInAgain[] =
+    "Your session has ended: 30 minutes passed without a request, 12 hours since you signed in, "
+    "you signed out, or origin ui was restarted. Sign in again: press Enter in the terminal "
+    "where origin ui runs for a new link (it works once, within 5 minutes).";
+
+// The session's cookie: set at sign-in, cleared (Max-Age=0) at sign-out,
+// both with the same Path, or the browser would keep the first.
+std::string SessionCookie(const std::string& value, std::int64_t max_age_s) {
+  return std::string(kCookieName) + "=" + value + "; Path=/admin; HttpOnly; SameSite=Lax; Max-Age=" +
+         std::to_string(max_age_s);
+}
 
 }  // namespace
+
+std::string ApiParams(std::string_view operation, rapidjson::Document& params) {
+  // The form's forget carries the digest of the plan its preview showed; so
+  // must the API's: nothing is forgotten that was not previewed (spec:
+  // Admin UI, "forget after a preview").  The preview is forget with dry_run.
+  if (operation == "forget") {
+    const auto dry = params.FindMember("dry_run");
+    if (dry != params.MemberEnd() && dry->value.IsBool() && dry->value.GetBool()) return "";
+    const auto digest = params.FindMember("digest");
+    if (digest == params.MemberEnd() || digest->value.IsNull())
+      return "digest is required: the digest of the plan that forget with \"dry_run\": true "
+             "answered (the preview); nothing is forgotten that was not previewed";
+  }
+  // The spec: a correction's confidence is 1 unless given (the owner says it),
+  // as the form's (ui::CorrectParams).
+  if (operation == "correct" && !params.HasMember("confidence"))
+    params.AddMember("confidence", 1.0, params.GetAllocator());
+  return "";
+}
 
 std::span<const std::string_view> ApiOperations() { return kApi; }
 
@@ -93,6 +124,7 @@ struct AdminUi::Call {
   const Request& req;
   std::string sub;  // the path after /admin ("/" for the overview)
   const SignIn::Session* session = nullptr;
+  std::string session_id;  // the cookie value that named it
   ui::PageContext ctx;
 };
 
@@ -149,8 +181,10 @@ void AdminUi::Handle(const Request& r, Respond respond) {
     return SignInWith(call, std::move(respond));
   }
 
-  call.session = signin_.Find(CookieValue(r, kCookieName));
-  if (call.session == nullptr) return refuse(401, kSignInHelp, "unauthorized");
+  const std::vector<std::string> cookies = CookieValues(r, kCookieName);
+  call.session = signin_.Find(cookies, &call.session_id);
+  if (call.session == nullptr)
+    return refuse(401, cookies.empty() ? kSignInHelp : kSignInAgain, "unauthorized");
   call.ctx.csrf = call.session->csrf;
 
   if (r.method == "POST") {
@@ -167,11 +201,10 @@ void AdminUi::Handle(const Request& r, Respond respond) {
       return refuse(403, why, "forbidden");
     if (api) return Api(call, std::string_view(call.sub).substr(5), std::move(respond));
     if (call.sub == "/signout") {
-      signin_.End(CookieValue(r, kCookieName));
+      signin_.End(call.session_id);
       Audit("sign_out");
       Response out = SeeOther("/admin/");
-      out.headers.emplace_back("Set-Cookie", std::string(kCookieName) +
-                                                 "=; Path=/admin; HttpOnly; SameSite=Lax; Max-Age=0");
+      out.headers.emplace_back("Set-Cookie", SessionCookie("", 0));  // the same Path: cleared
       return respond(std::move(out));
     }
     call.ctx.query = std::move(form);  // the action's fields
@@ -202,9 +235,7 @@ void AdminUi::SignInWith(const Call& call, Respond respond) {
   Audit("sign_in");
   // To /admin/: the secret leaves the address bar (and any referrer).
   Response out = SeeOther("/admin/");
-  out.headers.emplace_back("Set-Cookie", std::string(kCookieName) + "=" + *id +
-                                             "; Path=/admin; HttpOnly; SameSite=Lax; Max-Age=" +
-                                             std::to_string(kSessionMs / 1000));
+  out.headers.emplace_back("Set-Cookie", SessionCookie(*id, kSessionMs / 1000));
   respond(std::move(out));
 }
 
@@ -293,6 +324,8 @@ void AdminUi::Api(const Call& call, std::string_view operation, Respond respond)
     doc.Parse<rapidjson::kParseIterativeFlag>(call.req.body.data(), call.req.body.size());
   if (!JsonDepthWithin(call.req.body, 64) || doc.HasParseError() || !doc.IsObject())
     return respond(JsonError(400, "invalid_argument", "the body is not a JSON object"));
+  if (std::string why = ApiParams(operation, doc); !why.empty())
+    return respond(JsonError(400, "invalid_argument", why));
   ops_.Call(operation, &doc, UiCaller(), [respond](Answer a) {
     if (a.error)
       return respond(JsonError(HttpStatus(a.error->code()), CodeName(a.error->code()), a.error->what()));

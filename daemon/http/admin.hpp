@@ -33,6 +33,10 @@ namespace origin::http {
 /// The operations the JSON API calls; nothing else (no erase, backup,
 /// verify, shutdown, sync, check).
 std::span<const std::string_view> ApiOperations();
+/// What the forms add to an operation's params, for the JSON API's call of
+/// `operation`: why it is refused (forget without the preview's digest), or
+/// "" with `params` completed (correct's confidence 1 unless given).
+std::string ApiParams(std::string_view operation, rapidjson::Document& params);
 /// The HTTP status of an operation's error (the interface's mapping).
 int HttpStatus(OpError::Code code);
 

@@ -63,7 +63,8 @@ bool ParseUrlEncoded(std::string_view text, ui::Fields* out, std::string* error)
   return true;
 }
 
-std::string CookieValue(const Request& r, std::string_view name) {
+std::vector<std::string> CookieValues(const Request& r, std::string_view name) {
+  std::vector<std::string> out;
   for (const auto& [header, value] : r.headers) {
     if (header != "cookie") continue;
     std::string_view rest = value;
@@ -73,10 +74,10 @@ std::string CookieValue(const Request& r, std::string_view name) {
       rest = semi == std::string_view::npos ? std::string_view() : rest.substr(semi + 1);
       const std::size_t eq = pair.find('=');
       if (eq != std::string_view::npos && Trim(pair.substr(0, eq)) == name)
-        return std::string(Trim(pair.substr(eq + 1)));
+        out.emplace_back(Trim(pair.substr(eq + 1)));
     }
   }
-  return "";
+  return out;
 }
 
 std::string MediaType(const Request& r) {

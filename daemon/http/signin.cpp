@@ -9,6 +9,12 @@
 
 namespace origin::http {
 
+namespace {
+
+bool Ended(const SignIn::Session& s, std::int64_t now) { return now >= s.expires_ms || now >= s.idle_ms; }
+
+}  // namespace
+
 std::string RandomToken(std::size_t n) {
   std::vector<unsigned char> bytes(n);
   if (RAND_bytes(bytes.data(), static_cast<int>(n)) != 1)
@@ -49,20 +55,27 @@ std::optional<std::string> SignIn::Exchange(std::string_view secret) {
   secret_.reset();  // once, even when it came too late
   const std::int64_t now = clock_.NowMs();
   if (now >= secret_expires_ms_) return std::nullopt;
+  std::erase_if(sessions_, [now](const auto& s) { return Ended(s.second, now); });
   std::string id = RandomToken();
-  sessions_[Sha256(id)] = Session{RandomToken(), now + kSessionMs};
+  sessions_[Sha256(id)] = Session{RandomToken(), now + kSessionMs, now + kIdleMs};
   return id;
 }
 
-const SignIn::Session* SignIn::Find(std::string_view id) {
-  if (id.empty()) return nullptr;
-  auto it = sessions_.find(Sha256(id));  // a lookup by hash: no timing of the id itself
-  if (it == sessions_.end()) return nullptr;
-  if (clock_.NowMs() >= it->second.expires_ms) {
-    sessions_.erase(it);
-    return nullptr;
+const SignIn::Session* SignIn::Find(std::span<const std::string> ids, std::string* found) {
+  const std::int64_t now = clock_.NowMs();
+  for (const std::string& id : ids) {
+    if (id.empty()) continue;
+    auto it = sessions_.find(Sha256(id));  // a lookup by hash: no timing of the id itself
+    if (it == sessions_.end()) continue;
+    if (Ended(it->second, now)) {
+      sessions_.erase(it);
+      continue;
+    }
+    it->second.idle_ms = now + kIdleMs;
+    if (found != nullptr) *found = id;
+    return &it->second;
   }
-  return &it->second;
+  return nullptr;
 }
 
 void SignIn::End(std::string_view id) { sessions_.erase(Sha256(id)); }

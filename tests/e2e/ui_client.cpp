@@ -16,7 +16,7 @@
 
 namespace origin::test {
 
-UiProcess::UiProcess(DaemonFixture& f, const std::vector<std::string>& args) {
+UiProcess::UiProcess(DaemonFixture& f, const std::vector<std::string>& args, const Options& o) {
   const char* origin = std::getenv("ORIGIN");
   REQUIRE(origin != nullptr);
   std::vector<std::string> argv = {origin, "ui"};
@@ -26,6 +26,7 @@ UiProcess::UiProcess(DaemonFixture& f, const std::vector<std::string>& args) {
     if (const char* v = std::getenv(k)) env[k] = v;
   env["TMPDIR"] = f.dir().path();  // the redirect file, in the test's directory
   env.erase("XDG_RUNTIME_DIR");
+  for (const auto& [k, v] : o.env) env[k] = v;
   std::vector<std::string> envs;
   for (auto& [k, v] : env) envs.push_back(k + "=" + v);
   std::vector<char*> cargv, cenv;
@@ -33,12 +34,22 @@ UiProcess::UiProcess(DaemonFixture& f, const std::vector<std::string>& args) {
   cargv.push_back(nullptr);
   for (auto& s : envs) cenv.push_back(s.data());
   cenv.push_back(nullptr);
+  // A signal blocked here is blocked in the child from its first instruction
+  // (the mask is inherited by fork and kept by exec): sent at once, it stays
+  // pending until origin ui unblocks it, as one that arrives before its
+  // handlers are in place would.
+  sigset_t block, was;
+  ::sigemptyset(&block);
+  if (o.sigint_pending) ::sigaddset(&block, SIGINT);
+  ::sigprocmask(SIG_BLOCK, &block, &was);
   pid_ = ::forkpty(&term_, nullptr, nullptr, nullptr);
-  REQUIRE(pid_ >= 0);
   if (pid_ == 0) {
     ::execve(cargv[0], cargv.data(), cenv.data());
     ::_exit(127);
   }
+  ::sigprocmask(SIG_SETMASK, &was, nullptr);
+  REQUIRE(pid_ > 0);
+  if (o.sigint_pending) ::kill(pid_, SIGINT);
 }
 
 UiProcess::~UiProcess() {
@@ -105,6 +116,49 @@ int UiProcess::Wait() {
     Read(50);
   }
   return -1;
+}
+
+std::map<std::string, std::string> UiSession::Post(const std::string& csrf_token) const {
+  return {{"Cookie", cookie},
+          {"Origin", "http://127.0.0.1:" + std::to_string(port)},
+          {"Content-Type", "application/json"},
+          {"X-CSRF-Token", csrf_token}};
+}
+
+std::map<std::string, std::string> UiSession::Form() const {
+  return {{"Cookie", cookie},
+          {"Origin", "http://127.0.0.1:" + std::to_string(port)},
+          {"Content-Type", "application/x-www-form-urlencoded"}};
+}
+
+std::string LinkPath(const std::string& link) { return link.substr(link.find("/admin/")); }
+
+UiSession UiSignIn(const std::string& link, int port) {
+  HttpReply r = Http(port, "GET", LinkPath(link));
+  REQUIRE(r.status == 303);
+  CHECK(r.headers["location"] == "/admin/");
+  const std::string cookie = r.headers["set-cookie"];
+  REQUIRE(!cookie.empty());
+  CHECK(cookie.find("HttpOnly") != std::string::npos);
+  CHECK(cookie.find("SameSite=Lax") != std::string::npos);
+  CHECK(cookie.find("Path=/admin") != std::string::npos);
+  UiSession s;
+  s.link = link;
+  s.port = port;
+  s.cookie = cookie.substr(0, cookie.find(';'));
+  // The token every page carries (its forms' _csrf, and a meta for the script).
+  HttpReply page = Http(port, "GET", "/admin/search?q=x", {{"Cookie", s.cookie}});
+  REQUIRE(page.status == 200);
+  const std::string meta = FindRun(page.body, "name=\"csrf\" content=\"", kTokenChars);
+  REQUIRE(!meta.empty());
+  s.csrf = meta.substr(meta.find("content=\"") + 9);
+  return s;
+}
+
+UiSession UiSignIn(UiProcess& ui) {
+  const std::string link = ui.NextLink();
+  REQUIRE_MESSAGE(!link.empty(), ui.out());
+  return UiSignIn(link, ui.port());
 }
 
 }  // namespace origin::test

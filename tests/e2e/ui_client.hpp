@@ -20,7 +20,12 @@ class DaemonFixture;
 /// `origin ui ARGS` on a pseudo-terminal, with the fixture's environment.
 class UiProcess {
  public:
-  UiProcess(DaemonFixture& f, const std::vector<std::string>& args);
+  struct Options {
+    std::map<std::string, std::string> env;  // set on top of the fixture's
+    bool sigint_pending = false;  // started with SIGINT blocked, and sent one at once
+  };
+  UiProcess(DaemonFixture& f, const std::vector<std::string>& args, const Options& o);
+  UiProcess(DaemonFixture& f, const std::vector<std::string>& args) : UiProcess(f, args, Options{}) {}
   ~UiProcess();
   UiProcess(const UiProcess&) = delete;
   UiProcess& operator=(const UiProcess&) = delete;
@@ -33,6 +38,7 @@ class UiProcess {
   /// Waits at most 10 s for it to exit by itself; its status, or -1.
   int Wait();
   const std::string& out() const { return out_; }
+  pid_t pid() const { return pid_; }
   int port() const { return port_; }
 
  private:
@@ -43,5 +49,23 @@ class UiProcess {
   std::size_t seen_ = 0;  // where the next link is looked for
   int port_ = 0;
 };
+
+/// A signed-in browser: its cookie and the CSRF token its pages carry.
+struct UiSession {
+  std::string link;  // the link it signed in with
+  int port = 0;
+  std::string cookie;  // "origin-ui=..."
+  std::string csrf;
+  /// The headers of a JSON API call with this session and `csrf_token`.
+  std::map<std::string, std::string> Post(const std::string& csrf_token) const;
+  /// The headers of a form's POST with this session.
+  std::map<std::string, std::string> Form() const;
+};
+/// Signs in with the printed `link` (checking the cookie's attributes).
+UiSession UiSignIn(const std::string& link, int port);
+/// Signs in with the next link `ui` prints.
+UiSession UiSignIn(UiProcess& ui);
+/// The link's path and query (/admin/signin?secret=...).
+std::string LinkPath(const std::string& link);
 
 }  // namespace origin::test

@@ -22,41 +22,6 @@ namespace origin::test {
 
 namespace {
 
-// A signed-in browser: its cookie and the CSRF token its pages carry.
-struct Session {
-  int port = 0;
-  std::string cookie;  // "origin-ui=..."
-  std::string csrf;
-  std::map<std::string, std::string> Post(const std::string& csrf_token) const {
-    return {{"Cookie", cookie},
-            {"Origin", "http://127.0.0.1:" + std::to_string(port)},
-            {"Content-Type", "application/json"},
-            {"X-CSRF-Token", csrf_token}};
-  }
-};
-
-Session SignIn(const std::string& link, int port) {
-  const std::string target = link.substr(link.find("/admin/"));
-  HttpReply r = Http(port, "GET", target);
-  REQUIRE(r.status == 303);
-  CHECK(r.headers["location"] == "/admin/");
-  const std::string cookie = r.headers["set-cookie"];
-  REQUIRE(!cookie.empty());
-  CHECK(cookie.find("HttpOnly") != std::string::npos);
-  CHECK(cookie.find("SameSite=Lax") != std::string::npos);
-  CHECK(cookie.find("Path=/admin") != std::string::npos);
-  Session s;
-  s.port = port;
-  s.cookie = cookie.substr(0, cookie.find(';'));
-  // The token every page carries (its forms' _csrf, and a meta for the script).
-  HttpReply page = Http(port, "GET", "/admin/search?q=x", {{"Cookie", s.cookie}});
-  REQUIRE(page.status == 200);
-  const std::string meta = FindRun(page.body, "name=\"csrf\" content=\"", kTokenChars);
-  REQUIRE(!meta.empty());
-  s.csrf = meta.substr(meta.find("content=\"") + 9);
-  return s;
-}
-
 // The headers every response must carry, each exactly.
 void CheckHeaders(HttpReply r, const std::string& route) {
   INFO("route: " << route << "\n" << r.raw.substr(0, 600));
@@ -74,8 +39,6 @@ void CheckHeaders(HttpReply r, const std::string& route) {
   CHECK(r.headers["cross-origin-opener-policy"] == "same-origin");
   CHECK(r.headers["cross-origin-resource-policy"] == "same-origin");
 }
-
-std::string Path(const std::string& link) { return link.substr(link.find("/admin/")); }
 
 }  // namespace
 
@@ -108,9 +71,9 @@ TEST_CASE("ui: the printed link signs in once; Enter retires it; the UI ends wit
     CHECK(api.status == 401);
     CHECK(api.body.find("\"error\"") != std::string::npos);
 
-    const Session s = SignIn(link, port);
+    const UiSession s = UiSignIn(link, port);
     // The secret works once.
-    CHECK(Http(port, "GET", Path(link)).status == 403);
+    CHECK(Http(port, "GET", LinkPath(link)).status == 403);
     // A call of the API with the session, its token and the UI's origin.
     HttpReply status = Http(port, "POST", "/admin/api/status", s.Post(s.csrf), "{}");
     CHECK(status.status == 200);
@@ -122,8 +85,8 @@ TEST_CASE("ui: the printed link signs in once; Enter retires it; the UI ends wit
     const std::string third = ui.NewLink();
     REQUIRE_MESSAGE(!third.empty(), ui.out());
     CHECK(second != third);
-    CHECK(Http(port, "GET", Path(second)).status == 403);
-    CHECK(Http(port, "GET", Path(third)).status == 303);
+    CHECK(Http(port, "GET", LinkPath(second)).status == 403);
+    CHECK(Http(port, "GET", LinkPath(third)).status == 303);
     CHECK(ReadAll(file).find(third) != std::string::npos);
 
     // A second origin ui while this one runs is refused.
@@ -159,13 +122,13 @@ TEST_CASE("ui: each refusal of the HTTP server and of a POST") {
   const std::string host = "127.0.0.1:" + std::to_string(port);
 
   SUBCASE("a wrong Host is refused before any handler: the secret is not spent") {
-    CHECK(Http(port, "GET", Path(link), {{"Host", "evil.example:" + std::to_string(port)}}).status == 403);
-    CHECK(Http(port, "GET", Path(link), {{"Host", "127.0.0.1:1"}}).status == 403);
-    CHECK(HttpRaw(port, "GET " + Path(link) + " HTTP/1.1\r\n\r\n").status == 400);  // none (HTTP/1.1 needs one)
-    CHECK(Http(port, "GET", Path(link), {{"Host", "localhost:" + std::to_string(port)}}).status == 303);
+    CHECK(Http(port, "GET", LinkPath(link), {{"Host", "evil.example:" + std::to_string(port)}}).status == 403);
+    CHECK(Http(port, "GET", LinkPath(link), {{"Host", "127.0.0.1:1"}}).status == 403);
+    CHECK(HttpRaw(port, "GET " + LinkPath(link) + " HTTP/1.1\r\n\r\n").status == 400);  // none (HTTP/1.1 needs one)
+    CHECK(Http(port, "GET", LinkPath(link), {{"Host", "localhost:" + std::to_string(port)}}).status == 303);
   }
   SUBCASE("POST checks: session, CSRF token, Origin, Sec-Fetch-Site") {
-    const Session s = SignIn(link, port);
+    const UiSession s = UiSignIn(link, port);
     auto post = [&](std::map<std::string, std::string> h) {
       return Http(port, "POST", "/admin/api/entries", h, "{}");
     };
@@ -191,16 +154,14 @@ TEST_CASE("ui: each refusal of the HTTP server and of a POST") {
     localhost["Origin"] = "http://localhost:" + std::to_string(port);
     CHECK(post(localhost).status == 200);
     // A form without its _csrf field, and with it.
-    std::map<std::string, std::string> form = {{"Cookie", s.cookie},
-                                               {"Origin", "http://" + host},
-                                               {"Content-Type", "application/x-www-form-urlencoded"}};
+    const auto form = s.Form();
     CHECK(Http(port, "POST", "/admin/signout", form, "").status == 403);
     HttpReply out = Http(port, "POST", "/admin/signout", form, "_csrf=" + s.csrf);
     CHECK(out.status == 303);
     CHECK(post(h).status == 401);  // signed out
   }
   SUBCASE("the API: POST only, the listed operations only, a JSON object") {
-    const Session s = SignIn(link, port);
+    const UiSession s = UiSignIn(link, port);
     CHECK(Http(port, "GET", "/admin/api/status", {{"Cookie", s.cookie}}).status == 405);
     for (const char* op : {"erase", "backup", "verify", "shutdown", "sync", "check", "ui", "ping"}) {
       INFO(op);
@@ -215,7 +176,7 @@ TEST_CASE("ui: each refusal of the HTTP server and of a POST") {
     CHECK(Http(port, "POST", "/admin/api/status", text, "{}").status == 415);
   }
   SUBCASE("a body over 64 KiB: 413") {
-    const Session s = SignIn(link, port);
+    const UiSession s = UiSignIn(link, port);
     HttpReply r = Http(port, "POST", "/admin/api/status", s.Post(s.csrf),
                        "{\"x\":\"" + std::string(70000, 'a') + "\"}");
     CHECK(r.status == 413);
@@ -269,10 +230,10 @@ TEST_CASE("ui: every route's response carries the security headers") {
   CheckHeaders(Http(port, "GET", "/admin/signin?secret=wrong"), "sign-in refused");
   CheckHeaders(Http(port, "GET", "/admin/search"), "no session");
   CheckHeaders(Http(port, "POST", "/admin/api/status", {{"Content-Type", "application/json"}}, "{}"), "API without session");
-  const std::string target = Path(link);
+  const std::string target = LinkPath(link);
   CheckHeaders(Http(port, "GET", target), "sign-in");
   const std::string second = ui.NewLink();
-  const Session s = SignIn(second, port);
+  const UiSession s = UiSignIn(second, port);
   HttpReply page = Http(port, "GET", "/admin/search?q=x", {{"Cookie", s.cookie}});
   CheckHeaders(page, "page");
   const std::string asset_path = FindRun(page.body, "/admin/assets/", std::string(".") + kTokenChars);
@@ -326,16 +287,12 @@ TEST_CASE("ui: a sign-in, a refused link (once in 10 minutes) and a sign-out are
   DaemonFixture f;
   f.Start();
   UiProcess ui(f, {"--no-open", "--port", "0"});
-  const std::string link = ui.NextLink();
-  REQUIRE_MESSAGE(!link.empty(), ui.out());
-  const int port = ui.port();
-  const Session s = SignIn(link, port);
-  CHECK(Http(port, "GET", Path(link)).status == 403);  // used: refused
+  const UiSession s = UiSignIn(ui);
+  const std::string& link = s.link;
+  const int port = s.port;
+  CHECK(Http(port, "GET", LinkPath(link)).status == 403);  // used: refused
   CHECK(Http(port, "GET", "/admin/signin?secret=wrong").status == 403);  // the same window
-  std::map<std::string, std::string> form = {
-      {"Cookie", s.cookie},
-      {"Origin", "http://127.0.0.1:" + std::to_string(port)},
-      {"Content-Type", "application/x-www-form-urlencoded"}};
+  const auto form = s.Form();
   CHECK(Http(port, "POST", "/admin/signout", form, "_csrf=" + s.csrf).status == 303);
 
   // Each is written on the writer after its answer: awaited.

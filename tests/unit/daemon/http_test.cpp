@@ -1,15 +1,19 @@
 // SPDX-License-Identifier: MIT
 // origin ui's sign-in and the HTTP pieces that need no socket (issue 16;
 // the spec's "Signing in to origin ui" and "Responses"): the one-time
-// secret and its 5 minutes, sessions and their 12 hours (on a fake clock),
+// secret and its 5 minutes, sessions, their 30 idle minutes and their 12
+// hours (on a fake clock), several cookies of one name,
 // form and cookie parsing, the API's list of operations, and the headers
 // every response is written with.  The server itself is tested end to end
 // (tests/e2e/ui_http_test.cpp).
 
 #include <doctest/doctest.h>
 
+#include <rapidjson/document.h>
+
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include "core/util/clock.hpp"
 #include "daemon/http/admin.hpp"
@@ -75,6 +79,81 @@ TEST_CASE("signin: a session lasts 12 hours, until sign-out, or until origin ui 
   CHECK_FALSE(s.Exchange(pending));
 }
 
+TEST_CASE("signin: a session ends after 30 minutes without a request; each request renews it, "
+          "within its 12 hours") {
+  FakeClock clock(1'700'000'000'000);
+  SignIn s(clock);
+  const auto a = s.Exchange(s.NewSecret());
+  const auto idle = s.Exchange(s.NewSecret());
+  REQUIRE(a);
+  REQUIRE(idle);
+  // `a` is used every 29 minutes for 12 hours; `idle` is left alone.
+  clock.Tick(kIdleMs - 1);
+  CHECK(s.Find(*a) != nullptr);
+  CHECK(s.Find(*idle) != nullptr);  // just in time: renewed
+  clock.Tick(kIdleMs - 2);
+  CHECK(s.Find(*a) != nullptr);
+  clock.Tick(2);
+  CHECK(s.Find(*idle) == nullptr);  // 30 minutes since its last request
+  std::int64_t used = 2 * kIdleMs - 1;
+  for (; used + kIdleMs - 60'000 < kSessionMs; used += kIdleMs - 60'000) {
+    CHECK(s.Find(*a) != nullptr);
+    clock.Tick(kIdleMs - 60'000);
+  }
+  CHECK(s.Find(*a) != nullptr);
+  clock.Tick(kSessionMs - used);  // 12 hours after the sign-in, however busy
+  CHECK(s.Find(*a) == nullptr);
+  CHECK(s.sessions() == 0);  // both gone from memory
+}
+
+TEST_CASE("signin: each of several cookie values is tried: a planted one neither shadows the "
+          "session nor signs its owner out") {
+  FakeClock clock(1'700'000'000'000);
+  SignIn s(clock);
+  const auto real = s.Exchange(s.NewSecret());
+  REQUIRE(real);
+  const SignIn::Session* own = s.Find(*real);
+  REQUIRE(own != nullptr);
+  // Another server on 127.0.0.1 set origin-ui with Path=/admin/x: the
+  // browser sends it first, then the real one.
+  std::string found;
+  const std::vector<std::string> sent = {"planted", "", *real};
+  CHECK(s.Find(sent, &found) == own);
+  CHECK(found == *real);
+  const std::vector<std::string> planted = {"planted", "also-planted"};
+  CHECK(s.Find(planted, &found) == nullptr);
+  // Being tried renews the idle deadline of the one that matched.
+  clock.Tick(kIdleMs - 1);
+  CHECK(s.Find(sent) == own);
+  clock.Tick(kIdleMs - 1);
+  CHECK(s.Find(*real) == own);
+}
+
+TEST_CASE("api: forget needs the preview's digest, unless it is the preview (dry_run); a "
+          "correction's confidence is 1 unless given, as in the forms") {
+  rapidjson::Document d;
+  auto params = [&d](std::string_view op, const char* json) {
+    d.Parse(json);
+    REQUIRE(d.IsObject());
+    return ApiParams(op, d);
+  };
+  const std::string missing = params("forget", R"({"target":"evt_1","reason":"r"})");
+  CHECK(missing.find("digest is required") == 0);
+  CHECK(params("forget", R"({"target":"evt_1","reason":"r","digest":null})") == missing);
+  CHECK(params("forget", R"({"target":"evt_1","reason":"r","dry_run":false})") == missing);
+  CHECK(params("forget", R"({"target":"evt_1","reason":"r","dry_run":true})").empty());
+  CHECK(params("forget", R"({"target":"evt_1","reason":"r","digest":"ab"})").empty());
+  for (std::string_view op : {"restore", "remember", "status"})
+    CHECK_MESSAGE(params(op, R"({"target":"evt_1","reason":"r"})").empty(), op);
+  CHECK(params("correct", R"({"id":"ent_1","text":"t"})").empty());
+  REQUIRE(d.HasMember("confidence"));
+  CHECK(d["confidence"].GetDouble() == 1.0);
+  CHECK(params("correct", R"({"id":"ent_1","confidence":0.4})").empty());
+  CHECK(d["confidence"].GetDouble() == 0.4);
+  CHECK(params("remember", R"({"text":"t"})").empty());
+  CHECK(!d.HasMember("confidence"));
+}
+
 TEST_CASE("signin: secrets and tokens compare whole") {
   CHECK(SameSecret("abc", "abc"));
   CHECK_FALSE(SameSecret("abc", "abd"));
@@ -101,13 +180,17 @@ TEST_CASE("form: urlencoded fields are decoded in order and must be UTF-8") {
   CHECK(error.find("%-escape") != std::string::npos);
 }
 
-TEST_CASE("form: the cookie origin-ui among others, and the media type") {
+TEST_CASE("form: every value of the cookie origin-ui among others, and the media type") {
   Request r;
   r.headers = {{"cookie", "a=1; origin-ui=abc ;b=2"}, {"content-type", "Application/JSON; charset=utf-8"}};
-  CHECK(CookieValue(r, "origin-ui") == "abc");
-  CHECK(CookieValue(r, "b") == "2");
-  CHECK(CookieValue(r, "origin") == "");
+  CHECK(CookieValues(r, "origin-ui") == std::vector<std::string>{"abc"});
+  CHECK(CookieValues(r, "b") == std::vector<std::string>{"2"});
+  CHECK(CookieValues(r, "origin").empty());
   CHECK(MediaType(r) == "application/json");
+  // Every value, in the order sent: a cookie of the same name set by another
+  // server on 127.0.0.1 with a longer Path comes first.
+  r.headers = {{"cookie", "origin-ui=planted; x=1; origin-ui=real"}, {"cookie", "origin-ui=third"}};
+  CHECK(CookieValues(r, "origin-ui") == std::vector<std::string>{"planted", "real", "third"});
 }
 
 TEST_CASE("api: the JSON API calls the reads and the four writes, nothing else") {
