@@ -80,6 +80,10 @@ std::string UiProcess::NextLink() {
           out_, "http://127.0.0.1:", std::string("0123456789/:?=.") + kTokenChars, from, &end);
       if (link.empty() || end >= out_.size()) break;
       if (link.find("/admin/signin?secret=") == std::string::npos) continue;
+      // The announcement is whole with the line after the link (the
+      // redirect file's), which the terminal may pass on in a read of its own.
+      const std::size_t file = out_.find("or open ", end);
+      if (file == std::string::npos || out_.find('\n', file) == std::string::npos) break;
       seen_ = end;
       port_ = std::stoi(link.substr(17));
       return link;

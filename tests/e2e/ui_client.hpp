@@ -29,7 +29,8 @@ class UiProcess {
   ~UiProcess();
   UiProcess(const UiProcess&) = delete;
   UiProcess& operator=(const UiProcess&) = delete;
-  /// Waits (at most 10 s) for the next sign-in link it prints; "" when none came.
+  /// Waits (at most 10 s) for the next sign-in link it prints, and the line
+  /// after it (the redirect file); "" when none came.
   std::string NextLink();
   /// Presses Enter and returns the new link.
   std::string NewLink();
