@@ -183,6 +183,7 @@ void AdminUi::Handle(const Request& r, Respond respond) {
 
   const std::vector<std::string> cookies = CookieValues(r, kCookieName);
   call.session = signin_.Find(cookies, &call.session_id);
+  AuditExpired();
   if (call.session == nullptr)
     return refuse(401, cookies.empty() ? kSignInHelp : kSignInAgain, "unauthorized");
   call.ctx.csrf = call.session->csrf;
@@ -232,6 +233,7 @@ void AdminUi::SignInWith(const Call& call, Respond respond) {
         403, "This sign-in link was used already, is older than 5 minutes, or was replaced by a "
              "newer one. Press Enter in the terminal where origin ui runs for a new link."));
   }
+  AuditExpired();  // the sign-in dropped the sessions that had run out
   Audit("sign_in");
   // To /admin/: the secret leaves the address bar (and any referrer).
   Response out = SeeOther("/admin/");
@@ -239,14 +241,27 @@ void AdminUi::SignInWith(const Call& call, Respond respond) {
   respond(std::move(out));
 }
 
-void AdminUi::Audit(std::string_view action) {
+void AdminUi::EndSessions() {
+  const std::int64_t live = signin_.Clear();
+  AuditExpired();
+  if (live > 0) Audit("session_end", live);
+}
+
+void AdminUi::AuditExpired() {
+  if (const std::int64_t n = signin_.TakeExpired(); n > 0) Audit("session_expired", n);
+}
+
+void AdminUi::Audit(std::string_view action, std::int64_t sessions) {
   const std::int64_t at = clock_.NowMs();
   std::function<void()> done = ops_.Hold();
   ops_.OnWorker(
       Thread::kWriter, Caller{},
-      [at, action = std::string(action)](Db& db, rpc::Writer& w) {
+      [at, action = std::string(action), sessions](Db& db, rpc::Writer& w) {
         Transaction tx(db);
-        AppendAudit(db, at, "local", "ui", action, {});
+        if (sessions > 0)
+          AppendAudit(db, at, "local", "ui", action, {{"sessions", sessions}});
+        else
+          AppendAudit(db, at, "local", "ui", action, {});
         tx.Commit();
         w.Null();
       },

@@ -50,6 +50,8 @@ class AdminUi {
   /// An error page without a session (the server's own refusals).
   Response ErrorPage(int status, const std::string& message) const;
   SignIn& signin() { return signin_; }
+  /// origin ui stopped: its sessions end, and the audit log says how many.
+  void EndSessions();
 
  private:
   struct Call;
@@ -67,9 +69,13 @@ class AdminUi {
   std::string PostRefusal(const Request& r, const SignIn::Session& s, const std::string* form_csrf) const;
   Caller UiCaller() const;
   /// Appends `action` to the audit log (spec: Admin UI, Audit log): actor
-  /// local, channel ui, no details (no secret, no session id); on the
+  /// local, channel ui, details only how many `sessions` it concerns when
+  /// more than one could be (never a secret or a session id); on the
   /// writer, counted in flight so that a shutdown waits for it.
-  void Audit(std::string_view action);
+  void Audit(std::string_view action, std::int64_t sessions = 0);
+  /// Records the sessions that ran out of time since the last record
+  /// (session_expired), if any.
+  void AuditExpired();
 
   Operations& ops_;
   const Clock& clock_;

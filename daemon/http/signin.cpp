@@ -55,7 +55,8 @@ std::optional<std::string> SignIn::Exchange(std::string_view secret) {
   secret_.reset();  // once, even when it came too late
   const std::int64_t now = clock_.NowMs();
   if (now >= secret_expires_ms_) return std::nullopt;
-  std::erase_if(sessions_, [now](const auto& s) { return Ended(s.second, now); });
+  expired_ += static_cast<std::int64_t>(
+      std::erase_if(sessions_, [now](const auto& s) { return Ended(s.second, now); }));
   std::string id = RandomToken();
   sessions_[Sha256(id)] = Session{RandomToken(), now + kSessionMs, now + kIdleMs};
   return id;
@@ -69,6 +70,7 @@ const SignIn::Session* SignIn::Find(std::span<const std::string> ids, std::strin
     if (it == sessions_.end()) continue;
     if (Ended(it->second, now)) {
       sessions_.erase(it);
+      ++expired_;
       continue;
     }
     it->second.idle_ms = now + kIdleMs;
@@ -80,9 +82,13 @@ const SignIn::Session* SignIn::Find(std::span<const std::string> ids, std::strin
 
 void SignIn::End(std::string_view id) { sessions_.erase(Sha256(id)); }
 
-void SignIn::Clear() {
+std::int64_t SignIn::Clear() {
+  const std::int64_t now = clock_.NowMs();
+  std::int64_t live = 0;
+  for (const auto& [id, session] : sessions_) (Ended(session, now) ? expired_ : live) += 1;
   sessions_.clear();
   secret_.reset();
+  return live;
 }
 
 }  // namespace origin::http

@@ -23,6 +23,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "core/util/clock.hpp"
 #include "core/util/hash.hpp"
@@ -61,8 +62,12 @@ class SignIn {
   const Session* Find(const std::string& id) { return Find(std::span(&id, 1)); }
   /// Ends session `id` (sign-out).
   void End(std::string_view id);
-  /// Ends every session and retires the secret (origin ui stopped).
-  void Clear();
+  /// Ends every session and retires the secret (origin ui stopped); how
+  /// many sessions it ended.
+  std::int64_t Clear();
+  /// How many sessions ran out of time (30 minutes idle, or 12 hours) and
+  /// were dropped since the last call: for the audit log.
+  std::int64_t TakeExpired() { return std::exchange(expired_, 0); }
   std::size_t sessions() const { return sessions_.size(); }
 
  private:
@@ -70,6 +75,7 @@ class SignIn {
   std::optional<Sha256Digest> secret_;  // the current secret's hash, until used
   std::int64_t secret_expires_ms_ = 0;
   std::map<Sha256Digest, Session> sessions_;  // by the hash of their id
+  std::int64_t expired_ = 0;
 };
 
 }  // namespace origin::http

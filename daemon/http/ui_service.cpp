@@ -99,7 +99,7 @@ void UiService::Stop() {
   if (!running()) return;
   LOG_INFO("origin ui: stopped serving on 127.0.0.1:%d", server_.port());
   server_.Close();
-  admin_.signin().Clear();
+  admin_.EndSessions();
   owner_ = 0;
 }
 

@@ -282,8 +282,9 @@ TEST_CASE("ui: only 127.0.0.1; a port in use is a clear error") {
   f.Stop();
 }
 
-TEST_CASE("ui: a sign-in, a refused link (once in 10 minutes) and a sign-out are in the audit "
-          "log, as actor local on channel ui, with no secret or session id") {
+TEST_CASE("ui: a sign-in, a refused link (once in 10 minutes), a sign-out and the sessions origin "
+          "ui's stop ends are in the audit log, as actor local on channel ui, with no secret or "
+          "session id") {
   DaemonFixture f;
   f.Start();
   UiProcess ui(f, {"--no-open", "--port", "0"});
@@ -315,7 +316,23 @@ TEST_CASE("ui: a sign-in, a refused link (once in 10 minutes) and a sign-out are
     CHECK(r.find(secret) == std::string::npos);
     CHECK(r.find(s.cookie.substr(s.cookie.find('=') + 1)) == std::string::npos);
   }
+  // Signed in again, then origin ui stops: the session it ends is recorded.
+  const std::string again = ui.NewLink();
+  REQUIRE(!again.empty());
+  UiSignIn(again, port);
   CHECK(ui.Stop() == 0);
+  CHECK(f.WaitFor(
+      [&] {
+        rows.clear();
+        Db db(f.home() + "/origin.db", Db::Mode::kReadOnly);
+        auto st = db.Prepare(
+            "SELECT action || ' ' || details FROM audit_log WHERE channel = 'ui' AND seq > "
+            "(SELECT max(seq) FROM audit_log WHERE action = 'sign_out') ORDER BY seq");
+        while (st.Step()) rows.emplace_back(st.Text(0));
+        return rows.size() >= 2;
+      },
+      10));
+  CHECK(rows == std::vector<std::string>{"sign_in {}", R"(session_end {"sessions":1})"});
   f.Stop();
 }
 

@@ -70,12 +70,22 @@ TEST_CASE("signin: a session lasts 12 hours, until sign-out, or until origin ui 
   s.End(*a);
   CHECK(s.Find(*a) == nullptr);
   CHECK(s.Find(*b) != nullptr);
+  CHECK(s.TakeExpired() == 0);  // a sign-out is not an expiry
   clock.Tick(kSessionMs);
   CHECK(s.Find(*b) == nullptr);
+  CHECK(s.TakeExpired() == 1);  // for the audit log, once
+  CHECK(s.TakeExpired() == 0);
   const auto c = s.Exchange(s.NewSecret());
+  const auto d = s.Exchange(s.NewSecret());
+  clock.Tick(kIdleMs);  // `d` runs out; `c` is used just before
+  clock.Tick(-1);
+  CHECK(s.Find(*c) != nullptr);
+  clock.Tick(1);
   const std::string pending = s.NewSecret();
-  s.Clear();
+  CHECK(s.Clear() == 1);  // origin ui stopped: the live session it ended
+  CHECK(s.TakeExpired() == 1);  // and the one that had run out meanwhile
   CHECK(s.Find(*c) == nullptr);
+  CHECK(s.Find(*d) == nullptr);
   CHECK_FALSE(s.Exchange(pending));
 }
 
