@@ -35,6 +35,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -83,7 +84,8 @@ class UiServer {
     for (;;) {  // the link: http://127.0.0.1:PORT/admin/signin?secret=TOKEN
       const std::size_t at = text.find("Sign in");  // not the "serving ... at" address
       if (at != std::string::npos)
-        link_ = FindRun(text, "http://127.0.0.1:", std::string("0123456789/:?=.") + kTokenChars, at);
+        link_ =
+            FindRun(text, "http://127.0.0.1:", std::string("0123456789/:?=.") + kTokenChars, at);
       if (!link_.empty() && text.find('\n', text.find(link_)) != std::string::npos) break;
       const ssize_t n = ::read(out_, buf, sizeof buf);
       if (n <= 0) throw std::runtime_error("origin ui printed no link: " + text);
@@ -124,12 +126,11 @@ struct Timed {
 double Get(const UiServer& ui, const std::string& cookie, const std::string& target,
            std::size_t* bytes = nullptr) {
   const double t = Now();
-  const HttpReply r = Http(ui.port(), "GET", target, {{"Cookie", cookie}});
+  const HttpReply r = Http(ui.port(), "GET", target, {{"Cookie", cookie}}, "", 120000);
   const double ms = (Now() - t) * 1000;
-  if (r.status != 200) {
-    std::fprintf(stderr, "GET %s: %d\n%s\n", target.c_str(), r.status, r.body.substr(0, 400).c_str());
-    std::exit(1);
-  }
+  if (r.status != 200)
+    throw std::runtime_error("GET " + target + ": " + std::to_string(r.status) + "\n" +
+                             r.body.substr(0, 400));
   if (bytes != nullptr) *bytes = r.body.size();
   return ms;
 }
@@ -193,7 +194,8 @@ int main(int argc, char** argv) {
     WriteFile(growing, "");
     AppendClaudeLines(growing, 0, 1, 7);
   }
-  // The next line's number: a multiple of 6 is a prompt (loggen's cycle), an event.
+  // Each line appended is a prompt (loggen's line i is one when i % 6 == 0,
+  // an event), numbered 6 times the lines the file has, so never twice.
   const std::string lines = CompleteLines(growing);
   int appended = static_cast<int>(std::count(lines.begin(), lines.end(), '\n'));
 
@@ -203,81 +205,88 @@ int main(int argc, char** argv) {
   std::printf("daemon up, search index complete: %.1f s\n", Now() - t);
   std::printf("daemon idle after %.1f s more\n", d.WaitIdle());
 
-  UiServer ui(origin, d.env());
-  std::string cookie;
-  {
-    const HttpReply r = Http(ui.port(), "GET", ui.target());
-    const std::string set = r.headers.count("set-cookie") ? r.headers.at("set-cookie") : "";
-    cookie = set.substr(0, set.find(';'));
-    if (r.status != 303 || cookie.empty()) {
-      std::fprintf(stderr, "sign-in failed: %d\n", r.status);
-      return 1;
+  try {
+    UiServer ui(origin, d.env());
+    std::string cookie;
+    {
+      const HttpReply r = Http(ui.port(), "GET", ui.target());
+      const std::string set = r.headers.count("set-cookie") ? r.headers.at("set-cookie") : "";
+      cookie = set.substr(0, set.find(';'));
+      if (r.status != 303 || cookie.empty())
+        throw std::runtime_error("sign-in failed: " + std::to_string(r.status));
     }
-  }
 
-  // The five largest sessions of the last 30 days, as the timeline lists them.
-  std::vector<std::string> sessions;
-  {
-    auto db = OpenReadConnection(home + "/origin.db");
-    auto st = db->Prepare(
-        "SELECT id, event_count FROM session WHERE last_ts >= ? ORDER BY event_count DESC LIMIT 5");
-    st.Bind(1, static_cast<std::int64_t>(std::time(nullptr)) * 1000 - 30 * kDayMs);
-    while (st.Step()) sessions.emplace_back(st.Text(0));
-    auto n = db->Prepare("SELECT sum(event_count) FROM session");
-    n.Step();
-    std::printf("store: %lld events\n", static_cast<long long>(n.Int(0)));
-  }
-  struct Query {
-    const char* label;
-    std::string q;
-    bool tools = false;  // the page's "tools" box; the CLI's --all
-  };
-  const std::vector<Query> queries = {
-      {"one common word", "catalog"},
-      {"two words (AND)", "migrate timeout"},
-      {"one common word, tool events too", "catalog", true},
-      {"no match", "zebra"},
-  };
+    // The five largest sessions of the last 30 days, as the timeline lists them.
+    std::vector<std::string> sessions;
+    {
+      auto db = OpenReadConnection(home + "/origin.db");
+      auto st = db->Prepare(
+          "SELECT id, event_count FROM session WHERE last_ts >= ? ORDER BY event_count DESC LIMIT "
+          "5");
+      st.Bind(1, static_cast<std::int64_t>(std::time(nullptr)) * 1000 - 30 * kDayMs);
+      while (st.Step()) sessions.emplace_back(st.Text(0));
+      auto n = db->Prepare("SELECT sum(event_count) FROM session");
+      n.Step();
+      std::printf("store: %lld events\n", static_cast<long long>(n.Int(0)));
+    }
+    struct Query {
+      const char* label;
+      std::string q;
+      bool tools = false;  // the page's "tools" box; the CLI's --all
+    };
+    const std::vector<Query> queries = {
+        {"one common word", "catalog"},
+        {"two words (AND)", "migrate timeout"},
+        {"one common word, tool events too", "catalog", true},
+        {"no match", "zebra"},
+    };
 
-  Timed cold, kept, first, middle;
-  std::vector<Timed> page(queries.size()), cli(queries.size());
-  for (int r = 0; r < runs; ++r) {
-    // The overview: a new event first (so that the chart is read again).
-    const std::int64_t before = MaxSeq(d);
-    appended += (6 - appended % 6) % 6;
-    AppendClaudeLines(growing, appended, 1, static_cast<std::uint32_t>(appended));
+    Timed cold, kept, first, middle;
+    std::vector<Timed> page(queries.size()), cli(queries.size());
+    for (int r = 0; r < runs; ++r) {
+      // The overview: a new event first (so that the chart is read again).
+      const std::int64_t before = MaxSeq(d);
+      AppendClaudeLines(growing, 6 * appended, 1, static_cast<std::uint32_t>(appended));
     ++appended;
-    while (MaxSeq(d) <= before) ::usleep(5000);
-    cold.ms.push_back(Get(ui, cookie, "/admin/", &cold.bytes));
-    kept.ms.push_back(Get(ui, cookie, "/admin/", &kept.bytes));
-    for (const std::string& s : sessions) {
-      first.ms.push_back(Get(ui, cookie, "/admin/session?id=" + Encode(s), &first.bytes));
-      middle.ms.push_back(Get(ui, cookie, "/admin/session?id=" + Encode(s) + "&page=3", &middle.bytes));
+      for (const double until = Now() + 60; MaxSeq(d) <= before; ::usleep(5000))
+      if (Now() > until) throw std::runtime_error("the line appended to " + growing + " made no event");
+      cold.ms.push_back(Get(ui, cookie, "/admin/", &cold.bytes));
+      kept.ms.push_back(Get(ui, cookie, "/admin/", &kept.bytes));
+      for (const std::string& s : sessions) {
+        first.ms.push_back(Get(ui, cookie, "/admin/session?id=" + Encode(s), &first.bytes));
+        middle.ms.push_back(
+            Get(ui, cookie, "/admin/session?id=" + Encode(s) + "&page=3", &middle.bytes));
+      }
+      for (std::size_t i = 0; i < queries.size(); ++i) {
+        const Query& q = queries[i];
+        page[i].ms.push_back(Get(ui, cookie,
+                                 "/admin/search?q=" + Encode(q.q) + (q.tools ? "&tools=on" : ""),
+                                 &page[i].bytes));
+        std::vector<std::string> args = {origin, "search", "--json", "--limit", "50", q.q};
+        if (q.tools) args.emplace_back("--all");
+        std::string out;
+        cli[i].ms.push_back(TimeProcess(args, d.env(), &out));
+        cli[i].bytes = out.size();
+      }
     }
+    auto row = [](const char* what, const Timed& x) {
+      std::printf("%-44s median %7.1f ms  p90 %7.1f ms  (%zu bytes)\n", what, Median(x.ms),
+                  Percentile(x.ms, 90), x.bytes);
+    };
+    row("overview, cold (a new event before it)", cold);
+    row("overview, kept chart", kept);
+    row("session, first page of 20 turns", first);
+    row("session, third page of 20 turns", middle);
     for (std::size_t i = 0; i < queries.size(); ++i) {
-      const Query& q = queries[i];
-      page[i].ms.push_back(Get(ui, cookie, "/admin/search?q=" + Encode(q.q) + (q.tools ? "&tools=on" : ""),
-                               &page[i].bytes));
-      std::vector<std::string> args = {origin, "search", "--json", "--limit", "50", q.q};
-      if (q.tools) args.emplace_back("--all");
-      std::string out;
-      cli[i].ms.push_back(TimeProcess(args, d.env(), &out));
-      cli[i].bytes = out.size();
+      std::printf("search %s (%s):\n", queries[i].label, queries[i].q.c_str());
+      row("  the page", page[i]);
+      row("  origin search --json --limit 50", cli[i]);
+      std::printf("  page - CLI: %+.1f ms (target: at most +5)\n",
+                  Median(page[i].ms) - Median(cli[i].ms));
     }
-  }
-  auto row = [](const char* what, const Timed& x) {
-    std::printf("%-44s median %7.1f ms  p90 %7.1f ms  (%zu bytes)\n", what, Median(x.ms),
-                Percentile(x.ms, 90), x.bytes);
-  };
-  row("overview, cold (a new event before it)", cold);
-  row("overview, kept chart", kept);
-  row("session, first page of 20 turns", first);
-  row("session, third page of 20 turns", middle);
-  for (std::size_t i = 0; i < queries.size(); ++i) {
-    std::printf("search %s (%s):\n", queries[i].label, queries[i].q.c_str());
-    row("  the page", page[i]);
-    row("  origin search --json --limit 50", cli[i]);
-    std::printf("  page - CLI: %+.1f ms (target: at most +5)\n", Median(page[i].ms) - Median(cli[i].ms));
+  } catch (const std::exception& e) {  // the daemon and origin ui stop on the way out
+    std::fprintf(stderr, "ui_http_bench: %s\n", e.what());
+    return 1;
   }
   if (!keep) fs::remove_all(dir);
   return 0;

@@ -50,8 +50,8 @@ void FillUiStore(Db& db, std::int64_t n, std::int64_t now) {
     const std::int64_t size = 200 + static_cast<std::int64_t>(rng() % 2800);
     std::int64_t ts = now - 90 * kDay + static_cast<std::int64_t>(rng() % (90 * kDay));
     std::int64_t k = 0;
-    auto add = [&](const char* role, const char* kind, const std::string& text,
-                   const char* tool, const std::string& call) {
+    auto add = [&](const char* role, const char* kind, const std::string& text, const char* tool,
+                   const std::string& call) {
       ins.Reset();
       ins.Bind(1, session + "#" + std::to_string(k++)).Bind(2, source).Bind(3, session);
       ins.Bind(4, ts).Bind(5, project).Bind(6, cwd).Bind(7, role).Bind(8, kind).Bind(9, text);

@@ -136,13 +136,14 @@ HttpReply HttpRaw(int port, const std::string& raw, int timeout_ms) {
 }
 
 HttpReply Http(int port, const std::string& method, const std::string& target,
-               const std::map<std::string, std::string>& headers, const std::string& body) {
+               const std::map<std::string, std::string>& headers, const std::string& body,
+               int timeout_ms) {
   std::string raw = method + " " + target + " HTTP/1.1\r\n";
   if (headers.count("Host") == 0) raw += "Host: 127.0.0.1:" + std::to_string(port) + "\r\n";
   for (const auto& [k, v] : headers) raw += k + ": " + v + "\r\n";
   if (method == "POST" || !body.empty()) raw += "Content-Length: " + std::to_string(body.size()) + "\r\n";
   raw += "\r\n" + body;
-  return HttpRaw(port, raw);
+  return HttpRaw(port, raw, timeout_ms);
 }
 
 }  // namespace origin::test

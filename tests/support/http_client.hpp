@@ -24,7 +24,7 @@ HttpReply HttpRaw(int port, const std::string& raw, int timeout_ms = 5000);
 /// A request built from its parts; Host 127.0.0.1:port unless `headers` has one.
 HttpReply Http(int port, const std::string& method, const std::string& target,
                const std::map<std::string, std::string>& headers = {},
-               const std::string& body = "");
+               const std::string& body = "", int timeout_ms = 5000);
 /// In `text` from `from`: the first `prefix` and the run of characters of
 /// `chars` after it (prefix included); "" when there is none.
 std::string FindRun(const std::string& text, const std::string& prefix, const std::string& chars,
