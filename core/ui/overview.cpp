@@ -47,11 +47,19 @@ struct Activity {
   std::vector<OverviewProject> projects;
 };
 
-// The key: the store, the first day, and every source's session and
-// event totals (which every new event and every forget or restore
-// changes).
+// The latest forget or restore (0: none).
+std::int64_t LastTombstone(Db& db) {
+  auto st = db.Prepare("SELECT coalesce(max(seq), 0) FROM tombstone");
+  return st.Step() ? st.Int(0) : 0;
+}
+
+// The key: the store, the first day, the latest forget or restore, and
+// every source's session and event totals (which every new event
+// changes).  The totals alone are not enough: a forget and a restore in
+// one session can leave them as they were with other events visible.
 std::string ActivityKey(Db& db, const std::string& store, std::int64_t first_day) {
-  std::string key = store + "\n" + std::to_string(first_day);
+  std::string key =
+      store + "\n" + std::to_string(first_day) + "\n" + std::to_string(LastTombstone(db));
   auto st = db.Prepare(
       "SELECT source, count(*), sum(event_count), max(last_ts) FROM session GROUP BY source");
   while (st.Step())
@@ -60,14 +68,44 @@ std::string ActivityKey(Db& db, const std::string& store, std::int64_t first_day
   return key;
 }
 
-Activity ReadActivity(Db& db, const std::vector<std::int64_t>& starts) {
+// What one session adds to the chart and the projects: its visible events
+// per day of the window, from the (session, ts) index, with the row they
+// were counted at.
+struct SessionDays {
+  std::int64_t event_count = 0, last_ts = 0;  // the session's row when counted
+  std::vector<std::int64_t> per_day;          // visible events per day of the window
+  std::int64_t n = 0, last = 0;               // in the window, and the latest of them
+};
+
+// The kept results of one store.  `activity` answers while `key` holds; a
+// session's counts are used again, when the key changed, while its row
+// (visible events, last activity), the window and the tombstones are the
+// same: during an import only the sessions that grew are counted again.
+// Any forget or restore counts every session again (in one session, a
+// forget and a restore can leave the count as it was with other events
+// visible).
+struct Kept {
+  std::string key;
+  Activity activity;
+  std::int64_t first_day = 0, tombstones = -1;
+  std::map<std::string, SessionDays> sessions;
+};
+
+Activity ReadActivity(Db& db, const std::vector<std::int64_t>& starts, Kept& kept) {
+  const std::int64_t from = starts.front(), to = starts.back();
+  const std::int64_t tombstones = LastTombstone(db);
+  std::map<std::string, SessionDays> was;
+  if (kept.first_day == from && kept.tombstones == tombstones) was = std::move(kept.sessions);
+  kept.sessions.clear();
+  kept.first_day = from;
+  kept.tombstones = tombstones;
+
   Activity a;
   for (std::size_t i = 0; i + 1 < starts.size(); ++i)
     a.days.push_back({DayName(starts[i]), starts[i], 0, {}});
-  const std::int64_t from = starts.front(), to = starts.back();
   auto sessions = db.Prepare(
-      "SELECT id, source, project FROM session WHERE last_ts >= ? AND first_ts < ? AND "
-      "event_count > 0");
+      "SELECT id, source, project, event_count, last_ts FROM session WHERE last_ts >= ? AND "
+      "first_ts < ? AND event_count > 0");
   sessions.Bind(1, from).Bind(2, to);
   auto events = db.Prepare(
       "SELECT ts FROM event INDEXED BY event_session_ts WHERE session = ? AND ts >= ? AND ts < ? "
@@ -76,20 +114,35 @@ Activity ReadActivity(Db& db, const std::vector<std::int64_t>& starts) {
   std::map<std::string, OverviewProject> projects;
   std::map<std::string, bool> sources;
   while (sessions.Step()) {
-    const std::string id(sessions.Text(0)), source(sessions.Text(1));
+    std::string id(sessions.Text(0));
+    const std::string source(sessions.Text(1));
     const std::optional<std::string> project = sessions.OptText(2);
-    events.Reset();
-    events.Bind(1, id).Bind(2, from).Bind(3, to);
-    std::int64_t n = 0, last = 0;
-    while (events.Step()) {
-      const std::int64_t ts = events.Int(0);
-      const auto day = std::upper_bound(starts.begin(), starts.end(), ts) - starts.begin() - 1;
-      OverviewDay& d = a.days[static_cast<std::size_t>(day)];
-      ++d.total;
-      ++d.by_source[source];
-      ++n;
-      last = std::max(last, ts);
+    const std::int64_t event_count = sessions.Int(3), last_ts = sessions.Int(4);
+    SessionDays d;
+    if (auto it = was.find(id);
+        it != was.end() && it->second.event_count == event_count && it->second.last_ts == last_ts) {
+      d = std::move(it->second);
+    } else {
+      d.event_count = event_count;
+      d.last_ts = last_ts;
+      d.per_day.assign(a.days.size(), 0);
+      events.Reset();
+      events.Bind(1, id).Bind(2, from).Bind(3, to);
+      while (events.Step()) {
+        const std::int64_t ts = events.Int(0);
+        ++d.per_day[static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), ts) -
+                                             starts.begin() - 1)];
+        ++d.n;
+        d.last = std::max(d.last, ts);
+      }
     }
+    for (std::size_t i = 0; i < a.days.size(); ++i) {
+      if (d.per_day[i] == 0) continue;
+      a.days[i].total += d.per_day[i];
+      a.days[i].by_source[source] += d.per_day[i];
+    }
+    const std::int64_t n = d.n, last = d.last;
+    kept.sessions.emplace(std::move(id), std::move(d));
     if (n == 0) continue;
     sources[source] = true;
     if (!project) continue;
@@ -104,31 +157,28 @@ Activity ReadActivity(Db& db, const std::vector<std::int64_t>& starts) {
   std::sort(a.projects.begin(), a.projects.end(), [](const auto& x, const auto& y) {
     return x.events != y.events ? x.events > y.events : x.project < y.project;
   });
-  if (a.projects.size() > static_cast<std::size_t>(kOverviewRows))
-    a.projects.resize(kOverviewRows);
+  if (a.projects.size() > static_cast<std::size_t>(kOverviewRows)) a.projects.resize(kOverviewRows);
   return a;
 }
 
-// The kept results, per store: (key, value).
+// The kept results, per store.  One overview is worked out at a time (it is
+// the owner's page; the others wait for its result).
 std::mutex cache_mu;
-std::map<std::string, std::pair<std::string, Activity>> cache;
+std::map<std::string, Kept> cache;
 
 Activity CachedActivity(Db& db, const std::string& store, const std::vector<std::int64_t>& starts) {
-  std::mutex& mu = cache_mu;
   const std::string key = ActivityKey(db, store, starts.front());
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = cache.find(store);
-    if (it != cache.end() && it->second.first == key) return it->second.second;
+  std::lock_guard<std::mutex> lock(cache_mu);
+  Kept& kept = cache[store];
+  if (kept.key != key) {
+    kept.activity = ReadActivity(db, starts, kept);
+    kept.key = key;
   }
-  Activity a = ReadActivity(db, starts);
-  std::lock_guard<std::mutex> lock(mu);
-  cache[store] = {key, a};
-  return a;
+  return kept.activity;
 }
 
 std::int64_t FileBytes(const std::string& path) {
-  struct stat st{};
+  struct stat st {};
   if (path.empty() || ::stat(path.c_str(), &st) != 0) return 0;
   return static_cast<std::int64_t>(st.st_size);
 }
@@ -193,10 +243,10 @@ Overview BuildOverview(Db& db, std::int64_t now_ms, const OverviewPaths& paths) 
   o.counts.sessions = One(db, "SELECT count(*) FROM session WHERE event_count > 0");
   o.counts.events = One(db, "SELECT coalesce(sum(event_count), 0) FROM session");
   o.counts.tombstones = One(db, "SELECT count(*) FROM tombstone");
-  o.counts.forgets_in_effect = One(
-      db,
-      "SELECT count(*) FROM tombstone t WHERE t.kind = 'forget' AND NOT EXISTS (SELECT 1 FROM "
-      "tombstone r WHERE r.kind = 'restore' AND r.target = t.id)");
+  o.counts.forgets_in_effect =
+      One(db,
+          "SELECT count(*) FROM tombstone t WHERE t.kind = 'forget' AND NOT EXISTS (SELECT 1 FROM "
+          "tombstone r WHERE r.kind = 'restore' AND r.target = t.id)");
 
   SessionFilter recent;
   recent.limit = kOverviewRows;

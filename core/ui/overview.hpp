@@ -9,9 +9,13 @@
 // Everything comes from derived tables (session, sync_log, raw_file,
 // entry, tombstone) and indexes, never a scan of event: the chart and the
 // projects read one (session, ts) index entry per event of the sessions
-// active in the 30 days, minus the hidden ones (excluded_event), and that
-// result is kept (per store) while the day and every source's totals in
-// session stay the same.  Days are those of the server's time zone.
+// active in the 30 days, minus the hidden ones (excluded_event).  That
+// result is kept (per store) while the day, the latest tombstone and every
+// source's totals in session stay the same; when they change, each
+// session's counts are kept while its row (visible events, last activity),
+// the day and the latest tombstone stay the same, so that during an import
+// only the sessions that grew are read again.  Days are those of the
+// server's time zone.
 //
 // Read-only; a reader's connection.  Hidden text never appears: sessions,
 // entries and counts are the visible ones, tombstones are ids, reasons and

@@ -29,8 +29,8 @@ namespace {
 
 using Code = OpError::Code;
 
-// A Claude Code session written line by line, each line a minute after the
-// one before (from 2026-01-05T00:00Z).
+// A Claude Code session written line by line, each line a second after the
+// one before (from 2026-01-05T00:00Z; `day` moves them to another day).
 struct Session {
   TestStore s;
   std::string root = s.dir / "claude";
@@ -38,11 +38,12 @@ struct Session {
   std::string id = "s1";
   std::string lines;
   int n = 0;
+  int day = 5;  // of January 2026
 
   std::string Head(const std::string& type, const std::string& uuid) {
     char ts[40];
-    std::snprintf(ts, sizeof ts, "2026-01-05T%02d:%02d:%02d.000Z", n / 3600 % 24, n / 60 % 60,
-                  n % 60);
+    std::snprintf(ts, sizeof ts, "2026-01-%02dT%02d:%02d:%02d.000Z", day, n / 3600 % 24,
+                  n / 60 % 60, n % 60);
     ++n;
     return "{\"type\":\"" + type + "\",\"uuid\":\"" + uuid + "\",\"sessionId\":\"" + id +
            "\",\"timestamp\":\"" + ts + "\",\"cwd\":\"/home/dev/app\",";
@@ -332,6 +333,53 @@ TEST_SUITE("ui") {
     CHECK(o.counts.forgets_in_effect == 1);
     REQUIRE(o.tombstones.size() == 1);
     CHECK(o.tombstones[0].events == 1);
+  }
+
+  TEST_CASE("overview: a kept session's counts serve while its row is the same, and never across "
+            "a forget or restore; every chart equals one read cold") {
+    Session w;
+    w.User("u1", "a question about the parser");
+    const std::string a1 = w.Say("a1", "the answer");
+    w.day = 4;
+    const std::string a2 = w.Say("a2", "written the day before");
+    w.day = 5;
+    w.Say("a3", "the last word");
+    w.Sync();
+    const std::int64_t now = 1767657600000;  // 2026-01-06T00:00Z
+    const OverviewPaths paths{w.s.db_path(), ""};
+    auto chart = [&] {
+      std::vector<std::int64_t> days;
+      for (const OverviewDay& d : BuildOverview(*w.s.db, now, paths).days) days.push_back(d.total);
+      return days;
+    };
+    auto cold = [&] {
+      DropOverviewCache();
+      return chart();
+    };
+    // January 4 and 5 (the last day is the 6th, today)
+    auto last_two = [](const std::vector<std::int64_t>& d) {
+      return std::vector<std::int64_t>(d.end() - 3, d.end() - 1);
+    };
+    CHECK(last_two(chart()) == std::vector<std::int64_t>{1, 3});
+
+    // Another session arrives (an import): s1's counts are used again.
+    w.id = "s2";
+    w.lines.clear();
+    w.User("u9", "a second session");
+    w.Sync();
+    std::vector<std::int64_t> kept = chart();
+    CHECK(last_two(kept) == std::vector<std::int64_t>{1, 4});
+    CHECK(kept == cold());
+
+    // Forget a2 (January 4); then forget a1 and restore a2: s1 has 3 visible
+    // events and the same last activity again, but not the same days.
+    const ForgetOutcome f2 = Forget(*w.s.db, w.s.clock, "laptop", {a2, "old", "user@laptop"});
+    CHECK(last_two(chart()) == std::vector<std::int64_t>{0, 4});
+    Forget(*w.s.db, w.s.clock, "laptop", {a1, "wrong", "user@laptop"});
+    Restore(*w.s.db, w.s.clock, "laptop", {*f2.tombstone, "fine", "user@laptop"});
+    kept = chart();
+    CHECK(last_two(kept) == std::vector<std::int64_t>{1, 3});
+    CHECK(kept == cold());
   }
 
   TEST_CASE("forget: the plan's digest; a forget given a digest the plan no longer has writes "
