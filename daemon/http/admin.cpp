@@ -247,6 +247,12 @@ void AdminUi::EndSessions() {
   if (live > 0) Audit("session_end", live);
 }
 
+void AdminUi::WarmOverview() {
+  ops_.Call("overview", nullptr, UiCaller(), [](Answer a) {
+    if (a.error) LOG_WARN("origin ui: the overview could not be worked out ahead: %s", a.error->what());
+  });
+}
+
 void AdminUi::AuditExpired() {
   if (const std::int64_t n = signin_.TakeExpired(); n > 0) Audit("session_expired", n);
 }

@@ -52,6 +52,9 @@ class AdminUi {
   SignIn& signin() { return signin_; }
   /// origin ui stopped: its sessions end, and the audit log says how many.
   void EndSessions();
+  /// Works out the overview on a reader, its answer dropped: the page a
+  /// sign-in leads to then finds its counts kept (core/ui/overview.hpp).
+  void WarmOverview();
 
  private:
   struct Call;

@@ -93,6 +93,9 @@ void UiService::Ui(const rapidjson::Value* params, const Caller& caller, Reply r
   });
   LOG_INFO("origin ui: serving on 127.0.0.1:%d", server_.port());
   reply(LinkAnswer());
+  // The person's browser opens the link, which leads to the overview: its
+  // day counts are read meanwhile (about 100 ms at 2M events), once.
+  admin_.WarmOverview();
 }
 
 void UiService::Stop() {
