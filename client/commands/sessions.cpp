@@ -107,8 +107,10 @@ int RenderTimeline(rapidjson::Document& r, const Invocation& a) {
                     Str(s, "project", "-"), Thousands(Int(s, "events")), SessionName(s, st),
                     Str(s, "id")});
   if (rows.size() == 1) {
-    std::printf("No sessions between %s and %s.\n", LocalTime(Int(r, "since")).c_str(),
-                LocalTime(Int(r, "until")).c_str());
+    const std::optional<std::string> name = a.Value("name");
+    std::printf("No sessions%s between %s and %s.\n",
+                name ? (" named with \"" + TerminalSafe(*name) + "\"").c_str() : "",
+                LocalTime(Int(r, "since")).c_str(), LocalTime(Int(r, "until")).c_str());
     return 0;
   }
   // Too wide for the terminal: the session's name is cut first, then the

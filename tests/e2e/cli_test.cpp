@@ -197,6 +197,12 @@ TEST_SUITE("e2e") {
     r = f.Cli({"timeline", "--days", "100000"});
     CHECK(r.out.find(Words(120, "Deploy 部署 the catalog service")) != std::string::npos);
     CHECK(r.out.find("\033[") == std::string::npos);
+    // Words in the name, in any case; none: said so.
+    r = f.Cli({"timeline", "--days", "100000", "--name", "CATALOG deploy"});
+    CHECK(r.out.find(Words(120, "Deploy 部署 the catalog service")) != std::string::npos);
+    r = f.Cli({"timeline", "--days", "100000", "--name", "catalog zebra"});
+    CHECK(r.status == 0);
+    CHECK(r.out.find("No sessions named with \"catalog zebra\" between") == 0);
     // Bad usage of --color.
     r = f.Cli({"search", "x", "--color=sometimes"});
     CHECK(r.status == 2);
