@@ -182,6 +182,9 @@ bool Decode(const rapidjson::Value* params, TimelineRequest* out, std::string* e
     out->source = p.Str("source");
     out->project = p.Str("project");
     out->name = p.Str("name");
+    // No word (spaces only) is no filter.
+    if (out->name && out->name->find_first_not_of(' ') == std::string::npos) out->name.reset();
+    if (out->name && out->session) throw Invalid("name is for the list of sessions, not one session");
     CheckRange(out->since, out->until);
   });
 }

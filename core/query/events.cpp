@@ -292,7 +292,9 @@ void ForEachSession(Db& db, const SessionFilter& f, const std::function<bool(Ses
     SessionRow s = ReadSession(st);
     if (f.name) {
       if (!s.title) s.prompt = FirstPrompt(db, s.id);
-      if (!HasEveryWord(s.title ? *s.title : s.prompt ? *s.prompt : s.id, *f.name)) continue;
+      // The name people see (an erased title is empty: the id shows then).
+      const std::string& name = s.title && !s.title->empty() ? *s.title : s.prompt ? *s.prompt : s.id;
+      if (!HasEveryWord(name, *f.name)) continue;
       if (!each(s)) return;
     } else {
       rows.push_back(std::move(s));  // named after the statement: one at a time
@@ -306,12 +308,16 @@ void ForEachSession(Db& db, const SessionFilter& f, const std::function<bool(Ses
 }
 }  // namespace
 
-std::vector<SessionRow> ListSessions(Db& db, const SessionFilter& f) {
+std::vector<SessionRow> ListSessions(Db& db, const SessionFilter& f, std::int64_t* named_total) {
   std::vector<SessionRow> out;
+  std::int64_t n = 0;
+  const bool count_all = f.name && named_total != nullptr;
   ForEachSession(db, f, [&](SessionRow& s) {
-    out.push_back(std::move(s));
-    return static_cast<int>(out.size()) < f.limit;
+    if (static_cast<int>(out.size()) < f.limit) out.push_back(std::move(s));
+    ++n;
+    return count_all || static_cast<int>(out.size()) < f.limit;
   });
+  if (count_all) *named_total = n;
   return out;
 }
 

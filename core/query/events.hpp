@@ -84,7 +84,10 @@ struct SessionFilter {
   int limit = 50;
 };
 /// Sessions whose activity overlaps the range, latest activity first.
-std::vector<SessionRow> ListSessions(Db& db, const SessionFilter& f);
+/// With `f.name` and `named_total`, every session whose name holds the words
+/// is counted there in the same pass (the names are not in a column).
+std::vector<SessionRow> ListSessions(Db& db, const SessionFilter& f,
+                                     std::int64_t* named_total = nullptr);
 /// OpError kForgotten when every event of the session is hidden.
 std::optional<SessionRow> GetSession(Db& db, std::string_view id);
 /// A session's events in time order (then arrival); tool events only when asked.

@@ -107,9 +107,13 @@ Activity ReadActivity(Db& db, const std::vector<std::int64_t>& starts, Kept& kep
       "SELECT id, source, project, event_count, last_ts FROM session WHERE last_ts >= ? AND "
       "first_ts < ? AND event_count > 0");
   sessions.Bind(1, from).Bind(2, to);
+  // A session's visible events, without its title events, which count in
+  // no aggregate (its row's event_count among them: core/store/sessions.cpp)
+  // and are found by their own index.
   auto events = db.Prepare(
-      "SELECT ts FROM event INDEXED BY event_session_ts WHERE session = ? AND ts >= ? AND ts < ? "
-      "AND " +
+      "SELECT ts FROM event INDEXED BY event_session_ts WHERE session = ?1 AND ts >= ?2 AND "
+      "ts < ?3 AND seq NOT IN (SELECT seq FROM event INDEXED BY event_title WHERE session = ?1 "
+      "AND kind = 'meta' AND tool_name IS 'title') AND " +
       VisibleEventSql("seq"));
   std::map<std::string, OverviewProject> projects;
   std::map<std::string, bool> sources;
@@ -167,14 +171,32 @@ std::mutex cache_mu;
 std::map<std::string, Kept> cache;
 
 Activity CachedActivity(Db& db, const std::string& store, const std::vector<std::int64_t>& starts) {
-  const std::string key = ActivityKey(db, store, starts.front());
   std::lock_guard<std::mutex> lock(cache_mu);
-  Kept& kept = cache[store];
-  if (kept.key != key) {
-    kept.activity = ReadActivity(db, starts, kept);
-    kept.key = key;
+  // One read transaction: the key, the tombstone and the counts of one
+  // state of the store (a forget and a restore between them could
+  // otherwise pair a session's old counts with its new row).
+  const bool own = !db.InTransaction();
+  if (own) db.Exec("BEGIN");
+  try {
+    const std::string key = ActivityKey(db, store, starts.front());
+    Kept& kept = cache[store];
+    if (kept.key != key) {
+      kept.key.clear();  // until the counts below are whole
+      kept.activity = ReadActivity(db, starts, kept);
+      kept.key = key;
+    }
+    Activity a = kept.activity;
+    if (own) db.Exec("COMMIT");
+    return a;
+  } catch (...) {
+    if (own) {
+      try {
+        db.Exec("ROLLBACK");
+      } catch (...) {  // the first error is the one to tell
+      }
+    }
+    throw;
   }
-  return kept.activity;
 }
 
 std::int64_t FileBytes(const std::string& path) {

@@ -134,12 +134,14 @@ void Timeline(Context& ctx, Db& db, const proto::TimelineRequest& r, rpc::Writer
   w.Int64(f.from_ms);
   w.Key("until");
   w.Int64(f.to_ms);
-  const std::vector<SessionRow> sessions = ListSessions(db, f);
+  std::int64_t named_total = 0;
+  const std::vector<SessionRow> sessions = ListSessions(db, f, &named_total);
   w.Key("sessions");
   w.StartArray();
   for (const SessionRow& s : sessions) rpc::WriteSession(w, s);
   w.EndArray();
-  const std::int64_t total = static_cast<std::int64_t>(sessions.size()) < limit
+  const std::int64_t total = f.name ? named_total
+                             : static_cast<std::int64_t>(sessions.size()) < limit
                                  ? static_cast<std::int64_t>(sessions.size())
                                  : CountSessions(db, f);
   w.Key("sessions_total");

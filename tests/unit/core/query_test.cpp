@@ -100,6 +100,11 @@ TEST_SUITE("query") {
     REQUIRE(sessions.size() == 1);
     CHECK(sessions[0].id == "claude-code:s1");  // the older one, by its prompt
     CHECK(CountSessions(*s.db, named) == 1);
+    named.name = "e";  // in both names: one listed, both counted in the same pass
+    std::int64_t named_total = 0;
+    CHECK(ListSessions(*s.db, named, &named_total).size() == 1);
+    CHECK(named_total == 2);
+    CHECK(CountSessions(*s.db, named) == 2);
     named.name = "nam";
     CHECK(ListSessions(*s.db, named).at(0).id == "claude-code:s2");  // by its title
     named.name = "build named";  // one word in each name: neither holds both

@@ -361,6 +361,11 @@ TEST_SUITE("ui") {
       return std::vector<std::int64_t>(d.end() - 3, d.end() - 1);
     };
     CHECK(last_two(chart()) == std::vector<std::int64_t>{1, 3});
+    // A title: an event that counts in no aggregate, the chart's neither.
+    w.lines += "{\"type\":\"custom-title\",\"customTitle\":\"named\",\"sessionId\":\"s1\"}\n";
+    w.Sync();
+    CHECK(last_two(chart()) == std::vector<std::int64_t>{1, 3});
+    CHECK(last_two(cold()) == std::vector<std::int64_t>{1, 3});
 
     // Another session arrives (an import): s1's counts are used again.
     w.id = "s2";

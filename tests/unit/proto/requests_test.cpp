@@ -166,6 +166,12 @@ TEST_SUITE("proto") {
     auto seven = Parse(R"({"name":7})");
     CHECK_FALSE(Decode(&seven, &back, &err));
     CHECK(err == "name must be a string");
+    auto blank = Parse(R"({"name":"  "})");
+    REQUIRE(Decode(&blank, &back, &err));
+    CHECK_FALSE(back.name);  // no word: no filter
+    auto one = Parse(R"({"name":"x","session":"s"})");
+    CHECK_FALSE(Decode(&one, &back, &err));
+    CHECK(err == "name is for the list of sessions, not one session");
   }
 
   TEST_CASE("requests: absent params decode to the defaults") {
