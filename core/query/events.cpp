@@ -287,22 +287,12 @@ void ForEachSession(Db& db, const SessionFilter& f, const std::function<bool(Ses
   auto st = db.Prepare(sql);
   const int next = BindSessionWhere(st, f);
   if (!f.name) st.Bind(next, f.limit);
-  std::vector<SessionRow> rows;
   while (st.Step()) {
     SessionRow s = ReadSession(st);
-    if (f.name) {
-      if (!s.title) s.prompt = FirstPrompt(db, s.id);
-      // The name people see (an erased title is empty: the id shows then).
-      const std::string& name = s.title && !s.title->empty() ? *s.title : s.prompt ? *s.prompt : s.id;
-      if (!HasEveryWord(name, *f.name)) continue;
-      if (!each(s)) return;
-    } else {
-      rows.push_back(std::move(s));  // named after the statement: one at a time
-    }
-  }
-  st.Reset();
-  for (SessionRow& s : rows) {
     if (!s.title) s.prompt = FirstPrompt(db, s.id);
+    // The name people see (an erased title is empty: the id shows then).
+    const std::string& name = s.title && !s.title->empty() ? *s.title : s.prompt ? *s.prompt : s.id;
+    if (f.name && !HasEveryWord(name, *f.name)) continue;
     if (!each(s)) return;
   }
 }
