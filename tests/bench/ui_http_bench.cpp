@@ -43,6 +43,7 @@
 #include <vector>
 
 #include "core/store/schema.hpp"
+#include "daemon/ui/layout.hpp"
 #include "tests/bench/bench_util.hpp"
 #include "tests/bench/ui_store.hpp"
 #include "tests/support/http_client.hpp"
@@ -147,20 +148,6 @@ std::string SignIn(const UiServer& ui) {
   return set.substr(0, set.find(';'));
 }
 
-std::string Encode(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) != 0 || c == '-' || c == '_' || c == '.') {
-      out += static_cast<char>(c);
-    } else {
-      char hex[4];
-      std::snprintf(hex, sizeof hex, "%%%02X", c);
-      out += hex;
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -261,15 +248,16 @@ int main(int argc, char** argv) {
       cold.ms.push_back(Get(*ui, cookie, "/admin/", &cold.bytes));
       kept.ms.push_back(Get(*ui, cookie, "/admin/", &kept.bytes));
       for (const std::string& s : sessions) {
-        first.ms.push_back(Get(*ui, cookie, "/admin/session?id=" + Encode(s), &first.bytes));
-        middle.ms.push_back(
-            Get(*ui, cookie, "/admin/session?id=" + Encode(s) + "&page=3", &middle.bytes));
+        first.ms.push_back(
+            Get(*ui, cookie, origin::ui::Link("/session", {{"id", s}}), &first.bytes));
+        middle.ms.push_back(Get(
+            *ui, cookie, origin::ui::Link("/session", {{"id", s}, {"page", "3"}}), &middle.bytes));
       }
       for (std::size_t i = 0; i < queries.size(); ++i) {
         const Query& q = queries[i];
-        page[i].ms.push_back(Get(*ui, cookie,
-                                 "/admin/search?q=" + Encode(q.q) + (q.tools ? "&tools=on" : ""),
-                                 &page[i].bytes));
+        page[i].ms.push_back(Get(
+            *ui, cookie, origin::ui::Link("/search", {{"q", q.q}, {"tools", q.tools ? "on" : ""}}),
+            &page[i].bytes));
         std::vector<std::string> args = {origin, "search", "--json", "--limit", "50", q.q};
         if (q.tools) args.emplace_back("--all");
         std::string out;
