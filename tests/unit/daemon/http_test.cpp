@@ -241,8 +241,9 @@ TEST_CASE("response: every response is written with the security headers") {
   r.headers.emplace_back("Location", "/admin/");
   const std::string wire = SerializeResponse(r);
   CHECK(wire.rfind("HTTP/1.1 303 See Other\r\n", 0) == 0);
-  for (const auto& [name, value] : SecurityHeaders())
-    CHECK_MESSAGE(wire.find(name + ": " + value + "\r\n") != std::string::npos, name);
+  for (const auto& header : SecurityHeaders())
+    CHECK_MESSAGE(wire.find(header.first + ": " + header.second + "\r\n") != std::string::npos,
+                  header.first);
   CHECK(wire.find("Content-Length: 0\r\n\r\n") != std::string::npos);
   CHECK(std::string(kContentSecurityPolicy).find("'unsafe-inline'") == std::string::npos);
 }
