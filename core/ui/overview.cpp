@@ -91,6 +91,12 @@ struct Kept {
   std::map<std::string, SessionDays> sessions;
 };
 
+// The day of the window holding `ts` (starts.front() <= ts < starts.back()).
+std::size_t DayOf(const std::vector<std::int64_t>& starts, std::int64_t ts) {
+  return static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), ts) -
+                                  starts.begin() - 1);
+}
+
 Activity ReadActivity(Db& db, const std::vector<std::int64_t>& starts, Kept& kept) {
   const std::int64_t from = starts.front(), to = starts.back();
   const std::int64_t tombstones = LastTombstone(db);
@@ -104,8 +110,8 @@ Activity ReadActivity(Db& db, const std::vector<std::int64_t>& starts, Kept& kep
   for (std::size_t i = 0; i + 1 < starts.size(); ++i)
     a.days.push_back({DayName(starts[i]), starts[i], 0, {}});
   auto sessions = db.Prepare(
-      "SELECT id, source, project, event_count, last_ts FROM session WHERE last_ts >= ? AND "
-      "first_ts < ? AND event_count > 0");
+      "SELECT id, source, project, event_count, last_ts, first_ts FROM session WHERE last_ts >= ? "
+      "AND first_ts < ? AND event_count > 0");
   sessions.Bind(1, from).Bind(2, to);
   // A session's visible events, without its title events, which count in
   // no aggregate (its row's event_count among them: core/store/sessions.cpp)
@@ -122,6 +128,7 @@ Activity ReadActivity(Db& db, const std::vector<std::int64_t>& starts, Kept& kep
     const std::string source(sessions.Text(1));
     const std::optional<std::string> project = sessions.OptText(2);
     const std::int64_t event_count = sessions.Int(3), last_ts = sessions.Int(4);
+    const std::int64_t first_ts = sessions.Int(5);
     SessionDays d;
     if (auto it = was.find(id);
         it != was.end() && it->second.event_count == event_count && it->second.last_ts == last_ts) {
@@ -130,14 +137,23 @@ Activity ReadActivity(Db& db, const std::vector<std::int64_t>& starts, Kept& kep
       d.event_count = event_count;
       d.last_ts = last_ts;
       d.per_day.assign(a.days.size(), 0);
-      events.Reset();
-      events.Bind(1, id).Bind(2, from).Bind(3, to);
-      while (events.Step()) {
-        const std::int64_t ts = events.Int(0);
-        ++d.per_day[static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), ts) -
-                                             starts.begin() - 1)];
-        ++d.n;
-        d.last = std::max(d.last, ts);
+      if (first_ts >= from && last_ts < to && DayOf(starts, first_ts) == DayOf(starts, last_ts)) {
+        // Within one day of the window: its row's count is that day's.  The
+        // row spans its visible events and counts them, title events aside,
+        // as the events below would be counted (invariant 2: the row is what
+        // recomputing from the visible events gives).
+        d.per_day[DayOf(starts, first_ts)] = event_count;
+        d.n = event_count;
+        d.last = last_ts;
+      } else {
+        events.Reset();
+        events.Bind(1, id).Bind(2, from).Bind(3, to);
+        while (events.Step()) {
+          const std::int64_t ts = events.Int(0);
+          ++d.per_day[DayOf(starts, ts)];
+          ++d.n;
+          d.last = std::max(d.last, ts);
+        }
       }
     }
     for (std::size_t i = 0; i < a.days.size(); ++i) {

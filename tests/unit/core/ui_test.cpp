@@ -7,6 +7,7 @@
 // and the audit log of writes from origin ui.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "adapters/claude_code/claude_code.hpp"
@@ -14,6 +15,7 @@
 #include "core/forget/forget.hpp"
 #include "core/ingest/ingester.hpp"
 #include "core/query/events.hpp"
+#include "core/store/sessions.hpp"
 #include "core/store/visible.hpp"
 #include "core/ui/hidden.hpp"
 #include "core/ui/overview.hpp"
@@ -336,7 +338,8 @@ TEST_SUITE("ui") {
   }
 
   TEST_CASE("overview: a kept session's counts serve while its row is the same, and never across "
-            "a forget or restore; every chart equals one read cold") {
+            "a forget or restore; every chart equals one read cold, and the events counted one by "
+            "one") {
     Session w;
     w.User("u1", "a question about the parser");
     const std::string a1 = w.Say("a1", "the answer");
@@ -356,21 +359,40 @@ TEST_SUITE("ui") {
       DropOverviewCache();
       return chart();
     };
+    // The visible events counted one by one, title events aside: what every
+    // chart must equal, a session's counts read from its row (within one
+    // day) or from its events (across days).
+    auto one_by_one = [&] {
+      std::vector<std::int64_t> starts;
+      for (const OverviewDay& d : BuildOverview(*w.s.db, now, paths).days)
+        starts.push_back(d.start_ts);
+      std::vector<std::int64_t> days(starts.size(), 0);
+      auto st = w.s.db->Prepare("SELECT ts FROM event WHERE " + VisibleEventSql("seq") +
+                                " AND NOT " + TitleEventSql());
+      while (st.Step())
+        if (st.Int(0) >= starts.front() && st.Int(0) < now)
+          ++days[static_cast<std::size_t>(
+              std::upper_bound(starts.begin(), starts.end(), st.Int(0)) - starts.begin() - 1)];
+      return days;
+    };
     // January 4 and 5 (the last day is the 6th, today)
     auto last_two = [](const std::vector<std::int64_t>& d) {
       return std::vector<std::int64_t>(d.end() - 3, d.end() - 1);
     };
     CHECK(last_two(chart()) == std::vector<std::int64_t>{1, 3});
+    CHECK(cold() == one_by_one());
     // A title: an event that counts in no aggregate, the chart's neither.
     w.lines += "{\"type\":\"custom-title\",\"customTitle\":\"named\",\"sessionId\":\"s1\"}\n";
     w.Sync();
     CHECK(last_two(chart()) == std::vector<std::int64_t>{1, 3});
     CHECK(last_two(cold()) == std::vector<std::int64_t>{1, 3});
+    CHECK(cold() == one_by_one());
 
     // Another session arrives (an import): s1's counts are used again.
     w.id = "s2";
     w.lines.clear();
     w.User("u9", "a second session");
+    w.lines += "{\"type\":\"custom-title\",\"customTitle\":\"second\",\"sessionId\":\"s2\"}\n";
     w.Sync();
     std::vector<std::int64_t> kept = chart();
     CHECK(last_two(kept) == std::vector<std::int64_t>{1, 4});
@@ -380,11 +402,13 @@ TEST_SUITE("ui") {
     // events and the same last activity again, but not the same days.
     const ForgetOutcome f2 = Forget(*w.s.db, w.s.clock, "laptop", {a2, "old", "user@laptop"});
     CHECK(last_two(chart()) == std::vector<std::int64_t>{0, 4});
+    CHECK(cold() == one_by_one());  // s1 within one day now: its row counts
     Forget(*w.s.db, w.s.clock, "laptop", {a1, "wrong", "user@laptop"});
     Restore(*w.s.db, w.s.clock, "laptop", {*f2.tombstone, "fine", "user@laptop"});
     kept = chart();
     CHECK(last_two(kept) == std::vector<std::int64_t>{1, 3});
     CHECK(kept == cold());
+    CHECK(kept == one_by_one());
   }
 
   TEST_CASE("forget: the plan's digest; a forget given a digest the plan no longer has writes "
