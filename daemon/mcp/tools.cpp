@@ -99,7 +99,8 @@ constexpr Tool kTools[] = {
      true, "search", Fresh::kWatched, 20, "id", false},
     {"timeline",
      "Sessions of a time range (default the last 7 days), latest first, each with its title "
-     "or first prompt; or, given a session, a page of that session's events in order, each "
+     "or first prompt (with name, only those whose title or first prompt holds every word); "
+     "or, given a session, a page of that session's events in order, each "
      "with a preview of its text (chars: the whole length; get an id for the whole text). "
      "When `more` is true, the next page is offset=next_offset.",
      R"json({"type":"object","properties":{
@@ -109,6 +110,7 @@ constexpr Tool kTools[] = {
 "until":{"type":"string","description":"as since"},
 "source":{"type":"string","description":"an agent: claude-code, codex, cursor, zcode, grok"},
 "project":{"type":"string","description":"a project's name"},
+"name":{"type":"string","description":"words the session's title (else its first prompt) holds, each in any case (not with session)"},
 "include_tools":{"type":"boolean","description":"tool calls and results too (one session)"},
 "limit":{"type":"integer","minimum":1,"maximum":200,"description":"sessions or events (default 50)"},
 "offset":{"type":"integer","minimum":0,"description":"a session's events to skip: next_offset of the previous page"}},"additionalProperties":false})json",

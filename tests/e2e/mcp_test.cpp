@@ -216,6 +216,13 @@ TEST_SUITE("e2e") {
     std::tie(text, err) = m.Tool(5, "timeline", R"({"days":100000})");
     REQUIRE_MESSAGE(!err, text);
     CHECK(Json(text)["sessions"].Size() == 1);
+    // Words in the session's name (its first prompt here), in any case.
+    std::tie(text, err) = m.Tool(23, "timeline", R"({"days":100000,"name":"sqlite CHOSE"})");
+    REQUIRE_MESSAGE(!err, text);
+    CHECK(Json(text)["sessions"].Size() == 1);
+    std::tie(text, err) = m.Tool(24, "timeline", R"({"days":100000,"name":"sqlite zebra"})");
+    REQUIRE_MESSAGE(!err, text);
+    CHECK(Json(text)["sessions"].Size() == 0);
     std::tie(text, err) = m.Tool(6, "get", R"({"id":")" + id + R"("})");
     REQUIRE_FALSE(err);
     std::tie(text, err) = m.Tool(
@@ -228,6 +235,8 @@ TEST_SUITE("e2e") {
       CHECK_MESSAGE(answer.first.find(msg) != std::string::npos, answer.first);
     };
     fails(10, "get", R"({"id":"claude-code:nope"})", "no event or entry");
+    fails(25, "timeline", R"({"session":"claude-code:s1","name":"sqlite"})",
+          "name is for the list of sessions");
     fails(11, "remember",
           R"({"kind":"fact","text":"x","confidence":1,"sources":[{"event_id":"claude-code:u1"}]})",
           "kind must be");
