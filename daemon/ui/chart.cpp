@@ -56,10 +56,13 @@ void RenderDayChart(Html& out, std::span<const std::string> series,
   out.Element("desc", {{"id", "chart-desc"}}, summary);
 
   const double plot_w = kWidth - kLeft - kRight, plot_h = kHeight - kTop - kBottom;
-  // The axis: 0, half and the top, with grid lines.
-  for (int k = 0; k <= 2; ++k) {
-    const std::int64_t v = top * k / 2;
-    const double y = kTop + plot_h - plot_h * k / 2.0;
+  // The axis: 0, the whole number at or under half the top (2 of 5; none
+  // of 1), and the top, each with its grid line at its own height.
+  std::vector<std::int64_t> ticks = {0};
+  if (top / 2 > 0) ticks.push_back(top / 2);
+  ticks.push_back(top);
+  for (const std::int64_t v : ticks) {
+    const double y = kTop + plot_h - plot_h * static_cast<double>(v) / static_cast<double>(top);
     const std::string ys = std::to_string(static_cast<int>(y));
     out.Void("line", {{"class", "grid"}, {"x1", std::to_string(kLeft)}, {"x2", std::to_string(kWidth - kRight)},
                       {"y1", ys}, {"y2", ys}});

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <cmath>
 #include <regex>
 #include <set>
 
@@ -177,6 +178,33 @@ TEST_SUITE("ui") {
     CHECK(Has(check.text, "2026-11-30"));
     CHECK(Has(out, "&lt;b&gt;odd&lt;/b&gt;"));
     CHECK(check.Tag("tr") == 31);  // the table: a header and a row a day
+    // The axis's labels at their own heights: a busiest day of 5 (or 4)
+    // labels 0, 2 and 5, the 2 two fifths up; of 1, only 0 and 1.
+    auto axis = [](std::int64_t busiest) {
+      Html c;
+      std::vector<ChartDay> one = {{"2026-11-30", {busiest}}};
+      RenderDayChart(c, std::vector<std::string>{"claude-code"}, one);
+      const std::string svg = c.Finish();
+      std::vector<std::pair<std::string, int>> labels;  // text, y
+      for (std::size_t at = svg.find("class=\"axis\""); at != std::string::npos;
+           at = svg.find("class=\"axis\"", at + 1)) {
+        const std::size_t y = svg.find(" y=\"", at) + 4, gt = svg.find('>', at) + 1;
+        if (svg.substr(at, gt - at).find("text-anchor=\"end\"") == std::string::npos)
+          continue;  // a day's label, under the bars
+        labels.emplace_back(svg.substr(gt, svg.find('<', gt) - gt), std::stoi(svg.substr(y)));
+      }
+      return labels;
+    };
+    const auto five = axis(4);
+    REQUIRE(five.size() == 3);
+    CHECK(five[0].first == "0");
+    CHECK(five[1].first == "2");
+    CHECK(five[2].first == "5");
+    const double rise = five[0].second - five[2].second;
+    CHECK(std::abs((five[0].second - five[1].second) - rise * 2 / 5) <= 1.0);
+    const auto single = axis(1);
+    REQUIRE(single.size() == 2);
+    CHECK(single[1].first == "1");
     CHECK(NiceCeiling(0) == 1);
     CHECK(NiceCeiling(301) == 500);
     CHECK(NiceCeiling(1000) == 1000);
