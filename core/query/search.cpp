@@ -25,7 +25,10 @@ struct Candidate {
 // expression, ?2 and ?3 the range of seqs read, ?4 the document frequencies
 // for origin_bm25, and from ?5 the filters below.
 // ?11: the collection ('rows tokens') when origin_bm25 scores trigrams.
-enum Param { kMatch = 1, kLo, kHi, kDfs, kKind, kSource, kProject, kFrom, kTo, kGate, kTotals };
+// ?12: the scope's blocks (origin_scope), with a project or source filter.
+enum Param {
+  kMatch = 1, kLo, kHi, kDfs, kKind, kSource, kProject, kFrom, kTo, kGate, kTotals, kScope
+};
 
 // What the rows of a source are: any event, messages only (message_fts),
 // or only events that are not messages (event_fts).
@@ -58,7 +61,7 @@ std::string Where(const EventQuery& q, Holds holds = Holds::kAny) {
 // Binds what `st` uses of the parameters above.
 void BindParams(Stmt& st, const EventQuery& q, const std::string& match, std::int64_t lo,
                 std::int64_t hi, const std::string& dfs, const std::string& totals,
-                const RankGate* gate) {
+                const RankGate* gate, const ScopeFilter* scope = nullptr) {
   const int n = sqlite3_bind_parameter_count(st.get());
   if (kGate <= n) {
     int rc =
@@ -73,6 +76,11 @@ void BindParams(Stmt& st, const EventQuery& q, const std::string& match, std::in
   bind(kHi, hi);
   bind(kDfs, dfs);
   bind(kTotals, totals);
+  if (kScope <= n && scope != nullptr) {
+    int rc = sqlite3_bind_pointer(st.get(), kScope, const_cast<ScopeFilter*>(scope),
+                                  kScopeFilterType, nullptr);
+    if (rc != SQLITE_OK) throw SqliteError(rc, "bind the scope filter");
+  }
   if (q.kind) bind(kKind, *q.kind);
   if (q.source) bind(kSource, *q.source);
   if (q.project) bind(kProject, *q.project);
@@ -306,11 +314,20 @@ struct Source {
   const TrigramRank* rank = nullptr;
 };
 
+// With a scope (a project or a source), each candidate's block is looked up
+// in it (origin_scope) before the event's row is read for the filters:
+// Gather then reads across a gap between two ranges of the scope at the
+// cost of the index alone, and learns from the filter how many candidates
+// a block holds.
+std::string ScopeSql(bool scoped, const std::string& rowid) {
+  return scoped ? " AND origin_scope(?12, " + rowid + ")" : "";
+}
+
 // The statement of a Source reading the FTS5 table `name` (in `schema`) as
 // `alias`, scored by origin_bm25 when `ranked` (as trigrams over the
 // collection ?11 when `trigrams`).
 std::string FtsSql(const std::string& schema, const std::string& name, const std::string& alias,
-                   bool ranked, const std::string& join, const std::string& where,
+                   bool ranked, const std::string& join, const std::string& where, bool scoped,
                    bool trigrams = false) {
   const std::string column = alias + "." + name;  // the table's hidden column
   const std::string rowid = alias + ".rowid";
@@ -319,8 +336,8 @@ std::string FtsSql(const std::string& schema, const std::string& name, const std
                        (trigrams ? ", ?4, ?11)" : ", ?4)") + " ELSE 0 END"
                  : std::string("0.0")) +
          " FROM " + schema + "." + name + " " + alias + join + " ON e.seq = " + rowid + " WHERE " +
-         column + " MATCH ?1 AND " + rowid + " BETWEEN ?2 AND ?3" + where + " ORDER BY " + rowid +
-         " DESC";
+         column + " MATCH ?1 AND " + rowid + " BETWEEN ?2 AND ?3" + ScopeSql(scoped, rowid) +
+         where + " ORDER BY " + rowid + " DESC";
 }
 
 // The statement of a Source reading the FTS5 table `name` whose candidates'
@@ -330,13 +347,13 @@ std::string FtsSql(const std::string& schema, const std::string& name, const std
 // of the event table for the text; no score (Gather computes it from the
 // text when ranked).
 std::string FtsTextSql(const std::string& schema, const std::string& name, const std::string& alias,
-                       const std::string& where) {
+                       const std::string& where, bool scoped) {
   const std::string column = alias + "." + name;
   const std::string rowid = alias + ".rowid";
   return "SELECT e.seq, e.ts, 0.0, e.text, e.kind IN ('tool_call', 'tool_result')" +
          std::string(" FROM ") + schema + "." + name + " " + alias + " JOIN event e ON e.seq = " +
-         rowid + " WHERE " + column + " MATCH ?1 AND " + rowid + " BETWEEN ?2 AND ?3" + where +
-         " ORDER BY " + rowid + " DESC";
+         rowid + " WHERE " + column + " MATCH ?1 AND " + rowid + " BETWEEN ?2 AND ?3" +
+         ScopeSql(scoped, rowid) + where + " ORDER BY " + rowid + " DESC";
 }
 
 // Counts one checked text in `cost`.
@@ -397,11 +414,26 @@ std::optional<Ranges> ScopeRanges(Db& db, const EventQuery& q) {
   return out;
 }
 
+// A gap between two ranges of a scope that one statement reads across
+// rather than starting another, in candidates it is expected to hold: each
+// statement costs FTS5 a seek in every segment of every phrase to start
+// (150 to 250 us at 2M events), and a candidate origin_scope drops little.
+// Measured (docs/performance.md): 2,048 to 8,192 alike, 16,384 slower for a
+// frequent word.
+constexpr std::int64_t kGapRows = 4096;
+
 // Reads `sources` over every chain (and only the ranges of `scope`, when
 // given), always from the cursor whose unread part may hold the newest
 // candidate, offers the rows whose text holds every term, and stops as soon
 // as no cursor can offer one that would be kept.  With a `budget`, reads at
 // most that many rows: false when it stopped for want of more.
+//
+// One statement per chain and source: it reads the chain's ranges of the
+// scope newest first, one after the other, and reads across a gap between
+// two of them when the candidates it has met per block read so far say the
+// gap holds at most kGapRows (origin_scope drops them before the event's row
+// is read): a scope of many small ranges costs a few statements, not one per
+// range.
 bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, const EventQuery& q,
             const std::vector<Term>& terms, const std::optional<Ranges>& scope, NewestK& k,
             std::int64_t budget = -1) {
@@ -409,9 +441,24 @@ bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
     Stmt st;
     const Chains::Chain* chain;
     const Source* src;
-    std::int64_t next;  // every unread row has seq <= next
-    std::int64_t bound;
+    Ranges left;         // to read, ascending: the newest last
+    bool open = false;   // st is bound to a range and not done
+    std::int64_t next;   // every unread row has seq <= next
+    std::int64_t bound;  // the latest timestamp an unread row may have
+    // The candidates the statement met (counted by origin_scope, before
+    // the filters), and the blocks of the ranges it read them in.
+    std::unique_ptr<ScopeFilter> filter;
+    std::int64_t blocks = 0;
   };
+  // The scope's blocks, for origin_scope.
+  std::vector<bool> in_scope;
+  if (scope)
+    for (const auto& [from, to] : *scope) {
+      if (in_scope.size() <= static_cast<std::size_t>(to >> 12))
+        in_scope.resize(static_cast<std::size_t>(to >> 12) + 1);
+      for (std::int64_t b = from >> 12; b <= to >> 12; ++b)
+        in_scope[static_cast<std::size_t>(b)] = true;
+    }
   // Scores are computed only for candidates that could be kept.
   RankGate gate{[](const void* ctx, std::int64_t ts, std::int64_t seq) {
                   return static_cast<const NewestK*>(ctx)->CouldEnter({seq, ts, 0});
@@ -421,22 +468,51 @@ bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
   const Ranges everything = {{0, INT64_MAX}};
   for (const Chains::Chain& c : chains.list()) {
     for (const Source& src : sources) {
+      Ranges left;
       for (const auto& [from, to] : scope ? *scope : everything) {
         std::int64_t lo = std::max({c.lo(), src.lo, from}), hi = std::min({c.hi(), src.hi, to});
-        if (lo > hi) continue;
-        Stmt st(db.get(), src.sql);
-        BindParams(st, q, src.match, lo, hi, src.dfs, src.totals, &gate);
-        cursors.push_back({std::move(st), &c, &src, hi, c.Bound(hi)});
+        if (lo <= hi) left.push_back({lo, hi});
       }
+      if (left.empty()) continue;
+      Stmt st(db.get(), src.sql);
+      const std::int64_t next = left.back().second;
+      cursors.push_back({std::move(st), &c, &src, std::move(left), false, next, c.Bound(next),
+                         std::make_unique<ScopeFilter>(ScopeFilter{&in_scope, 0})});
     }
   }
+  // Binds the cursor's statement to its newest ranges left, read as one
+  // while the gaps between them are worth reading across.
+  auto open = [&](Cursor& cur) {
+    auto [lo, hi] = cur.left.back();
+    cur.left.pop_back();
+    // Candidates per block met so far (one more than met, so that none met
+    // is not taken for none to come), rounded up; nothing is known before
+    // the first range.
+    const std::int64_t seen = cur.filter->seen;
+    const std::int64_t per_block =
+        cur.blocks == 0 ? kGapRows + 1 : (seen + 1 + cur.blocks - 1) / cur.blocks;
+    while (!cur.left.empty()) {
+      const std::int64_t gap_blocks = ((lo - cur.left.back().second - 1) >> 12) + 1;
+      if (gap_blocks * per_block > kGapRows) break;
+      lo = cur.left.back().first;
+      cur.left.pop_back();
+    }
+    cur.blocks += ((hi - lo) >> 12) + 1;
+    cur.st.Reset();
+    BindParams(cur.st, q, cur.src->match, lo, hi, cur.src->dfs, cur.src->totals, &gate,
+               cur.filter.get());
+    cur.open = true;
+  };
   for (;;) {
     Cursor* cur = nullptr;
     for (Cursor& c : cursors)
       if (c.bound != INT64_MIN && (cur == nullptr || c.bound > cur->bound)) cur = &c;
     if (cur == nullptr || !k.MayEnter(cur->bound, cur->next)) break;
+    if (!cur->open) open(*cur);
     if (!cur->st.Step()) {
-      cur->bound = INT64_MIN;
+      cur->open = false;
+      cur->next = cur->left.empty() ? 0 : cur->left.back().second;
+      cur->bound = cur->left.empty() ? INT64_MIN : cur->chain->Bound(cur->next);
       continue;
     }
     if (budget >= 0 && budget-- == 0) return false;
@@ -523,17 +599,18 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
   NewestK k(need);
   const Chains chains(db);
   const std::optional<Ranges> scope = ScopeRanges(db, q);
+  const bool scoped = scope.has_value();
   const bool messages_only =
       q.kind ? *q.kind == "message" : !q.include_tools && !q.tools_only;
   std::vector<Candidate> cands;
   const std::string cjk = CjkMatch(terms);
   const Source direct{"SELECT e.seq, e.ts, 0.0 FROM event e WHERE e.seq BETWEEN ?2 AND ?3" +
-                          where + " ORDER BY e.seq DESC",
+                          ScopeSql(scoped, "e.seq") + where + " ORDER BY e.seq DESC",
                       "", true, upto + 1};
   if (has_long && messages_only && indexed) {
     std::vector<std::string> phrases = TrigramPhrases(terms);
     Source src{FtsSql("idx", "message_fts", "m", ranked, EventJoin(q, Holds::kMessages),
-                      Where(q, Holds::kMessages)),
+                      Where(q, Holds::kMessages), scoped),
                JoinAnd(phrases), !PhrasesExact(terms), 0, upto, "", ranked};
     if (ranked) src.dfs = EstimateDfs(db, {"idx.message_fts"}, phrases);
     Gather(db, chains, {direct, src}, q, terms, scope, k);
@@ -552,13 +629,14 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
     // and scored by the length of the text read (TrigramRank), only once it
     // matched.
     std::vector<Source> sources = {direct};
-    Source others{FtsTextSql("idx", "event_fts", "f", Where(q, Holds::kOthers)), JoinAnd(grams),
+    Source others{FtsTextSql("idx", "event_fts", "f", Where(q, Holds::kOthers), scoped),
+                  JoinAnd(grams),
                   true, 0, upto, "", ranked};
     others.text_in_row = true;
     sources.push_back(others);
     if (with_messages)
       sources.push_back({FtsSql("idx", "message_fts", "m", ranked, EventJoin(q, Holds::kMessages),
-                                Where(q, Holds::kMessages), true),
+                                Where(q, Holds::kMessages), scoped, true),
                          TrigramMatch(terms), !PhrasesExact(terms), 0, upto, "", ranked});
     TrigramRank rank;
     if (ranked) {
@@ -579,10 +657,10 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
   } else if (!has_long && !cjk.empty() && indexed) {
     const bool exact = std::all_of(terms.begin(), terms.end(),
                                    [](const Term& t) { return t.kind == Term::Kind::kCjkShort; });
-    Gather(db, chains,
-           {direct, {FtsSql("idx", "event_cjk", "c", false, EventJoin(q, Holds::kAny), where), cjk,
-                     !exact, 0, upto}},
-           q, terms, scope, k);
+    const Source pairs{
+        FtsSql("idx", "event_cjk", "c", false, EventJoin(q, Holds::kAny), where, scoped), cjk,
+        !exact, 0, upto};
+    Gather(db, chains, {direct, pairs}, q, terms, scope, k);
     cands = k.Take();
   } else if (has_long || !cjk.empty()) {
     // No index to read (none attached, or being rebuilt): every event in
@@ -599,7 +677,8 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
     // where the scan reads scan_limit.
     NewestK near(need);
     Source rows{"SELECT e.seq, e.ts, 0.0, e.text, e.kind IN ('tool_call', 'tool_result') "
-                "FROM event e WHERE e.seq BETWEEN ?2 AND ?3" + where + " ORDER BY e.seq DESC",
+                "FROM event e WHERE e.seq BETWEEN ?2 AND ?3" + ScopeSql(scoped, "e.seq") + where +
+                    " ORDER BY e.seq DESC",
                 "", true};
     rows.text_in_row = true;
     if (Gather(db, chains, {rows}, q, terms, scope, near, std::max(q.scan_limit, 0)))

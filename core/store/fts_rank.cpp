@@ -87,6 +87,20 @@ void Gate(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept {
   sqlite3_result_int(ctx, wanted ? 1 : 0);
 }
 
+void Scope(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept {
+  auto* scope =
+      argc == 2 ? static_cast<ScopeFilter*>(sqlite3_value_pointer(argv[0], kScopeFilterType))
+                : nullptr;
+  bool in = true;
+  if (scope != nullptr && scope->blocks != nullptr) {
+    ++scope->seen;
+    const std::int64_t block = sqlite3_value_int64(argv[1]) >> 12;
+    in = block >= 0 && static_cast<std::size_t>(block) < scope->blocks->size() &&
+         (*scope->blocks)[static_cast<std::size_t>(block)];
+  }
+  sqlite3_result_int(ctx, in ? 1 : 0);
+}
+
 }  // namespace
 
 TrigramRank TrigramRank::Parse(const char* dfs, const char* totals) {
@@ -123,6 +137,10 @@ void RegisterFtsRank(Db& db) {
   int g = sqlite3_create_function_v2(db.get(), "origin_gate", 3, SQLITE_UTF8, nullptr, Gate,
                                      nullptr, nullptr, nullptr);
   if (g != SQLITE_OK) throw SqliteError(g, "register origin_gate");
+  // Not deterministic either: it counts its calls.
+  g = sqlite3_create_function_v2(db.get(), "origin_scope", 2, SQLITE_UTF8, nullptr, Scope, nullptr,
+                                 nullptr, nullptr);
+  if (g != SQLITE_OK) throw SqliteError(g, "register origin_scope");
   fts5_api* api = nullptr;
   {
     Stmt st(db.get(), "SELECT fts5(?1)");

@@ -37,6 +37,16 @@ struct RankGate {
 };
 inline constexpr const char* kRankGateType = "origin_gate";
 
+/// origin_scope(?, seq) says whether the block of `seq` (seq >> 12) is one of
+/// `blocks` (a scope's blocks: search's project and source filters), and
+/// counts each call in `seen`; bound as a pointer of type "origin_scope".
+/// Unbound, it holds every seq.
+struct ScopeFilter {
+  const std::vector<bool>* blocks = nullptr;
+  std::int64_t seen = 0;
+};
+inline constexpr const char* kScopeFilterType = "origin_scope";
+
 /// The score origin_bm25(table, dfs, 'rows tokens') gives, for a row of
 /// `len` tokens; search computes it itself for the texts it reads anyway
 /// (a trigram tokenizer makes n - 2 tokens of n characters), so that
@@ -52,7 +62,7 @@ struct TrigramRank {
   double Score(double len) const;
 };
 
-/// Registers origin_bm25 with the connection's FTS5, and origin_gate.
+/// Registers origin_bm25 with the connection's FTS5, origin_gate and origin_scope.
 void RegisterFtsRank(Db& db);
 
 }  // namespace origin

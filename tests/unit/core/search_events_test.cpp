@@ -392,6 +392,59 @@ TEST_SUITE("search") {
     }
   }
 
+  TEST_CASE("search: a scope of many ranges is read across the gaps worth reading, and stays exact") {
+    // 16 blocks of one history; the project "spread" in a short stretch of
+    // every other block (8 ranges of the scope, gaps of one block), so that
+    // Gather reads several ranges in one statement for any word's frequency
+    // here: "every" is in every event, "half" in half, "rare" in one in 500.
+    TestStore s;
+    s.db->Exec("INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) VALUES (1, 't', 'k', 1, '/x', 't/k', 0)");
+    const int n = 16 * 4096;
+    {
+      Transaction tx(*s.db);
+      auto ins = s.db->Prepare(
+          "INSERT INTO event(id, source, session, ts, project, role, kind, text, file_id, line) "
+          "VALUES (?, 'claude-code', 's', ?, ?, 'user', ?, ?, 1, ?)");
+      for (int i = 1; i <= n; ++i) {
+        const bool spread = (i >> 12) % 2 == 1 && i % 4096 < 40;
+        std::string text = "every";
+        if (i % 2 == 0) text += " half";
+        if (i % 500 == 0 || (spread && i % 7 == 0)) text += " rare";
+        ins.Reset();
+        ins.Bind(1, "t:" + std::to_string(i))
+            .Bind(2, std::int64_t{1700000000000} + std::int64_t{i} * 1000)
+            .Bind(3, spread ? "spread" : "app")
+            .Bind(4, i % 3 == 0 ? "tool_result" : "message")
+            .Bind(5, text)
+            .Bind(6, i)
+            .Run();
+      }
+      tx.Commit();
+    }
+    EventIndex index(s.dir / "index.db", s.db_path());
+    index.CatchUp(1 << 20, [&] { return index.Upto() >= n; });
+    AttachIndex(*s.db, s.dir / "index.db");
+    for (const char* text : {"every", "half", "rare", "every rare"}) {
+      for (bool recent : {false, true}) {
+        for (int tools = 0; tools < 3; ++tools) {
+          EventQuery q;
+          q.query = text;
+          q.recent = recent;
+          q.include_tools = tools == 1;
+          q.tools_only = tools == 2;
+          q.limit = 2000;
+          q.project = "spread";
+          auto ref = Reference(*s.db, q);
+          std::set<std::int64_t> got;
+          for (const auto& h : SearchEvents(*s.db, q)) got.insert(h.event.seq);
+          INFO("query '" << text << "' recent " << recent << " tools " << tools);
+          // Every match in the scope (fewer than the limit), whatever the order.
+          CHECK(got == std::set<std::int64_t>(ref.begin(), ref.end()));
+        }
+      }
+    }
+  }
+
   TEST_CASE("search: merging the indexes' segments changes no answer") {
     TestStore s;
     s.db->Exec("INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) VALUES (1, 't', 'k', 1, '/x', 't/k', 0)");
