@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "daemon/daemon.hpp"
 
+#include <filesystem>
+
 #include "core/entries/entries.hpp"
 #include "core/store/schema.hpp"
 #include "daemon/log.hpp"
@@ -62,7 +64,14 @@ void Daemon::Start() {
   poster_ = std::make_unique<LoopPoster>(loop_);
   auto writer_db = std::make_shared<std::unique_ptr<Db>>(std::move(writer_db_));
   writer_ = std::make_unique<DbWorkers>("writer", 1, [writer_db] { return std::move(*writer_db); });
-  indexer_ = std::make_unique<Indexer>(std::move(index_), [this] { return clock_.NowMs(); });
+  std::error_code size_error;
+  const auto index_bytes = std::filesystem::file_size(opts_.paths.index, size_error);
+  indexer_ = std::make_unique<Indexer>(
+      std::move(index_), [this] { return clock_.NowMs(); },
+      Indexer::StartCheckDelay(size_error ? 0 : static_cast<std::int64_t>(index_bytes)));
+  if (!size_error && Indexer::StartCheckDelay(static_cast<std::int64_t>(index_bytes)).count() > 0)
+    LOG_INFO("search index: %lld MiB, checked a minute after the start",
+             static_cast<long long>(index_bytes >> 20));
   // entry_fts is kept in origin.db by a trigger: checked before any write.
   writer_->Post([](Db& db) {
     try {

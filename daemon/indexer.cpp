@@ -5,8 +5,12 @@
 
 namespace origin {
 
-Indexer::Indexer(std::unique_ptr<EventIndex> index, std::function<std::int64_t()> now_ms)
-    : index_(std::move(index)), now_ms_(std::move(now_ms)) {
+Indexer::Indexer(std::unique_ptr<EventIndex> index, std::function<std::int64_t()> now_ms,
+                 std::chrono::milliseconds check_after)
+    : index_(std::move(index)),
+      now_ms_(std::move(now_ms)),
+      check_(check_after.count() <= 0),
+      check_after_(check_after) {
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -127,7 +131,7 @@ bool Indexer::CheckNow(const std::string& why) {
 }
 
 void Indexer::Run() {
-  next_check_ = Clock::now();  // at start
+  next_check_ = Clock::now() + check_after_;  // at start, or a minute after it
   auto retry = Clock::time_point::max();  // after a failure, catch up again then
   for (;;) {
     bool check = false;

@@ -6,7 +6,8 @@
 // transactions of its own, on the second core; when idle it merges the
 // indexes' segments a step at a time.
 //
-// Health: at start, every kCheckEvery after, and whenever a search reports
+// Health: at start (a minute after it when the index is large:
+// StartCheckDelay), every kCheckEvery after, and whenever a search reports
 // a damaged index (Suspect), it runs FTS5's integrity-check of every table;
 // a failed check, or a "malformed" met while indexing, makes it empty the
 // indexes and build them again from the events, in the background, while
@@ -43,9 +44,22 @@ class Indexer {
   /// and a search's report of damage is not checked again sooner than this
   /// after a check that passed.
   static constexpr std::chrono::minutes kRebuildAgainAfter{10};
+  /// An index.db of at least this many bytes is checked kLargeCheckDelay
+  /// after the start rather than at once: the check reads all of it (4.6 s
+  /// of a core at 2M events, docs/performance.md), and the first searches
+  /// after a start, when a person or an agent is waiting, took three times
+  /// as long beside it.  A search that meets damage meanwhile still has it
+  /// checked at once (Suspect).
+  static constexpr std::int64_t kLargeIndexBytes = std::int64_t{64} << 20;
+  static constexpr std::chrono::seconds kLargeCheckDelay{60};
+  /// When the check at start runs, after the start, for an index.db of
+  /// `index_bytes` bytes.
+  static std::chrono::milliseconds StartCheckDelay(std::int64_t index_bytes) {
+    return index_bytes >= kLargeIndexBytes ? kLargeCheckDelay : std::chrono::milliseconds{0};
+  }
 
   struct Health {
-    /// "checking" (the start's check, before any finding), "ok",
+    /// "checking" (until the first catch-up, before any finding), "ok",
     /// "rebuilding" (from the events, after damage was found), "failing"
     /// (the index cannot be written: see problem; retried).
     std::string state = "checking";
@@ -55,9 +69,11 @@ class Indexer {
     std::int64_t checked_at_ms = 0;  // the last integrity-check that completed
   };
 
-  /// Takes an opened index; starts the thread, which checks the index and
-  /// catches up at once.  `now_ms`: the wall clock, for Health's times.
-  Indexer(std::unique_ptr<EventIndex> index, std::function<std::int64_t()> now_ms);
+  /// Takes an opened index; starts the thread, which catches up at once and
+  /// checks the index `check_after` from now.  `now_ms`: the wall clock,
+  /// for Health's times.
+  Indexer(std::unique_ptr<EventIndex> index, std::function<std::int64_t()> now_ms,
+          std::chrono::milliseconds check_after = {});
   ~Indexer() { Stop(); }
   Indexer(const Indexer&) = delete;
   Indexer& operator=(const Indexer&) = delete;
@@ -94,6 +110,7 @@ class Indexer {
   std::condition_variable cv_;
   bool pending_ = true;
   bool check_ = true;  // a check is due
+  std::chrono::milliseconds check_after_;  // the check at start, after the start
   std::string suspicion_;
   std::atomic<bool> stopping_{false};
   Health health_;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // The daemon's parts on their own: the instance lock, the home checks, the
-// worker threads and the loop poster.
+// worker threads and the loop poster, and when the indexer checks the index.
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <rapidjson/document.h>
@@ -18,6 +18,8 @@
 #include "core/store/schema.hpp"
 #include "core/util/text.hpp"
 #include "core/util/op_error.hpp"
+#include "core/store/event_index.hpp"
+#include "daemon/indexer.hpp"
 #include "daemon/instance.hpp"
 #include "daemon/mcp/tools.hpp"
 #include "daemon/rpc_json.hpp"
@@ -339,6 +341,42 @@ TEST_SUITE("daemon") {
     CHECK(proto::ExitCodeFor("invalid_argument") == proto::kExitUsage);
     CHECK(proto::ExitCodeFor("not_found") == proto::kExitNotFound);
     CHECK(proto::ExitCodeFor("unavailable") == proto::kExitUnavailable);
+  }
+
+  TEST_CASE("daemon: a large search index is checked a minute after the start, a small one at "
+            "once, and a search's report of damage at once either way") {
+    CHECK(Indexer::StartCheckDelay(0).count() == 0);
+    CHECK(Indexer::StartCheckDelay(Indexer::kLargeIndexBytes - 1).count() == 0);
+    CHECK(Indexer::StartCheckDelay(Indexer::kLargeIndexBytes) == std::chrono::seconds(60));
+    TestStore s;
+    s.db->Exec("INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
+               "VALUES (1, 't', 'k', 1, '/x', 't/k', 0)");
+    for (int i = 1; i <= 50; ++i)
+      s.db->Prepare("INSERT INTO event(id, source, session, ts, role, kind, text, file_id, line) "
+                    "VALUES (?, 'claude-code', 's', ?, 'user', 'message', 'a catalog line', 1, ?)")
+          .Bind(1, "t:" + std::to_string(i))
+          .Bind(2, std::int64_t{1700000000000} + i)
+          .Bind(3, i)
+          .Run();
+    auto wait = [](Indexer& ix, auto done) {
+      for (int i = 0; i < 2000 && !done(ix.GetHealth()); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      return done(ix.GetHealth());
+    };
+    auto caught_up = [](const Indexer::Health& h) { return h.state == "ok"; };
+    auto checked = [](const Indexer::Health& h) { return h.checked_at_ms > 0; };
+    const std::string index_path = s.dir / "index.db";
+    for (const auto after : {std::chrono::milliseconds(0), std::chrono::milliseconds(3600000)}) {
+      CAPTURE(after.count());
+      Indexer ix(std::make_unique<EventIndex>(index_path, s.db_path()), [] { return 1; }, after);
+      // The first pass checks (when due) before it catches up: once caught
+      // up, a check due at start has been made.
+      REQUIRE(wait(ix, caught_up));
+      CHECK(checked(ix.GetHealth()) == (after.count() == 0));
+      ix.Suspect("a search met damage");
+      CHECK(wait(ix, checked));
+      ix.Stop();
+    }
   }
 
   TEST_CASE("daemon: the table lists every socket method once, each with a handler") {
