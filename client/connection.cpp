@@ -196,7 +196,7 @@ rapidjson::Document Connection::Call(const std::string& method, const std::strin
   for (;;) {
     std::string line = ReadLine();
     rapidjson::Document d;
-    d.Parse(line.data(), line.size());
+    d.Parse<proto::kJsonParseFlags>(line.data(), line.size());
     if (d.HasParseError() || !d.IsObject())
       throw ClientError(proto::code::kProtocol, "the daemon sent something that is not JSON");
     auto idit = d.FindMember("id");

@@ -268,7 +268,7 @@ void DecodeRequestLine(std::string_view line, RequestLine* out) {
   auto fail = [out](OpError::Code code, const char* message) { out->error.emplace(code, message); };
   if (!JsonDepthWithin(line, 64)) return fail(OpError::Code::kProtocol, "request nested too deeply");
   rapidjson::Document& d = out->doc;
-  d.Parse<rapidjson::kParseIterativeFlag>(line.data(), line.size());
+  d.Parse<proto::kJsonParseFlags>(line.data(), line.size());
   if (d.HasParseError() || !d.IsObject())
     return fail(OpError::Code::kProtocol, "request is not a JSON object");
   if (auto it = d.FindMember("id"); it != d.MemberEnd()) {

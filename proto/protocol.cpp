@@ -67,7 +67,7 @@ std::optional<std::string> GetStr(const rapidjson::Value& o, const char* k) {
   return std::string(it->value.GetString(), it->value.GetStringLength());
 }
 bool ParseHello(std::string_view line, rapidjson::Document& d, std::string* error) {
-  d.Parse<rapidjson::kParseIterativeFlag>(line.data(), line.size());
+  d.Parse<kJsonParseFlags>(line.data(), line.size());
   if (d.HasParseError() || !d.IsObject()) {
     *error = "hello is not a JSON object";
     return false;

@@ -19,6 +19,14 @@
 namespace origin::proto {
 
 inline constexpr int kProtoVersion = 1;
+
+/// How a JSON message from a client (socket, MCP, the web UI's API) or the
+/// daemon is parsed: iteratively (no recursion on nesting), and with numbers
+/// rounded exactly, so that a confidence parsed, stored and written again
+/// reads back the same (RapidJSON's default parse of "4.44e35" can miss by
+/// an ulp, found by the protocol fuzz harness).
+inline constexpr unsigned kJsonParseFlags =
+    rapidjson::kParseIterativeFlag | rapidjson::kParseFullPrecisionFlag;
 /// A line longer than this is a protocol error (the connection is closed).
 inline constexpr std::size_t kMaxLine = 64u << 20;
 

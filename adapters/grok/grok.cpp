@@ -84,6 +84,9 @@ std::string ToolOutput(const Json& update) {
   return out;
 }
 
+// The seconds whose milliseconds an int64 holds.
+constexpr std::int64_t kMaxSeconds = INT64_MAX / 1000;
+
 std::optional<std::int64_t> Millis(const Json* meta) {
   if (meta == nullptr) return std::nullopt;
   const Json* t = Member(*meta, "agentTimestampMs");
@@ -234,8 +237,10 @@ ParsedLine GrokAdapter::ParseUpdate(std::string_view line, ParseContext& ctx) co
     ts = *ms;
   else if (auto ms2 = Millis(update_meta))
     ts = *ms2;
-  else if (const Json* t = Member(doc, "timestamp"); t != nullptr && t->IsInt64())
-    ts = t->GetInt64() * 1000;
+  else if (const Json* t = Member(doc, "timestamp"); t != nullptr && t->IsInt64() &&
+                                                        t->GetInt64() <= kMaxSeconds &&
+                                                        t->GetInt64() >= -kMaxSeconds)
+    ts = t->GetInt64() * 1000;  // seconds; beyond milliseconds' range, no time
   std::string id;
   if (meta != nullptr) id = std::string(Str(*meta, "eventId").value_or(""));
   if (id.empty()) id = key.session + ":" + std::to_string(ctx.line_no);

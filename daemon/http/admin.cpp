@@ -342,7 +342,7 @@ void AdminUi::Api(const Call& call, std::string_view operation, Respond respond)
                              "the web UI's API has no operation " + std::string(operation)));
   rapidjson::Document doc;
   if (JsonDepthWithin(call.req.body, 64))
-    doc.Parse<rapidjson::kParseIterativeFlag>(call.req.body.data(), call.req.body.size());
+    doc.Parse<proto::kJsonParseFlags>(call.req.body.data(), call.req.body.size());
   if (!JsonDepthWithin(call.req.body, 64) || doc.HasParseError() || !doc.IsObject())
     return respond(JsonError(400, "invalid_argument", "the body is not a JSON object"));
   if (std::string why = ApiParams(operation, doc); !why.empty())

@@ -73,7 +73,7 @@ void McpServer::Handle(std::string_view text, std::shared_ptr<McpPeer> peer, Don
   ORIGIN_ASSERT_INSIDE(thread_);
   if (!JsonDepthWithin(text, 64)) return done(ErrorReply("null", kInvalidRequest, "message nested too deeply"));
   rapidjson::Document d;
-  d.Parse<rapidjson::kParseIterativeFlag>(text.data(), text.size());
+  d.Parse<proto::kJsonParseFlags>(text.data(), text.size());
   if (d.HasParseError()) return done(ErrorReply("null", kParseError, "Parse error: not JSON"));
   if (!d.IsArray()) return Message(d, peer, std::move(done));
   // A batch (2025-03-26; accepted on every version): one array of the

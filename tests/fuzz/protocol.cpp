@@ -26,7 +26,7 @@ void Check(const rapidjson::Value* params, Extra... extra) {
   if (!proto::Decode(params, &r, &error, extra...)) return;
   const std::string sent = proto::Encode(r, extra...);
   rapidjson::Document d;
-  d.Parse(sent.data(), sent.size());
+  d.Parse<proto::kJsonParseFlags>(sent.data(), sent.size());
   Request again;
   if (d.HasParseError() || !proto::Decode(&d, &again, &error, extra...) ||
       proto::Encode(again, extra...) != sent)

@@ -23,6 +23,7 @@
 #include "daemon/instance.hpp"
 #include "daemon/mcp/tools.hpp"
 #include "daemon/rpc_json.hpp"
+#include "daemon/server.hpp"
 #include "daemon/uv.hpp"
 #include "daemon/workers.hpp"
 #include "proto/base64.hpp"
@@ -376,6 +377,20 @@ TEST_SUITE("daemon") {
       ix.Suspect("a search met damage");
       CHECK(wait(ix, checked));
       ix.Stop();
+    }
+  }
+
+  TEST_CASE("daemon: a request's numbers are read exactly, so that a remember's confidence "
+            "written back reads the same (fuzz: protocol)") {
+    // RapidJSON's default parse reads 4.44e35 an ulp off; strtod rounds exactly.
+    for (const char* n : {"4.44e35", "0.9", "0.3333333333333333", "1e-300", "0.1"}) {
+      CAPTURE(n);
+      RequestLine r;
+      DecodeRequestLine(std::string("{\"id\":1,\"method\":\"remember\",\"params\":"
+                                    "{\"confidence\":") + n + "}}",
+                        &r);
+      REQUIRE(!r.error);
+      CHECK((*r.params)["confidence"].GetDouble() == std::strtod(n, nullptr));
     }
   }
 
