@@ -21,12 +21,13 @@ namespace origin::proto {
 inline constexpr int kProtoVersion = 1;
 
 /// How a JSON message from a client (socket, MCP, the web UI's API) or the
-/// daemon is parsed: iteratively (no recursion on nesting), and with numbers
-/// rounded exactly, so that a confidence parsed, stored and written again
-/// reads back the same (RapidJSON's default parse of "4.44e35" can miss by
-/// an ulp, found by the protocol fuzz harness).
-inline constexpr unsigned kJsonParseFlags =
-    rapidjson::kParseIterativeFlag | rapidjson::kParseFullPrecisionFlag;
+/// daemon is parsed: iteratively (no recursion on nesting).  Not with
+/// RapidJSON's full-precision numbers: in 1.1 (Debian 12's) that path counts
+/// the leading zeros of a zero significand, undefined behaviour, on a number
+/// such as 0e308 (found by the protocol fuzz harness).  The default parse
+/// can read a long or huge number an ulp off (4.44e35); what the daemon
+/// writes reads back exactly under full precision, which the harness uses.
+inline constexpr unsigned kJsonParseFlags = rapidjson::kParseIterativeFlag;
 /// A line longer than this is a protocol error (the connection is closed).
 inline constexpr std::size_t kMaxLine = 64u << 20;
 

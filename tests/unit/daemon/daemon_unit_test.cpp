@@ -380,17 +380,19 @@ TEST_SUITE("daemon") {
     }
   }
 
-  TEST_CASE("daemon: a request's numbers are read exactly, so that a remember's confidence "
-            "written back reads the same (fuzz: protocol)") {
-    // RapidJSON's default parse reads 4.44e35 an ulp off; strtod rounds exactly.
-    for (const char* n : {"4.44e35", "0.9", "0.3333333333333333", "1e-300", "0.1"}) {
+  TEST_CASE("daemon: a request with a zero of a huge exponent (0e308) decodes to 0 "
+            "(fuzz: protocol)") {
+    // RapidJSON 1.1's full-precision parse counts the leading zeros of a
+    // zero significand here (undefined behaviour): the daemon does not use
+    // it (proto::kJsonParseFlags), and the replays halt on a sanitizer's report.
+    for (const char* n : {"0e308", "-0.000e300", "0E-300"}) {
       CAPTURE(n);
       RequestLine r;
       DecodeRequestLine(std::string("{\"id\":1,\"method\":\"remember\",\"params\":"
                                     "{\"confidence\":") + n + "}}",
                         &r);
       REQUIRE(!r.error);
-      CHECK((*r.params)["confidence"].GetDouble() == std::strtod(n, nullptr));
+      CHECK((*r.params)["confidence"].GetDouble() == 0.0);
     }
   }
 
