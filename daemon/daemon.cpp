@@ -66,10 +66,11 @@ void Daemon::Start() {
   writer_ = std::make_unique<DbWorkers>("writer", 1, [writer_db] { return std::move(*writer_db); });
   std::error_code size_error;
   const auto index_bytes = std::filesystem::file_size(opts_.paths.index, size_error);
-  indexer_ = std::make_unique<Indexer>(
-      std::move(index_), [this] { return clock_.NowMs(); },
-      Indexer::StartCheckDelay(size_error ? 0 : static_cast<std::int64_t>(index_bytes)));
-  if (!size_error && Indexer::StartCheckDelay(static_cast<std::int64_t>(index_bytes)).count() > 0)
+  const auto check_after =
+      Indexer::StartCheckDelay(size_error ? 0 : static_cast<std::int64_t>(index_bytes));
+  indexer_ = std::make_unique<Indexer>(std::move(index_), [this] { return clock_.NowMs(); },
+                                       check_after);
+  if (check_after.count() > 0)
     LOG_INFO("search index: %lld MiB, checked a minute after the start",
              static_cast<long long>(index_bytes >> 20));
   // entry_fts is kept in origin.db by a trigger: checked before any write.
