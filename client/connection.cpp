@@ -51,12 +51,6 @@ void Send(const UniqueFd& fd, const std::string& s) {
                       std::string("lost the daemon: ") + std::strerror(errno));
 }
 
-// originsd beside this executable, else $ORIGINSD, else on PATH.
-std::string DaemonPath() {
-  if (const char* e = std::getenv("ORIGINSD"); e != nullptr && *e != '\0') return e;
-  return SiblingExe("originsd", "daemon");
-}
-
 // Runs `originsd --background`, which returns once the daemon is ready or
 // has failed; its stderr (the reason) goes to ours.
 void StartDaemon(const proto::Paths& paths) {
@@ -91,6 +85,11 @@ std::string SelfDir() {
   self[n] = '\0';
   std::string dir(self);
   return dir.substr(0, dir.rfind('/'));
+}
+
+std::string DaemonPath() {
+  if (const char* e = std::getenv("ORIGINSD"); e != nullptr && *e != '\0') return e;
+  return SiblingExe("originsd", "daemon");
 }
 
 std::string SiblingExe(const char* name, const char* build_dir) {

@@ -35,6 +35,8 @@ class ClientError : public std::runtime_error {
 /// in a build tree, in the sibling folder `build_dir`); `name` itself, to
 /// be found on PATH, when there is none.
 std::string SiblingExe(const char* name, const char* build_dir);
+/// originsd: $ORIGINSD, else beside this executable, else on PATH.
+std::string DaemonPath();
 
 /// The folder this executable is in, symbolic links resolved ("" when
 /// /proc/self/exe cannot be read).

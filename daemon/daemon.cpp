@@ -49,6 +49,17 @@ Daemon::Daemon(uv_loop_t* loop, DaemonOptions opts, std::unique_ptr<Db> writer_d
       ui_(loop, ops_, clock_, opts_.store_name,
           http::ServerLimits{.request_ms = opts_.http_timeout_ms, .idle_ms = opts_.http_timeout_ms}) {
   ctx_.ui = &ui_;
+  if (opts_.hub) {
+    // A hub's requests come from other machines' agents: more of them at
+    // once than origin ui's, and an MCP message may be larger than a form.
+    hub_ = std::make_unique<http::HubService>(
+        loop, ops_, mcp_, *opts_.hub,
+        http::ServerLimits{.max_body_bytes = 1 << 20,
+                           .request_ms = opts_.http_timeout_ms,
+                           .idle_ms = opts_.http_timeout_ms,
+                           .max_connections = 256});
+    server_.SetMode("hub");
+  }
 }
 
 Daemon::~Daemon() {
@@ -97,6 +108,7 @@ void Daemon::Start() {
   ingestion_.Attach(writer_.get(), indexer_.get(), poster_.get(), &timers_);
   ingestion_.OnStoreFault([this](std::size_t source) { scheduler_.RetryLater(source); });
   server_.Listen([this] { BeginShutdown(); });
+  if (hub_) hub_->Start();
   scheduler_.Start();
 }
 
@@ -107,6 +119,7 @@ void Daemon::BeginShutdown() {
   LOG_INFO("shutting down");
   server_.StopAccepting();
   ui_.Stop();
+  if (hub_) hub_->Stop();
   watcher_.Close();
   // A sync ends at its next transaction; the writes queued meanwhile still
   // run, and the requests waiting for a sync are answered from the store.
@@ -125,6 +138,7 @@ void Daemon::Finish() {
              opts_.drain_ms);
   server_.CloseAll();
   ui_.Stop();
+  if (hub_) hub_->Stop();
   timers_.CloseAll();
   // The writer finishes its current job; joining waits at most for it.
   if (writer_) writer_->Stop();

@@ -13,7 +13,8 @@
 //   watch/watcher.hpp        the uv_fs_event of every directory watched
 //   watch/ingestion.hpp      the syncs on the writer, live files, import progress
 //   indexer.hpp, workers.hpp the indexer thread, the writer and the readers
-//   http/                    origin ui's HTTP server, sign-in and routes
+//   http/                    the HTTP server: origin ui's sign-in and routes,
+//                            and the hub's /mcp (hub_service.hpp)
 //
 // Threads (design.md section 2): the parts above run on the loop thread and
 // check it (thread_check.hpp); their work on SQLite runs on the writer, the
@@ -23,6 +24,7 @@
 #include <uv.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +32,7 @@
 #include "core/store/event_index.hpp"
 #include "core/store/mirror.hpp"
 #include "core/util/clock.hpp"
+#include "daemon/http/hub_service.hpp"
 #include "daemon/http/ui_service.hpp"
 #include "daemon/indexer.hpp"
 #include "daemon/mcp/server.hpp"
@@ -59,6 +62,8 @@ struct DaemonOptions {
   int drain_ms = 5000;
   /// origin ui: a request's deadline and an idle connection's (daemon/http/).
   int http_timeout_ms = 10000;
+  /// origin serve: the hub's HTTP side (daemon/http/hub_service.hpp).
+  std::optional<http::HubOptions> hub;
 };
 
 class Daemon {
@@ -105,6 +110,7 @@ class Daemon {
   McpServer mcp_;
   Server server_;
   http::UiService ui_;
+  std::unique_ptr<http::HubService> hub_;  // under origin serve
   std::unique_ptr<LoopPoster> poster_;
   std::unique_ptr<DbWorkers> writer_;
   std::unique_ptr<DbWorkers> readers_;

@@ -41,8 +41,13 @@ constexpr const char* kUsage =
     "                     before it answers from what is stored (default 3000)\n"
     "  --retry-ms N       the first retry of a sync the store refused (a full disk);\n"
     "                     doubling from there, at most --rescan-ms apart (default 1000)\n"
-    "  --http-timeout-ms N  origin ui: how long a request may take to arrive, and an\n"
-    "                     idle connection stay open (default 10000)\n"
+    "  --http-timeout-ms N  origin ui and the hub: how long a request may take to\n"
+    "                     arrive, and an idle connection stay open (default 10000)\n"
+    "  --hub              serve as a hub (origin serve): MCP over HTTP, /healthz\n"
+    "  --listen ADDR      the hub's address (default 127.0.0.1; 0.0.0.0 or :: for all)\n"
+    "  --port N           the hub's port (default 7077; 0: a free one, logged)\n"
+    "  --public-url URL   the URL the hub is reached by, behind a TLS proxy\n"
+    "                     (default $ORIGIN_PUBLIC_URL)\n"
     "  --version          print the version\n";
 
 struct Args {
@@ -53,6 +58,8 @@ struct Args {
   int first_sync_wait_ms = 3000;
   int retry_ms = 1000;
   int http_timeout_ms = 10000;
+  bool hub = false;
+  origin::http::HubOptions hub_options;
 };
 
 bool ParseArgs(int argc, char** argv, Args& a) {
@@ -88,6 +95,23 @@ bool ParseArgs(int argc, char** argv, Args& a) {
         std::fprintf(stderr, "originsd: %s must be at least %d\n", s.c_str(), least);
         return false;
       }
+    } else if (s == "--hub") {
+      a.hub = true;
+    } else if (s == "--listen") {
+      if (!value(a.hub_options.listen)) return false;
+    } else if (s == "--public-url") {
+      if (!value(a.hub_options.public_url)) return false;
+    } else if (s == "--port") {
+      std::string v;
+      if (!value(v)) return false;
+      char* end = nullptr;
+      const long port = std::strtol(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || port < 0 || port > 65535) {
+        std::fprintf(stderr, "originsd: --port takes a port number, 0 to 65535 (not %s)\n",
+                     v.c_str());
+        return false;
+      }
+      a.hub_options.port = static_cast<int>(port);
     } else if (s == "--version") {
       std::printf("originsd %s\n", ORIGIN_VERSION);
       std::exit(0);
@@ -114,11 +138,14 @@ void ReportReady(const std::string& msg) {
   g_ready_fd = -1;
 }
 
+// Whether the log is a file (else it is stderr, where Fail's message is already).
+bool g_log_to_file = false;
+
 [[noreturn]] void Fail(const std::string& msg) {
   LOG_ERROR("%s", msg.c_str());
   if (g_ready_fd >= 0) {
     ReportReady(msg);
-  } else {
+  } else if (g_log_to_file) {
     std::fprintf(stderr, "originsd: %s\n", msg.c_str());
   }
   std::exit(1);
@@ -162,6 +189,15 @@ int main(int argc, char** argv) try {
   ::signal(SIGPIPE, SIG_IGN);
   Args args;
   if (!ParseArgs(argc, argv, args)) return 2;
+  if (args.hub && args.hub_options.public_url.empty())
+    if (const char* u = std::getenv("ORIGIN_PUBLIC_URL"); u != nullptr) args.hub_options.public_url = u;
+  if (!args.hub_options.public_url.empty()) {
+    std::string error;
+    if (!origin::http::ParsePublicUrl(args.hub_options.public_url, &error)) {
+      std::fprintf(stderr, "originsd: %s\n", error.c_str());
+      return 2;
+    }
+  }
   origin::proto::Paths paths;
   try {
     paths = origin::proto::ResolvePaths(args.home);
@@ -176,6 +212,7 @@ int main(int argc, char** argv) try {
   }
   if (!args.log_file.empty() && !origin::log::SetFile(args.log_file))
     Fail("cannot open the log file " + args.log_file + ": " + std::strerror(errno));
+  g_log_to_file = !args.log_file.empty();
 
   std::string holder;
   std::optional<origin::InstanceLock> lock;
@@ -208,7 +245,8 @@ int main(int argc, char** argv) try {
       LOG_INFO("upgrading the store from format %d to %d", before, origin::kSchemaVersion);
     db = origin::OpenWriteConnection(paths.db);
     if (before > 0 && before < origin::kSchemaVersion) LOG_INFO("store upgraded");
-    store_name = origin::StoreNameOf(*db);
+    // A hub's store is named hub, unless it has a name already.
+    store_name = args.hub ? origin::FixStoreName(*db, "hub") : origin::StoreNameOf(*db);
   } catch (const std::exception& e) {
     Fail("open the store " + paths.db + ": " + e.what());
   }
@@ -229,6 +267,7 @@ int main(int argc, char** argv) try {
     opts.http_timeout_ms = args.http_timeout_ms;
     opts.first_sync_wait_ms = args.first_sync_wait_ms;
     opts.retry_ms = args.retry_ms;
+    if (args.hub) opts.hub = args.hub_options;
     origin::Daemon daemon(&loop, opts, std::move(db), std::move(index),
                           origin::adapters::MakeAdapters(origin::proto::UserHome()));
     try {

@@ -260,6 +260,7 @@ void Server::Hello(Connection& c, const std::string& line) {
   proto::DaemonHello reply;
   reply.daemon = ORIGIN_VERSION;
   reply.store = store_name_;
+  reply.mode = mode_;
   reply.pid = ::getpid();
   Send(c.id, proto::Encode(reply));
 }

@@ -45,6 +45,8 @@ class Server {
  public:
   Server(uv_loop_t* loop, const ThreadRole& loop_thread, Operations& ops, McpServer& mcp,
          std::string socket_path, std::string store_name);
+  /// What the hello says the store is ("device", "hub").
+  void SetMode(std::string mode) { mode_ = std::move(mode); }
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
@@ -89,6 +91,7 @@ class Server {
   McpServer& mcp_;
   const std::string socket_path_;
   const std::string store_name_;
+  std::string mode_ = "device";  // the hello's: "hub" under origin serve
   UvHandle<uv_pipe_t> listener_;
   std::optional<FileId> socket_id_;  // the socket as bound
   UvHandle<uv_timer_t> socket_watch_;

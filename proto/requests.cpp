@@ -369,6 +369,16 @@ bool Decode(const rapidjson::Value* params, VerifyRequest* out, std::string* err
   });
 }
 
+bool Decode(const rapidjson::Value* params, TokenRequest* out, std::string* error) {
+  return Try(error, [&] { out->name = Reader(params).Need("name"); });
+}
+
+std::string Encode(const TokenRequest& r) {
+  Out o;
+  o.Str("name", r.name);
+  return o.Done();
+}
+
 std::string Encode(const BackupRequest& r) {
   Out o;
   o.Str("dir", r.dir);

@@ -135,6 +135,12 @@ struct TombstoneViewRequest {
   std::int64_t page = 1;
 };
 
+/// token_create and token_revoke: a hub's access token, by the name of the
+/// device it is bound to.
+struct TokenRequest {
+  std::string name;
+};
+
 /// Longest request key accepted.
 inline constexpr std::size_t kMaxRequestKey = 200;
 
@@ -154,6 +160,7 @@ bool Decode(const rapidjson::Value* params, BackupRequest* out, std::string* err
 bool Decode(const rapidjson::Value* params, VerifyRequest* out, std::string* error);
 bool Decode(const rapidjson::Value* params, TurnsRequest* out, std::string* error);
 bool Decode(const rapidjson::Value* params, TombstoneViewRequest* out, std::string* error);
+bool Decode(const rapidjson::Value* params, TokenRequest* out, std::string* error);
 /// `correct`: whether `id` is required (correct) or ignored (remember).
 bool Decode(const rapidjson::Value* params, EntryRequest* out, std::string* error, bool correct);
 /// `target_key`: "target" (forget) or "id" (restore).
@@ -172,6 +179,7 @@ std::string Encode(const BackupRequest& r);
 std::string Encode(const VerifyRequest& r);
 std::string Encode(const TurnsRequest& r);
 std::string Encode(const TombstoneViewRequest& r);
+std::string Encode(const TokenRequest& r);
 std::string Encode(const EntryRequest& r, bool correct);
 std::string Encode(const TombstoneRequest& r, const char* target_key);
 

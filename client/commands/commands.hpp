@@ -27,5 +27,7 @@ extern const Command kDoctorCommand;     // doctor.cpp
 extern const Command kBackupCommand;     // backup.cpp
 extern const Command kVerifyCommand;     // backup.cpp
 extern const Command kUiCommand;         // ui.cpp
+extern const Command kServeCommand;      // serve.cpp
+extern const Command kTokenCommand;      // token.cpp
 
 }  // namespace origin::client

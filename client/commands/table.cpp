@@ -86,7 +86,7 @@ constexpr const Command* kCommands[] = {
     &kEntriesCommand, &kRememberCommand, &kCorrectCommand,   &kShowCommand,     &kSourcesCommand,
     &kForgetCommand,  &kRestoreCommand,  &kForgottenCommand, &kExportCommand,   &kMcpCommand,
     &kServiceCommand, &kDoctorCommand, &kEraseCommand,
-    &kBackupCommand,  &kVerifyCommand, &kUiCommand};
+    &kBackupCommand,  &kVerifyCommand, &kUiCommand, &kServeCommand, &kTokenCommand};
 
 }  // namespace
 

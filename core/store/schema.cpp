@@ -522,6 +522,27 @@ CREATE TABLE generated_cursor (
 );
 )sql");
        }},
+      {kTokensVersion, "api_token: a hub's access tokens",
+       [](Db& db) {
+         db.Exec(R"sql(
+-- A hub's access tokens (core/hub/tokens.hpp): the SHA-256 of each, never
+-- the token.  A name has at most one active token; a revoked one stays.
+CREATE TABLE api_token (
+  seq        INTEGER PRIMARY KEY,
+  name       TEXT NOT NULL,         -- the device it is bound to (or a cloud agent's name)
+  hash       TEXT NOT NULL UNIQUE,  -- SHA-256 of the token, lower-case hex
+  created_at INTEGER NOT NULL,      -- ms UTC
+  revoked_at INTEGER                -- ms UTC; NULL while it is active
+);
+CREATE UNIQUE INDEX api_token_active ON api_token(name) WHERE revoked_at IS NULL;
+CREATE TRIGGER api_token_no_delete BEFORE DELETE ON api_token
+BEGIN SELECT RAISE(ABORT, 'tokens are revoked, never deleted'); END;
+CREATE TRIGGER api_token_revoke_only BEFORE UPDATE ON api_token
+WHEN OLD.revoked_at IS NOT NULL OR NEW.revoked_at IS NULL OR NEW.name IS NOT OLD.name
+  OR NEW.hash IS NOT OLD.hash OR NEW.created_at IS NOT OLD.created_at
+BEGIN SELECT RAISE(ABORT, 'a token is only ever revoked'); END;
+)sql");
+       }},
   };
   return kMigrations;
 }

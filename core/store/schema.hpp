@@ -33,8 +33,9 @@ namespace origin {
 /// 7: session_cwd (a session's projects) and session.parent (issue 14).
 /// 8: `ref`, the hashes of every id for short references
 /// (core/store/refs.hpp).  9: erasure (core/erase/erase.hpp).  10:
-/// generated_cursor (a generated stream whose last line is erased).
-inline constexpr int kSchemaVersion = 10;
+/// generated_cursor (a generated stream whose last line is erased).  11:
+/// api_token, a hub's access tokens (core/hub/tokens.hpp).
+inline constexpr int kSchemaVersion = 11;
 /// The version that made title_wait and derived sessions' models again.
 inline constexpr int kLeafTitlesVersion = 6;
 /// The migration that derives sessions' projects (session_cwd) and parents
@@ -45,6 +46,7 @@ inline constexpr int kRefsVersion = 8;
 /// Erasure (core/erase): its tables, and the one update events and entries take.
 inline constexpr int kErasureVersion = 9;
 inline constexpr int kGeneratedCursorVersion = 10;
+inline constexpr int kTokensVersion = 11;
 /// The version kSchemaSql is: a new store starts there and runs the
 /// migrations after it.
 inline constexpr int kBaseSchemaVersion = 3;

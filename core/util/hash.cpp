@@ -45,10 +45,11 @@ std::optional<std::string> Unhex(std::string_view hex) {
   return out;
 }
 
-std::string RandomId(std::string_view prefix) {
-  unsigned char b[12];
-  if (RAND_bytes(b, sizeof b) != 1) throw std::runtime_error("no random bytes for an id");
-  return std::string(prefix) + Hex({reinterpret_cast<const char*>(b), sizeof b});
+std::string RandomId(std::string_view prefix, std::size_t bytes) {
+  std::string b(bytes, '\0');
+  if (RAND_bytes(reinterpret_cast<unsigned char*>(b.data()), static_cast<int>(bytes)) != 1)
+    throw std::runtime_error("no random bytes for an id");
+  return std::string(prefix) + Hex(b);
 }
 
 }  // namespace origin

@@ -4,6 +4,7 @@
 // global random ids (ent_, tmb_) from OpenSSL's generator.
 
 #include <array>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -21,8 +22,9 @@ inline std::string Sha256Hex(std::string_view data) {
   return Hex({reinterpret_cast<const char*>(d.data()), d.size()});
 }
 
-/// `prefix` and 24 random hex digits, e.g. ent_3f2a…: ids that are unique
-/// on every store, for entries and tombstones.
-std::string RandomId(std::string_view prefix);
+/// `prefix` and `bytes` random bytes in hex (24 digits by default), e.g.
+/// ent_3f2a…: ids that are unique on every store, for entries and
+/// tombstones; a hub's access tokens take more (core/hub/tokens.hpp).
+std::string RandomId(std::string_view prefix, std::size_t bytes = 12);
 
 }  // namespace origin

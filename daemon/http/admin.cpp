@@ -24,13 +24,7 @@ constexpr std::string_view kApi[] = {
 constexpr char kHtml[] = "text/html; charset=utf-8";
 constexpr char kJson[] = "application/json";
 
-Response Html(int status, std::string body) {
-  Response r;
-  r.status = status;
-  r.content_type = kHtml;
-  r.body = std::move(body);
-  return r;
-}
+Response Html(int status, std::string body) { return WithBody(status, kHtml, std::move(body)); }
 
 Response SeeOther(std::string location) {
   Response r;
@@ -41,11 +35,7 @@ Response SeeOther(std::string location) {
 
 // {"error":{"code","message"}}
 Response JsonError(int status, std::string_view code, std::string_view message) {
-  Response r;
-  r.status = status;
-  r.content_type = kJson;
-  r.body = proto::ErrorJson(code, message);
-  return r;
+  return WithBody(status, kJson, proto::ErrorJson(code, message));
 }
 
 bool StartsWith(std::string_view s, std::string_view prefix) {

@@ -26,6 +26,11 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
+std::string TooLarge(std::size_t limit) {
+  return "the request's body is larger than " +
+         (limit % 1024 == 0 ? std::to_string(limit / 1024) + " KiB" : std::to_string(limit) + " bytes");
+}
+
 void TrimTrailing(std::string& s) {
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.pop_back();
 }
@@ -83,16 +88,24 @@ namespace {
 bool Alive(const std::weak_ptr<char>& token) { return !token.expired(); }
 }  // namespace
 
-void HttpServer::Listen(const std::string& host, int port, Handler handler, ErrorPage error_page) {
+void HttpServer::Listen(const std::string& host, int port, Handler handler, ErrorPage error_page,
+                        Reach reach) {
   ORIGIN_ASSERT_INSIDE(thread_);
-  if (!IsLoopbackHost(host))
+  if (reach == Reach::kLoopback && !IsLoopbackHost(host))
     throw std::invalid_argument("the web UI listens on 127.0.0.1 only, not on " + host +
                                 ": other users and machines must not reach it");
   if (port < 0 || port > 65535) throw std::invalid_argument("no such port: " + std::to_string(port));
-  sockaddr_in addr{};
-  uv_ip4_addr("127.0.0.1", port, &addr);
+  sockaddr_storage addr{};
+  std::string ip = host == "localhost" ? "127.0.0.1" : host;
+  if (ip.size() > 2 && ip.front() == '[' && ip.back() == ']') ip = ip.substr(1, ip.size() - 2);
+  const bool v6 = ip.find(':') != std::string::npos;
+  int parsed = v6 ? uv_ip6_addr(ip.c_str(), port, reinterpret_cast<sockaddr_in6*>(&addr))
+                  : uv_ip4_addr(ip.c_str(), port, reinterpret_cast<sockaddr_in*>(&addr));
+  if (parsed != 0)
+    throw std::invalid_argument("listen on an IP address (such as 127.0.0.1, 0.0.0.0 or ::), not " +
+                                host);
   auto tcp = UvHandle<uv_tcp_t>::Make([&](uv_tcp_t* t) { return uv_tcp_init(loop_, t); });
-  const std::string where = "127.0.0.1:" + std::to_string(port);
+  const std::string where = (v6 ? "[" + ip + "]" : ip) + ":" + std::to_string(port);
   if (int rc = uv_tcp_bind(tcp.get(), reinterpret_cast<const sockaddr*>(&addr), 0); rc < 0)
     throw UvError(rc, "listen on " + where);
   tcp.get()->data = this;
@@ -102,9 +115,11 @@ void HttpServer::Listen(const std::string& host, int port, Handler handler, Erro
   sockaddr_storage bound{};
   int len = sizeof bound;
   uv_tcp_getsockname(tcp.get(), reinterpret_cast<sockaddr*>(&bound), &len);
-  port_ = ntohs(reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
+  port_ = ntohs(bound.ss_family == AF_INET6 ? reinterpret_cast<sockaddr_in6*>(&bound)->sin6_port
+                                             : reinterpret_cast<sockaddr_in*>(&bound)->sin_port);
   listener_ = std::move(tcp);
   allowed_hosts_.clear();
+  host_filter_ = nullptr;
   handler_ = std::move(handler);
   error_page_ = std::move(error_page);
   alive_ = std::make_shared<char>();
@@ -272,13 +287,14 @@ int HttpServer::OnHeadersComplete(llhttp_t* p) noexcept {
     for (const auto& h : r.headers) hosts += h.first == "host" ? 1 : 0;
     if (hosts != 1) return Refuse(c, 400, "a request has one Host header");
     const std::string* host = r.Header("host");
-    if (std::find(self->allowed_hosts_.begin(), self->allowed_hosts_.end(), *host) ==
-                          self->allowed_hosts_.end())
+    if (self->host_filter_ ? !self->host_filter_(*host)
+                           : std::find(self->allowed_hosts_.begin(), self->allowed_hosts_.end(),
+                                       *host) == self->allowed_hosts_.end())
       return Refuse(c, 403, "this server answers only requests to " +
                                 (self->allowed_hosts_.empty() ? std::string("itself")
                                                               : self->allowed_hosts_.front()));
     if ((p->flags & F_CONTENT_LENGTH) != 0 && p->content_length > self->limits_.max_body_bytes)
-      return Refuse(c, 413, "the request's body is larger than 64 KiB");
+      return Refuse(c, 413, TooLarge(self->limits_.max_body_bytes));
     const std::size_t q = r.target.find('?');
     r.path = r.target.substr(0, q);
     r.query = q == std::string::npos ? "" : r.target.substr(q + 1);
@@ -292,7 +308,7 @@ int HttpServer::OnBody(llhttp_t* p, const char* at, std::size_t n) noexcept {
   auto* c = static_cast<Connection*>(p->data);
   try {
     if (c->req.body.size() + n > c->server->limits_.max_body_bytes)
-      return Refuse(c, 413, "the request's body is larger than 64 KiB");
+      return Refuse(c, 413, TooLarge(c->server->limits_.max_body_bytes));
     c->req.body.append(at, n);
     return 0;
   } catch (...) {

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // An HTTP/1.1 server on the daemon's libuv loop (design.md: llhttp on the
-// loop), the one the web UI uses now and the hub will later: a TCP listener,
-// its connections, llhttp parsing each, and the limits that hold before any
+// loop), the one of the web UI and of the hub: a TCP listener, its
+// connections, llhttp parsing each, and the limits that hold before any
 // handler runs:
-//   - it listens on a loopback address only (Listen refuses any other);
-//   - the request's Host must be one of `allowed_hosts` (DNS rebinding);
+//   - it listens on a loopback address only (Listen refuses any other),
+//     unless it serves a hub (Reach::kNetwork);
+//   - the request's Host must be one of `allowed_hosts`, or pass the host
+//     filter (DNS rebinding);
 //   - GET and POST only (405); a header block of at most 16 KiB (431) and a
-//     body of at most 64 KiB (413); a request that llhttp cannot parse gets
+//     body of at most max_body_bytes (64 KiB; 413); a request that llhttp cannot parse gets
 //     400; each of these closes the connection;
 //   - a request's header block and body must arrive within `request_ms` of
 //     its first byte (408, closed), and an idle keep-alive connection is
@@ -62,8 +64,12 @@ struct ServerLimits {
 };
 
 /// Whether `host` is a loopback address the server may listen on
-/// (127.0.0.1; the hub will add others).
+/// (127.0.0.1, localhost).
 bool IsLoopbackHost(const std::string& host);
+
+/// Where a server may listen: loopback only (origin ui), or any address of
+/// the machine (a hub: its requests need a token).
+enum class Reach { kLoopback, kNetwork };
 
 class HttpServer {
  public:
@@ -75,11 +81,21 @@ class HttpServer {
   /// Listens on `host`:`port` (0: a free port, then port() says which),
   /// answering with `handler`; requests whose Host header is not one of
   /// the allowed hosts get 403 without reaching it.  Throws
-  /// std::invalid_argument for a host that is not loopback, UvError when
-  /// the address cannot be bound (EADDRINUSE: the port is in use).
-  void Listen(const std::string& host, int port, Handler handler, ErrorPage error_page);
+  /// std::invalid_argument for a host that is not loopback (kLoopback) or
+  /// not an IP address (kNetwork; "localhost" too), UvError when the
+  /// address cannot be bound (EADDRINUSE: the port is in use).
+  void Listen(const std::string& host, int port, Handler handler, ErrorPage error_page,
+              Reach reach = Reach::kLoopback);
   /// The Host headers answered (until set: none).
-  void SetAllowedHosts(std::vector<std::string> hosts) { allowed_hosts_ = std::move(hosts); }
+  void SetAllowedHosts(std::vector<std::string> hosts) {
+    allowed_hosts_ = std::move(hosts);
+    host_filter_ = nullptr;
+  }
+  /// Or: the Host headers `filter` accepts; `expected` names them in the 403.
+  void SetHostFilter(std::function<bool(const std::string&)> filter, std::string expected) {
+    host_filter_ = std::move(filter);
+    allowed_hosts_ = {std::move(expected)};
+  }
   /// Closes the listener and every connection (answers in flight are dropped).
   void Close();
   bool listening() const { return static_cast<bool>(listener_); }
@@ -123,6 +139,7 @@ class HttpServer {
   UvHandle<uv_tcp_t> listener_;
   int port_ = 0;
   std::vector<std::string> allowed_hosts_;
+  std::function<bool(const std::string&)> host_filter_;
   Handler handler_;
   ErrorPage error_page_;
   std::map<std::uint64_t, std::unique_ptr<Connection>> conns_;

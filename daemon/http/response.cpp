@@ -9,6 +9,14 @@ const std::string* Request::Header(std::string_view lower_name) const {
   return nullptr;
 }
 
+Response WithBody(int status, std::string content_type, std::string body) {
+  Response r;
+  r.status = status;
+  r.content_type = std::move(content_type);
+  r.body = std::move(body);
+  return r;
+}
+
 // img-src: the favicon; connect-src: the script's calls of the JSON API;
 // icons are inline SVG symbols, which need no source.
 const char kContentSecurityPolicy[] =
@@ -37,12 +45,14 @@ const HeaderList& SecurityHeaders() {
 std::string_view StatusText(int status) {
   switch (status) {
     case 200: return "OK";
+    case 202: return "Accepted";
     case 303: return "See Other";
     case 400: return "Bad Request";
     case 401: return "Unauthorized";
     case 403: return "Forbidden";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
+    case 406: return "Not Acceptable";
     case 408: return "Request Timeout";
     case 409: return "Conflict";
     case 413: return "Content Too Large";

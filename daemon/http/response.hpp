@@ -38,6 +38,9 @@ struct Response {
   bool close = false;  // the connection closes once it is written
 };
 
+/// A response of `status` with a body of `content_type`.
+Response WithBody(int status, std::string content_type, std::string body);
+
 /// The Content-Security-Policy of every response: nothing but what the
 /// pages use, all from 'self'; no inline script or style; Trusted Types
 /// with no policy.

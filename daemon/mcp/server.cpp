@@ -3,6 +3,7 @@
 
 #include <rapidjson/stringbuffer.h>
 
+#include <algorithm>
 #include <array>
 #include <vector>
 
@@ -68,6 +69,10 @@ std::string ToolReply(const std::string& id_json, const Answer& a, bool structur
 }
 
 }  // namespace
+
+bool McpServer::KnownVersion(std::string_view version) {
+  return std::find(kVersions.begin(), kVersions.end(), version) != kVersions.end();
+}
 
 void McpServer::Handle(std::string_view text, std::shared_ptr<McpPeer> peer, Done done) {
   ORIGIN_ASSERT_INSIDE(thread_);
@@ -243,8 +248,9 @@ void McpServer::CallTool(const std::string& id_json, const rapidjson::Value* par
                     args->GetAllocator());
   }
   Caller caller;
-  caller.author = (peer->agent.empty() ? std::string("agent") : peer->agent) + "@" +
-                  ops_.ctx().store_name;
+  caller.author = !peer->author.empty() ? peer->author
+                  : (peer->agent.empty() ? std::string("agent") : peer->agent) + "@" +
+                        ops_.ctx().store_name;
   caller.channel = "mcp";
   caller.shape = [tool, given](Db& db, std::string json) {
     return mcp::ShapeAnswer(*tool, *given, db, std::move(json));

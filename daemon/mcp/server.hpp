@@ -29,6 +29,9 @@ struct McpPeer {
   std::string agent;    // clientInfo.name of its initialize
   std::string session;  // the transport's session: writes are keyed by it and the request id
   std::string protocol;  // the version its initialize agreed on ("" before one)
+  /// Who its writes are by, when the transport knows better than the
+  /// agent's name on this store (the hub's /mcp: <agent>@<token name>).
+  std::string author;
   /// Whether its tools have output schemas and its answers structured
   /// content (protocol 2025-06-18 and later).
   bool structured() const { return !protocol.empty() && protocol >= "2025-06-18"; }
@@ -45,6 +48,8 @@ class McpServer {
   /// One message or batch from `peer` (loop thread); `done` runs once, on
   /// the loop thread.
   void Handle(std::string_view text, std::shared_ptr<McpPeer> peer, Done done);
+  /// Whether `version` is a protocol version this server speaks.
+  static bool KnownVersion(std::string_view version);
 
  private:
   void Message(const rapidjson::Value& m, const std::shared_ptr<McpPeer>& peer, Done done);

@@ -216,6 +216,10 @@ void Backup(Operations&, const proto::BackupRequest&, const Caller&, Reply);  //
 void Verify(Context&, Db&, const proto::VerifyRequest&, rpc::Writer&);        // backup.cpp
 // The web UI's (ui_ops.cpp); tombstone runs on a reader, then the writer.
 void Overview(Context&, Db&, const proto::NoRequest&, rpc::Writer&);
+// tokens.cpp: a hub's access tokens, the owner's alone.
+void TokenCreate(Context&, Db&, const proto::TokenRequest&, const Caller&, rpc::Writer&);
+void TokenRevoke(Context&, Db&, const proto::TokenRequest&, const Caller&, rpc::Writer&);
+void TokenList(Context&, Db&, const proto::NoRequest&, rpc::Writer&);
 void Turns(Context&, Db&, const proto::TurnsRequest&, rpc::Writer&);
 void StartTombstone(Operations&, const Operation&, const rapidjson::Value* params, Caller, Reply);
 }  // namespace ops

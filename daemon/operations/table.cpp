@@ -154,6 +154,23 @@ void StartWrite(Operations& o, const Operation& op, const rapidjson::Value* para
   });
 }
 
+// A write whose answer is not kept (no request key): a token's text must
+// never be stored (daemon/operations/tokens.cpp).
+template <class Request, void (*Handler)(Context&, Db&, const Request&, const Caller&, rpc::Writer&)>
+void StartUnkeyedWrite(Operations& o, const Operation& op, const rapidjson::Value* params,
+                       Caller caller, Reply reply) {
+  Request req;
+  std::string error;
+  if (!DecodeFor(op, params, &req, &error)) return reply(Invalid(error));
+  Context& ctx = o.ctx();
+  o.OnWorker(
+      Thread::kWriter, caller,
+      [&ctx, req = std::move(req), caller](Db& db, rpc::Writer& w) {
+        Handler(ctx, db, req, caller, w);
+      },
+      reply);
+}
+
 template <class Request, void (*Handler)(Operations&, const Request&, const Caller&, Reply)>
 constexpr Operation OnLoop(std::string_view method, bool after_first_sync) {
   return {method, Thread::kLoop, after_first_sync, false, &StartLoop<Request, Handler>};
@@ -165,6 +182,11 @@ constexpr Operation Read(std::string_view method, unsigned ids = 0) {
 template <class Request, void (*Handler)(Context&, Db&, const Request&, const Caller&, rpc::Writer&)>
 constexpr Operation Write(std::string_view method, unsigned ids = 0) {
   return {method, Thread::kWriter, true, true, &StartWrite<Request, Handler>, ids};
+}
+
+template <class Request, void (*Handler)(Context&, Db&, const Request&, const Caller&, rpc::Writer&)>
+constexpr Operation UnkeyedWrite(std::string_view method) {
+  return {method, Thread::kWriter, false, false, &StartUnkeyedWrite<Request, Handler>};
 }
 
 constexpr Operation kTable[] = {
@@ -195,6 +217,10 @@ constexpr Operation kTable[] = {
     Read<proto::NoRequest, ops::Overview>("overview"),
     Read<proto::TurnsRequest, ops::Turns>("turns", kSessionIds),
     {"tombstone", Thread::kWriter, true, false, &ops::StartTombstone, kTombstoneIds},
+    // A hub's access tokens (core/hub/tokens.hpp): the owner's, on the socket only.
+    UnkeyedWrite<proto::TokenRequest, ops::TokenCreate>("token_create"),
+    UnkeyedWrite<proto::TokenRequest, ops::TokenRevoke>("token_revoke"),
+    Read<proto::NoRequest, ops::TokenList>("token_list"),
 };
 
 }  // namespace

@@ -410,6 +410,7 @@ TEST_SUITE("daemon") {
                                            "projects", "show", "sources", "entries", "search",
                                            "forgotten", "check", "remember", "correct",
                                            "forget", "restore", "erase", "backup", "verify",
+                                           "token_create", "token_revoke", "token_list",
                                            "overview", "turns", "tombstone", "ui"});
     CHECK(Operations::Find("reticulate") == nullptr);
   }

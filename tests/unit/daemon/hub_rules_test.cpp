@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: MIT
+// What the hub answers before a token is even looked at
+// (daemon/http/hub_service.hpp): the Host a request is addressed to, the
+// Origin of a browser's page, and the public URL both are checked against.
+#include <doctest/doctest.h>
+
+#include "daemon/http/hub_service.hpp"
+
+using namespace origin::http;
+
+TEST_SUITE("hub") {
+  TEST_CASE("hub: a Host is an IP address or localhost, or the public URL's host (DNS rebinding)") {
+    for (const char* ok : {"127.0.0.1", "127.0.0.1:7077", "localhost:7077", "LOCALHOST",
+                           "10.1.2.3:8080", "192.168.1.5", "[::1]:7077", "[2001:db8::1]", "[::]"})
+      CHECK_MESSAGE(HubHostAllowed(ok, nullptr), ok);
+    for (const char* bad : {"", "evil.example.com", "evil.example.com:7077", "127.0.0.1.nip.io",
+                            "localhost.evil.com", "::1", "[::1", "127.0.0.1:", "127.0.0.1:x",
+                            "127.0.0.1:1234567", "1.2.3.4:80:80", "[::1]x", "0x7f.1"})
+      CHECK_FALSE_MESSAGE(HubHostAllowed(bad, nullptr), bad);
+    std::string error;
+    std::optional<PublicUrl> pub = ParsePublicUrl("https://Origin.Example.com/", &error);
+    REQUIRE(pub);
+    CHECK(pub->host == "origin.example.com");
+    CHECK(pub->origin == "https://origin.example.com");
+    CHECK(HubHostAllowed("origin.example.com", &*pub));
+    CHECK(HubHostAllowed("ORIGIN.example.com", &*pub));
+    CHECK(HubHostAllowed("127.0.0.1:7077", &*pub));  // a proxy that sends its upstream's address
+    CHECK_FALSE(HubHostAllowed("other.example.com", &*pub));
+    CHECK_FALSE(HubHostAllowed("origin.example.com:8443", &*pub));
+  }
+
+  TEST_CASE("hub: an Origin is a loopback page's, or the public URL's") {
+    for (const char* ok : {"http://localhost:3000", "http://127.0.0.1", "https://127.0.0.2:8443",
+                           "http://[::1]:7077"})
+      CHECK_MESSAGE(HubOriginAllowed(ok, nullptr), ok);
+    for (const char* bad : {"null", "", "http://evil.example.com", "http://10.1.2.3:7077",
+                            "file://", "http://localhost.evil.com", "http://127.0.0.1/x",
+                            "http://user@127.0.0.1", "ftp://127.0.0.1"})
+      CHECK_FALSE_MESSAGE(HubOriginAllowed(bad, nullptr), bad);
+    std::string error;
+    std::optional<PublicUrl> pub = ParsePublicUrl("https://origin.example.com:443", &error);
+    REQUIRE(pub);
+    CHECK(HubOriginAllowed("https://origin.example.com", &*pub));
+    CHECK_FALSE(HubOriginAllowed("http://origin.example.com", &*pub));
+  }
+
+  TEST_CASE("hub: a public URL is http or https, with a host and no user") {
+    std::string error;
+    std::optional<PublicUrl> p = ParsePublicUrl("http://hub.lan:7077/path?q", &error);
+    REQUIRE(p);
+    CHECK(p->host == "hub.lan:7077");
+    CHECK(p->origin == "http://hub.lan:7077");
+    p = ParsePublicUrl("http://[2001:db8::1]:80", &error);
+    REQUIRE(p);
+    CHECK(p->host == "[2001:db8::1]");
+    for (const char* bad : {"ftp://x", "hub.lan", "https://", "https://user@hub", "https://:443",
+                            "https://hub:99999"}) {
+      error.clear();
+      CHECK_FALSE_MESSAGE(ParsePublicUrl(bad, &error), bad);
+      CHECK_FALSE(error.empty());
+    }
+  }
+}
