@@ -60,6 +60,7 @@ struct Args {
   int http_timeout_ms = 10000;
   bool hub = false;
   origin::http::HubOptions hub_options;
+  std::string public_url;  // as given, parsed into hub_options
 };
 
 bool ParseArgs(int argc, char** argv, Args& a) {
@@ -100,7 +101,7 @@ bool ParseArgs(int argc, char** argv, Args& a) {
     } else if (s == "--listen") {
       if (!value(a.hub_options.listen)) return false;
     } else if (s == "--public-url") {
-      if (!value(a.hub_options.public_url)) return false;
+      if (!value(a.public_url)) return false;
     } else if (s == "--port") {
       std::string v;
       if (!value(v)) return false;
@@ -189,11 +190,12 @@ int main(int argc, char** argv) try {
   ::signal(SIGPIPE, SIG_IGN);
   Args args;
   if (!ParseArgs(argc, argv, args)) return 2;
-  if (args.hub && args.hub_options.public_url.empty())
-    if (const char* u = std::getenv("ORIGIN_PUBLIC_URL"); u != nullptr) args.hub_options.public_url = u;
-  if (!args.hub_options.public_url.empty()) {
+  if (args.hub && args.public_url.empty())
+    if (const char* u = std::getenv("ORIGIN_PUBLIC_URL"); u != nullptr) args.public_url = u;
+  if (!args.public_url.empty()) {
     std::string error;
-    if (!origin::http::ParsePublicUrl(args.hub_options.public_url, &error)) {
+    args.hub_options.public_url = origin::http::ParsePublicUrl(args.public_url, &error);
+    if (!args.hub_options.public_url) {
       std::fprintf(stderr, "originsd: %s\n", error.c_str());
       return 2;
     }

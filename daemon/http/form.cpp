@@ -83,10 +83,7 @@ std::vector<std::string> CookieValues(const Request& r, std::string_view name) {
 std::string MediaType(const Request& r) {
   const std::string* ct = r.Header("content-type");
   if (ct == nullptr) return "";
-  std::string type(Trim(std::string_view(*ct).substr(0, ct->find(';'))));
-  std::transform(type.begin(), type.end(), type.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return type;
+  return AsciiLower(Trim(std::string_view(*ct).substr(0, ct->find(';'))));
 }
 
 }  // namespace origin::http

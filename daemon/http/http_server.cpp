@@ -19,13 +19,6 @@ constexpr int kLingerMs = 2000;
 // Connections refused over the cap are logged at most this often.
 constexpr std::uint64_t kRefusedLogMs = 60000;
 
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return out;
-}
-
 std::string TooLarge(std::size_t limit) {
   return "the request's body is larger than " +
          (limit % 1024 == 0 ? std::to_string(limit / 1024) + " KiB" : std::to_string(limit) + " bytes");
@@ -258,7 +251,7 @@ int HttpServer::OnHeaderField(llhttp_t* p, const char* at, std::size_t n) noexce
   return HeaderPiece(p, n, [&](Connection& c) {
     if (c.in_value || c.req.headers.empty()) c.req.headers.emplace_back();
     c.in_value = false;
-    c.req.headers.back().first += Lower(std::string_view(at, n));
+    c.req.headers.back().first += AsciiLower(std::string_view(at, n));
   });
 }
 

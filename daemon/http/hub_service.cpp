@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "core/hub/tokens.hpp"
+#include "core/util/text.hpp"
 #include "daemon/http/form.hpp"
 #include "daemon/log.hpp"
 #include "origin_config.h"
@@ -25,13 +26,6 @@ constexpr char kJson[] = "application/json";
 constexpr int kTransportError = -32000;
 // What a stateless server assumes without MCP-Protocol-Version (mcp.md 6).
 constexpr char kDefaultProtocol[] = "2025-03-26";
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 // A host and optional port as a Host header or an origin's authority
 // writes them: the name (an IPv6 address without its brackets), or
@@ -88,7 +82,7 @@ Response McpError(int status, const std::string& message) {
 // Whether an Accept header admits a JSON answer (none sent: any).
 bool AcceptsJson(const std::string* accept) {
   if (accept == nullptr) return true;
-  const std::string a = Lower(*accept);
+  const std::string a = AsciiLower(*accept);
   return a.find("application/json") != std::string::npos ||
          a.find("application/*") != std::string::npos || a.find("*/*") != std::string::npos;
 }
@@ -119,7 +113,7 @@ std::string DeviceRefusal(const std::string& message, const std::string& device)
 }  // namespace
 
 std::optional<PublicUrl> ParsePublicUrl(const std::string& url, std::string* error) {
-  const std::string lower = Lower(url);
+  const std::string lower = AsciiLower(url);
   std::string scheme;
   if (lower.starts_with("https://"))
     scheme = "https";
@@ -143,7 +137,7 @@ std::optional<PublicUrl> ParsePublicUrl(const std::string& url, std::string* err
 }
 
 bool HubHostAllowed(const std::string& host, const PublicUrl* public_url) {
-  const std::string h = Lower(host);
+  const std::string h = AsciiLower(host);
   if (public_url != nullptr && h == public_url->host) return true;
   const std::optional<std::string> name = HostName(h);
   if (!name) return false;
@@ -154,7 +148,7 @@ bool HubHostAllowed(const std::string& host, const PublicUrl* public_url) {
 }
 
 bool HubOriginAllowed(const std::string& origin, const PublicUrl* public_url) {
-  const std::string o = Lower(origin);
+  const std::string o = AsciiLower(origin);
   if (public_url != nullptr && o == public_url->origin) return true;
   std::string_view rest;
   if (o.starts_with("http://"))
@@ -177,11 +171,6 @@ HubService::HubService(uv_loop_t* loop, Operations& ops, McpServer& mcp, HubOpti
       server_(loop, ops.ctx().loop_thread, limits) {}
 
 void HubService::Start() {
-  if (!options_.public_url.empty()) {
-    std::string error;
-    public_url_ = ParsePublicUrl(options_.public_url, &error);
-    if (!public_url_) throw std::invalid_argument(error);
-  }
   server_.Listen(
       options_.listen, options_.port,
       [this](const Request& r, Respond respond) { Handle(r, std::move(respond)); },
@@ -189,17 +178,17 @@ void HubService::Start() {
         return JsonResponse(status, proto::ErrorJson("http", message));
       },
       Reach::kNetwork);
-  const PublicUrl* pub = public_url_ ? &*public_url_ : nullptr;
+  const PublicUrl* pub = public_url();
   server_.SetHostFilter([pub](const std::string& host) { return HubHostAllowed(host, pub); },
-                        public_url_ ? public_url_->host
-                                    : std::string("an IP address or localhost (--public-url "
-                                                  "names the hub's host)"));
+                        pub ? pub->host
+                            : std::string("an IP address or localhost (--public-url names the "
+                                          "hub's host)"));
   const std::string where = (options_.listen.find(':') != std::string::npos
                                  ? "[" + options_.listen + "]"
                                  : options_.listen) +
                             ":" + std::to_string(server_.port());
   LOG_INFO("hub: serving http://%s (/mcp, /healthz)%s%s", where.c_str(),
-           public_url_ ? ", public URL " : "", public_url_ ? public_url_->origin.c_str() : "");
+           pub ? ", public URL " : "", pub ? pub->origin.c_str() : "");
 }
 
 void HubService::Stop() {
@@ -231,11 +220,11 @@ void HubService::Handle(const Request& r, Respond respond) {
 }
 
 void HubService::Mcp(const Request& r, Respond respond) {
-  const PublicUrl* pub = public_url_ ? &*public_url_ : nullptr;
+  const PublicUrl* pub = public_url();
   if (const std::string* origin = r.Header("origin"); origin && !HubOriginAllowed(*origin, pub))
     return respond(McpError(403, "requests from the origin " + *origin + " are not answered"));
   const std::string* auth = r.Header("authorization");
-  if (auth == nullptr || auth->size() < 7 || Lower(auth->substr(0, 7)) != "bearer ") {
+  if (auth == nullptr || auth->size() < 7 || AsciiLower(auth->substr(0, 7)) != "bearer ") {
     Response out = McpError(401, "a token is needed: Authorization: Bearer TOKEN "
                                  "(origin token create NAME, on the hub)");
     out.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"origin\"");
@@ -263,8 +252,7 @@ void HubService::Mcp(const Request& r, Respond respond) {
   if (const std::string* d = r.Header("x-origin-device")) device = *d;
   // The token, then the message: what is needed of the request is copied,
   // since it is answered later, on the loop.
-  std::string token = auth->substr(7);
-  token.erase(0, token.find_first_not_of(" \t"));
+  std::string token(TrimSpace(std::string_view(*auth).substr(7), " \t"));
   auto ask = [this, body = r.body, protocol, agent, device, respond](Answer a) {
     if (a.error)
       return respond(McpError(503, std::string("the token could not be checked: ") +

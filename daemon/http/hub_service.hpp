@@ -28,6 +28,7 @@
 #include <uv.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "daemon/http/http_server.hpp"
@@ -37,13 +38,6 @@
 namespace origin::http {
 
 inline constexpr int kDefaultHubPort = 7077;
-
-struct HubOptions {
-  std::string listen = "127.0.0.1";  // an IP address; 0.0.0.0 or :: for every one
-  int port = kDefaultHubPort;        // 0: a free one (tests)
-  /// The URL clients reach the hub by ("" when none: behind no proxy).
-  std::string public_url;
-};
 
 /// The parts of a public URL the hub checks requests against.
 struct PublicUrl {
@@ -59,6 +53,13 @@ bool HubHostAllowed(const std::string& host, const PublicUrl* public_url);
 /// public URL's.
 bool HubOriginAllowed(const std::string& origin, const PublicUrl* public_url);
 
+struct HubOptions {
+  std::string listen = "127.0.0.1";  // an IP address; 0.0.0.0 or :: for every one
+  int port = kDefaultHubPort;        // 0: a free one (tests)
+  /// The URL clients reach the hub by (ParsePublicUrl); none behind no proxy.
+  std::optional<PublicUrl> public_url;
+};
+
 class HubService {
  public:
   HubService(uv_loop_t* loop, Operations& ops, McpServer& mcp, HubOptions options,
@@ -66,8 +67,8 @@ class HubService {
   HubService(const HubService&) = delete;
   HubService& operator=(const HubService&) = delete;
 
-  /// Listens (throws std::invalid_argument for a bad address or public URL,
-  /// UvError when the port cannot be bound); logs where.
+  /// Listens (throws std::invalid_argument for a bad address, UvError when
+  /// the port cannot be bound); logs where.
   void Start();
   void Stop();
   int port() const { return server_.port(); }
@@ -75,11 +76,13 @@ class HubService {
  private:
   void Handle(const Request& r, Respond respond);
   void Mcp(const Request& r, Respond respond);
+  const PublicUrl* public_url() const {
+    return options_.public_url ? &*options_.public_url : nullptr;
+  }
 
   Operations& ops_;
   McpServer& mcp_;
   HubOptions options_;
-  std::optional<PublicUrl> public_url_;
   HttpServer server_;
 };
 

@@ -9,6 +9,13 @@ const std::string* Request::Header(std::string_view lower_name) const {
   return nullptr;
 }
 
+std::string AsciiLower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
 Response WithBody(int status, std::string content_type, std::string body) {
   Response r;
   r.status = status;

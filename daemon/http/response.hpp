@@ -38,6 +38,10 @@ struct Response {
   bool close = false;  // the connection closes once it is written
 };
 
+/// `s` with its ASCII letters in lower case (header names, media types,
+/// host names: HTTP compares them without case).
+std::string AsciiLower(std::string_view s);
+
 /// A response of `status` with a body of `content_type`.
 Response WithBody(int status, std::string content_type, std::string body);
 
