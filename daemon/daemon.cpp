@@ -54,7 +54,7 @@ Daemon::Daemon(uv_loop_t* loop, DaemonOptions opts, std::unique_ptr<Db> writer_d
     // once than origin ui's, and an MCP message may be larger than a form.
     hub_ = std::make_unique<http::HubService>(
         loop, ops_, mcp_, *opts_.hub,
-        http::ServerLimits{.max_body_bytes = 1 << 20,
+        http::ServerLimits{.max_body_bytes = http::HubService::kMaxBodyBytes,
                            .request_ms = opts_.http_timeout_ms,
                            .idle_ms = opts_.http_timeout_ms,
                            .max_connections = 256});

@@ -6,7 +6,7 @@
 # reference needs ripgrep: packaging/deps.sh ripgrep).
 set -eu
 pkgs="meson ninja-build pkg-config g++ libsqlite3-dev libzstd-dev zstd rapidjson-dev \
-libuv1-dev node-llhttp libssl-dev libcurl4-openssl-dev doctest-dev help2man $*"
+libuv1-dev node-llhttp libssl-dev libcurl4-openssl-dev zlib1g-dev doctest-dev help2man $*"
 missing=""
 for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -39,6 +39,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -135,6 +136,35 @@ struct SyncReport {
   }
 };
 
+/// A chunk of a device's raw mirror, pushed to a hub (spec: Replication,
+/// step 1; POST /v1/ingest).  The hub keeps it as generation `generation`
+/// of the file (source, "@<device>:<rel_path>"), mirrored under
+/// devices/<device>/<source>/<rel_path>, and parses it with the source's
+/// adapter, which sees the device's key, so that event ids are the
+/// device's (remote.cpp).
+struct RemoteChunk {
+  std::string device;    // the pushing device's name (checked by the caller)
+  std::string path;      // the file's path on the device, for the record
+  std::string rel_path;  // its key under the source's root on the device
+  std::int64_t generation = 1;
+  std::int64_t offset = 0;  // where `data` starts in the mirror's content
+  std::optional<std::int64_t> mtime_ms;  // the device's file's, for sealing idle tails
+  std::string data;      // complete lines
+};
+
+/// What the hub did with a RemoteChunk.
+struct RemoteOutcome {
+  /// False: `offset` was not the hub's cursor, and nothing was written.
+  bool appended = false;
+  std::int64_t bytes = 0;  // the hub's cursor of that generation, after
+  std::int64_t lines = 0;  // lines appended
+  std::int64_t events = 0;  // events added
+  std::int64_t parse_errors = 0;
+};
+
+/// raw_file's key of a device's file on a hub: "@<device>:<rel_path>".
+std::string RemoteKey(std::string_view device, std::string_view rel_path);
+
 class Ingester {
  public:
   Ingester(Db& db, MirrorStore& mirrors, const Clock& clock);
@@ -154,6 +184,13 @@ class Ingester {
   /// (an old file imported now is finished already), else by when its
   /// content last grew here.
   std::int64_t SealIdle(std::string_view source, std::int64_t idle_ms = kIdleSealMs);
+  /// Appends a device's chunk and ingests its lines, in one transaction
+  /// (remote.cpp): at the hub's cursor only, so a chunk sent twice, or
+  /// sent after another, is refused without writing (`appended` false).
+  /// Throws std::invalid_argument for a device name or path that could
+  /// name a mirror outside the device's directory, or data that is not
+  /// complete lines; a store fault as IngestFile's caller sees it.
+  RemoteOutcome IngestRemote(const SourceAdapter& adapter, const RemoteChunk& chunk);
   /// The longest line taken (kMaxLineBytes; smaller in tests).
   void set_max_line(std::size_t bytes) { max_line_ = bytes; }
 

@@ -4,11 +4,21 @@
 namespace origin {
 
 std::optional<RawRow> LoadLatest(Db& db, std::string_view source, std::string_view key) {
+  return LoadGeneration(db, source, key, std::nullopt);
+}
+
+std::optional<RawRow> LoadGeneration(Db& db, std::string_view source, std::string_view key,
+                                     std::optional<std::int64_t> generation) {
   auto st = db.Prepare(
       "SELECT id, generation, path, mirror, bytes_ingested, lines_ingested, tail_hash, "
       "tail_offset, tail_line, zst_bytes, file_size, file_mtime_ns, parse_state, broken "
-      "FROM raw_file WHERE source = ? AND key = ? ORDER BY generation DESC LIMIT 1");
+      "FROM raw_file WHERE source = ?1 AND key = ?2 AND (?3 IS NULL OR generation = ?3) "
+      "ORDER BY generation DESC LIMIT 1");
   st.Bind(1, source).Bind(2, key);
+  if (generation)
+    st.Bind(3, *generation);
+  else
+    st.Bind(3, nullptr);
   if (!st.Step()) return std::nullopt;
   RawRow r;
   r.id = st.Int(0);
@@ -30,7 +40,9 @@ std::optional<RawRow> LoadLatest(Db& db, std::string_view source, std::string_vi
 }
 
 bool SafeKey(std::string_view key) {
-  if (key.empty() || key.front() == '/' || key.find('\0') != std::string_view::npos) return false;
+  if (key.empty() || key.front() == '/' || key.front() == '@' ||
+      key.find('\0') != std::string_view::npos)
+    return false;
   std::size_t pos = 0;
   while (pos <= key.size()) {
     std::size_t end = key.find('/', pos);
@@ -54,18 +66,25 @@ bool LoadUnbroken(Db& db, std::string_view source, std::string_view key, std::op
 
 RawRow CreateGeneration(Db& db, std::string_view source, const SourceFile& f,
                         std::int64_t generation, std::int64_t now) {
+  return InsertGeneration(db, source, f.key, f.abs_path,
+                          std::string(source) + "/" + f.key, generation, now);
+}
+
+RawRow InsertGeneration(Db& db, std::string_view source, std::string_view key,
+                        std::string_view path, std::string mirror, std::int64_t generation,
+                        std::int64_t now) {
   RawRow r;
   r.generation = generation;
-  r.path = f.abs_path;
-  r.mirror.mirror = std::string(source) + "/" + f.key;
+  r.path = std::string(path);
+  r.mirror.mirror = std::move(mirror);
   if (generation > 1) r.mirror.mirror += "~g" + std::to_string(generation);
   db.Prepare(
         "INSERT INTO raw_file(source, key, generation, path, mirror, created_at, grown_at) "
         "VALUES (?,?,?,?,?,?,?)")
       .Bind(1, source)
-      .Bind(2, f.key)
+      .Bind(2, key)
       .Bind(3, generation)
-      .Bind(4, f.abs_path)
+      .Bind(4, path)
       .Bind(5, r.mirror.mirror)
       .Bind(6, now)
       .Bind(7, now)

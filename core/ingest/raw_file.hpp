@@ -37,8 +37,12 @@ struct RawRow {
 
 /// The latest generation of `key`; nothing for a file never mirrored.
 std::optional<RawRow> LoadLatest(Db& db, std::string_view source, std::string_view key);
+/// Generation `generation` of `key` (the latest, given none).
+std::optional<RawRow> LoadGeneration(Db& db, std::string_view source, std::string_view key,
+                                     std::optional<std::int64_t> generation);
 /// A mirror name must stay under raw/: no absolute path, no '..', no empty
-/// segment, no NUL, whatever a log directory contains.
+/// segment, no NUL, whatever a log directory contains.  Nor a leading '@':
+/// such keys name a device's files on a hub (core/ingest/remote.cpp).
 bool SafeKey(std::string_view key);
 /// The latest generation's row, into `row` (nothing for a new file); false,
 /// with the reason in `error`, when its mirror is broken (no append, ever).
@@ -48,5 +52,10 @@ bool LoadUnbroken(Db& db, std::string_view source, std::string_view key, std::op
 /// mirror (<source>/<key>, then ~g<generation> after the first).
 RawRow CreateGeneration(Db& db, std::string_view source, const SourceFile& f,
                         std::int64_t generation, std::int64_t now);
+/// The row of generation `generation` of (`source`, `key`), whose mirror is
+/// `mirror` (then ~g<generation> after the first).
+RawRow InsertGeneration(Db& db, std::string_view source, std::string_view key,
+                        std::string_view path, std::string mirror, std::int64_t generation,
+                        std::int64_t now);
 
 }  // namespace origin

@@ -51,6 +51,7 @@ struct HttpServer::Connection {
   std::size_t header_bytes = 0;      // of the request being parsed
   bool in_request = false;           // its first byte came, its last not yet
   bool headers_done = false;         // its header block ended (what follows is body)
+  std::size_t body_limit = 0;        // the request's, once its path is known
   std::deque<Pending> ready;         // to answer, in order
   bool busy = false;                 // a request is being answered
   bool reading = false;
@@ -286,11 +287,12 @@ int HttpServer::OnHeadersComplete(llhttp_t* p) noexcept {
       return Refuse(c, 403, "this server answers only requests to " +
                                 (self->allowed_hosts_.empty() ? std::string("itself")
                                                               : self->allowed_hosts_.front()));
-    if ((p->flags & F_CONTENT_LENGTH) != 0 && p->content_length > self->limits_.max_body_bytes)
-      return Refuse(c, 413, TooLarge(self->limits_.max_body_bytes));
     const std::size_t q = r.target.find('?');
     r.path = r.target.substr(0, q);
     r.query = q == std::string::npos ? "" : r.target.substr(q + 1);
+    c->body_limit = self->body_limit_ ? self->body_limit_(r) : self->limits_.max_body_bytes;
+    if ((p->flags & F_CONTENT_LENGTH) != 0 && p->content_length > c->body_limit)
+      return Refuse(c, 413, TooLarge(c->body_limit));
     return 0;
   } catch (...) {
     return Refuse(c, 500, "out of memory");
@@ -300,8 +302,7 @@ int HttpServer::OnHeadersComplete(llhttp_t* p) noexcept {
 int HttpServer::OnBody(llhttp_t* p, const char* at, std::size_t n) noexcept {
   auto* c = static_cast<Connection*>(p->data);
   try {
-    if (c->req.body.size() + n > c->server->limits_.max_body_bytes)
-      return Refuse(c, 413, TooLarge(c->server->limits_.max_body_bytes));
+    if (c->req.body.size() + n > c->body_limit) return Refuse(c, 413, TooLarge(c->body_limit));
     c->req.body.append(at, n);
     return 0;
   } catch (...) {

@@ -9,7 +9,8 @@
 //   - the request's Host must be one of `allowed_hosts`, or pass the host
 //     filter (DNS rebinding);
 //   - GET and POST only (405); a header block of at most 16 KiB (431) and a
-//     body of at most max_body_bytes (64 KiB; 413); a request that llhttp cannot parse gets
+//     body of at most max_body_bytes (64 KiB), or what SetBodyLimit says for
+//     the request (413); a request that llhttp cannot parse gets
 //     400; each of these closes the connection;
 //   - a request's header block and body must arrive within `request_ms` of
 //     its first byte (408, closed), and an idle keep-alive connection is
@@ -96,6 +97,11 @@ class HttpServer {
     host_filter_ = std::move(filter);
     allowed_hosts_ = {std::move(expected)};
   }
+  /// The body limit of each request, from its method, path and headers
+  /// (until set: max_body_bytes for every request).
+  void SetBodyLimit(std::function<std::size_t(const Request&)> limit) {
+    body_limit_ = std::move(limit);
+  }
   /// Closes the listener and every connection (answers in flight are dropped).
   void Close();
   bool listening() const { return static_cast<bool>(listener_); }
@@ -140,6 +146,7 @@ class HttpServer {
   int port_ = 0;
   std::vector<std::string> allowed_hosts_;
   std::function<bool(const std::string&)> host_filter_;
+  std::function<std::size_t(const Request&)> body_limit_;
   Handler handler_;
   ErrorPage error_page_;
   std::map<std::uint64_t, std::unique_ptr<Connection>> conns_;

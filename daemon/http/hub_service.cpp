@@ -163,6 +163,18 @@ bool HubOriginAllowed(const std::string& origin, const PublicUrl* public_url) {
   return name && (*name == "localhost" || (IsIp(*name, &loopback) && loopback));
 }
 
+std::optional<std::string> BearerToken(const Request& r) {
+  const std::string* auth = r.Header("authorization");
+  if (auth == nullptr || auth->size() < 7 || AsciiLower(auth->substr(0, 7)) != "bearer ")
+    return std::nullopt;
+  return std::string(TrimSpace(std::string_view(*auth).substr(7), " \t"));
+}
+
+Response Unauthorized(Response r) {
+  r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"origin\"");
+  return r;
+}
+
 HubService::HubService(uv_loop_t* loop, Operations& ops, McpServer& mcp, HubOptions options,
                        ServerLimits limits)
     : ops_(ops),
@@ -178,6 +190,7 @@ void HubService::Start() {
         return JsonResponse(status, proto::ErrorJson("http", message));
       },
       Reach::kNetwork);
+  server_.SetBodyLimit(&HubService::BodyLimit);
   const PublicUrl* pub = public_url();
   server_.SetHostFilter([pub](const std::string& host) { return HubHostAllowed(host, pub); },
                         pub ? pub->host
@@ -187,7 +200,7 @@ void HubService::Start() {
                                  ? "[" + options_.listen + "]"
                                  : options_.listen) +
                             ":" + std::to_string(server_.port());
-  LOG_INFO("hub: serving http://%s (/mcp, /healthz)%s%s", where.c_str(),
+  LOG_INFO("hub: serving http://%s (/mcp, /v1, /healthz)%s%s", where.c_str(),
            pub ? ", public URL " : "", pub ? pub->origin.c_str() : "");
 }
 
@@ -216,6 +229,7 @@ void HubService::Handle(const Request& r, Respond respond) {
     }
     return Mcp(r, std::move(respond));
   }
+  if (r.path.starts_with("/v1/")) return V1(r, std::move(respond));
   respond(JsonResponse(404, proto::ErrorJson("not_found", "no such endpoint: " + r.path)));
 }
 
@@ -223,13 +237,8 @@ void HubService::Mcp(const Request& r, Respond respond) {
   const PublicUrl* pub = public_url();
   if (const std::string* origin = r.Header("origin"); origin && !HubOriginAllowed(*origin, pub))
     return respond(McpError(403, "requests from the origin " + *origin + " are not answered"));
-  const std::string* auth = r.Header("authorization");
-  if (auth == nullptr || auth->size() < 7 || AsciiLower(auth->substr(0, 7)) != "bearer ") {
-    Response out = McpError(401, "a token is needed: Authorization: Bearer TOKEN "
-                                 "(origin token create NAME, on the hub)");
-    out.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"origin\"");
-    return respond(std::move(out));
-  }
+  std::optional<std::string> token = BearerToken(r);
+  if (!token) return respond(Unauthorized(McpError(401, kNeedToken)));
   std::string protocol = kDefaultProtocol;
   if (const std::string* v = r.Header("mcp-protocol-version")) {
     if (!McpServer::KnownVersion(*v))
@@ -252,7 +261,6 @@ void HubService::Mcp(const Request& r, Respond respond) {
   if (const std::string* d = r.Header("x-origin-device")) device = *d;
   // The token, then the message: what is needed of the request is copied,
   // since it is answered later, on the loop.
-  std::string token(TrimSpace(std::string_view(*auth).substr(7), " \t"));
   auto ask = [this, body = r.body, protocol, agent, device, respond](Answer a) {
     if (a.error)
       return respond(McpError(503, std::string("the token could not be checked: ") +
@@ -283,7 +291,7 @@ void HubService::Mcp(const Request& r, Respond respond) {
   };
   ops_.OnWorker(
       Thread::kReader, Caller{},
-      [token = std::move(token)](Db& db, rpc::Writer& w) {
+      [token = std::move(*token)](Db& db, rpc::Writer& w) {
         if (std::optional<std::string> name = TokenOwner(db, token))
           w.String(*name);
         else

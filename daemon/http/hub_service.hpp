@@ -8,6 +8,7 @@
 //                   server (daemon/mcp/), the one origin-mcp reaches through
 //                   the socket, for a bearer token
 //   GET  /mcp       405 (no stream is offered), Allow: POST
+//   /v1/...         the replication API of devices (replication.cpp)
 // Every /mcp request, before the MCP server sees it:
 //   - Authorization: Bearer <token> of an active token (core/hub/tokens.hpp),
 //     looked up on a reader: 401 with WWW-Authenticate otherwise;
@@ -52,6 +53,13 @@ bool HubHostAllowed(const std::string& host, const PublicUrl* public_url);
 /// Whether an Origin header may call /mcp: a loopback origin, or the
 /// public URL's.
 bool HubOriginAllowed(const std::string& origin, const PublicUrl* public_url);
+/// The token of `Authorization: Bearer <token>`, or nothing.
+std::optional<std::string> BearerToken(const Request& r);
+/// `r` (a 401) with the WWW-Authenticate header asking for a bearer token.
+Response Unauthorized(Response r);
+/// What a 401 without a token says.
+inline constexpr char kNeedToken[] =
+    "a token is needed: Authorization: Bearer TOKEN (origin token create NAME, on the hub)";
 
 struct HubOptions {
   std::string listen = "127.0.0.1";  // an IP address; 0.0.0.0 or :: for every one
@@ -62,6 +70,16 @@ struct HubOptions {
 
 class HubService {
  public:
+  /// A request's body, at most (/mcp's message).
+  static constexpr std::size_t kMaxBodyBytes = std::size_t{1} << 20;
+  /// /v1/ingest's body as sent, and as inflated: a chunk of at most 1 MiB
+  /// of lines (kMaxChunkBytes) or one longer line, in base64 (4/3), in
+  /// JSON.  A longer line is refused (413): its file is the device's to
+  /// report.
+  static constexpr std::size_t kMaxIngestBodyBytes = std::size_t{24} << 20;
+  static constexpr std::size_t kMaxIngestJsonBytes = std::size_t{24} << 20;
+  static constexpr std::size_t kMaxChunkBytes = std::size_t{1} << 20;
+
   HubService(uv_loop_t* loop, Operations& ops, McpServer& mcp, HubOptions options,
              ServerLimits limits);
   HubService(const HubService&) = delete;
@@ -76,6 +94,9 @@ class HubService {
  private:
   void Handle(const Request& r, Respond respond);
   void Mcp(const Request& r, Respond respond);
+  /// The replication API, /v1/* (replication.cpp).
+  void V1(const Request& r, Respond respond);
+  static std::size_t BodyLimit(const Request& r);
   const PublicUrl* public_url() const {
     return options_.public_url ? &*options_.public_url : nullptr;
   }

@@ -45,17 +45,6 @@ std::map<std::string, std::string> Files(const std::string& home) {
   return out;
 }
 
-// The store's mirrors, each as the database records it, read through the
-// mirror module of that store.
-std::map<std::string, std::string> MirrorContents(const std::string& home) {
-  std::map<std::string, std::string> out;
-  auto db = OpenReadConnection(home + "/origin.db");
-  MirrorStore mirrors(home + "/raw");
-  Stmt st(db->get(), "SELECT id, mirror FROM raw_file");
-  while (st.Step()) out[std::string(st.Text(1))] = mirrors.ReadContent(*db, st.Int(0));
-  return out;
-}
-
 // A daemon on `home` (a backup) whose agents' roots are empty: it ingests
 // nothing of its own.
 void StartOn(DaemonFixture& g, const std::string& home) {

@@ -256,6 +256,15 @@ std::string ClaudeLine(const std::string& uuid, const std::string& text,
          text + "\"}}\n";
 }
 
+std::map<std::string, std::string> MirrorContents(const std::string& home) {
+  std::map<std::string, std::string> out;
+  auto db = OpenReadConnection(home + "/origin.db");
+  MirrorStore mirrors(home + "/raw");
+  Stmt st(db->get(), "SELECT id, mirror FROM raw_file");
+  while (st.Step()) out[std::string(st.Text(1))] = mirrors.ReadContent(*db, st.Int(0));
+  return out;
+}
+
 rapidjson::Document Json(const std::string& s) {
   rapidjson::Document d;
   d.Parse(s.c_str());

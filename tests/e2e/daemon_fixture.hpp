@@ -43,6 +43,9 @@ RunResult RunInTerminal(const std::vector<std::string>& argv,
 /// A Claude Code user line of session `session` (2026-01-05T10:00Z), with its newline.
 std::string ClaudeLine(const std::string& uuid, const std::string& text,
                        const std::string& session = "s1");
+/// The store's mirrors at `home`, by mirror name, each as its database
+/// records it, read through the mirror module of that store.
+std::map<std::string, std::string> MirrorContents(const std::string& home);
 /// `s` parsed; REQUIREs that it is JSON.
 rapidjson::Document Json(const std::string& s);
 

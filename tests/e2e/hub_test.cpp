@@ -8,47 +8,13 @@
 
 #include <doctest/doctest.h>
 
-#include <cstdlib>
 #include <set>
 
-#include "tests/e2e/daemon_fixture.hpp"
-#include "tests/support/http_client.hpp"
+#include "tests/e2e/hub_fixture.hpp"
 
 namespace origin::test {
 
 namespace {
-
-// The hub's port, from the line originsd logs once it listens
-// ("hub: serving http://ADDR:PORT (...").
-int HubPort(DaemonFixture& f) {
-  int port = 0;
-  f.WaitFor([&] {
-    const std::string log = Exists(f.log()) ? ReadAll(f.log()) : "";
-    const std::size_t at = log.find("hub: serving http://");
-    if (at == std::string::npos) return false;
-    const std::size_t end = log.find(' ', at + 20);
-    const std::size_t colon = log.rfind(':', end);
-    port = std::atoi(log.substr(colon + 1, end - colon - 1).c_str());
-    return port != 0;
-  });
-  REQUIRE_MESSAGE(port != 0, "the hub logged no port");
-  return port;
-}
-
-// A new token for `name`, made by the CLI.
-std::string NewToken(DaemonFixture& f, const std::string& name) {
-  RunResult r = f.Cli({"token", "create", name, "--json"});
-  REQUIRE_MESSAGE(r.status == 0, r.err);
-  return Json(r.out)["token"].GetString();
-}
-
-std::map<std::string, std::string> McpHeaders(const std::string& token,
-                                              std::map<std::string, std::string> more = {}) {
-  more.emplace("Content-Type", "application/json");
-  more.emplace("Accept", "application/json, text/event-stream");
-  if (!token.empty()) more.emplace("Authorization", "Bearer " + token);
-  return more;
-}
 
 constexpr char kInitialize[] =
     R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})";
@@ -154,7 +120,7 @@ TEST_CASE("hub: requests refused before the MCP server, each with its status") {
   CHECK(get.status == 405);
   CHECK(get.headers["allow"] == "POST");
   CHECK(Http(port, "DELETE", "/mcp", {{"Authorization", "Bearer " + token}}).status == 405);
-  CHECK(Http(port, "GET", "/v1/device", {{"Authorization", "Bearer " + token}}).status == 404);
+  CHECK(Http(port, "GET", "/v1/nothing", {{"Authorization", "Bearer " + token}}).status == 404);
   // No token writes as another device.
   HttpReply other = Http(port, "POST", "/mcp", McpHeaders(token, {{"X-Origin-Device", "desktop"}}),
                          kToolsList);

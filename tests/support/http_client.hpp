@@ -41,4 +41,7 @@ void SendRaw(int fd, const std::string& raw);
 /// A part that is not a whole response ends the list with status 0.
 std::vector<HttpReply> ReadReplies(int fd, int timeout_ms = 5000);
 
+/// `data` as one gzip stream (Content-Encoding: gzip), at `level`.
+std::string Gzip(const std::string& data, int level = 6);
+
 }  // namespace origin::test

@@ -4,7 +4,9 @@
 // Origin of a browser's page, and the public URL both are checked against.
 #include <doctest/doctest.h>
 
+#include "daemon/http/gzip.hpp"
 #include "daemon/http/hub_service.hpp"
+#include "tests/support/http_client.hpp"
 
 using namespace origin::http;
 
@@ -59,5 +61,37 @@ TEST_SUITE("hub") {
       CHECK_FALSE_MESSAGE(ParsePublicUrl(bad, &error), bad);
       CHECK_FALSE(error.empty());
     }
+  }
+}
+
+// A device's chunk may come gzip-encoded (spec: Replication): inflated with
+// a limit checked as it grows, so a small body cannot inflate past it.
+TEST_SUITE("hub") {
+  TEST_CASE("hub: gzip bodies inflate to their content, within a limit a bomb cannot pass") {
+    using origin::test::Gzip;
+    std::string lines;
+    for (int i = 0; i < 5000; ++i) lines += "{\"n\":" + std::to_string(i) + "}\n";
+    std::string out;
+    CHECK(Gunzip(Gzip(lines), lines.size(), &out) == InflateStatus::kOk);
+    CHECK(out == lines);
+    CHECK(Gunzip(Gzip(""), 10, &out) == InflateStatus::kOk);
+    CHECK(out.empty());
+    // One byte past the limit is too much, however small the body.
+    CHECK(Gunzip(Gzip(lines), lines.size() - 1, &out) == InflateStatus::kTooLarge);
+    const std::string bomb = Gzip(std::string(64 << 20, 'a'), 9);
+    CHECK(bomb.size() < 100 * 1024);
+    CHECK(Gunzip(bomb, 24 << 20, &out) == InflateStatus::kTooLarge);
+    CHECK(out.size() <= (24 << 20) + 64 * 1024);
+    // Not one whole gzip stream: truncated, with bytes after it, a bad
+    // checksum, not gzip at all, nothing.
+    const std::string z = Gzip(lines);
+    CHECK(Gunzip(z.substr(0, z.size() - 5), 1 << 20, &out) == InflateStatus::kMalformed);
+    CHECK(Gunzip(z + "x", 1 << 20, &out) == InflateStatus::kMalformed);
+    CHECK(Gunzip(z + z, 1 << 20, &out) == InflateStatus::kMalformed);
+    std::string bad_crc = z;
+    bad_crc[bad_crc.size() - 6] ^= 1;
+    CHECK(Gunzip(bad_crc, 1 << 20, &out) == InflateStatus::kMalformed);
+    CHECK(Gunzip(lines, 1 << 20, &out) == InflateStatus::kMalformed);
+    CHECK(Gunzip("", 1 << 20, &out) == InflateStatus::kMalformed);
   }
 }

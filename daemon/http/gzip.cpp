@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+#include "daemon/http/gzip.hpp"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <climits>
+
+namespace origin::http {
+
+namespace {
+
+// zlib's stream, ended however the inflation ends.
+class Inflater {
+ public:
+  Inflater() { ok_ = inflateInit2(&z_, 16 + MAX_WBITS) == Z_OK; }  // 16: gzip only
+  ~Inflater() {
+    if (ok_) inflateEnd(&z_);
+  }
+  Inflater(const Inflater&) = delete;
+  Inflater& operator=(const Inflater&) = delete;
+  bool ok() const { return ok_; }
+  z_stream* get() { return &z_; }
+
+ private:
+  z_stream z_{};
+  bool ok_ = false;
+};
+
+}  // namespace
+
+InflateStatus Gunzip(std::string_view body, std::size_t limit, std::string* out) {
+  out->clear();
+  if (body.size() > UINT_MAX) return InflateStatus::kTooLarge;
+  Inflater inf;
+  if (!inf.ok()) return InflateStatus::kMalformed;
+  z_stream* z = inf.get();
+  z->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(body.data()));
+  z->avail_in = static_cast<uInt>(body.size());
+  constexpr std::size_t kStep = 64 * 1024;
+  for (;;) {
+    // Room for one more step, and one byte past the limit: output that
+    // reaches it is too large.
+    const std::size_t room = std::min(kStep, limit + 1 - out->size());
+    const std::size_t had = out->size();
+    out->resize(had + room);
+    z->next_out = reinterpret_cast<Bytef*>(out->data() + had);
+    z->avail_out = static_cast<uInt>(room);
+    const int rc = inflate(z, Z_NO_FLUSH);
+    out->resize(had + (room - z->avail_out));
+    if (out->size() > limit) return InflateStatus::kTooLarge;
+    if (rc == Z_STREAM_END)
+      return z->avail_in == 0 ? InflateStatus::kOk : InflateStatus::kMalformed;
+    if (rc != Z_OK) return InflateStatus::kMalformed;  // Z_BUF_ERROR: truncated
+    if (z->avail_in == 0 && z->avail_out != 0) return InflateStatus::kMalformed;
+  }
+}
+
+}  // namespace origin::http

@@ -1,0 +1,385 @@
+// SPDX-License-Identifier: MIT
+// The hub's replication API (spec: Personal hub, Replication and HTTP
+// interface): what a device's token may read and push under /v1/.
+//   GET  /v1/device    {device, hub}: the token's device, the hub's name
+//   GET  /v1/cursors   {device, cursors}: where each of its files stands
+//   POST /v1/ingest    one chunk of one of its mirrors (gzip or not)
+// Every request needs a device's token (401); a request that names another
+// device (`device` in its query or body) gets 403 with the token's device,
+// and so does a token named like the hub, which serves no device.  Tokens
+// are checked where the request is answered (a reader for reads, the writer
+// for a push, in the same job as the write), so a revoked token writes
+// nothing after its revocation.  Every field is checked before anything is
+// written; a chunk at an offset other than the hub's cursor gets 409 with
+// the cursor, and nothing is written.
+#include <rapidjson/document.h>
+
+#include <memory>
+
+#include "core/c/faults.hpp"
+#include "core/hub/replicate.hpp"
+#include "core/ingest/ingester.hpp"
+#include "core/ingest/raw_file.hpp"
+#include "core/hub/tokens.hpp"
+#include "core/util/text.hpp"
+#include "daemon/http/form.hpp"
+#include "daemon/http/gzip.hpp"
+#include "daemon/http/hub_service.hpp"
+#include "proto/base64.hpp"
+
+namespace origin::http {
+
+namespace {
+
+constexpr char kJson[] = "application/json";
+// The longest path or key a chunk may name.
+constexpr std::size_t kMaxPathBytes = 4096;
+// A mirror's modification time: from 1970 to about 2255, in ms.
+constexpr std::int64_t kMaxMtimeMs = 9'000'000'000'000;
+
+Response V1Json(int status, std::string body) { return WithBody(status, kJson, std::move(body)); }
+
+std::string ErrorBody(const std::string& message) {
+  return rpc::Json([&](rpc::Writer& w) {
+    w.StartObject();
+    w.Key("error");
+    w.String(message);
+    w.EndObject();
+  });
+}
+
+Response V1Error(int status, const std::string& message) {
+  return V1Json(status, ErrorBody(message));
+}
+
+// 403 for a request naming another device than its token's: {error, device}.
+std::string OtherDevice(const std::string& named, const std::string& device) {
+  return rpc::Json([&](rpc::Writer& w) {
+    w.StartObject();
+    w.Key("error");
+    w.String("this token is " + device + "'s: it sends and receives " + device +
+             "'s data only, not " + named + "'s");
+    w.Key("device");
+    w.String(device);
+    w.EndObject();
+  });
+}
+
+// The answer of a replication job: its status and body, set on the worker
+// and read on the loop once the job has answered.
+struct Outcome {
+  int status = 200;
+  std::string body;
+};
+
+// A chunk as /v1/ingest takes it, with the fields of the spec checked.
+struct IngestRequest {
+  std::optional<std::string> device;
+  std::string source;
+  RemoteChunk chunk;
+};
+
+const rapidjson::Value* Member(const rapidjson::Value& o, const char* name) {
+  auto it = o.FindMember(name);
+  return it == o.MemberEnd() || it->value.IsNull() ? nullptr : &it->value;
+}
+
+bool StringField(const rapidjson::Value& o, const char* name, bool required, std::string* out,
+                 std::string* error) {
+  const rapidjson::Value* v = Member(o, name);
+  if (v == nullptr) {
+    if (required) *error = std::string(name) + " is required";
+    return !required;
+  }
+  if (!v->IsString()) {
+    *error = std::string(name) + " is a string";
+    return false;
+  }
+  out->assign(v->GetString(), v->GetStringLength());
+  return true;
+}
+
+bool IntField(const rapidjson::Value& o, const char* name, bool required, std::int64_t lo,
+              std::int64_t hi, std::optional<std::int64_t>* out, std::string* error) {
+  const rapidjson::Value* v = Member(o, name);
+  if (v == nullptr) {
+    if (required) *error = std::string(name) + " is required";
+    return !required;
+  }
+  if (!v->IsInt64() || v->GetInt64() < lo || v->GetInt64() > hi) {
+    *error = std::string(name) + " is an integer from " + std::to_string(lo) + " to " +
+             std::to_string(hi);
+    return false;
+  }
+  *out = v->GetInt64();
+  return true;
+}
+
+// The fields of an ingest request (spec: HTTP interface), or the error.
+bool DecodeIngest(const rapidjson::Value& d, const Context& ctx, IngestRequest* r,
+                  std::string* error) {
+  if (!d.IsObject()) {
+    *error = "the body is a JSON object";
+    return false;
+  }
+  std::string device, agent_version, data;
+  std::optional<std::int64_t> generation, offset, mtime;
+  if (!StringField(d, "device", false, &device, error) ||
+      !StringField(d, "source", true, &r->source, error) ||
+      !StringField(d, "path", true, &r->chunk.path, error) ||
+      !StringField(d, "relPath", true, &r->chunk.rel_path, error) ||
+      !StringField(d, "agentVersion", false, &agent_version, error) ||
+      !StringField(d, "data", true, &data, error) ||
+      !IntField(d, "generation", true, 1, INT32_MAX, &generation, error) ||
+      !IntField(d, "offset", true, 0, std::int64_t{1} << 53, &offset, error) ||
+      !IntField(d, "mtimeMs", false, 0, kMaxMtimeMs, &mtime, error))
+    return false;
+  if (Member(d, "device") != nullptr) r->device = device;
+  bool known = false;
+  for (const auto& a : ctx.adapters) known = known || a->id() == r->source;
+  if (!known) {
+    *error = "unknown source " + r->source;
+    return false;
+  }
+  const std::string& path = r->chunk.path;
+  if (path.empty() || path.size() > kMaxPathBytes || path.find('\0') != std::string::npos ||
+      !ValidUtf8(path)) {
+    *error = "path is the file's path on the device: UTF-8, at most 4096 bytes";
+    return false;
+  }
+  const std::string& rel = r->chunk.rel_path;
+  if (rel.size() > kMaxPathBytes || !SafeKey(rel) || !ValidUtf8(rel)) {
+    *error = "relPath is relative, without '..', '.' or empty segments, and not '@...': " + rel;
+    return false;
+  }
+  if (agent_version.size() > 200) {
+    *error = "agentVersion is at most 200 bytes";
+    return false;
+  }
+  std::optional<std::string> bytes = proto::Base64Decode(data);
+  if (!bytes) {
+    *error = "data is padded base64";
+    return false;
+  }
+  // Complete lines: at most kMaxChunkBytes of them, or one longer line.
+  if (!bytes->empty() && bytes->back() != '\n') {
+    *error = "data is complete lines: it ends with a line break";
+    return false;
+  }
+  if (bytes->size() > HubService::kMaxChunkBytes &&
+      bytes->find('\n') != bytes->size() - 1) {
+    *error = "data is at most 1 MiB of lines, or one longer line";
+    return false;
+  }
+  r->chunk.generation = *generation;
+  r->chunk.offset = *offset;
+  r->chunk.mtime_ms = mtime;
+  r->chunk.data = std::move(*bytes);
+  return true;
+}
+
+// The value of `name` in a query string (not decoded: device names need no
+// escapes), or nothing.
+std::optional<std::string> QueryParam(const std::string& query, std::string_view name) {
+  std::size_t pos = 0;
+  while (pos <= query.size()) {
+    std::size_t end = query.find('&', pos);
+    if (end == std::string::npos) end = query.size();
+    std::string_view pair(query.data() + pos, end - pos);
+    if (pair.starts_with(name) && pair.size() > name.size() && pair[name.size()] == '=')
+      return std::string(pair.substr(name.size() + 1));
+    pos = end + 1;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::size_t HubService::BodyLimit(const Request& r) {
+  return r.path == "/v1/ingest" ? kMaxIngestBodyBytes : kMaxBodyBytes;
+}
+
+void HubService::V1(const Request& r, Respond respond) {
+  struct Route {
+    const char* path;
+    const char* method;
+  };
+  static constexpr Route kRoutes[] = {
+      {"/v1/device", "GET"}, {"/v1/cursors", "GET"}, {"/v1/ingest", "POST"}};
+  const Route* route = nullptr;
+  for (const Route& k : kRoutes)
+    if (r.path == k.path) route = &k;
+  if (route == nullptr)
+    return respond(V1Error(404, "no such endpoint: " + r.path));
+  if (r.method != route->method) {
+    Response out = V1Error(405, r.path + " takes " + route->method);
+    out.headers.emplace_back("Allow", route->method);
+    return respond(std::move(out));
+  }
+  // A browser's page has no business here (the API is for devices).
+  if (const std::string* origin = r.Header("origin"); origin && !HubOriginAllowed(*origin, public_url()))
+    return respond(V1Error(403, "requests from the origin " + *origin + " are not answered"));
+  std::optional<std::string> token = BearerToken(r);
+  if (!token) return respond(Unauthorized(V1Error(401, kNeedToken)));
+  std::optional<std::string> named;
+  if (auto d = QueryParam(r.query, "device")) named = *d;
+
+  Context& ctx = ops_.ctx();
+  auto outcome = std::make_shared<Outcome>();
+  // Who the token is, checked in the job that answers: the device, or the
+  // status and body that refuse it.
+  auto device_of = [&ctx, outcome, token = *token](Db& db,
+                                                   const std::optional<std::string>& asked)
+      -> std::optional<std::string> {
+    std::optional<std::string> name = TokenOwner(db, token);
+    if (!name) {
+      *outcome = {401, ErrorBody("the token is unknown or revoked")};
+      return std::nullopt;
+    }
+    if (asked && *asked != *name) {
+      *outcome = {403, OtherDevice(*asked, *name)};
+      return std::nullopt;
+    }
+    if (*name == ctx.store_name) {
+      *outcome = {403, ErrorBody("a token named like the hub (" + *name + ") serves no device")};
+      return std::nullopt;
+    }
+    return name;
+  };
+  auto answer = [outcome, respond](Answer a) {
+    if (a.error) {
+      const int status = a.error->code() == OpError::Code::kInvalidArgument ? 400
+                         : a.error->code() == OpError::Code::kUnavailable   ? 503
+                                                                            : 500;
+      return respond(V1Error(status, a.error->what()));
+    }
+    Response out = V1Json(outcome->status, outcome->body.empty() ? a.result : outcome->body);
+    if (outcome->status == 401)
+      out.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"origin\", error=\"invalid_token\"");
+    respond(std::move(out));
+  };
+
+  if (r.path == "/v1/device") {
+    return ops_.OnWorker(
+        Thread::kReader, Caller{},
+        [&ctx, device_of, named](Db& db, rpc::Writer& w) {
+          std::optional<std::string> device = device_of(db, named);
+          if (!device) return;
+          w.StartObject();
+          w.Key("device");
+          w.String(*device);
+          w.Key("hub");
+          w.String(ctx.store_name);
+          w.EndObject();
+        },
+        std::move(answer));
+  }
+  if (r.path == "/v1/cursors") {
+    return ops_.OnWorker(
+        Thread::kReader, Caller{},
+        [device_of, named](Db& db, rpc::Writer& w) {
+          std::optional<std::string> device = device_of(db, named);
+          if (!device) return;
+          w.StartObject();
+          w.Key("device");
+          w.String(*device);
+          w.Key("cursors");
+          w.StartArray();
+          for (const RemoteCursor& c : DeviceCursors(db, *device)) {
+            w.StartObject();
+            w.Key("source");
+            w.String(c.source);
+            w.Key("relPath");
+            w.String(c.rel_path);
+            w.Key("path");
+            w.String(c.path);
+            w.Key("generation");
+            w.Int64(c.generation);
+            w.Key("bytes");
+            w.Int64(c.bytes);
+            w.Key("lines");
+            w.Int64(c.lines);
+            w.EndObject();
+          }
+          w.EndArray();
+          w.EndObject();
+        },
+        std::move(answer));
+  }
+
+  // POST /v1/ingest: the body, inflated when gzip, then its fields; all
+  // checked on the loop, before the token is (a refusal costs no worker).
+  if (MediaType(r) != kJson) return respond(V1Error(415, "/v1/ingest takes application/json"));
+  std::string inflated;
+  const std::string* body = &r.body;
+  if (const std::string* enc = r.Header("content-encoding"); enc && AsciiLower(*enc) != "identity") {
+    if (AsciiLower(*enc) != "gzip")
+      return respond(V1Error(415, "Content-Encoding is gzip or none, not " + *enc));
+    switch (Gunzip(r.body, kMaxIngestJsonBytes, &inflated)) {
+      case InflateStatus::kOk:
+        break;
+      case InflateStatus::kTooLarge:
+        return respond(V1Error(413, "the body inflates past " +
+                                        std::to_string(kMaxIngestJsonBytes >> 20) + " MiB"));
+      case InflateStatus::kMalformed:
+        return respond(V1Error(400, "the body is not one whole gzip stream"));
+    }
+    body = &inflated;
+  } else if (r.body.size() > kMaxIngestJsonBytes) {
+    return respond(V1Error(413, "the body is larger than " +
+                                    std::to_string(kMaxIngestJsonBytes >> 20) + " MiB"));
+  }
+  rapidjson::Document d;
+  d.Parse(body->data(), body->size());
+  if (d.HasParseError()) return respond(V1Error(400, "the body is not JSON"));
+  auto req = std::make_shared<IngestRequest>();
+  std::string error;
+  if (!DecodeIngest(d, ctx, req.get(), &error)) return respond(V1Error(400, error));
+  if (req->device) {
+    if (named && *named != *req->device)
+      return respond(V1Error(400, "the query and the body name different devices"));
+    named = req->device;
+  }
+  ops_.OnWorker(
+      Thread::kWriter, Caller{},
+      [&ctx, device_of, named, req, outcome](Db& db, rpc::Writer& w) {
+        std::optional<std::string> device = device_of(db, named);
+        if (!device) return;
+        const SourceAdapter* adapter = nullptr;
+        for (const auto& a : ctx.adapters)
+          if (a->id() == req->source) adapter = a.get();
+        req->chunk.device = *device;
+        Ingester ing(db, ctx.mirrors, ctx.clock);
+        RemoteOutcome o;
+        try {
+          o = ing.IngestRemote(*adapter, req->chunk);
+        } catch (const std::invalid_argument& e) {
+          throw OpError(OpError::Code::kInvalidArgument, e.what());
+        } catch (const std::exception& e) {
+          // A full disk, an I/O error: rolled back, to be sent again.
+          if (IsStoreWriteFailure(e)) throw OpError(OpError::Code::kUnavailable, e.what());
+          throw;
+        }
+        if (o.events > 0 && ctx.indexer != nullptr) ctx.indexer->Notify();
+        if (!o.appended) outcome->status = 409;
+        w.StartObject();
+        w.Key("bytes");
+        w.Int64(o.bytes);
+        if (o.appended) {
+          w.Key("lines");
+          w.Int64(o.lines);
+          w.Key("eventsAdded");
+          w.Int64(o.events);
+          w.Key("parseErrors");
+          w.Int64(o.parse_errors);
+        } else {
+          w.Key("error");
+          w.String("the hub's cursor of this file is at " + std::to_string(o.bytes) +
+                   " bytes: send from there");
+        }
+        w.EndObject();
+      },
+      std::move(answer));
+}
+
+}  // namespace origin::http

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// What the hub's end-to-end tests share: its port, tokens made by the real
+// CLI, and the headers of an MCP request.
+
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <map>
+#include <string>
+
+#include "tests/e2e/daemon_fixture.hpp"
+#include "tests/support/http_client.hpp"
+
+namespace origin::test {
+
+// The hub's port, from the line originsd logs once it listens
+// ("hub: serving http://ADDR:PORT (...") at its latest start.
+inline int HubPort(DaemonFixture& f) {
+  int port = 0;
+  f.WaitFor([&] {
+    const std::string log = Exists(f.log()) ? ReadAll(f.log()) : "";
+    const std::size_t at = log.rfind("hub: serving http://");  // the latest start's
+    if (at == std::string::npos) return false;
+    const std::size_t end = log.find(' ', at + 20);
+    const std::size_t colon = log.rfind(':', end);
+    port = std::atoi(log.substr(colon + 1, end - colon - 1).c_str());
+    return port != 0;
+  });
+  REQUIRE_MESSAGE(port != 0, "the hub logged no port");
+  return port;
+}
+
+// A new token for `name`, made by the CLI.
+inline std::string NewToken(DaemonFixture& f, const std::string& name) {
+  RunResult r = f.Cli({"token", "create", name, "--json"});
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  return Json(r.out)["token"].GetString();
+}
+
+inline std::map<std::string, std::string> McpHeaders(const std::string& token,
+                                              std::map<std::string, std::string> more = {}) {
+  more.emplace("Content-Type", "application/json");
+  more.emplace("Accept", "application/json, text/event-stream");
+  if (!token.empty()) more.emplace("Authorization", "Bearer " + token);
+  return more;
+}
+
+}  // namespace origin::test
