@@ -343,6 +343,10 @@ std::string Correct(Db& db, const Clock& clock, const std::string& store_name,
   return new_id;
 }
 
+void CheckEntryFields(const EntryRow& e) {
+  CheckFields(e.kind, e.text, e.confidence, e.valid_from, e.valid_to);
+}
+
 void InsertVersion(Db& db, const EntryRow& e) {
   Insert(db, e.id, e.kind, e.text, e.confidence, e.author, e.project, e.supersedes, e.root,
          e.valid_from, e.valid_to, e.created_at, e.origin, e.sources);

@@ -146,6 +146,9 @@ std::string StoreNameOf(Db& db);
 /// greatest (created_at, id); "" for an unknown root.
 std::string CurrentVersion(Db& db, const std::string& root);
 
+/// OpError kInvalidArgument unless `e`'s kind, text, confidence and validity
+/// are what Remember and Correct take.
+void CheckEntryFields(const EntryRow& e);
 /// Inserts the version `e` as it is, with its sources (entries derived by
 /// the store itself, core/entries/memories): no check beyond the schema's.
 /// In the caller's transaction.

@@ -409,16 +409,31 @@ void CoverArrival(Db& db, const std::string& version) {
     return;
   }
   const std::string root(st.Text(0)), origin(st.Text(1));
-  // The forgets in effect covering any earlier version directly.
+  const Ids versions = Versions(db, root);
+  // The forgets in effect that cover the chain by the rules from their
+  // targets: those covering an earlier version directly (rule 1, as the
+  // chain grows), those targeting a version (one that came before the
+  // version it targets, from another store), and those targeting an event
+  // the new version cites (rule 2).
   Ids forgets;
-  for (const std::string& v : Versions(db, root))
+  for (const std::string& v : versions) {
     if (v != version) forgets.merge(Covering(db, v));
-  if (forgets.empty()) return;
-  Ids events = Column(db, "SELECT event_id FROM entry_source WHERE entry_id = ?", version);
+    forgets.merge(Column(db, std::string("SELECT t.id FROM tombstone t WHERE t.target = ? AND ") +
+                                 kInEffect,
+                         v));
+  }
+  Ids cited = Column(db, "SELECT event_id FROM entry_source WHERE entry_id = ?", version);
+  for (const std::string& ev : cited)
+    forgets.merge(Column(db, std::string("SELECT t.id FROM tombstone t WHERE t.target = ? AND ") +
+                                 kInEffect,
+                         ev));
+  Ids events = forgets.empty() ? cited : CitedByChain(db, root);
   for (const std::string& f : forgets) {
-    AddEffect(db, f, version, "entry", "direct");
+    for (const std::string& v : versions) AddEffect(db, f, v, "entry", "direct");
     for (const std::string& ev : events) AddEffect(db, f, ev, "event", "direct");
   }
+  // Decided even when no forget covers it by its rules: its sources may be
+  // hidden here (rule 3).
   ForgetOutcome ignored;
   Decide(db, origin, events, {root}, ignored);
 }

@@ -84,12 +84,17 @@ ForgetOutcome ForgetAsPreviewed(Db& db, const Clock& clock, const std::string& s
 ForgetOutcome Restore(Db& db, const Clock& clock, const std::string& store_name,
                       const TombstoneInput& in);
 
-/// A version that arrived into an existing chain (a memory file's next
-/// version): the forgets in effect that cover the chain by the rules from
-/// their targets cover it too, and the events it cites, so that what a
-/// forget hid stays hidden as the chain grows (invariant 2); then the chain
-/// and those events are decided again.  A restore of such a forget brings
-/// the chain back at its latest version.  In the caller's transaction.
+/// A version that arrived from elsewhere than a forget's store or a write
+/// here (a memory file's next version, an entry a device pushed to its hub):
+/// the forgets in effect that cover its chain by the rules from their
+/// targets cover it too: those covering an earlier version, one targeting
+/// any version (a forget that came before the version it targets), one
+/// targeting an event it cites (rule 2), with every event the chain cites;
+/// then the chain and those events are decided again, so that a version
+/// whose sources are all hidden here is hidden on arrival (rule 3) and what
+/// a forget hid stays hidden as the chain grows (invariant 2).  A restore
+/// of such a forget brings the chain back at its latest version.  In the
+/// caller's transaction.
 void CoverArrival(Db& db, const std::string& version);
 
 /// The events that arrived after `after_seq` (this transaction's) in a

@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: MIT
 #include "core/hub/replicate.hpp"
 
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include "core/forget/forget.hpp"
 #include "core/ingest/ingester.hpp"
+#include "core/util/op_error.hpp"
 
 namespace origin {
 
@@ -28,6 +34,105 @@ std::vector<RemoteCursor> DeviceCursors(Db& db, std::string_view device) {
     c.lines = st.Int(5);
     out.push_back(std::move(c));
   }
+  return out;
+}
+
+namespace {
+
+using Code = OpError::Code;
+
+// Whether two versions say the same: every field a device sends.
+bool SameBody(const EntryRow& a, const EntryRow& b) {
+  auto sources = [](const EntryRow& e) {
+    std::set<std::pair<std::string, std::string>> out;
+    for (const EntrySource& s : e.sources)
+      out.insert({s.event_id.value_or(""), s.quote.value_or("")});
+    return out;
+  };
+  return a.kind == b.kind && a.text == b.text && a.confidence == b.confidence &&
+         a.author == b.author && a.project == b.project && a.supersedes == b.supersedes &&
+         a.valid_from == b.valid_from && a.valid_to == b.valid_to &&
+         a.created_at == b.created_at && a.origin == b.origin && sources(a) == sources(b);
+}
+
+// An id as stores make them: a prefix, then letters, digits and '_' or '-'.
+bool IdShaped(std::string_view id, std::string_view prefix) {
+  return id.size() > prefix.size() && id.size() <= 128 && id.starts_with(prefix) &&
+         std::all_of(id.begin(), id.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_' || c == '-';
+         });
+}
+
+void Check(const EntryRow& e, std::string_view device) {
+  if (!IdShaped(e.id, "ent_"))
+    throw OpError(Code::kInvalidArgument, "an entry's id is ent_ and letters or digits: " + e.id);
+  if (e.origin != device)
+    throw OpError(Code::kInvalidArgument,
+                  "entry " + e.id + " was written by " + e.origin + ", not by " + std::string(device));
+  if (e.author.empty() || e.author.size() > 200)
+    throw OpError(Code::kInvalidArgument, "entry " + e.id + " needs an author");
+  if (e.supersedes && !IdShaped(*e.supersedes, "ent_"))
+    throw OpError(Code::kInvalidArgument, "entry " + e.id + " supersedes no entry's id");
+  if (e.sources.empty())  // invariant 1
+    throw OpError(Code::kInvalidArgument, "entry " + e.id + " cites no event (invariant 1)");
+  for (const EntrySource& s : e.sources)
+    if (!s.event_id || s.event_id->empty() || s.event_id->size() > 512)
+      throw OpError(Code::kInvalidArgument, "entry " + e.id + " cites a source without an event id");
+  try {
+    CheckEntryFields(e);
+  } catch (const OpError& x) {
+    throw OpError(Code::kInvalidArgument, "entry " + e.id + ": " + x.what());
+  }
+}
+
+}  // namespace
+
+PushedEntries ApplyPushedEntries(Db& db, std::string_view device,
+                                 const std::vector<EntryRow>& entries) {
+  if (entries.size() > kMaxPushRecords)
+    throw OpError(Code::kInvalidArgument, "at most 1000 entries a request");
+  for (const EntryRow& e : entries) Check(e, device);
+  PushedEntries out;
+  Transaction tx(db);
+  for (const EntryRow& pushed : entries) {
+    if (std::optional<EntryRow> held = LoadVersion(db, pushed.id)) {
+      // Its sources as stored, hidden ones included (LoadVersion has none).
+      auto src = db.Prepare("SELECT event_id, quote FROM entry_source WHERE entry_id = ?");
+      src.Bind(1, pushed.id);
+      while (src.Step()) held->sources.push_back({std::string(src.Text(0)), src.OptText(1)});
+      if (!SameBody(*held, pushed))
+        throw OpError(Code::kConflict, "entry " + pushed.id + " is here with another body");
+      ++out.applied;
+      continue;
+    }
+    // What it needs here first: its events (invariant 1) and the version it
+    // supersedes.  The device pushes its mirrors before its entries, so
+    // they are missing only when a push is under way.
+    std::vector<std::string> missing;
+    auto ev = db.Prepare("SELECT 1 FROM event WHERE id = ?");
+    for (const EntrySource& s : pushed.sources) {
+      ev.Reset();
+      ev.Bind(1, *s.event_id);
+      if (!ev.Step()) missing.push_back(*s.event_id);
+    }
+    EntryRow e = pushed;
+    e.root = e.id;
+    if (e.supersedes) {
+      if (std::optional<EntryRow> prev = LoadVersion(db, *e.supersedes))
+        e.root = prev->root;
+      else
+        missing.push_back(*e.supersedes);
+    }
+    if (!missing.empty()) {
+      out.pending = PushedEntries::Pending{e.id, std::move(missing)};
+      break;
+    }
+    InsertVersion(db, e);
+    CoverArrival(db, e.id);  // hidden on arrival when forgotten here (invariant 2)
+    ++out.applied;
+  }
+  tx.Commit();
   return out;
 }
 

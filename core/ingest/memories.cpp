@@ -58,8 +58,10 @@ void DeriveMemory(Db& db, const std::string& source, const std::string& store_na
       .Bind(1, id)
       .Bind(2, event_id)
       .Run();
-  // A forgotten entry stays forgotten as its file changes (invariant 2).
-  if (prev) CoverArrival(db, id);
+  // A forgotten entry stays forgotten as its file changes, and one whose id
+  // a forget from another store targets is hidden as it is derived
+  // (invariant 2).
+  CoverArrival(db, id);
 }
 
 }  // namespace origin

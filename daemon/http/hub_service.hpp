@@ -72,12 +72,12 @@ class HubService {
  public:
   /// A request's body, at most (/mcp's message).
   static constexpr std::size_t kMaxBodyBytes = std::size_t{1} << 20;
-  /// /v1/ingest's body as sent, and as inflated: a chunk of at most 1 MiB
-  /// of lines (kMaxChunkBytes) or one longer line, in base64 (4/3), in
-  /// JSON.  A longer line is refused (413): its file is the device's to
-  /// report.
-  static constexpr std::size_t kMaxIngestBodyBytes = std::size_t{24} << 20;
-  static constexpr std::size_t kMaxIngestJsonBytes = std::size_t{24} << 20;
+  /// A push's body (POST /v1/...) as sent, and as inflated: a chunk of at
+  /// most 1 MiB of lines (kMaxChunkBytes) or one longer line, in base64
+  /// (4/3), in JSON; or up to 1,000 entries or tombstones.  A longer line is
+  /// refused (413): its file is the device's to report.
+  static constexpr std::size_t kMaxPushBodyBytes = std::size_t{24} << 20;
+  static constexpr std::size_t kMaxPushJsonBytes = std::size_t{24} << 20;
   static constexpr std::size_t kMaxChunkBytes = std::size_t{1} << 20;
 
   HubService(uv_loop_t* loop, Operations& ops, McpServer& mcp, HubOptions options,

@@ -4,6 +4,7 @@
 //   GET  /v1/device    {device, hub}: the token's device, the hub's name
 //   GET  /v1/cursors   {device, cursors}: where each of its files stands
 //   POST /v1/ingest    one chunk of one of its mirrors (gzip or not)
+//   POST /v1/entries   the entries it wrote, in its change_log's order
 // Every request needs a device's token (401); a request that names another
 // device (`device` in its query or body) gets 403 with the token's device,
 // and so does a token named like the hub, which serves no device.  Tokens
@@ -17,6 +18,7 @@
 #include <memory>
 
 #include "core/c/faults.hpp"
+#include "core/entries/entries.hpp"
 #include "core/hub/replicate.hpp"
 #include "core/ingest/ingester.hpp"
 #include "core/ingest/raw_file.hpp"
@@ -74,7 +76,6 @@ struct Outcome {
 
 // A chunk as /v1/ingest takes it, with the fields of the spec checked.
 struct IngestRequest {
-  std::optional<std::string> device;
   std::string source;
   RemoteChunk chunk;
 };
@@ -84,35 +85,50 @@ const rapidjson::Value* Member(const rapidjson::Value& o, const char* name) {
   return it == o.MemberEnd() || it->value.IsNull() ? nullptr : &it->value;
 }
 
-bool StringField(const rapidjson::Value& o, const char* name, bool required, std::string* out,
-                 std::string* error) {
+// A field of `o` read by `take` (which says what is wrong with its value,
+// or ""): false with the error when it is wrong, or missing and required.
+// A null field is a missing one.
+template <class Take>
+bool Field(const rapidjson::Value& o, const char* name, bool required, std::string* error,
+           Take take) {
   const rapidjson::Value* v = Member(o, name);
   if (v == nullptr) {
     if (required) *error = std::string(name) + " is required";
     return !required;
   }
-  if (!v->IsString()) {
-    *error = std::string(name) + " is a string";
+  if (std::string wrong = take(*v); !wrong.empty()) {
+    *error = std::string(name) + " is " + wrong;
     return false;
   }
-  out->assign(v->GetString(), v->GetStringLength());
   return true;
+}
+
+bool StringField(const rapidjson::Value& o, const char* name, bool required, std::string* out,
+                 std::string* error) {
+  return Field(o, name, required, error, [out](const rapidjson::Value& v) -> std::string {
+    if (!v.IsString()) return "a string";
+    out->assign(v.GetString(), v.GetStringLength());
+    return "";
+  });
 }
 
 bool IntField(const rapidjson::Value& o, const char* name, bool required, std::int64_t lo,
               std::int64_t hi, std::optional<std::int64_t>* out, std::string* error) {
-  const rapidjson::Value* v = Member(o, name);
-  if (v == nullptr) {
-    if (required) *error = std::string(name) + " is required";
-    return !required;
-  }
-  if (!v->IsInt64() || v->GetInt64() < lo || v->GetInt64() > hi) {
-    *error = std::string(name) + " is an integer from " + std::to_string(lo) + " to " +
-             std::to_string(hi);
-    return false;
-  }
-  *out = v->GetInt64();
-  return true;
+  return Field(o, name, required, error, [&](const rapidjson::Value& v) -> std::string {
+    if (!v.IsInt64() || v.GetInt64() < lo || v.GetInt64() > hi)
+      return "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+    *out = v.GetInt64();
+    return "";
+  });
+}
+
+bool NumberField(const rapidjson::Value& o, const char* name, bool required, double* out,
+                 std::string* error) {
+  return Field(o, name, required, error, [out](const rapidjson::Value& v) -> std::string {
+    if (!v.IsNumber()) return "a number";
+    *out = v.GetDouble();
+    return "";
+  });
 }
 
 // The fields of an ingest request (spec: HTTP interface), or the error.
@@ -122,10 +138,9 @@ bool DecodeIngest(const rapidjson::Value& d, const Context& ctx, IngestRequest* 
     *error = "the body is a JSON object";
     return false;
   }
-  std::string device, agent_version, data;
+  std::string agent_version, data;
   std::optional<std::int64_t> generation, offset, mtime;
-  if (!StringField(d, "device", false, &device, error) ||
-      !StringField(d, "source", true, &r->source, error) ||
+  if (!StringField(d, "source", true, &r->source, error) ||
       !StringField(d, "path", true, &r->chunk.path, error) ||
       !StringField(d, "relPath", true, &r->chunk.rel_path, error) ||
       !StringField(d, "agentVersion", false, &agent_version, error) ||
@@ -134,7 +149,6 @@ bool DecodeIngest(const rapidjson::Value& d, const Context& ctx, IngestRequest* 
       !IntField(d, "offset", true, 0, std::int64_t{1} << 53, &offset, error) ||
       !IntField(d, "mtimeMs", false, 0, kMaxMtimeMs, &mtime, error))
     return false;
-  if (Member(d, "device") != nullptr) r->device = device;
   bool known = false;
   for (const auto& a : ctx.adapters) known = known || a->id() == r->source;
   if (!known) {
@@ -178,6 +192,99 @@ bool DecodeIngest(const rapidjson::Value& d, const Context& ctx, IngestRequest* 
   return true;
 }
 
+// The entries of a push (spec: HTTP interface, POST /v1/entries): each
+// { id, kind, text, confidence, author, project, supersedes, validFrom,
+// validTo, createdAt, origin, sources: [{ eventId, quote }] }, at most
+// kMaxPushRecords.  What they say is checked by ApplyPushedEntries.
+bool DecodeEntries(const rapidjson::Value& d, std::vector<EntryRow>* out, std::string* error) {
+  const rapidjson::Value* list = Member(d, "entries");
+  if (list == nullptr || !list->IsArray()) {
+    *error = "entries is an array";
+    return false;
+  }
+  if (list->Size() > kMaxPushRecords) {
+    *error = "at most 1000 entries a request";
+    return false;
+  }
+  constexpr std::int64_t kMaxMs = kMaxMtimeMs;
+  for (const rapidjson::Value& v : list->GetArray()) {
+    if (!v.IsObject()) {
+      *error = "each entry is an object";
+      return false;
+    }
+    EntryRow e;
+    std::string project, supersedes;
+    std::optional<std::int64_t> from, to, created;
+    if (!StringField(v, "id", true, &e.id, error) || !StringField(v, "kind", true, &e.kind, error) ||
+        !StringField(v, "text", true, &e.text, error) ||
+        !NumberField(v, "confidence", true, &e.confidence, error) ||
+        !StringField(v, "author", true, &e.author, error) ||
+        !StringField(v, "project", false, &project, error) ||
+        !StringField(v, "supersedes", false, &supersedes, error) ||
+        !StringField(v, "origin", true, &e.origin, error) ||
+        !IntField(v, "validFrom", false, 0, kMaxMs, &from, error) ||
+        !IntField(v, "validTo", false, 0, kMaxMs, &to, error) ||
+        !IntField(v, "createdAt", true, 0, kMaxMs, &created, error))
+      return false;
+    if (!ValidUtf8(e.text) || !ValidUtf8(e.author) || !ValidUtf8(project)) {
+      *error = "entry " + e.id + ": its text, author and project are UTF-8";
+      return false;
+    }
+    if (Member(v, "project") != nullptr) e.project = project;
+    if (Member(v, "supersedes") != nullptr) e.supersedes = supersedes;
+    e.valid_from = from;
+    e.valid_to = to;
+    e.created_at = *created;
+    const rapidjson::Value* sources = Member(v, "sources");
+    if (sources == nullptr || !sources->IsArray()) {
+      *error = "entry " + e.id + ": sources is an array";
+      return false;
+    }
+    for (const rapidjson::Value& s : sources->GetArray()) {
+      std::string event, quote;
+      if (!s.IsObject() || !StringField(s, "eventId", true, &event, error) ||
+          !StringField(s, "quote", false, &quote, error)) {
+        if (error->empty()) *error = "each source is an object";
+        *error = "entry " + e.id + ": " + *error;
+        return false;
+      }
+      e.sources.push_back({event, Member(s, "quote") != nullptr ? std::optional(quote) : std::nullopt});
+    }
+    out->push_back(std::move(e));
+  }
+  return true;
+}
+
+// The body of a push as JSON into `d`: application/json (415), gzip or
+// not (415 for another encoding), at most kMaxPushJsonBytes once inflated
+// (413), one whole gzip stream (400), JSON (400).  Nothing when it is.
+std::optional<Response> ParseBody(const Request& r, rapidjson::Document* d) {
+  if (MediaType(r) != kJson) return V1Error(415, r.path + " takes application/json");
+  std::string inflated;
+  const std::string* body = &r.body;
+  const std::size_t limit = HubService::kMaxPushJsonBytes;
+  const std::string too_large = std::to_string(limit >> 20) + " MiB";
+  if (const std::string* enc = r.Header("content-encoding"); enc && AsciiLower(*enc) != "identity") {
+    if (AsciiLower(*enc) != "gzip")
+      return V1Error(415, "Content-Encoding is gzip or none, not " + *enc);
+    switch (Gunzip(r.body, limit, &inflated)) {
+      case InflateStatus::kOk:
+        break;
+      case InflateStatus::kTooLarge:
+        return V1Error(413, "the body inflates past " + too_large);
+      case InflateStatus::kMalformed:
+        return V1Error(400, "the body is not one whole gzip stream");
+    }
+    body = &inflated;
+  } else if (r.body.size() > limit) {
+    return V1Error(413, "the body is larger than " + too_large);
+  }
+  d->Parse(body->data(), body->size());
+  if (d->HasParseError()) return V1Error(400, "the body is not JSON");
+  if (!d->IsObject()) return V1Error(400, "the body is a JSON object");
+  return std::nullopt;
+}
+
 // The value of `name` in a query string (not decoded: device names need no
 // escapes), or nothing.
 std::optional<std::string> QueryParam(const std::string& query, std::string_view name) {
@@ -196,7 +303,7 @@ std::optional<std::string> QueryParam(const std::string& query, std::string_view
 }  // namespace
 
 std::size_t HubService::BodyLimit(const Request& r) {
-  return r.path == "/v1/ingest" ? kMaxIngestBodyBytes : kMaxBodyBytes;
+  return r.method == "POST" && r.path.starts_with("/v1/") ? kMaxPushBodyBytes : kMaxBodyBytes;
 }
 
 void HubService::V1(const Request& r, Respond respond) {
@@ -205,7 +312,8 @@ void HubService::V1(const Request& r, Respond respond) {
     const char* method;
   };
   static constexpr Route kRoutes[] = {
-      {"/v1/device", "GET"}, {"/v1/cursors", "GET"}, {"/v1/ingest", "POST"}};
+      {"/v1/device", "GET"}, {"/v1/cursors", "GET"}, {"/v1/ingest", "POST"},
+      {"/v1/entries", "POST"}};
   const Route* route = nullptr;
   for (const Route& k : kRoutes)
     if (r.path == k.path) route = &k;
@@ -307,39 +415,63 @@ void HubService::V1(const Request& r, Respond respond) {
         std::move(answer));
   }
 
-  // POST /v1/ingest: the body, inflated when gzip, then its fields; all
-  // checked on the loop, before the token is (a refusal costs no worker).
-  if (MediaType(r) != kJson) return respond(V1Error(415, "/v1/ingest takes application/json"));
-  std::string inflated;
-  const std::string* body = &r.body;
-  if (const std::string* enc = r.Header("content-encoding"); enc && AsciiLower(*enc) != "identity") {
-    if (AsciiLower(*enc) != "gzip")
-      return respond(V1Error(415, "Content-Encoding is gzip or none, not " + *enc));
-    switch (Gunzip(r.body, kMaxIngestJsonBytes, &inflated)) {
-      case InflateStatus::kOk:
-        break;
-      case InflateStatus::kTooLarge:
-        return respond(V1Error(413, "the body inflates past " +
-                                        std::to_string(kMaxIngestJsonBytes >> 20) + " MiB"));
-      case InflateStatus::kMalformed:
-        return respond(V1Error(400, "the body is not one whole gzip stream"));
-    }
-    body = &inflated;
-  } else if (r.body.size() > kMaxIngestJsonBytes) {
-    return respond(V1Error(413, "the body is larger than " +
-                                    std::to_string(kMaxIngestJsonBytes >> 20) + " MiB"));
-  }
+  // A push: its body, inflated when gzip, then its fields; all checked on
+  // the loop, before the token is (a refusal costs no worker).
   rapidjson::Document d;
-  d.Parse(body->data(), body->size());
-  if (d.HasParseError()) return respond(V1Error(400, "the body is not JSON"));
+  if (std::optional<Response> refused = ParseBody(r, &d)) return respond(std::move(*refused));
+  if (const rapidjson::Value* v = d.IsObject() ? Member(d, "device") : nullptr) {
+    if (!v->IsString()) return respond(V1Error(400, "device is a string"));
+    const std::string device(v->GetString(), v->GetStringLength());
+    if (named && *named != device)
+      return respond(V1Error(400, "the query and the body name different devices"));
+    named = device;
+  }
+  if (r.path == "/v1/entries") {
+    auto entries = std::make_shared<std::vector<EntryRow>>();
+    std::string error;
+    if (!DecodeEntries(d, entries.get(), &error)) return respond(V1Error(400, error));
+    return ops_.OnWorker(
+        Thread::kWriter, Caller{},
+        [device_of, named, entries, outcome](Db& db, rpc::Writer& w) {
+          std::optional<std::string> device = device_of(db, named);
+          if (!device) return;
+          // A record another store made is not this device's to send.
+          for (const EntryRow& e : *entries)
+            if (e.origin != *device) {
+              *outcome = {403, OtherDevice(e.origin, *device)};
+              return;
+            }
+          PushedEntries o;
+          try {
+            o = ApplyPushedEntries(db, *device, *entries);
+          } catch (const OpError& e) {
+            if (e.code() != OpError::Code::kConflict) throw;
+            *outcome = {409, ErrorBody(e.what())};
+            return;
+          }
+          w.StartObject();
+          w.Key("applied");
+          w.Int64(o.applied);
+          w.Key("pending");
+          if (o.pending) {
+            w.StartObject();
+            w.Key("id");
+            w.String(o.pending->id);
+            w.Key("missing");
+            w.StartArray();
+            for (const std::string& m : o.pending->missing) w.String(m);
+            w.EndArray();
+            w.EndObject();
+          } else {
+            w.Null();
+          }
+          w.EndObject();
+        },
+        std::move(answer));
+  }
   auto req = std::make_shared<IngestRequest>();
   std::string error;
   if (!DecodeIngest(d, ctx, req.get(), &error)) return respond(V1Error(400, error));
-  if (req->device) {
-    if (named && *named != *req->device)
-      return respond(V1Error(400, "the query and the body name different devices"));
-    named = req->device;
-  }
   ops_.OnWorker(
       Thread::kWriter, Caller{},
       [&ctx, device_of, named, req, outcome](Db& db, rpc::Writer& w) {

@@ -90,6 +90,38 @@ HttpReply Push(int port, const std::string& token, const std::string& body, bool
   return Http(port, "POST", "/v1/ingest", headers, gzip ? Gzip(body) : body);
 }
 
+// An entry as a device pushes it (spec: HTTP interface, POST /v1/entries).
+std::string EntryJson(const std::string& id, const std::string& text,
+                      const std::vector<std::string>& events, const std::string& origin = "laptop",
+                      const std::string& supersedes = "", std::int64_t created_at = 1767607300000) {
+  std::string sources;
+  for (const std::string& e : events)
+    sources += std::string(sources.empty() ? "" : ",") + R"({"eventId":")" + e + R"(","quote":null})";
+  return R"({"id":")" + id + R"(","kind":"knowledge","text":")" + text +
+         R"(","confidence":0.9,"author":"claude-code@laptop","project":"app","supersedes":)" +
+         (supersedes.empty() ? "null" : "\"" + supersedes + "\"") +
+         R"(,"validFrom":null,"validTo":null,"createdAt":)" + std::to_string(created_at) +
+         R"(,"origin":")" + origin + R"(","sources":[)" + sources + "]}";
+}
+
+HttpReply PushEntries(int port, const std::string& token, const std::vector<std::string>& entries) {
+  std::string list;
+  for (const std::string& e : entries) list += (list.empty() ? "" : ",") + e;
+  return Http(port, "POST", "/v1/entries", Auth(token, {{"Content-Type", "application/json"}}),
+              R"({"device":"laptop","entries":[)" + list + "]}");
+}
+
+// The hub's visible entries, by id: their text and author.
+std::map<std::string, std::pair<std::string, std::string>> VisibleEntries(DaemonFixture& f) {
+  RunResult r = f.Cli({"entries", "--json"});
+  REQUIRE_MESSAGE(r.status == 0, r.err);
+  std::map<std::string, std::pair<std::string, std::string>> out;
+  const rapidjson::Document d = Json(r.out);
+  for (const auto& e : d["entries"].GetArray())
+    out[e["id"].GetString()] = {e["text"].GetString(), e["author"].GetString()};
+  return out;
+}
+
 }  // namespace
 
 TEST_SUITE("hub") {
@@ -286,6 +318,93 @@ TEST_CASE("hub: every replication request that should be refused is, with its st
   // And the one good request still lands.
   CHECK(Push(port, token, ok).status == 200);
   CHECK(hub.Events() == 1);
+  hub.Stop();
+}
+
+TEST_CASE("hub: a device's entries pushed to /v1/entries keep their ids and authors; "
+          "they wait for their events, and arrive hidden where a forget covers them") {
+  DaemonFixture hub;
+  std::string log;
+  for (int i = 0; i < 4; ++i) log += ClaudeLine("u" + std::to_string(i), "entry source " + std::to_string(i));
+  hub.Start({"--hub", "--port", "0"});
+  const int port = HubPort(hub);
+  const std::string token = NewToken(hub, "laptop");
+  const DeviceFile file{"claude-code", "projects/app/s1.jsonl", "/home/u/.claude/projects/app/s1.jsonl",
+                        "", 1};
+  REQUIRE(Push(port, token, Chunk(file, 0, log)).status == 200);
+
+  const std::string e1 = EntryJson("ent_a1", "The store is SQLite", {"claude-code:u1"});
+  HttpReply first = PushEntries(port, token, {e1});
+  REQUIRE_MESSAGE(first.status == 200, first.raw);
+  CHECK(Json(first.body)["applied"].GetInt64() == 1);
+  CHECK(Json(first.body)["pending"].IsNull());
+  auto visible = VisibleEntries(hub);
+  REQUIRE(visible.count("ent_a1") == 1);
+  CHECK(visible["ent_a1"].second == "claude-code@laptop");  // the device's author, kept
+  // Sent twice: applied, nothing doubled; another body under its id: 409.
+  CHECK(Json(PushEntries(port, token, {e1}).body)["applied"].GetInt64() == 1);
+  CHECK(VisibleEntries(hub).size() == 1);
+  HttpReply other = PushEntries(port, token, {EntryJson("ent_a1", "Another text", {"claude-code:u1"})});
+  CHECK(other.status == 409);
+  CHECK(other.body.find("ent_a1") != std::string::npos);
+
+  // An entry whose event is not here yet: pending, and what follows waits.
+  const std::string early = EntryJson("ent_b1", "Cites a line not pushed yet", {"claude-code:u9"});
+  const std::string after = EntryJson("ent_b2", "Comes after it", {"claude-code:u2"});
+  HttpReply waits = PushEntries(port, token, {early, after});
+  REQUIRE(waits.status == 200);
+  CHECK(Json(waits.body)["applied"].GetInt64() == 0);
+  CHECK(std::string(Json(waits.body)["pending"]["id"].GetString()) == "ent_b1");
+  CHECK(std::string(Json(waits.body)["pending"]["missing"][0].GetString()) == "claude-code:u9");
+  CHECK(VisibleEntries(hub).count("ent_b2") == 0);
+  // Once the line is pushed, the same request goes through.
+  REQUIRE(Push(port, token, Chunk(file, static_cast<std::int64_t>(log.size()),
+                                  ClaudeLine("u9", "pushed later"))).status == 200);
+  HttpReply resumed = PushEntries(port, token, {early, after});
+  REQUIRE_MESSAGE(resumed.status == 200, resumed.raw);
+  CHECK(Json(resumed.body)["applied"].GetInt64() == 2);
+  CHECK(Json(resumed.body)["pending"].IsNull());
+
+  // A correction supersedes its version; one whose version is missing waits.
+  const std::string fix = EntryJson("ent_a2", "The store is one SQLite file", {"claude-code:u1"},
+                                    "laptop", "ent_a1", 1767607400000);
+  HttpReply c2 = PushEntries(port, token, {EntryJson("ent_c2", "x", {"claude-code:u1"}, "laptop", "ent_c1")});
+  REQUIRE_MESSAGE(c2.status == 200, c2.raw);
+  CHECK(std::string(Json(c2.body)["pending"]["missing"][0].GetString()) == "ent_c1");
+  HttpReply fixed = PushEntries(port, token, {fix});
+  REQUIRE_MESSAGE(fixed.status == 200, fixed.raw);
+  CHECK(Json(fixed.body)["applied"].GetInt64() == 1);
+  visible = VisibleEntries(hub);
+  CHECK(visible.count("ent_a1") == 0);  // superseded
+  CHECK(visible["ent_a2"].first == "The store is one SQLite file");
+
+  // Forgotten on the hub before it arrives: hidden on arrival (rule 2).
+  REQUIRE(hub.Cli({"forget", "claude-code:u3", "--reason", "a secret", "--yes"}).status == 0);
+  HttpReply hidden = PushEntries(port, token, {EntryJson("ent_d1", "Cites the forgotten line",
+                                                         {"claude-code:u3"})});
+  REQUIRE_MESSAGE(hidden.status == 200, hidden.raw);
+  CHECK(Json(hidden.body)["applied"].GetInt64() == 1);
+  CHECK(VisibleEntries(hub).count("ent_d1") == 0);
+  // Citing it beside a visible line: still hidden, as a chain citing a
+  // forgotten event is (rule 2).
+  PushEntries(port, token, {EntryJson("ent_d2", "Cites both", {"claude-code:u3", "claude-code:u2"})});
+  CHECK(VisibleEntries(hub).count("ent_d2") == 0);
+
+  // Refused, with nothing stored: another store's record, bad fields.
+  HttpReply foreign = PushEntries(port, token, {EntryJson("ent_e1", "Not mine", {"claude-code:u1"}, "desktop")});
+  CHECK(foreign.status == 403);
+  CHECK(std::string(Json(foreign.body)["device"].GetString()) == "laptop");
+  CHECK(PushEntries(port, token, {EntryJson("ent_e2", "No source", {})}).status == 400);
+  CHECK(PushEntries(port, token, {EntryJson("bad id", "Bad id", {"claude-code:u1"})}).status == 400);
+  std::string bad_kind = EntryJson("ent_e3", "Bad kind", {"claude-code:u1"});
+  bad_kind.replace(bad_kind.find("knowledge"), 9, "opinion");
+  CHECK(PushEntries(port, token, {bad_kind}).status == 400);
+  std::vector<std::string> many(1001, EntryJson("ent_e4", "Many", {"claude-code:u1"}));
+  CHECK(PushEntries(port, token, many).status == 400);
+  CHECK(Http(port, "POST", "/v1/entries", Auth(token, {{"Content-Type", "application/json"}}),
+             R"({"device":"desktop","entries":[]})").status == 403);
+  visible = VisibleEntries(hub);
+  for (const char* id : {"ent_e1", "ent_e2", "ent_e3", "ent_e4"}) CHECK(visible.count(id) == 0);
   hub.Stop();
 }
 
