@@ -169,11 +169,7 @@ void Ingester::IngestGenerated(const SourceAdapter& adapter, const SourceFile& f
     auto cur = db_.Prepare(
         "UPDATE raw_file SET path = ?, grown_at = ?, parse_state = ?, "
         "parse_errors = parse_errors + ? WHERE id = ?");
-    cur.Bind(1, f.abs_path).Bind(2, now);
-    if (state)
-      cur.Bind(3, state->Save());
-    else
-      cur.Bind(3, nullptr);
+    cur.Bind(1, f.abs_path).Bind(2, now).Bind(3, SavedState(state.get()));
     cur.Bind(4, parse_errors).Bind(5, row->id).Run();
     if (only_erased)
       db_.Prepare("UPDATE raw_file SET tail_hash = ? WHERE id = ?")
@@ -288,11 +284,7 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
         "UPDATE raw_file SET tail_hash = ?, path = ?, grown_at = ?, parse_state = ?, "
         "parse_errors = parse_errors + ?, file_size = ?, file_mtime_ns = ? WHERE id = ?");
     cur.BindBlob(1, d.data(), d.size()).Bind(2, f.abs_path).Bind(3, now);
-    if (state)
-      cur.Bind(4, state->Save());
-    else
-      cur.Bind(4, nullptr);
-    cur.Bind(5, parse_errors);
+    cur.Bind(4, SavedState(state.get())).Bind(5, parse_errors);
     // The stat of this look is recorded only once every complete line of it
     // is in, so that an interrupted import is taken up again.
     if (chunk.at_eof)

@@ -35,6 +35,11 @@ struct RawRow {
   std::optional<std::string> broken;
 };
 
+/// What raw_file.parse_state keeps of `state`: its Save(), or NULL for an
+/// adapter that keeps none.
+inline std::optional<std::string> SavedState(const FileState* state) {
+  return state != nullptr ? std::optional<std::string>(state->Save()) : std::nullopt;
+}
 /// The latest generation of `key`; nothing for a file never mirrored.
 std::optional<RawRow> LoadLatest(Db& db, std::string_view source, std::string_view key);
 /// Generation `generation` of `key` (the latest, given none).

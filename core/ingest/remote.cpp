@@ -83,11 +83,7 @@ RemoteOutcome Ingester::IngestRemote(const SourceAdapter& adapter, const RemoteC
   auto cur = db_.Prepare(
       "UPDATE raw_file SET path = ?, grown_at = ?, parse_state = ?, "
       "parse_errors = parse_errors + ?, file_size = ?, file_mtime_ns = ? WHERE id = ?");
-  cur.Bind(1, c.path).Bind(2, now);
-  if (state)
-    cur.Bind(3, state->Save());
-  else
-    cur.Bind(3, nullptr);
+  cur.Bind(1, c.path).Bind(2, now).Bind(3, SavedState(state.get()));
   cur.Bind(4, out.parse_errors).Bind(5, appended.after.bytes);
   if (c.mtime_ms)
     cur.Bind(6, *c.mtime_ms * 1000000);

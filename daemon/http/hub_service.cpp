@@ -96,19 +96,6 @@ bool ValidAgentName(std::string_view name) {
   });
 }
 
-// 403 for a request that names another device than its token's (spec:
-// Access): { error, device }.
-std::string DeviceRefusal(const std::string& message, const std::string& device) {
-  rapidjson::StringBuffer sb;
-  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
-  w.StartObject();
-  w.Key("error");
-  w.String(message.c_str(), static_cast<rapidjson::SizeType>(message.size()));
-  w.Key("device");
-  w.String(device.c_str(), static_cast<rapidjson::SizeType>(device.size()));
-  w.EndObject();
-  return std::string(sb.GetString(), sb.GetSize());
-}
 
 }  // namespace
 
@@ -161,6 +148,18 @@ bool HubOriginAllowed(const std::string& origin, const PublicUrl* public_url) {
   const std::optional<std::string> name = HostName(rest);
   bool loopback = false;
   return name && (*name == "localhost" || (IsIp(*name, &loopback) && loopback));
+}
+
+std::string DeviceRefusal(const std::string& message, const std::string& device) {
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  w.StartObject();
+  w.Key("error");
+  w.String(message.c_str(), static_cast<rapidjson::SizeType>(message.size()));
+  w.Key("device");
+  w.String(device.c_str(), static_cast<rapidjson::SizeType>(device.size()));
+  w.EndObject();
+  return std::string(sb.GetString(), sb.GetSize());
 }
 
 std::optional<std::string> BearerToken(const Request& r) {

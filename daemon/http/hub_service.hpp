@@ -55,6 +55,9 @@ bool HubHostAllowed(const std::string& host, const PublicUrl* public_url);
 bool HubOriginAllowed(const std::string& origin, const PublicUrl* public_url);
 /// The token of `Authorization: Bearer <token>`, or nothing.
 std::optional<std::string> BearerToken(const Request& r);
+/// The body of a 403 for a request naming another device than its token's
+/// (spec: Access): {error: `message`, device: the token's `device`}.
+std::string DeviceRefusal(const std::string& message, const std::string& device);
 /// `r` (a 401) with the WWW-Authenticate header asking for a bearer token.
 Response Unauthorized(Response r);
 /// What a 401 without a token says.

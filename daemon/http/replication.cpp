@@ -56,15 +56,9 @@ Response V1Error(int status, const std::string& message) {
 
 // 403 for a request naming another device than its token's: {error, device}.
 std::string OtherDevice(const std::string& named, const std::string& device) {
-  return rpc::Json([&](rpc::Writer& w) {
-    w.StartObject();
-    w.Key("error");
-    w.String("this token is " + device + "'s: it sends and receives " + device +
-             "'s data only, not " + named + "'s");
-    w.Key("device");
-    w.String(device);
-    w.EndObject();
-  });
+  return DeviceRefusal("this token is " + device + "'s: it sends and receives " + device +
+                           "'s data only, not " + named + "'s",
+                       device);
 }
 
 // The answer of a replication job: its status and body, set on the worker
@@ -76,7 +70,7 @@ struct Outcome {
 
 // A chunk as /v1/ingest takes it, with the fields of the spec checked.
 struct IngestRequest {
-  std::string source;
+  const SourceAdapter* adapter = nullptr;  // the source's
   RemoteChunk chunk;
 };
 
@@ -134,13 +128,9 @@ bool NumberField(const rapidjson::Value& o, const char* name, bool required, dou
 // The fields of an ingest request (spec: HTTP interface), or the error.
 bool DecodeIngest(const rapidjson::Value& d, const Context& ctx, IngestRequest* r,
                   std::string* error) {
-  if (!d.IsObject()) {
-    *error = "the body is a JSON object";
-    return false;
-  }
-  std::string agent_version, data;
+  std::string source, agent_version, data;
   std::optional<std::int64_t> generation, offset, mtime;
-  if (!StringField(d, "source", true, &r->source, error) ||
+  if (!StringField(d, "source", true, &source, error) ||
       !StringField(d, "path", true, &r->chunk.path, error) ||
       !StringField(d, "relPath", true, &r->chunk.rel_path, error) ||
       !StringField(d, "agentVersion", false, &agent_version, error) ||
@@ -149,10 +139,9 @@ bool DecodeIngest(const rapidjson::Value& d, const Context& ctx, IngestRequest* 
       !IntField(d, "offset", true, 0, std::int64_t{1} << 53, &offset, error) ||
       !IntField(d, "mtimeMs", false, 0, kMaxMtimeMs, &mtime, error))
     return false;
-  bool known = false;
-  for (const auto& a : ctx.adapters) known = known || a->id() == r->source;
-  if (!known) {
-    *error = "unknown source " + r->source;
+  r->adapter = ctx.adapter(source);
+  if (r->adapter == nullptr) {
+    *error = "unknown source " + source;
     return false;
   }
   const std::string& path = r->chunk.path;
@@ -285,21 +274,6 @@ std::optional<Response> ParseBody(const Request& r, rapidjson::Document* d) {
   return std::nullopt;
 }
 
-// The value of `name` in a query string (not decoded: device names need no
-// escapes), or nothing.
-std::optional<std::string> QueryParam(const std::string& query, std::string_view name) {
-  std::size_t pos = 0;
-  while (pos <= query.size()) {
-    std::size_t end = query.find('&', pos);
-    if (end == std::string::npos) end = query.size();
-    std::string_view pair(query.data() + pos, end - pos);
-    if (pair.starts_with(name) && pair.size() > name.size() && pair[name.size()] == '=')
-      return std::string(pair.substr(name.size() + 1));
-    pos = end + 1;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 std::size_t HubService::BodyLimit(const Request& r) {
@@ -329,8 +303,12 @@ void HubService::V1(const Request& r, Respond respond) {
     return respond(V1Error(403, "requests from the origin " + *origin + " are not answered"));
   std::optional<std::string> token = BearerToken(r);
   if (!token) return respond(Unauthorized(V1Error(401, kNeedToken)));
+  ui::Fields query;
+  std::string query_error;
+  if (!ParseUrlEncoded(r.query, &query, &query_error))
+    return respond(V1Error(400, "the query string: " + query_error));
   std::optional<std::string> named;
-  if (auto d = QueryParam(r.query, "device")) named = *d;
+  if (const std::string* d = query.Get("device")) named = *d;
 
   Context& ctx = ops_.ctx();
   auto outcome = std::make_shared<Outcome>();
@@ -419,7 +397,7 @@ void HubService::V1(const Request& r, Respond respond) {
   // the loop, before the token is (a refusal costs no worker).
   rapidjson::Document d;
   if (std::optional<Response> refused = ParseBody(r, &d)) return respond(std::move(*refused));
-  if (const rapidjson::Value* v = d.IsObject() ? Member(d, "device") : nullptr) {
+  if (const rapidjson::Value* v = Member(d, "device")) {
     if (!v->IsString()) return respond(V1Error(400, "device is a string"));
     const std::string device(v->GetString(), v->GetStringLength());
     if (named && *named != device)
@@ -477,14 +455,11 @@ void HubService::V1(const Request& r, Respond respond) {
       [&ctx, device_of, named, req, outcome](Db& db, rpc::Writer& w) {
         std::optional<std::string> device = device_of(db, named);
         if (!device) return;
-        const SourceAdapter* adapter = nullptr;
-        for (const auto& a : ctx.adapters)
-          if (a->id() == req->source) adapter = a.get();
         req->chunk.device = *device;
         Ingester ing(db, ctx.mirrors, ctx.clock);
         RemoteOutcome o;
         try {
-          o = ing.IngestRemote(*adapter, req->chunk);
+          o = ing.IngestRemote(*req->adapter, req->chunk);
         } catch (const std::invalid_argument& e) {
           throw OpError(OpError::Code::kInvalidArgument, e.what());
         } catch (const std::exception& e) {

@@ -119,6 +119,12 @@ struct Context {
   std::function<void()> shutdown;
   /// origin ui's web server (daemon/http/ui_service.hpp).
   http::UiService* ui = nullptr;
+  /// The adapter of `source` (an adapter's id), or null for an unknown one.
+  const SourceAdapter* adapter(std::string_view source) const {
+    for (const auto& a : adapters)
+      if (a->id() == source) return a.get();
+    return nullptr;
+  }
 };
 
 struct Operation {

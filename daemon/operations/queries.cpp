@@ -38,9 +38,7 @@ bool IsEntry(const std::string& id) { return id.rfind("ent_", 0) == 0; }
 // again, or the event is not a tool event.
 std::optional<std::string> WholeText(Context& ctx, Db& db, const EventRow& e) {
   if (e.kind != "tool_call" && e.kind != "tool_result") return std::nullopt;
-  const SourceAdapter* adapter = nullptr;
-  for (const auto& a : ctx.adapters)
-    if (a->id() == e.source) adapter = a.get();
+  const SourceAdapter* adapter = ctx.adapter(e.source);
   if (adapter == nullptr) return std::nullopt;
   std::optional<SourceLine> line;
   try {
@@ -235,14 +233,13 @@ void Sources(Context& ctx, Db& db, const proto::IdRequest& r, rpc::Writer& w) {
     auto line = EventSource(db, ctx.mirrors, ev);
     if (!line) NotFound(ev);
     // A generated line that copies the agent's own: the agent's line first.
-    for (const auto& a : ctx.adapters)
-      if (a->id() == line->source)
-        if (std::optional<OriginalLine> o = a->Original(line->key, line->raw)) {
-          line->generated_line = line->line;
-          line->generated_raw = std::move(line->raw);
-          line->line = o->line;
-          line->raw = std::move(o->raw);
-        }
+    if (const SourceAdapter* a = ctx.adapter(line->source))
+      if (std::optional<OriginalLine> o = a->Original(line->key, line->raw)) {
+        line->generated_line = line->line;
+        line->generated_raw = std::move(line->raw);
+        line->line = o->line;
+        line->raw = std::move(o->raw);
+      }
     rpc::WriteSource(w, *line);
   }
   w.EndArray();

@@ -114,9 +114,8 @@ void Erase(Context& ctx, Db& db, const proto::TombstoneRequest& r, const Caller&
   in.channel = caller.channel;
   in.dry_run = r.dry_run;
   in.cursor_of = [&ctx](const std::string& source, const std::string& key, std::string_view line) {
-    for (const auto& a : ctx.adapters)
-      if (a->id() == source) return a->CursorOf(key, line);
-    return std::string();
+    const SourceAdapter* a = ctx.adapter(source);
+    return a != nullptr ? a->CursorOf(key, line) : std::string();
   };
   Indexer* indexer = ctx.indexer;
   EraseFromIndex index;
