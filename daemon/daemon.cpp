@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "daemon/daemon.hpp"
 
+#include <cstdlib>
+
 #include <filesystem>
 
 #include "core/entries/entries.hpp"
@@ -108,8 +110,24 @@ void Daemon::Start() {
   ingestion_.Attach(writer_.get(), indexer_.get(), poster_.get(), &timers_);
   ingestion_.OnStoreFault([this](std::size_t source) { scheduler_.RetryLater(source); });
   server_.Listen([this] { BeginShutdown(); });
-  if (hub_) hub_->Start();
+  if (hub_) {
+    hub_->Start();
+  } else {
+    hub_sync_ = std::make_unique<hub::Syncer>(ctx_);
+    ctx_.hub_sync = hub_sync_.get();
+    const char* every = std::getenv("ORIGIN_HUB_SYNC_MS");
+    ScheduleHubSync(every != nullptr ? std::atoi(every) : 60'000);
+  }
   scheduler_.Start();
+}
+
+void Daemon::ScheduleHubSync(int interval_ms) {
+  if (interval_ms <= 0 || shutting_down_) return;
+  timers_.After(interval_ms, [this, interval_ms] {
+    if (shutting_down_) return;
+    hub_sync_->Request(nullptr);
+    ScheduleHubSync(interval_ms);
+  });
 }
 
 void Daemon::BeginShutdown() {
@@ -120,6 +138,8 @@ void Daemon::BeginShutdown() {
   server_.StopAccepting();
   ui_.Stop();
   if (hub_) hub_->Stop();
+  // A request to the hub under way ends now; its sync resumes next time.
+  if (hub_sync_) hub_sync_->Stop();
   watcher_.Close();
   // A sync ends at its next transaction; the writes queued meanwhile still
   // run, and the requests waiting for a sync are answered from the store.
@@ -139,6 +159,7 @@ void Daemon::Finish() {
   server_.CloseAll();
   ui_.Stop();
   if (hub_) hub_->Stop();
+  if (hub_sync_) hub_sync_->Stop();
   timers_.CloseAll();
   // The writer finishes its current job; joining waits at most for it.
   if (writer_) writer_->Stop();

@@ -34,6 +34,7 @@
 #include "core/util/clock.hpp"
 #include "daemon/http/hub_service.hpp"
 #include "daemon/http/ui_service.hpp"
+#include "daemon/hub/sync.hpp"
 #include "daemon/indexer.hpp"
 #include "daemon/mcp/server.hpp"
 #include "daemon/operations/operations.hpp"
@@ -92,6 +93,9 @@ class Daemon {
 
  private:
   void Finish();
+  /// A sync with the hub every ORIGIN_HUB_SYNC_MS (60 s; 0: never) on a
+  /// device, from now on: a no-op while it is not connected.
+  void ScheduleHubSync(int interval_ms);
 
   uv_loop_t* loop_;
   DaemonOptions opts_;
@@ -111,6 +115,7 @@ class Daemon {
   Server server_;
   http::UiService ui_;
   std::unique_ptr<http::HubService> hub_;  // under origin serve
+  std::unique_ptr<hub::Syncer> hub_sync_;  // on a device: its sync with a hub
   std::unique_ptr<LoopPoster> poster_;
   std::unique_ptr<DbWorkers> writer_;
   std::unique_ptr<DbWorkers> readers_;

@@ -32,7 +32,6 @@ void WriteBytes(Writer& w, const char* key, std::string_view bytes) {
   w.String(std::string_view(b64));
 }
 
-namespace {
 void Opt(Writer& w, const char* key, const std::optional<std::string>& v) {
   w.Key(key);
   if (v)
@@ -40,6 +39,16 @@ void Opt(Writer& w, const char* key, const std::optional<std::string>& v) {
   else
     w.Null();
 }
+
+void Opt(Writer& w, const char* key, const std::optional<std::int64_t>& v) {
+  w.Key(key);
+  if (v)
+    w.Int64(*v);
+  else
+    w.Null();
+}
+
+namespace {
 void Time(Writer& w, const char* ms_key, const char* iso_key, std::int64_t ms) {
   w.Key(ms_key);
   w.Int64(ms);

@@ -72,6 +72,10 @@ class Writer : private rapidjson::Writer<rapidjson::StringBuffer> {
 /// bytes themselves.  For raw log lines (docs/cli.md, `origin sources`).
 void WriteBytes(Writer& w, const char* key, std::string_view bytes);
 
+/// `key`: the value, or null when there is none.
+void Opt(Writer& w, const char* key, const std::optional<std::string>& v);
+void Opt(Writer& w, const char* key, const std::optional<std::int64_t>& v);
+
 /// The JSON text `fill` writes.
 std::string Json(const std::function<void(Writer&)>& fill);
 

@@ -379,6 +379,21 @@ std::string Encode(const TokenRequest& r) {
   return o.Done();
 }
 
+bool Decode(const rapidjson::Value* params, HubConnectRequest* out, std::string* error) {
+  return Try(error, [&] {
+    Reader p(params);
+    out->url = p.Need("url");
+    out->token = p.Need("token");
+  });
+}
+
+std::string Encode(const HubConnectRequest& r) {
+  Out o;
+  o.Str("url", r.url);
+  o.Str("token", r.token);
+  return o.Done();
+}
+
 std::string Encode(const BackupRequest& r) {
   Out o;
   o.Str("dir", r.dir);

@@ -141,6 +141,12 @@ struct TokenRequest {
   std::string name;
 };
 
+/// hub_connect: the hub's base URL and this device's token on it.
+struct HubConnectRequest {
+  std::string url;
+  std::string token;
+};
+
 /// Longest request key accepted.
 inline constexpr std::size_t kMaxRequestKey = 200;
 
@@ -161,6 +167,7 @@ bool Decode(const rapidjson::Value* params, VerifyRequest* out, std::string* err
 bool Decode(const rapidjson::Value* params, TurnsRequest* out, std::string* error);
 bool Decode(const rapidjson::Value* params, TombstoneViewRequest* out, std::string* error);
 bool Decode(const rapidjson::Value* params, TokenRequest* out, std::string* error);
+bool Decode(const rapidjson::Value* params, HubConnectRequest* out, std::string* error);
 /// `correct`: whether `id` is required (correct) or ignored (remember).
 bool Decode(const rapidjson::Value* params, EntryRequest* out, std::string* error, bool correct);
 /// `target_key`: "target" (forget) or "id" (restore).
@@ -180,6 +187,7 @@ std::string Encode(const VerifyRequest& r);
 std::string Encode(const TurnsRequest& r);
 std::string Encode(const TombstoneViewRequest& r);
 std::string Encode(const TokenRequest& r);
+std::string Encode(const HubConnectRequest& r);
 std::string Encode(const EntryRequest& r, bool correct);
 std::string Encode(const TombstoneRequest& r, const char* target_key);
 

@@ -29,5 +29,9 @@ extern const Command kVerifyCommand;     // backup.cpp
 extern const Command kUiCommand;         // ui.cpp
 extern const Command kServeCommand;      // serve.cpp
 extern const Command kTokenCommand;      // token.cpp
+extern const Command kHubCommand;        // hub.cpp
+
+/// `hub` of a sync's answer, printed; its exit code (hub.cpp).
+int RenderHubSync(const rapidjson::Value& hub);
 
 }  // namespace origin::client

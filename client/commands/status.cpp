@@ -166,6 +166,9 @@ int RenderSync(rapidjson::Document& r, const Invocation& inv) {
   // A source that could not be read or stored fails the sync (exit 1).
   bool failed = false;
   for (const auto& s : r["sources"].GetArray()) failed = failed || !s["errors"].Empty();
+  const bool hub = r.HasMember("hub") && r["hub"].IsObject();
+  // A hub that could not be reached fails it too.
+  if (hub && r["hub"].HasMember("error") && r["hub"]["error"].IsString()) failed = true;
   const int code = failed ? proto::kExitError : proto::kExitOk;
   if (PrintedJson(r, inv.json())) return code;
   std::int64_t errors = 0;
@@ -179,6 +182,7 @@ int RenderSync(rapidjson::Document& r, const Invocation& inv) {
   for (const auto& s : r["sources"].GetArray())
     for (const auto& e : s["errors"].GetArray())
       std::fprintf(stderr, "origin: %s: %s\n", Str(s, "source").c_str(), e.GetString());
+  if (hub) RenderHubSync(r["hub"]);
   return code;
 }
 
@@ -197,7 +201,10 @@ constexpr std::string_view kSyncDetails =
     "within about a second of a line being written).  It reports what was ingested\n"
     "between the request and its answer, a sync that was already under way\n"
     "included.  A progress bar goes to stderr when stderr is a terminal.  A source\n"
-    "that could not be read or stored makes it exit 1, each error on stderr.\n";
+    "that could not be read or stored makes it exit 1, each error on stderr.\n"
+    "On a device connected to a hub (origin hub connect), it then syncs with the\n"
+    "hub: this store's mirrors, entries and tombstones up, the hub's tombstones\n"
+    "down; a hub that cannot be reached makes it exit 1 too.\n";
 
 constexpr std::string_view kSyncExamples =
     "  origin sync\n"

@@ -86,7 +86,8 @@ constexpr const Command* kCommands[] = {
     &kEntriesCommand, &kRememberCommand, &kCorrectCommand,   &kShowCommand,     &kSourcesCommand,
     &kForgetCommand,  &kRestoreCommand,  &kForgottenCommand, &kExportCommand,   &kMcpCommand,
     &kServiceCommand, &kDoctorCommand, &kEraseCommand,
-    &kBackupCommand,  &kVerifyCommand, &kUiCommand, &kServeCommand, &kTokenCommand};
+    &kBackupCommand,  &kVerifyCommand, &kUiCommand, &kServeCommand, &kTokenCommand,
+    &kHubCommand};
 
 }  // namespace
 

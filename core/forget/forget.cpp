@@ -7,6 +7,7 @@
 
 #include "core/entries/entries.hpp"
 #include "core/erase/erase.hpp"
+#include "core/forget/rules.hpp"
 #include "core/store/audit.hpp"
 #include "core/store/sessions.hpp"
 #include "core/store/visible.hpp"
@@ -17,14 +18,7 @@ namespace origin {
 
 using Code = OpError::Code;
 
-namespace {
-
-using Ids = std::set<std::string>;
-
-// A forget is in effect while no restore targets it.
-constexpr const char* kInEffect =
-    "t.kind = 'forget' AND NOT EXISTS (SELECT 1 FROM tombstone r WHERE r.kind = 'restore' AND "
-    "r.target = t.id)";
+namespace forget_rules {
 
 Ids Column(Db& db, const std::string& sql, const std::string& arg) {
   auto st = db.Prepare(sql);
@@ -50,16 +44,16 @@ Ids ChainsCiting(Db& db, const std::string& event_id) {
                 event_id);
 }
 
-// The forgets in effect covering `item` by the rules from their target (or
-// as a hub listed it).
 Ids Covering(Db& db, const std::string& item) {
   return Column(db,
                 std::string("SELECT te.tombstone FROM tombstone_effect te JOIN tombstone t ON "
                             "t.id = te.tombstone WHERE te.item = ? AND te.how IN ('direct', "
-                            "'listed') AND ") +
+                            "'listed', 'reported') AND ") +
                     kInEffect,
                 item);
 }
+
+namespace {
 
 // One of them; "" when none.
 std::string DirectCover(Db& db, const std::string& item) {
@@ -67,8 +61,10 @@ std::string DirectCover(Db& db, const std::string& item) {
   return by.empty() ? "" : *by.begin();
 }
 
+}  // namespace
+
 void AddEffect(Db& db, const std::string& tombstone, const std::string& item, const char* kind,
-               const char* how) {
+               const char* how, Ids* touched) {
   db.Prepare(
         "INSERT OR IGNORE INTO tombstone_effect(tombstone, item, item_kind, how) VALUES (?,?,?,?)")
       .Bind(1, tombstone)
@@ -76,14 +72,18 @@ void AddEffect(Db& db, const std::string& tombstone, const std::string& item, co
       .Bind(3, kind)
       .Bind(4, how)
       .Run();
+  if (touched != nullptr && db.Changes() > 0) touched->insert(tombstone);
 }
+
+namespace {
 
 // Decides again whether each of `events`, then each chain of `roots`, is
 // hidden, and records what changed in `out` (newly hidden for a forget,
 // back for a restore).
 class Decider {
  public:
-  Decider(Db& db, const std::string& store) : db_(db), store_(store) {}
+  Decider(Db& db, const std::string& store, Ids* touched)
+      : db_(db), store_(store), touched_(touched) {}
 
   void Events(const Ids& events, Ids& changed, Ids& sessions) {
     for (const std::string& id : events) {
@@ -110,6 +110,7 @@ class Decider {
       if (was != !by.empty()) {
         changed.insert(id);
         if (session) sessions.insert(*session);
+        Touch(id);
       }
     }
   }
@@ -147,6 +148,7 @@ class Decider {
       if (was != !by.empty()) {
         changed_chains.insert(root);
         changed_entries.insert(versions.begin(), versions.end());
+        for (const std::string& v : versions) Touch(v);
       }
     }
   }
@@ -165,12 +167,20 @@ class Decider {
     }
     if (by.empty()) return "";
     for (const std::string& f : by)
-      for (const std::string& v : versions) AddEffect(db_, f, v, "entry", "cascade");
+      for (const std::string& v : versions) AddEffect(db_, f, v, "entry", "cascade", touched_);
     return *by.begin();
+  }
+
+  // What the forgets covering `item` cover here changed: whether it is
+  // hidden (RelogCoverage).
+  void Touch(const std::string& item) {
+    if (touched_ != nullptr)
+      touched_->merge(Column(db_, "SELECT tombstone FROM tombstone_effect WHERE item = ?", item));
   }
 
   Db& db_;
   const std::string& store_;
+  Ids* touched_;
 };
 
 std::string CheckReason(const TombstoneInput& in) {
@@ -180,9 +190,11 @@ std::string CheckReason(const TombstoneInput& in) {
   return in.reason;
 }
 
+}  // namespace
+
 void Record(Db& db, const std::string& id, const char* kind, const std::string& target,
             const std::string& reason, std::int64_t at, const std::string& origin,
-            const std::string& author) {
+            const std::optional<std::string>& author) {
   db.Prepare(
         "INSERT INTO tombstone(id, kind, target, reason, created_at, origin) VALUES (?,?,?,?,?,?)")
       .Bind(1, id)
@@ -192,11 +204,14 @@ void Record(Db& db, const std::string& id, const char* kind, const std::string& 
       .Bind(5, at)
       .Bind(6, origin)
       .Run();
-  db.Prepare("INSERT INTO tombstone_meta(id, author) VALUES (?,?)")
-      .Bind(1, id)
-      .Bind(2, author)
-      .Run();
+  if (author)
+    db.Prepare("INSERT INTO tombstone_meta(id, author) VALUES (?,?)")
+        .Bind(1, id)
+        .Bind(2, *author)
+        .Run();
 }
+
+namespace {
 
 void Audit(Db& db, std::int64_t at, const TombstoneInput& in, const ForgetOutcome& o) {
   // Ids and counts only: never a reason or a text.
@@ -228,8 +243,11 @@ std::map<std::string, Title> TitledBy(Db& db, const Ids& events) {
 
 // Decides `events` and then the chains of `roots` and those citing a
 // changed event; fills the outcome's lists.
-void Decide(Db& db, const std::string& origin, const Ids& events, Ids roots, ForgetOutcome& o) {
-  Decider d(db, origin);
+}  // namespace
+
+void Decide(Db& db, const std::string& origin, const Ids& events, Ids roots, ForgetOutcome& o,
+            Ids* touched) {
+  Decider d(db, origin, touched);
   Ids changed_events, sessions, changed_entries, changed_chains;
   const std::map<std::string, Title> titles = TitledBy(db, events);
   d.Events(events, changed_events, sessions);
@@ -250,7 +268,51 @@ void Decide(Db& db, const std::string& origin, const Ids& events, Ids roots, For
       o.titles.push_back(session);
 }
 
-}  // namespace
+Targets RulesFrom(Db& db, const std::string& target) {
+  Targets t;
+  auto st = db.Prepare("SELECT root FROM entry WHERE id = ?");
+  st.Bind(1, target);
+  if (st.Step()) {
+    t.kind = "entry";
+    t.roots.insert(std::string(st.Text(0)));
+  } else if (!Column(db, "SELECT 1 FROM event WHERE id = ?", target).empty()) {
+    t.kind = "event";
+    t.events.insert(target);
+    t.roots = ChainsCiting(db, target);
+  } else if (t.events = Column(db, "SELECT id FROM event WHERE session = ?", target);
+             !t.events.empty()) {
+    // A session: every event of it, directly; the entries citing them only
+    // by rule 3, when they are left without a visible source.
+    t.kind = "session";
+  }
+  st.Reset();
+  for (const std::string& r : t.roots) t.events.merge(CitedByChain(db, r));
+  return t;
+}
+
+void CoverDirect(Db& db, const std::string& forget, const Targets& t, Ids* touched) {
+  for (const std::string& ev : t.events) AddEffect(db, forget, ev, "event", "direct", touched);
+  for (const std::string& r : t.roots)
+    for (const std::string& v : Versions(db, r)) AddEffect(db, forget, v, "entry", "direct", touched);
+}
+
+std::int64_t LastChange(Db& db) { return db.QueryInt("SELECT coalesce(max(seq), 0) FROM change_log"); }
+
+void RelogCoverage(Db& db, const Ids& forgets, std::int64_t since) {
+  for (const std::string& f : forgets)
+    db.Prepare(std::string("INSERT INTO change_log(kind, id, origin, at) SELECT 'tombstone', t.id, "
+                           "t.origin, t.created_at FROM tombstone t WHERE t.id = ?1 AND ") +
+               kInEffect +
+               " AND NOT EXISTS (SELECT 1 FROM change_log c WHERE c.seq > ?2 AND c.kind = "
+               "'tombstone' AND c.id = ?1)")
+        .Bind(1, f)
+        .Bind(2, since)
+        .Run();
+}
+
+}  // namespace forget_rules
+
+using namespace forget_rules;
 
 ForgetOutcome Forget(Db& db, const Clock& clock, const std::string& store_name,
                      const TombstoneInput& in) {
@@ -264,38 +326,22 @@ ForgetOutcome Forget(Db& db, const Clock& clock, const std::string& store_name,
   ForgetOutcome o;
   o.kind = "forget";
   o.target = in.target;
-  // Rules 1 and 2, from the target.
-  Ids events, roots;
-  auto root_of = [&](const std::string& id) {
-    auto st = db.Prepare("SELECT root FROM entry WHERE id = ?");
-    st.Bind(1, id);
-    std::string r = st.Step() ? std::string(st.Text(0)) : "";
-    return r;
-  };
+  Targets t = RulesFrom(db, in.target);
+  Ids& events = t.events;
+  Ids& roots = t.roots;
+  o.target_kind = t.kind;
   // A session forget covers what a later line adds (CoverSessionArrivals),
   // so it is recorded unless one is in effect already.
-  bool session = false;
-  if (std::string root = root_of(in.target); !root.empty()) {
-    o.target_kind = "entry";
-    roots.insert(root);
-    if (EntryHidden(db, in.target)) {
-      auto st = db.Prepare("SELECT tombstone FROM forgotten_entry WHERE entry_id = ?");
-      st.Bind(1, in.target);
-      if (st.Step()) o.hidden_by = std::string(st.Text(0));
-    }
-  } else if (!Column(db, "SELECT 1 FROM event WHERE id = ?", in.target).empty()) {
-    o.target_kind = "event";
-    events.insert(in.target);
-    roots = ChainsCiting(db, in.target);
+  const bool session = t.kind == "session";
+  if (t.kind == "entry") {
+    auto st = db.Prepare("SELECT tombstone FROM forgotten_entry WHERE entry_id = ?");
+    st.Bind(1, in.target);
+    if (st.Step()) o.hidden_by = std::string(st.Text(0));
+  } else if (t.kind == "event") {
     auto by = db.Prepare("SELECT tombstone FROM excluded_event WHERE event_id = ?");
     by.Bind(1, in.target);
     if (by.Step()) o.hidden_by = std::string(by.Text(0));
-  } else if (events = Column(db, "SELECT id FROM event WHERE session = ?", in.target);
-             !events.empty()) {
-    // A session: every event of it, directly; the entries citing them only
-    // by rule 3, when they are left without a visible source.
-    o.target_kind = "session";
-    session = true;
+  } else if (session) {
     Ids in_effect = Column(db,
                            std::string("SELECT t.id FROM tombstone t WHERE t.target = ? AND ") +
                                kInEffect,
@@ -304,15 +350,15 @@ ForgetOutcome Forget(Db& db, const Clock& clock, const std::string& store_name,
   } else {
     throw OpError(Code::kNotFound, "no event, entry or session " + in.target);
   }
-  for (const std::string& r : roots) events.merge(CitedByChain(db, r));
   std::string origin = FixStoreName(db, store_name);
   std::string id = RandomId("tmb_");
   const std::int64_t now = clock.NowMs();
+  const std::int64_t since = LastChange(db);
   Record(db, id, "forget", in.target, reason, now, origin, in.author);
-  for (const std::string& ev : events) AddEffect(db, id, ev, "event", "direct");
-  for (const std::string& r : roots)
-    for (const std::string& v : Versions(db, r)) AddEffect(db, id, v, "entry", "direct");
-  Decide(db, origin, events, roots, o);
+  CoverDirect(db, id, t, nullptr);
+  Ids touched;
+  Decide(db, origin, events, roots, o, &touched);
+  RelogCoverage(db, touched, since);
   if (o.events.empty() && o.entries.empty() && (!session || o.hidden_by))
     return o;  // hides nothing new: not recorded
   if (in.dry_run) return o;                             // rolled back
@@ -384,6 +430,7 @@ ForgetOutcome Restore(Db& db, const Clock& clock, const std::string& store_name,
   std::string origin = FixStoreName(db, store_name);
   std::string id = RandomId("tmb_");
   const std::int64_t now = clock.NowMs();
+  const std::int64_t since = LastChange(db);
   Record(db, id, "restore", in.target, reason, now, origin, in.author);
   // Everything the forget covered is decided again.
   Ids events = Column(db,
@@ -394,7 +441,9 @@ ForgetOutcome Restore(Db& db, const Clock& clock, const std::string& store_name,
                      "SELECT DISTINCT e.root FROM tombstone_effect te JOIN entry e ON e.id = "
                      "te.item WHERE te.tombstone = ? AND te.item_kind = 'entry'",
                      in.target);
-  Decide(db, origin, events, roots, o);
+  Ids touched;
+  Decide(db, origin, events, roots, o, &touched);
+  RelogCoverage(db, touched, since);
   if (in.dry_run) return o;
   o.tombstone = id;
   Audit(db, now, in, o);
@@ -428,23 +477,30 @@ void CoverArrival(Db& db, const std::string& version) {
                                  kInEffect,
                          ev));
   Ids events = forgets.empty() ? cited : CitedByChain(db, root);
+  const std::int64_t since = LastChange(db);
+  Ids touched;
   for (const std::string& f : forgets) {
-    for (const std::string& v : versions) AddEffect(db, f, v, "entry", "direct");
-    for (const std::string& ev : events) AddEffect(db, f, ev, "event", "direct");
+    for (const std::string& v : versions) AddEffect(db, f, v, "entry", "direct", &touched);
+    for (const std::string& ev : events) AddEffect(db, f, ev, "event", "direct", &touched);
   }
   // Decided even when no forget covers it by its rules: its sources may be
   // hidden here (rule 3).
   ForgetOutcome ignored;
-  Decide(db, origin, events, {root}, ignored);
+  Decide(db, origin, events, {root}, ignored, &touched);
+  RelogCoverage(db, touched, since);
 }
 
 void CoverSessionArrivals(Db& db, std::int64_t after_seq) {
   // Event by event (the new ones, by seq), each looked up in tombstone's
-  // index on target: never every event of a forgotten session.
-  auto st = db.Prepare(
-      std::string("SELECT t.id, e.id FROM event e CROSS JOIN tombstone t ON t.target = e.session "
-                  "WHERE e.seq > ? AND ") +
-      kInEffect);
+  // index on target: never every event of a forgotten session.  A forget
+  // of an event that arrives after it (one made on another store, whose
+  // lines a device pushes later) covers it too.
+  auto st = db.Prepare(std::string("SELECT t.id, e.id FROM event e CROSS JOIN tombstone t ON "
+                                   "t.target = e.session WHERE e.seq > ?1 AND ") +
+                       kInEffect +
+                       " UNION SELECT t.id, e.id FROM event e CROSS JOIN tombstone t ON "
+                       "t.target = e.id WHERE e.seq > ?1 AND " +
+                       kInEffect);
   st.Bind(1, after_seq);
   Ids events;
   std::vector<std::pair<std::string, std::string>> effects;
@@ -454,9 +510,13 @@ void CoverSessionArrivals(Db& db, std::int64_t after_seq) {
   }
   st.Reset();
   if (events.empty()) return;
-  for (const auto& [forget, event] : effects) AddEffect(db, forget, event, "event", "direct");
+  const std::int64_t since = LastChange(db);
+  Ids touched;
+  for (const auto& [forget, event] : effects)
+    AddEffect(db, forget, event, "event", "direct", &touched);
   ForgetOutcome ignored;
-  Decide(db, "", events, {}, ignored);
+  Decide(db, "", events, {}, ignored, &touched);
+  RelogCoverage(db, touched, since);
 }
 
 namespace {

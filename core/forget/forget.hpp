@@ -98,7 +98,8 @@ ForgetOutcome Restore(Db& db, const Clock& clock, const std::string& store_name,
 void CoverArrival(Db& db, const std::string& version);
 
 /// The events that arrived after `after_seq` (this transaction's) in a
-/// session a forget in effect targets: that forget covers them directly, and
+/// session a forget in effect targets, or that such a forget targets
+/// itself (one that reached this store first): it covers them directly, and
 /// they, and the chains they leave without a visible source, are hidden on
 /// arrival (invariant 2).  In the caller's transaction.
 void CoverSessionArrivals(Db& db, std::int64_t after_seq);

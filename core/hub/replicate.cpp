@@ -96,11 +96,7 @@ PushedEntries ApplyPushedEntries(Db& db, std::string_view device,
   PushedEntries out;
   Transaction tx(db);
   for (const EntryRow& pushed : entries) {
-    if (std::optional<EntryRow> held = LoadVersion(db, pushed.id)) {
-      // Its sources as stored, hidden ones included (LoadVersion has none).
-      auto src = db.Prepare("SELECT event_id, quote FROM entry_source WHERE entry_id = ?");
-      src.Bind(1, pushed.id);
-      while (src.Step()) held->sources.push_back({std::string(src.Text(0)), src.OptText(1)});
+    if (std::optional<EntryRow> held = LoadEntryToSend(db, pushed.id)) {
       if (!SameBody(*held, pushed))
         throw OpError(Code::kConflict, "entry " + pushed.id + " is here with another body");
       ++out.applied;
@@ -134,6 +130,64 @@ PushedEntries ApplyPushedEntries(Db& db, std::string_view device,
   }
   tx.Commit();
   return out;
+}
+
+std::optional<EntryRow> LoadEntryToSend(Db& db, const std::string& id) {
+  std::optional<EntryRow> e = LoadVersion(db, id);
+  if (!e) return e;
+  // Its sources as stored, hidden ones included (LoadVersion has none).
+  auto src = db.Prepare("SELECT event_id, quote FROM entry_source WHERE entry_id = ?");
+  src.Bind(1, id);
+  while (src.Step()) e->sources.push_back({std::string(src.Text(0)), src.OptText(1)});
+  return e;
+}
+
+std::vector<LocalMirror> LocalMirrors(Db& db) {
+  auto st = db.Prepare(
+      "SELECT id, source, key, path, generation, bytes_ingested, "
+      "coalesce(file_mtime_ns / 1000000, grown_at, created_at) FROM raw_file "
+      "WHERE substr(key, 1, 1) != '@' AND bytes_ingested > 0 "
+      "ORDER BY coalesce(grown_at, created_at), id");
+  std::vector<LocalMirror> out;
+  while (st.Step()) {
+    LocalMirror m;
+    m.file_id = st.Int(0);
+    m.source = std::string(st.Text(1));
+    m.rel_path = std::string(st.Text(2));
+    m.path = std::string(st.Text(3));
+    m.generation = st.Int(4);
+    m.bytes = st.Int(5);
+    m.mtime_ms = st.Int(6);
+    out.push_back(std::move(m));
+  }
+  return out;
+}
+
+std::vector<OwnChange> OwnChangesAfter(Db& db, std::string_view store, std::int64_t after,
+                                       std::size_t limit) {
+  auto st = db.Prepare(
+      "SELECT c.seq, c.kind = 'tombstone', c.id FROM change_log c WHERE c.seq > ?1 AND "
+      "c.origin = ?2 AND (c.kind = 'tombstone' OR (NOT EXISTS (SELECT 1 FROM forgotten_entry f "
+      "WHERE f.entry_id = c.id) AND NOT EXISTS (SELECT 1 FROM imported_entry i WHERE "
+      "i.entry_id = c.id))) ORDER BY c.seq LIMIT ?3");
+  st.Bind(1, after).Bind(2, std::string(store)).Bind(3, static_cast<std::int64_t>(limit));
+  std::vector<OwnChange> out;
+  while (st.Step()) out.push_back({st.Int(0), st.Int(1) != 0, std::string(st.Text(2))});
+  return out;
+}
+
+std::optional<std::string> GetSetting(Db& db, const std::string& key) {
+  auto st = db.Prepare("SELECT value FROM setting WHERE key = ?");
+  st.Bind(1, key);
+  if (!st.Step()) return std::nullopt;
+  return std::string(st.Text(0));
+}
+
+void PutSetting(Db& db, const std::string& key, const std::string& value) {
+  db.Prepare("INSERT OR REPLACE INTO setting(key, value) VALUES (?, ?)")
+      .Bind(1, key)
+      .Bind(2, value)
+      .Run();
 }
 
 }  // namespace origin

@@ -57,4 +57,40 @@ struct PushedEntries {
 PushedEntries ApplyPushedEntries(Db& db, std::string_view device,
                                  const std::vector<EntryRow>& entries);
 
+/// A version as a store sends it: its fields and every source it cites,
+/// hidden or not; nothing for an unknown id.
+std::optional<EntryRow> LoadEntryToSend(Db& db, const std::string& id);
+
+// A device's side (spec: Replication): what it sends its hub.
+
+/// One generation of a file this store mirrors from its own agents' logs
+/// (not one a device pushed to it).
+struct LocalMirror {
+  std::int64_t file_id = 0;
+  std::string source, rel_path, path;
+  std::int64_t generation = 1;
+  std::int64_t bytes = 0;     // the mirror's content
+  std::int64_t mtime_ms = 0;  // of the agent's file at the last look
+};
+/// Every one, in the order they last grew (arrival order follows time as
+/// far as possible on the hub too).
+std::vector<LocalMirror> LocalMirrors(Db& db);
+
+/// A row of change_log this store wrote itself, to send: an entry or a
+/// tombstone whose origin is `store`.
+struct OwnChange {
+  std::int64_t seq = 0;
+  bool tombstone = false;
+  std::string id;
+};
+/// Those after `after`, at most `limit`, in change_log's order: hidden
+/// entries and entries derived from native memories are left out (a
+/// restore logs an entry again, and the hub derives the same ones).
+std::vector<OwnChange> OwnChangesAfter(Db& db, std::string_view store, std::int64_t after,
+                                       std::size_t limit);
+
+/// A value of `setting`, local to this store and never replicated.
+std::optional<std::string> GetSetting(Db& db, const std::string& key);
+void PutSetting(Db& db, const std::string& key, const std::string& value);
+
 }  // namespace origin

@@ -543,6 +543,8 @@ WHEN OLD.revoked_at IS NOT NULL OR NEW.revoked_at IS NULL OR NEW.name IS NOT OLD
 BEGIN SELECT RAISE(ABORT, 'a token is only ever revoked'); END;
 )sql");
        }},
+      {kChangeLogIdVersion, "change_log_id: the rows change_log holds for one entry or tombstone",
+       [](Db& db) { db.Exec("CREATE INDEX change_log_id ON change_log(kind, id, seq)"); }},
   };
   return kMigrations;
 }

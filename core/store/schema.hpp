@@ -35,7 +35,7 @@ namespace origin {
 /// (core/store/refs.hpp).  9: erasure (core/erase/erase.hpp).  10:
 /// generated_cursor (a generated stream whose last line is erased).  11:
 /// api_token, a hub's access tokens (core/hub/tokens.hpp).
-inline constexpr int kSchemaVersion = 11;
+inline constexpr int kSchemaVersion = 12;
 /// The version that made title_wait and derived sessions' models again.
 inline constexpr int kLeafTitlesVersion = 6;
 /// The migration that derives sessions' projects (session_cwd) and parents
@@ -47,6 +47,9 @@ inline constexpr int kRefsVersion = 8;
 inline constexpr int kErasureVersion = 9;
 inline constexpr int kGeneratedCursorVersion = 10;
 inline constexpr int kTokensVersion = 11;
+/// change_log's rows of one id: a hub's feed of tombstones tells a first
+/// logging from a later one (core/forget/replica.hpp).
+inline constexpr int kChangeLogIdVersion = 12;
 /// The version kSchemaSql is: a new store starts there and runs the
 /// migrations after it.
 inline constexpr int kBaseSchemaVersion = 3;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <stdexcept>
 
 namespace origin::http {
 
@@ -54,6 +55,22 @@ InflateStatus Gunzip(std::string_view body, std::size_t limit, std::string* out)
     if (rc != Z_OK) return InflateStatus::kMalformed;  // Z_BUF_ERROR: truncated
     if (z->avail_in == 0 && z->avail_out != 0) return InflateStatus::kMalformed;
   }
+}
+
+std::string Gzip(std::string_view data, int level) {
+  z_stream z{};
+  if (deflateInit2(&z, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw std::runtime_error("zlib: deflateInit2 failed");
+  std::string out(deflateBound(&z, static_cast<uLong>(data.size())), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
+  z.avail_in = static_cast<uInt>(data.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  const int rc = deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  if (rc != Z_STREAM_END) throw std::runtime_error("zlib: deflate failed");
+  return out;
 }
 
 }  // namespace origin::http

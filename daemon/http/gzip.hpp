@@ -18,4 +18,8 @@ enum class InflateStatus { kOk, kTooLarge, kMalformed };
 /// (a bad header or checksum, a truncated stream, bytes after its end).
 InflateStatus Gunzip(std::string_view body, std::size_t limit, std::string* out);
 
+/// `data` as one gzip stream, at zlib's `level` (1 to 9): what a device
+/// sends its hub.  Throws std::runtime_error when zlib fails.
+std::string Gzip(std::string_view data, int level);
+
 }  // namespace origin::http

@@ -5,6 +5,9 @@
 //   GET  /v1/cursors   {device, cursors}: where each of its files stands
 //   POST /v1/ingest    one chunk of one of its mirrors (gzip or not)
 //   POST /v1/entries   the entries it wrote, in its change_log's order
+//   POST /v1/tombstones the forgets and restores it made, with what each
+//                      covers there
+//   GET  /v1/tombstones?after=  the hub's feed of the others' tombstones
 // Every request needs a device's token (401); a request that names another
 // device (`device` in its query or body) gets 403 with the token's device,
 // and so does a token named like the hub, which serves no device.  Tokens
@@ -15,6 +18,7 @@
 // the cursor, and nothing is written.
 #include <rapidjson/document.h>
 
+#include <charconv>
 #include <memory>
 
 #include "core/c/faults.hpp"
@@ -27,17 +31,18 @@
 #include "daemon/http/form.hpp"
 #include "daemon/http/gzip.hpp"
 #include "daemon/http/hub_service.hpp"
+#include "daemon/hub/wire.hpp"
 #include "proto/base64.hpp"
 
 namespace origin::http {
+
+using namespace hub_wire;
 
 namespace {
 
 constexpr char kJson[] = "application/json";
 // The longest path or key a chunk may name.
 constexpr std::size_t kMaxPathBytes = 4096;
-// A mirror's modification time: from 1970 to about 2255, in ms.
-constexpr std::int64_t kMaxMtimeMs = 9'000'000'000'000;
 
 Response V1Json(int status, std::string body) { return WithBody(status, kJson, std::move(body)); }
 
@@ -61,6 +66,9 @@ std::string OtherDevice(const std::string& named, const std::string& device) {
                        device);
 }
 
+// The most log rows a page of the feed of tombstones reads.
+constexpr std::size_t kFeedPage = 500;
+
 // The answer of a replication job: its status and body, set on the worker
 // and read on the loop once the job has answered.
 struct Outcome {
@@ -74,57 +82,6 @@ struct IngestRequest {
   RemoteChunk chunk;
 };
 
-const rapidjson::Value* Member(const rapidjson::Value& o, const char* name) {
-  auto it = o.FindMember(name);
-  return it == o.MemberEnd() || it->value.IsNull() ? nullptr : &it->value;
-}
-
-// A field of `o` read by `take` (which says what is wrong with its value,
-// or ""): false with the error when it is wrong, or missing and required.
-// A null field is a missing one.
-template <class Take>
-bool Field(const rapidjson::Value& o, const char* name, bool required, std::string* error,
-           Take take) {
-  const rapidjson::Value* v = Member(o, name);
-  if (v == nullptr) {
-    if (required) *error = std::string(name) + " is required";
-    return !required;
-  }
-  if (std::string wrong = take(*v); !wrong.empty()) {
-    *error = std::string(name) + " is " + wrong;
-    return false;
-  }
-  return true;
-}
-
-bool StringField(const rapidjson::Value& o, const char* name, bool required, std::string* out,
-                 std::string* error) {
-  return Field(o, name, required, error, [out](const rapidjson::Value& v) -> std::string {
-    if (!v.IsString()) return "a string";
-    out->assign(v.GetString(), v.GetStringLength());
-    return "";
-  });
-}
-
-bool IntField(const rapidjson::Value& o, const char* name, bool required, std::int64_t lo,
-              std::int64_t hi, std::optional<std::int64_t>* out, std::string* error) {
-  return Field(o, name, required, error, [&](const rapidjson::Value& v) -> std::string {
-    if (!v.IsInt64() || v.GetInt64() < lo || v.GetInt64() > hi)
-      return "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
-    *out = v.GetInt64();
-    return "";
-  });
-}
-
-bool NumberField(const rapidjson::Value& o, const char* name, bool required, double* out,
-                 std::string* error) {
-  return Field(o, name, required, error, [out](const rapidjson::Value& v) -> std::string {
-    if (!v.IsNumber()) return "a number";
-    *out = v.GetDouble();
-    return "";
-  });
-}
-
 // The fields of an ingest request (spec: HTTP interface), or the error.
 bool DecodeIngest(const rapidjson::Value& d, const Context& ctx, IngestRequest* r,
                   std::string* error) {
@@ -137,7 +94,7 @@ bool DecodeIngest(const rapidjson::Value& d, const Context& ctx, IngestRequest* 
       !StringField(d, "data", true, &data, error) ||
       !IntField(d, "generation", true, 1, INT32_MAX, &generation, error) ||
       !IntField(d, "offset", true, 0, std::int64_t{1} << 53, &offset, error) ||
-      !IntField(d, "mtimeMs", false, 0, kMaxMtimeMs, &mtime, error))
+      !IntField(d, "mtimeMs", false, 0, kMaxMs, &mtime, error))
     return false;
   r->adapter = ctx.adapter(source);
   if (r->adapter == nullptr) {
@@ -178,69 +135,6 @@ bool DecodeIngest(const rapidjson::Value& d, const Context& ctx, IngestRequest* 
   r->chunk.offset = *offset;
   r->chunk.mtime_ms = mtime;
   r->chunk.data = std::move(*bytes);
-  return true;
-}
-
-// The entries of a push (spec: HTTP interface, POST /v1/entries): each
-// { id, kind, text, confidence, author, project, supersedes, validFrom,
-// validTo, createdAt, origin, sources: [{ eventId, quote }] }, at most
-// kMaxPushRecords.  What they say is checked by ApplyPushedEntries.
-bool DecodeEntries(const rapidjson::Value& d, std::vector<EntryRow>* out, std::string* error) {
-  const rapidjson::Value* list = Member(d, "entries");
-  if (list == nullptr || !list->IsArray()) {
-    *error = "entries is an array";
-    return false;
-  }
-  if (list->Size() > kMaxPushRecords) {
-    *error = "at most 1000 entries a request";
-    return false;
-  }
-  constexpr std::int64_t kMaxMs = kMaxMtimeMs;
-  for (const rapidjson::Value& v : list->GetArray()) {
-    if (!v.IsObject()) {
-      *error = "each entry is an object";
-      return false;
-    }
-    EntryRow e;
-    std::string project, supersedes;
-    std::optional<std::int64_t> from, to, created;
-    if (!StringField(v, "id", true, &e.id, error) || !StringField(v, "kind", true, &e.kind, error) ||
-        !StringField(v, "text", true, &e.text, error) ||
-        !NumberField(v, "confidence", true, &e.confidence, error) ||
-        !StringField(v, "author", true, &e.author, error) ||
-        !StringField(v, "project", false, &project, error) ||
-        !StringField(v, "supersedes", false, &supersedes, error) ||
-        !StringField(v, "origin", true, &e.origin, error) ||
-        !IntField(v, "validFrom", false, 0, kMaxMs, &from, error) ||
-        !IntField(v, "validTo", false, 0, kMaxMs, &to, error) ||
-        !IntField(v, "createdAt", true, 0, kMaxMs, &created, error))
-      return false;
-    if (!ValidUtf8(e.text) || !ValidUtf8(e.author) || !ValidUtf8(project)) {
-      *error = "entry " + e.id + ": its text, author and project are UTF-8";
-      return false;
-    }
-    if (Member(v, "project") != nullptr) e.project = project;
-    if (Member(v, "supersedes") != nullptr) e.supersedes = supersedes;
-    e.valid_from = from;
-    e.valid_to = to;
-    e.created_at = *created;
-    const rapidjson::Value* sources = Member(v, "sources");
-    if (sources == nullptr || !sources->IsArray()) {
-      *error = "entry " + e.id + ": sources is an array";
-      return false;
-    }
-    for (const rapidjson::Value& s : sources->GetArray()) {
-      std::string event, quote;
-      if (!s.IsObject() || !StringField(s, "eventId", true, &event, error) ||
-          !StringField(s, "quote", false, &quote, error)) {
-        if (error->empty()) *error = "each source is an object";
-        *error = "entry " + e.id + ": " + *error;
-        return false;
-      }
-      e.sources.push_back({event, Member(s, "quote") != nullptr ? std::optional(quote) : std::nullopt});
-    }
-    out->push_back(std::move(e));
-  }
   return true;
 }
 
@@ -286,16 +180,19 @@ void HubService::V1(const Request& r, Respond respond) {
     const char* method;
   };
   static constexpr Route kRoutes[] = {
-      {"/v1/device", "GET"}, {"/v1/cursors", "GET"}, {"/v1/ingest", "POST"},
-      {"/v1/entries", "POST"}};
-  const Route* route = nullptr;
+      {"/v1/device", "GET"},  {"/v1/cursors", "GET"},    {"/v1/ingest", "POST"},
+      {"/v1/entries", "POST"}, {"/v1/tombstones", "GET"}, {"/v1/tombstones", "POST"}};
+  std::string allowed;
+  bool found = false;
   for (const Route& k : kRoutes)
-    if (r.path == k.path) route = &k;
-  if (route == nullptr)
-    return respond(V1Error(404, "no such endpoint: " + r.path));
-  if (r.method != route->method) {
-    Response out = V1Error(405, r.path + " takes " + route->method);
-    out.headers.emplace_back("Allow", route->method);
+    if (r.path == k.path) {
+      allowed += std::string(allowed.empty() ? "" : ", ") + k.method;
+      found = found || r.method == k.method;
+    }
+  if (allowed.empty()) return respond(V1Error(404, "no such endpoint: " + r.path));
+  if (!found) {
+    Response out = V1Error(405, r.path + " takes " + allowed);
+    out.headers.emplace_back("Allow", allowed);
     return respond(std::move(out));
   }
   // A browser's page has no business here (the API is for devices).
@@ -393,6 +290,33 @@ void HubService::V1(const Request& r, Respond respond) {
         std::move(answer));
   }
 
+  if (r.path == "/v1/tombstones" && r.method == "GET") {
+    std::int64_t after = 0;
+    if (const std::string* a = query.Get("after")) {
+      auto [end, ec] = std::from_chars(a->data(), a->data() + a->size(), after);
+      if (ec != std::errc() || end != a->data() + a->size() || after < 0)
+        return respond(V1Error(400, "after is a sequence number of the hub's log: " + *a));
+    }
+    return ops_.OnWorker(
+        Thread::kReader, Caller{},
+        [device_of, named, after](Db& db, rpc::Writer& w) {
+          std::optional<std::string> device = device_of(db, named);
+          if (!device) return;
+          TombstoneFeed feed = TombstonesAfter(db, after, *device, kFeedPage);
+          w.StartObject();
+          w.Key("tombstones");
+          w.StartArray();
+          for (const ReplicaTombstone& t : feed.tombstones) WriteTombstone(w, t);
+          w.EndArray();
+          w.Key("next");
+          w.Int64(feed.next);
+          w.Key("more");
+          w.Bool(feed.more);
+          w.EndObject();
+        },
+        std::move(answer));
+  }
+
   // A push: its body, inflated when gzip, then its fields; all checked on
   // the loop, before the token is (a refusal costs no worker).
   rapidjson::Document d;
@@ -443,6 +367,35 @@ void HubService::V1(const Request& r, Respond respond) {
           } else {
             w.Null();
           }
+          w.EndObject();
+        },
+        std::move(answer));
+  }
+  if (r.path == "/v1/tombstones") {
+    auto list = std::make_shared<std::vector<ReplicaTombstone>>();
+    std::string error;
+    if (!DecodeTombstones(d, list.get(), &error)) return respond(V1Error(400, error));
+    return ops_.OnWorker(
+        Thread::kWriter, Caller{},
+        [&ctx, device_of, named, list, outcome](Db& db, rpc::Writer& w) {
+          std::optional<std::string> device = device_of(db, named);
+          if (!device) return;
+          for (const ReplicaTombstone& t : *list)
+            if (t.origin != *device) {
+              *outcome = {403, OtherDevice(t.origin, *device)};
+              return;
+            }
+          std::int64_t applied = 0;
+          try {
+            applied = ApplyTombstones(db, ctx.store_name, *list, ListedBy::kDevice);
+          } catch (const OpError& e) {
+            if (e.code() != OpError::Code::kConflict) throw;
+            *outcome = {409, ErrorBody(e.what())};
+            return;
+          }
+          w.StartObject();
+          w.Key("applied");
+          w.Int64(applied);
           w.EndObject();
         },
         std::move(answer));

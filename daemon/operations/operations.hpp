@@ -95,6 +95,10 @@ class Operations;
 namespace http {
 class UiService;
 }
+namespace hub {
+class Syncer;
+struct SyncReport;
+}
 
 /// What the handlers use: the store's threads and the daemon's parts.
 struct Context {
@@ -119,6 +123,8 @@ struct Context {
   std::function<void()> shutdown;
   /// origin ui's web server (daemon/http/ui_service.hpp).
   http::UiService* ui = nullptr;
+  /// A device's sync with its hub (daemon/hub/sync.hpp); null on a hub.
+  hub::Syncer* hub_sync = nullptr;
   /// The adapter of `source` (an adapter's id), or null for an unknown one.
   const SourceAdapter* adapter(std::string_view source) const {
     for (const auto& a : adapters)
@@ -223,6 +229,13 @@ void Verify(Context&, Db&, const proto::VerifyRequest&, rpc::Writer&);        //
 // The web UI's (ui_ops.cpp); tombstone runs on a reader, then the writer.
 void Overview(Context&, Db&, const proto::NoRequest&, rpc::Writer&);
 // tokens.cpp: a hub's access tokens, the owner's alone.
+// A device's hub (daemon/operations/hub_ops.cpp).
+void HubConnect(Operations&, const proto::HubConnectRequest&, const Caller&, Reply);
+void HubStatus(Operations&, const proto::NoRequest&, const Caller&, Reply);
+void HubDisconnect(Operations&, const proto::NoRequest&, const Caller&, Reply);
+/// `hub` of a sync's answer: what a sync with the hub did.
+void WriteHubSync(rpc::Writer& w, const hub::SyncReport& r);
+
 void TokenCreate(Context&, Db&, const proto::TokenRequest&, const Caller&, rpc::Writer&);
 void TokenRevoke(Context&, Db&, const proto::TokenRequest&, const Caller&, rpc::Writer&);
 void TokenList(Context&, Db&, const proto::NoRequest&, rpc::Writer&);

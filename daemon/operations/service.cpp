@@ -9,6 +9,7 @@
 #include "core/store/event_index.hpp"
 #include "core/store/status.hpp"
 #include "core/util/text.hpp"
+#include "daemon/hub/sync.hpp"
 #include "daemon/operations/operations.hpp"
 #include "origin_config.h"
 
@@ -289,7 +290,7 @@ void Sync(Operations& o, const proto::SyncRequest& r, const Caller& caller, Repl
     if (out.end == SyncOutcome::End::kFailed)
       return reply(Answer::Fail(OpError::Code::kInternal, "sync failed: " + out.failure));
     const IngestTotals now = ctx.ingestion.Totals();
-    reply(Answer{rpc::Json([&](rpc::Writer& w) {
+    std::string json = rpc::Json([&](rpc::Writer& w) {
                    w.StartObject();
                    // Everything ingested since the request came, by this sync
                    // or one that was under way; the sources below are this
@@ -326,9 +327,17 @@ void Sync(Operations& o, const proto::SyncRequest& r, const Caller& caller, Repl
                    }
                    w.EndArray();
                    w.EndObject();
-                 }),
-                 std::nullopt,
-                 {}});
+                 });
+    if (ctx.hub_sync == nullptr) return reply(Answer{std::move(json), std::nullopt, {}});
+    // On a device, the hub's part follows (spec: Replication): `hub` when
+    // it is connected to one.
+    ctx.hub_sync->Request([json = std::move(json), reply](hub::SyncReport report) mutable {
+      if (report.connected) {
+        json.pop_back();  // the closing brace
+        json += ",\"hub\":" + rpc::Json([&](rpc::Writer& w) { WriteHubSync(w, report); }) + "}";
+      }
+      reply(Answer{std::move(json), std::nullopt, {}});
+    });
   });
 }
 

@@ -9,6 +9,7 @@
 #include "core/store/request_keys.hpp"
 #include "daemon/http/ui_service.hpp"
 #include "daemon/log.hpp"
+#include "daemon/hub/sync.hpp"
 #include "daemon/operations/operations.hpp"
 
 namespace origin {
@@ -124,7 +125,13 @@ void Keyed(Operations& o, const Operation& op, Request req, Caller caller, Reply
         });
         w.RawValue(json.data(), json.size(), rapidjson::kObjectType);
       },
-      reply);
+      [&ctx, reply](Answer a) {
+        // On a device connected to a hub, a write is synced right after
+        // (spec: Using a hub from a device); without a hub this costs a
+        // look for hub.json on the hub thread.
+        if (!a.error && ctx.hub_sync != nullptr) ctx.hub_sync->Request(nullptr);
+        reply(std::move(a));
+      });
 }
 
 template <class Request, void (*Handler)(Context&, Db&, const Request&, const Caller&, rpc::Writer&)>
@@ -221,6 +228,10 @@ constexpr Operation kTable[] = {
     UnkeyedWrite<proto::TokenRequest, ops::TokenCreate>("token_create"),
     UnkeyedWrite<proto::TokenRequest, ops::TokenRevoke>("token_revoke"),
     Read<proto::NoRequest, ops::TokenList>("token_list"),
+    // A device's connection to its hub (daemon/hub/sync.hpp): the owner's.
+    OnLoop<proto::HubConnectRequest, ops::HubConnect>("hub_connect", false),
+    OnLoop<proto::NoRequest, ops::HubStatus>("hub_status", false),
+    OnLoop<proto::NoRequest, ops::HubDisconnect>("hub_disconnect", false),
 };
 
 }  // namespace

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "tests/support/http_client.hpp"
 
-#include <zlib.h>
+#include "daemon/http/gzip.hpp"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -148,20 +148,6 @@ HttpReply Http(int port, const std::string& method, const std::string& target,
   return HttpRaw(port, raw, timeout_ms);
 }
 
-std::string Gzip(const std::string& data, int level) {
-  z_stream z{};
-  if (deflateInit2(&z, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-    throw std::runtime_error("deflateInit2");
-  std::string out(deflateBound(&z, data.size()), '\0');
-  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data.data()));
-  z.avail_in = static_cast<uInt>(data.size());
-  z.next_out = reinterpret_cast<Bytef*>(out.data());
-  z.avail_out = static_cast<uInt>(out.size());
-  const int rc = deflate(&z, Z_FINISH);
-  out.resize(z.total_out);
-  deflateEnd(&z);
-  if (rc != Z_STREAM_END) throw std::runtime_error("deflate");
-  return out;
-}
+std::string Gzip(const std::string& data, int level) { return http::Gzip(data, level); }
 
 }  // namespace origin::test

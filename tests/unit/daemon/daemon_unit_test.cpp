@@ -410,7 +410,7 @@ TEST_SUITE("daemon") {
                                            "projects", "show", "sources", "entries", "search",
                                            "forgotten", "check", "remember", "correct",
                                            "forget", "restore", "erase", "backup", "verify",
-                                           "token_create", "token_revoke", "token_list",
+                                           "token_create", "token_revoke", "token_list", "hub_connect", "hub_status", "hub_disconnect",
                                            "overview", "turns", "tombstone", "ui"});
     CHECK(Operations::Find("reticulate") == nullptr);
   }

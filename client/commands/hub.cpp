@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+// origin hub connect URL --token T | status | disconnect: this device's
+// connection to its hub (spec: Using a hub from a device).  The daemon
+// asks the hub, keeps the connection in <ORIGIN_HOME>/hub.json (0600), and
+// syncs with it (daemon/hub/sync.hpp).
+
+#include <algorithm>
+#include <cstdio>
+#include <string>
+
+#include "client/commands/commands.hpp"
+#include "client/commands/common.hpp"
+#include "client/render.hpp"
+#include "proto/protocol.hpp"
+#include "proto/requests.hpp"
+
+namespace origin::client {
+
+int RenderHubSync(const rapidjson::Value& h) {
+  if (h.HasMember("error") && h["error"].IsString()) {
+    std::fprintf(stderr, "origin: the sync with the hub %s stopped: %s\n", Str(h, "url").c_str(),
+                 h["error"].GetString());
+    return proto::kExitError;
+  }
+  std::printf("hub %s: sent %s (%s), %s and %s; received %s\n", Str(h, "url").c_str(),
+              Plural(Int(h, "chunks"), "chunk", "chunks").c_str(),
+              HumanBytes(Int(h, "bytes")).c_str(),
+              Plural(Int(h, "entries"), "entry", "entries").c_str(),
+              Plural(Int(h, "tombstones_up"), "tombstone", "tombstones").c_str(),
+              Plural(Int(h, "tombstones_down"), "tombstone", "tombstones").c_str());
+  if (h.HasMember("pending") && h["pending"].IsString())
+    std::printf("  %s waits for the events it cites to reach the hub; it goes with a later sync\n",
+                h["pending"].GetString());
+  return proto::kExitOk;
+}
+
+namespace {
+
+namespace proto = origin::proto;
+
+std::string_view HubMethod(const Invocation& inv) {
+  const std::string& sub = inv.args.at(0);
+  if (sub == "connect") return "hub_connect";
+  if (sub == "disconnect") return "hub_disconnect";
+  return "hub_status";
+}
+
+std::string HubParams(const Invocation& inv) {
+  const std::string& sub = inv.args.at(0);
+  if (sub != "connect" && sub != "status" && sub != "disconnect")
+    throw UsageError("origin hub takes connect URL --token TOKEN, status or disconnect, not " + sub);
+  if (sub != "connect") {
+    if (inv.args.size() > 1) throw UsageError("origin hub " + sub + " takes no URL");
+    if (inv.Value("token")) throw UsageError("--token goes with origin hub connect");
+    return "{}";
+  }
+  if (inv.args.size() < 2) throw UsageError("origin hub connect needs the hub's URL");
+  std::optional<std::string> token = inv.Value("token");
+  if (!token || token->empty())
+    throw UsageError("origin hub connect needs --token TOKEN (origin token create NAME on the hub)");
+  proto::HubConnectRequest r;
+  r.url = inv.args[1];
+  r.token = *token;
+  return proto::Encode(r);
+}
+
+int RenderHub(rapidjson::Document& r, const Invocation& inv) {
+  const std::string& sub = inv.args.at(0);
+  const bool failed = r.HasMember("error") && r["error"].IsString();
+  if (PrintedJson(r, inv.json())) return failed ? proto::kExitError : proto::kExitOk;
+  Style s{UseColor(stdout)};
+  if (sub == "connect") {
+    std::printf("connected to the hub %s (%s) as %s; the first sync has started\n",
+                Str(r, "url").c_str(), Str(r, "hub").c_str(), Str(r, "device").c_str());
+    return proto::kExitOk;
+  }
+  if (sub == "disconnect") {
+    std::printf("%s\n", r["removed"].GetBool()
+                            ? "disconnected: this store no longer syncs with a hub (it keeps "
+                              "everything it holds)"
+                            : "this store was not connected to a hub");
+    return proto::kExitOk;
+  }
+  if (!r["connected"].GetBool()) {
+    std::printf("not connected to a hub: origin hub connect URL --token TOKEN\n");
+    return proto::kExitOk;
+  }
+  std::printf("hub      %s%s\n", Str(r, "url").c_str(),
+              r["from_env"].GetBool() ? " (ORIGIN_HUB_URL / ORIGIN_HUB_TOKEN)" : "");
+  std::printf("device   %s\n", Str(r, "store").c_str());
+  if (failed)
+    std::printf("check    %s\n", s.Red(r["error"].GetString()).c_str());
+  else
+    std::printf("check    %s\n",
+                s.Green("ok: the token is " + Str(r, "device") + "'s on the hub (named " +
+                        Str(r, "hub") + ")")
+                    .c_str());
+  std::printf("synced   %s\n", r["last_sync"].IsInt64()
+                                   ? LocalTime(r["last_sync"].GetInt64()).c_str()
+                                   : "never");
+  if (r["last_error"].IsString())
+    std::printf("failed   %s: %s\n", LocalTime(Int(r, "last_error_at")).c_str(),
+                s.Red(r["last_error"].GetString()).c_str());
+  return failed ? proto::kExitError : proto::kExitOk;
+}
+
+constexpr Option kHubOptions[] = {
+    {"token", "TOKEN", "connect: this device's token on the hub (origin token create NAME there)"},
+    kJsonOption};
+
+constexpr std::string_view kHubDetails =
+    "A device's connection to its personal hub (origin serve on another machine).\n"
+    "connect asks the hub whose token TOKEN is: it must be this store's name (the\n"
+    "device's), else nothing is saved and it says how to fix it.  The connection\n"
+    "is kept in ORIGIN_HOME/hub.json, readable by you only; ORIGIN_HUB_URL and\n"
+    "ORIGIN_HUB_TOKEN override it.  Once connected, the daemon syncs with the hub:\n"
+    "this store's raw mirrors, entries and tombstones up, the hub's forgets and\n"
+    "restores down; origin sync does it at once.  status makes the same check and\n"
+    "shows when the last sync finished, and the error of a later one that failed.\n"
+    "disconnect removes hub.json; the store keeps everything it holds.\n";
+
+constexpr std::string_view kHubExamples =
+    "  origin hub connect https://hub.example.net --token ogn_...\n"
+    "  origin hub status\n"
+    "  origin hub disconnect\n";
+
+}  // namespace
+
+const Command kHubCommand{
+    .name = "hub",
+    .args = "connect URL | status | disconnect",
+    .min_args = 1,
+    .max_args = 2,
+    .missing = "what to do: connect URL --token TOKEN, status or disconnect",
+    .summary = "this device's personal hub: connect, status, disconnect",
+    .options = kHubOptions,
+    .details = kHubDetails,
+    .examples = kHubExamples,
+    .method = "hub_status",
+    .build = HubParams,
+    .render = RenderHub,
+    .arg_words = "connect status disconnect",
+    .method_for = HubMethod,
+};
+
+}  // namespace origin::client

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: MIT
+#include "core/forget/replica.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/forget/rules.hpp"
+#include "core/util/op_error.hpp"
+
+namespace origin {
+
+using namespace forget_rules;
+using Code = OpError::Code;
+
+namespace {
+
+bool TombstoneId(std::string_view id) {
+  return id.size() > 4 && id.size() <= 64 && id.starts_with("tmb_") &&
+         std::all_of(id.begin() + 4, id.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_' || c == '-';
+         });
+}
+
+void Check(const ReplicaTombstone& t) {
+  if (!TombstoneId(t.id))
+    throw OpError(Code::kInvalidArgument, "a tombstone's id is tmb_ and letters or digits: " + t.id);
+  if (t.target.empty() || t.target.size() > 512)
+    throw OpError(Code::kInvalidArgument, "tombstone " + t.id + " has no target");
+  if (t.IsRestore() && (!TombstoneId(t.target) || !t.entries.empty() || !t.events.empty()))
+    throw OpError(Code::kInvalidArgument,
+                  "tombstone " + t.id + " restores " + t.target + ": a restore lists nothing");
+  if (t.origin.empty() || t.created_at < 0)
+    throw OpError(Code::kInvalidArgument, "tombstone " + t.id + " needs its origin and time");
+  if (t.author && (t.author->empty() || t.author->size() > 200))
+    throw OpError(Code::kInvalidArgument, "tombstone " + t.id + ": an author of 1 to 200 bytes");
+  for (const auto* list : {&t.entries, &t.events})
+    for (const std::string& item : *list)
+      if (item.empty() || item.size() > 512)
+        throw OpError(Code::kInvalidArgument, "tombstone " + t.id + " lists an empty id");
+}
+
+// The tombstone `id` as held here, without its coverage.
+std::optional<ReplicaTombstone> Held(Db& db, const std::string& id) {
+  auto st = db.Prepare(
+      "SELECT t.target, t.reason, t.created_at, t.origin, m.author FROM tombstone t "
+      "LEFT JOIN tombstone_meta m ON m.id = t.id WHERE t.id = ?");
+  st.Bind(1, id);
+  if (!st.Step()) return std::nullopt;
+  ReplicaTombstone t;
+  t.id = id;
+  t.target = std::string(st.Text(0));
+  t.reason = std::string(st.Text(1));
+  t.created_at = st.Int(2);
+  t.origin = std::string(st.Text(3));
+  t.author = st.OptText(4);
+  return t;
+}
+
+bool SameBody(const ReplicaTombstone& a, const ReplicaTombstone& b) {
+  return a.target == b.target && a.reason == b.reason && a.created_at == b.created_at &&
+         a.origin == b.origin && a.author == b.author;
+}
+
+std::string RootOf(Db& db, const std::string& version) {
+  auto st = db.Prepare("SELECT root FROM entry WHERE id = ?");
+  st.Bind(1, version);
+  std::string root = st.Step() ? std::string(st.Text(0)) : "";
+  return root;
+}
+
+// Records the sender's list for `forget` (what it knows of it) and adds
+// the items to decide to `events` and `roots`: on a device the hub's list
+// replaces its last one, whose items are decided again too.
+void ApplyList(Db& db, const ReplicaTombstone& t, ListedBy from, Ids& events, Ids& roots,
+               Ids* touched) {
+  const char* how = from == ListedBy::kHub ? "listed" : "reported";
+  if (from == ListedBy::kHub) {
+    auto old = db.Prepare(
+        "SELECT item, item_kind FROM tombstone_effect WHERE tombstone = ? AND how = 'listed'");
+    old.Bind(1, t.id);
+    std::vector<std::pair<std::string, bool>> items;
+    while (old.Step()) items.emplace_back(std::string(old.Text(0)), old.Text(1) == "event");
+    old.Reset();
+    std::set<std::pair<std::string, bool>> next;
+    for (const std::string& e : t.entries) next.insert({e, false});
+    for (const std::string& e : t.events) next.insert({e, true});
+    for (const auto& [item, is_event] : items) {
+      if (next.count({item, is_event}) != 0) continue;
+      db.Prepare("DELETE FROM tombstone_effect WHERE tombstone = ? AND item = ? AND how = 'listed'")
+          .Bind(1, t.id)
+          .Bind(2, item)
+          .Run();
+      if (touched != nullptr) touched->insert(t.id);
+      if (is_event)
+        events.insert(item);
+      else if (std::string root = RootOf(db, item); !root.empty())
+        roots.insert(root);
+    }
+  }
+  auto event_here = db.Prepare("SELECT 1 FROM event WHERE id = ?");
+  for (const std::string& ev : t.events) {
+    event_here.Reset();
+    event_here.Bind(1, ev);
+    if (!event_here.Step()) continue;  // not here: nothing to cover
+    AddEffect(db, t.id, ev, "event", how, touched);
+    events.insert(ev);
+  }
+  event_here.Reset();
+  for (const std::string& version : t.entries) {
+    std::string root = RootOf(db, version);
+    if (root.empty()) continue;
+    AddEffect(db, t.id, version, "entry", how, touched);
+    roots.insert(root);
+  }
+}
+
+// The items `forget` covers, to decide again when it leaves effect.
+void Covered(Db& db, const std::string& forget, Ids& events, Ids& roots) {
+  events.merge(Column(db,
+                      "SELECT item FROM tombstone_effect WHERE tombstone = ? AND "
+                      "item_kind = 'event'",
+                      forget));
+  roots.merge(Column(db,
+                     "SELECT DISTINCT e.root FROM tombstone_effect te JOIN entry e ON e.id = "
+                     "te.item WHERE te.tombstone = ? AND te.item_kind = 'entry'",
+                     forget));
+}
+
+void Log(Db& db, const std::string& id) {
+  db.Prepare(
+        "INSERT INTO change_log(kind, id, origin, at) SELECT 'tombstone', id, origin, created_at "
+        "FROM tombstone WHERE id = ?")
+      .Bind(1, id)
+      .Run();
+}
+
+}  // namespace
+
+std::int64_t ApplyTombstones(Db& db, const std::string& store,
+                             const std::vector<ReplicaTombstone>& tombstones, ListedBy from) {
+  for (const ReplicaTombstone& t : tombstones) Check(t);
+  Transaction tx(db);
+  const std::int64_t since = LastChange(db);
+  Ids touched;
+  for (const ReplicaTombstone& t : tombstones) {
+    Ids events, roots;
+    const std::optional<ReplicaTombstone> held = Held(db, t.id);
+    if (held && !SameBody(*held, t))
+      throw OpError(Code::kConflict, "tombstone " + t.id + " is here with another body");
+    if (t.IsRestore()) {
+      if (held) continue;
+      const std::optional<ReplicaTombstone> forget = Held(db, t.target);
+      if (forget && forget->IsRestore())
+        throw OpError(Code::kInvalidArgument,
+                      "tombstone " + t.id + " restores " + t.target + ", which is a restore");
+      // A device keeps only restores of forgets it holds: its hub sends
+      // this one again after the forget.  A hub keeps it, and it takes
+      // effect when the forget arrives.
+      if (!forget && from == ListedBy::kHub) continue;
+      Record(db, t.id, "restore", t.target, t.reason, t.created_at, t.origin, t.author);
+      if (forget) Covered(db, t.target, events, roots);
+    } else {
+      if (!held) {
+        Record(db, t.id, "forget", t.target, t.reason, t.created_at, t.origin, t.author);
+        Targets direct = RulesFrom(db, t.target);
+        CoverDirect(db, t.id, direct, nullptr);
+        events.merge(direct.events);
+        roots.merge(direct.roots);
+        // A restore that came first is logged again after its forget, so
+        // that the devices that skipped it receive it now.
+        for (const std::string& r :
+             Column(db, "SELECT id FROM tombstone WHERE kind = 'restore' AND target = ?", t.id))
+          Log(db, r);
+      }
+      ApplyList(db, t, from, events, roots, &touched);
+    }
+    ForgetOutcome ignored;
+    Decide(db, store, events, roots, ignored, &touched);
+  }
+  RelogCoverage(db, touched, since);
+  tx.Commit();
+  return static_cast<std::int64_t>(tombstones.size());
+}
+
+void CoverageNow(Db& db, const std::string& forget, std::vector<std::string>* entries,
+                 std::vector<std::string>* events) {
+  auto st = db.Prepare(
+      std::string("SELECT DISTINCT te.item, te.item_kind FROM tombstone t JOIN tombstone_effect te "
+                  "ON te.tombstone = t.id WHERE t.id = ? AND ") +
+      kInEffect +
+      " AND (te.item IN (SELECT entry_id FROM forgotten_entry) OR te.item IN (SELECT event_id "
+      "FROM excluded_event)) ORDER BY te.item");
+  st.Bind(1, forget);
+  while (st.Step())
+    (st.Text(1) == "event" ? events : entries)->push_back(std::string(st.Text(0)));
+}
+
+std::optional<ReplicaTombstone> LoadTombstone(Db& db, const std::string& id) {
+  std::optional<ReplicaTombstone> t = Held(db, id);
+  if (t && !t->IsRestore()) CoverageNow(db, id, &t->entries, &t->events);
+  return t;
+}
+
+TombstoneFeed TombstonesAfter(Db& db, std::int64_t after, std::string_view device,
+                              std::size_t limit) {
+  // What `device` created is left out: its first logging, and a restore
+  // logged again (which carries nothing new); a forget logged again, whose
+  // coverage here changed, is not.
+  auto st = db.Prepare(
+      "SELECT c.seq, c.id, c.origin = ?2 AND ((SELECT kind FROM tombstone WHERE id = c.id) = "
+      "'restore' OR NOT EXISTS (SELECT 1 FROM change_log p WHERE p.kind = 'tombstone' AND "
+      "p.id = c.id AND p.seq < c.seq)) FROM change_log c "
+      "WHERE c.seq > ?1 AND c.kind = 'tombstone' ORDER BY c.seq LIMIT ?3");
+  st.Bind(1, after).Bind(2, std::string(device)).Bind(3, static_cast<std::int64_t>(limit) + 1);
+  TombstoneFeed feed;
+  feed.next = after;
+  std::vector<std::string> order;  // by where each was logged last
+  std::size_t rows = 0;
+  while (st.Step()) {
+    if (++rows > limit) {
+      feed.more = true;
+      break;
+    }
+    feed.next = st.Int(0);
+    if (st.Int(2) != 0) continue;
+    std::string id(st.Text(1));
+    order.erase(std::remove(order.begin(), order.end(), id), order.end());
+    order.push_back(std::move(id));
+  }
+  st.Reset();
+  for (const std::string& id : order)
+    if (std::optional<ReplicaTombstone> t = LoadTombstone(db, id))
+      feed.tombstones.push_back(std::move(*t));
+  return feed;
+}
+
+}  // namespace origin

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Forgets and restores between stores (spec: Forgetting, "Across stores";
+// Personal hub, Replication steps 2 and 3; invariant 2).
+//
+// A tombstone keeps its id, target, reason, time, origin and author on
+// every store.  A store applies a forget by the rules to the data it holds
+// (direct), and covers what the sender listed, as far as it knows those
+// ids: on a hub, what the device reported (`reported`, added to what it
+// reported before); on a device, what its hub listed (`listed`, which
+// replaces the hub's last list, since the hub judges rule 3 for the
+// entries it holds).  A restore lifts its forget; one whose forget is not
+// here yet is kept by a hub, which logs it again once the forget arrives,
+// and skipped by a device, which receives it again then.  Applying a
+// tombstone twice changes nothing but the coverage its sender lists.
+//
+// What a forget covers is sent as what it covers here now: its items that
+// are hidden while it is in effect.  When that changes (a version or an
+// event arrived that it covers, a restore decided rule 3 again), the forget
+// is logged again in change_log (forget_rules::RelogCoverage), so that a
+// hub's feed sends every device the new list.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/c/sqlite.hpp"
+
+namespace origin {
+
+struct ReplicaTombstone {
+  std::string id;      // tmb_…
+  std::string target;  // forget: an entry, event or session id; restore: a forget's id
+  std::string reason;
+  std::int64_t created_at = 0;
+  std::string origin;
+  std::optional<std::string> author;
+  // A forget's coverage on the store that sends it.
+  std::vector<std::string> entries, events;
+
+  bool IsRestore() const { return target.starts_with("tmb_"); }
+};
+
+/// Whose list a store applies: a device's (on its hub) or its hub's.
+enum class ListedBy { kDevice, kHub };
+
+/// Applies `tombstones` in order, in one transaction.  Throws OpError
+/// kInvalidArgument for a malformed record (nothing applied), kConflict
+/// (naming the id) for a different body under an id this store holds.
+/// Returns how many were applied (all of them).  `store` is this store's
+/// name: the entries it wrote that a restore brings back are logged again.
+std::int64_t ApplyTombstones(Db& db, const std::string& store,
+                             const std::vector<ReplicaTombstone>& tombstones, ListedBy from);
+
+/// What a forget covers here now: the entry versions and events it covers
+/// that are hidden, while it is in effect; nothing for a restore or a
+/// forget out of effect.
+void CoverageNow(Db& db, const std::string& forget, std::vector<std::string>* entries,
+                 std::vector<std::string>* events);
+
+/// One tombstone as the store holds it, with its coverage now; nullopt for
+/// an unknown id.
+std::optional<ReplicaTombstone> LoadTombstone(Db& db, const std::string& id);
+
+/// A page of a hub's feed (GET /v1/tombstones): the tombstones logged in
+/// change_log after `after`, but for the first logging of those `device`
+/// created (it has them); each once, where it was logged last in the page.
+struct TombstoneFeed {
+  std::vector<ReplicaTombstone> tombstones;
+  std::int64_t next = 0;  // the sequence number to ask after next
+  bool more = false;
+};
+TombstoneFeed TombstonesAfter(Db& db, std::int64_t after, std::string_view device,
+                              std::size_t limit);
+
+}  // namespace origin

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+#include "daemon/hub/connection.hpp"
+
+#include <curl/curl.h>
+#include <rapidjson/document.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <stdexcept>
+
+#include "daemon/http/gzip.hpp"
+#include "daemon/rpc_json.hpp"
+#include "io/fd.hpp"
+
+namespace origin::hub {
+
+namespace {
+
+std::string JsonPath(const std::string& home) { return home + "/hub.json"; }
+
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? v : "";
+}
+
+}  // namespace
+
+std::string CanonicalUrl(std::string_view url) {
+  std::string u(url);
+  while (!u.empty() && u.back() == '/') u.pop_back();
+  const std::size_t scheme = u.find("://");
+  if (scheme == std::string::npos || (u.compare(0, scheme, "http") != 0 &&
+                                      u.compare(0, scheme, "https") != 0))
+    throw std::invalid_argument("the hub's URL starts with http:// or https://: " + u);
+  if (u.size() == scheme + 3 || u[scheme + 3] == '/')
+    throw std::invalid_argument("the hub's URL names a host: " + u);
+  if (u.find_first_of("?#") != std::string::npos)
+    throw std::invalid_argument("the hub's URL has no query or fragment: " + u);
+  for (char c : u)
+    if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f)
+      throw std::invalid_argument("the hub's URL has no spaces or control characters");
+  return u;
+}
+
+std::optional<Connection> LoadConnection(const std::string& home) {
+  std::optional<Connection> c;
+  if (std::optional<std::string> text = ReadFileIfExists(JsonPath(home))) {
+    rapidjson::Document d;
+    d.Parse(text->data(), text->size());
+    if (d.HasParseError() || !d.IsObject() || !d.HasMember("url") || !d["url"].IsString() ||
+        !d.HasMember("token") || !d["token"].IsString())
+      throw std::runtime_error(JsonPath(home) +
+                               " is not {\"url\": ..., \"token\": ...}: origin hub connect "
+                               "writes it again");
+    c = Connection{d["url"].GetString(), d["token"].GetString(), false};
+  }
+  const std::string url = Env("ORIGIN_HUB_URL"), token = Env("ORIGIN_HUB_TOKEN");
+  if (!url.empty() || !token.empty()) {
+    if (!c) c = Connection{};
+    if (!url.empty()) c->url = url;
+    if (!token.empty()) c->token = token;
+    c->from_env = true;
+  }
+  if (c) {
+    if (c->url.empty() || c->token.empty())
+      throw std::runtime_error("a hub needs both its URL and a token (ORIGIN_HUB_URL and "
+                               "ORIGIN_HUB_TOKEN, or origin hub connect)");
+    try {
+      c->url = CanonicalUrl(c->url);
+    } catch (const std::invalid_argument& e) {
+      throw std::runtime_error(e.what());
+    }
+  }
+  return c;
+}
+
+void SaveConnection(const std::string& home, const Connection& c) {
+  const std::string json = rpc::Json([&](rpc::Writer& w) {
+    w.StartObject();
+    w.Key("url");
+    w.String(c.url);
+    w.Key("token");
+    w.String(c.token);
+    w.EndObject();
+  });
+  WriteFileAtomic(JsonPath(home), json + "\n", 0600);
+}
+
+bool RemoveConnection(const std::string& home) {
+  if (::unlink(JsonPath(home).c_str()) == 0) return true;
+  if (errno == ENOENT) return false;
+  throw std::runtime_error("cannot remove " + JsonPath(home) + ": " + std::strerror(errno));
+}
+
+struct Http::Impl {
+  Connection conn;
+  std::string device;
+  long timeout_ms;
+  CURL* curl = nullptr;
+  std::atomic<bool> aborted{false};
+
+  ~Impl() {
+    if (curl != nullptr) curl_easy_cleanup(curl);
+  }
+
+  static size_t Collect(char* data, size_t size, size_t n, void* out) {
+    static_cast<std::string*>(out)->append(data, size * n);
+    return size * n;
+  }
+  static int Progress(void* self, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+    return static_cast<Impl*>(self)->aborted.load() ? 1 : 0;
+  }
+
+  Response Run(const std::string& target, const std::string* gz_body) {
+    Response out;
+    if (aborted.load()) {
+      out.error = "stopped";
+      return out;
+    }
+    if (curl == nullptr) curl = curl_easy_init();
+    if (curl == nullptr) {
+      out.error = "libcurl could not start";
+      return out;
+    }
+    curl_easy_reset(curl);
+    const std::string url = conn.url + target;
+    curl_slist* headers = nullptr;
+    const std::string auth = "Authorization: Bearer " + conn.token;
+    const std::string dev = "X-Origin-Device: " + device;
+    headers = curl_slist_append(headers, auth.c_str());
+    headers = curl_slist_append(headers, dev.c_str());
+    headers = curl_slist_append(headers, "Accept: application/json");
+    if (gz_body != nullptr) {
+      headers = curl_slist_append(headers, "Content-Type: application/json");
+      headers = curl_slist_append(headers, "Content-Encoding: gzip");
+      curl_easy_setopt(curl, CURLOPT_POSTFIELDS, gz_body->data());
+      curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
+                       static_cast<curl_off_t>(gz_body->size()));
+    }
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, &Impl::Collect);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &out.body);
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, &Impl::Progress);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, this);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, std::min(timeout_ms, 10000L));
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    // Our own hub only: no redirects to elsewhere, no proxy from the
+    // environment unless the user set one for it (libcurl reads
+    // https_proxy; that is the user's choice).
+    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(curl, CURLOPT_USERAGENT, "originsd");
+    char error[CURL_ERROR_SIZE] = {0};
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
+    const CURLcode rc = curl_easy_perform(curl);
+    curl_slist_free_all(headers);
+    if (rc != CURLE_OK) {
+      out.error = aborted.load() ? "stopped" : (error[0] != 0 ? error : curl_easy_strerror(rc));
+      out.body.clear();
+      return out;
+    }
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &out.status);
+    return out;
+  }
+};
+
+namespace {
+std::once_flag g_curl_init;
+}
+
+Http::Http(Connection c, std::string device, long timeout_ms) : impl_(std::make_unique<Impl>()) {
+  std::call_once(g_curl_init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+  impl_->conn = std::move(c);
+  impl_->device = std::move(device);
+  impl_->timeout_ms = timeout_ms;
+}
+
+Http::~Http() = default;
+
+Response Http::Get(const std::string& target) { return impl_->Run(target, nullptr); }
+
+Response Http::Post(const std::string& target, std::string_view json) {
+  const std::string gz = http::Gzip(json, 6);
+  return impl_->Run(target, &gz);
+}
+
+void Http::Abort() { impl_->aborted.store(true); }
+
+}  // namespace origin::hub

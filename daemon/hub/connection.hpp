@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// A device's connection to its hub (spec: Using a hub from a device), and
+// the HTTP client it talks to the hub with: libcurl, on the hub thread
+// only (daemon/hub/sync.hpp), never on the loop.
+//
+// The connection is <ORIGIN_HOME>/hub.json, {"url": ..., "token": ...},
+// mode 0600 since the token lets whoever holds it write as this device;
+// ORIGIN_HUB_URL and ORIGIN_HUB_TOKEN override it.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace origin::hub {
+
+struct Connection {
+  std::string url;    // the hub's base URL, without a trailing '/'
+  std::string token;  // ogn_…
+  bool from_env = false;
+};
+
+/// hub.json under `home`, with the environment over it; nullopt when
+/// neither names a hub.  Throws std::runtime_error for a hub.json that
+/// cannot be read or is not the JSON above.
+std::optional<Connection> LoadConnection(const std::string& home);
+/// Writes hub.json whole, 0600.
+void SaveConnection(const std::string& home, const Connection& c);
+/// Removes hub.json; false when there was none.
+bool RemoveConnection(const std::string& home);
+/// `url` checked and made canonical (http or https, a host, no query or
+/// fragment, no trailing '/'); std::invalid_argument says what is wrong.
+std::string CanonicalUrl(std::string_view url);
+
+/// One answer of the hub: its status and body, or why there is none
+/// (`error`: the host cannot be reached, a timeout, TLS).
+struct Response {
+  long status = 0;
+  std::string body;
+  std::string error;
+};
+
+/// A client for one hub: keeps its connection open between requests.
+/// Every request carries the bearer token, X-Origin-Device and, for a
+/// POST, a gzip-encoded JSON body.  Not thread-safe: one thread's.
+class Http {
+ public:
+  Http(Connection c, std::string device, long timeout_ms);
+  ~Http();
+  Http(const Http&) = delete;
+  Http& operator=(const Http&) = delete;
+
+  Response Get(const std::string& target);
+  Response Post(const std::string& target, std::string_view json);
+  /// Makes the request under way, and every later one, end at once (from
+  /// any thread).
+  void Abort();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace origin::hub

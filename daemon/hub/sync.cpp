@@ -1,0 +1,488 @@
+// SPDX-License-Identifier: MIT
+#include "daemon/hub/sync.hpp"
+
+#include <rapidjson/document.h>
+
+#include <future>
+#include <map>
+#include <tuple>
+#include <type_traits>
+
+#include "core/forget/replica.hpp"
+#include "core/hub/replicate.hpp"
+#include "core/store/mirror.hpp"
+#include "daemon/hub/wire.hpp"
+#include "daemon/log.hpp"
+#include "daemon/operations/operations.hpp"
+#include "daemon/uv.hpp"
+#include "daemon/workers.hpp"
+#include "proto/base64.hpp"
+
+namespace origin::hub {
+
+namespace {
+
+// A request to the hub may take this long (a chunk of 1 MiB on a slow link).
+constexpr long kRequestTimeoutMs = 30'000;
+// Whole lines of at most this much a chunk (the hub's limit), or one line.
+constexpr std::int64_t kChunkBytes = 1 << 20;
+// Records a push sends at most (the hub's limit, kMaxPushRecords).
+constexpr std::size_t kBatch = kMaxPushRecords;
+
+// `f(db)` on one of `w`'s threads, waited for here (the hub thread, which
+// may wait).  What it throws is thrown here; a job dropped because the
+// workers stopped is a broken promise.
+template <class F>
+auto OnDb(DbWorkers* w, F f) -> decltype(f(std::declval<Db&>())) {
+  using R = decltype(f(std::declval<Db&>()));
+  auto p = std::make_shared<std::promise<R>>();
+  std::future<R> done = p->get_future();
+  w->Post([p, f = std::move(f)](Db& db) mutable {
+    try {
+      if constexpr (std::is_void_v<R>) {
+        f(db);
+        p->set_value();
+      } else {
+        p->set_value(f(db));
+      }
+    } catch (...) {
+      p->set_exception(std::current_exception());
+    }
+  });
+  return done.get();
+}
+
+// Why a sync stops: the message for the user.
+struct Stopped : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+rapidjson::Document Parse(const Response& r) {
+  rapidjson::Document d;
+  d.Parse(r.body.data(), r.body.size());
+  return d;
+}
+
+// The hub's answer as JSON when it has `status`; else Stopped, saying what
+// went wrong for `what`.
+rapidjson::Document Expect(const Response& r, long status, const std::string& what) {
+  if (!r.error.empty()) throw Stopped("the hub could not be reached (" + what + "): " + r.error);
+  rapidjson::Document d = Parse(r);
+  if (r.status != status) {
+    std::string why;
+    if (!d.HasParseError() && d.IsObject() && d.HasMember("error") && d["error"].IsString())
+      why = std::string(": ") + d["error"].GetString();
+    throw Stopped("the hub answered " + std::to_string(r.status) + " to " + what + why);
+  }
+  if (d.HasParseError() || !d.IsObject())
+    throw Stopped("the hub's answer to " + what + " is not a JSON object");
+  return d;
+}
+
+std::int64_t IntOf(const rapidjson::Value& d, const char* name) {
+  const rapidjson::Value* v = hub_wire::Member(d, name);
+  if (v == nullptr || !v->IsInt64()) throw Stopped(std::string("the hub's answer has no ") + name);
+  return v->GetInt64();
+}
+
+// Bytes [from, …) of a mirror: whole lines of at most kChunkBytes, or the
+// one line that starts at `from` when it is longer.  The content up to
+// `to` ends at a line break (a mirror holds complete lines).
+std::string Chunk(MirrorStore& mirrors, Db& db, std::int64_t file, std::int64_t from,
+                  std::int64_t to) {
+  std::string data = mirrors.ReadRange(db, file, from, std::min(to, from + kChunkBytes));
+  if (std::size_t nl = data.rfind('\n'); nl != std::string::npos) {
+    data.resize(nl + 1);
+    return data;
+  }
+  // One line longer than a chunk: read on to its end.
+  for (std::int64_t at = from + static_cast<std::int64_t>(data.size()); at < to;) {
+    std::string more = mirrors.ReadRange(db, file, at, std::min(to, at + kChunkBytes));
+    at += static_cast<std::int64_t>(more.size());
+    const std::size_t nl = more.find('\n');
+    data += nl == std::string::npos ? more : more.substr(0, nl + 1);
+    if (nl != std::string::npos) break;
+  }
+  return data;
+}
+
+std::string SettingOr(Db& db, const std::string& key, std::string fallback) {
+  std::optional<std::string> v = GetSetting(db, key);
+  return v ? *v : fallback;
+}
+
+std::int64_t ToInt(const std::string& s) {
+  try {
+    return std::stoll(s);
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+// One sync with the hub `http` talks to, as `store`.
+class SyncRun {
+ public:
+  SyncRun(Context& ctx, Http& http, std::string url, std::string store, SyncReport& report)
+      : ctx_(ctx), http_(http), url_(std::move(url)), store_(std::move(store)), r_(report) {}
+
+  void Mirrors() {
+    rapidjson::Document d = Expect(http_.Get("/v1/cursors"), 200, "GET /v1/cursors");
+    std::map<std::tuple<std::string, std::string, std::int64_t>, std::int64_t> hub;
+    if (const rapidjson::Value* list = hub_wire::Member(d, "cursors"); list && list->IsArray())
+      for (const rapidjson::Value& c : list->GetArray())
+        if (c.IsObject() && c.HasMember("source") && c["source"].IsString() &&
+            c.HasMember("relPath") && c["relPath"].IsString())
+          hub[{c["source"].GetString(), c["relPath"].GetString(), IntOf(c, "generation")}] =
+              IntOf(c, "bytes");
+    std::vector<LocalMirror> mine = OnDb(ctx_.readers, [](Db& db) { return LocalMirrors(db); });
+    for (const LocalMirror& m : mine) {
+      auto it = hub.find({m.source, m.rel_path, m.generation});
+      std::int64_t from = it == hub.end() ? 0 : it->second;
+      while (from < m.bytes) {
+        MirrorStore& mirrors = ctx_.mirrors;
+        std::string data = OnDb(ctx_.readers, [&mirrors, &m, from](Db& db) {
+          return Chunk(mirrors, db, m.file_id, from, m.bytes);
+        });
+        const std::string body = rpc::Json([&](rpc::Writer& w) {
+          w.StartObject();
+          w.Key("device");
+          w.String(store_);
+          w.Key("source");
+          w.String(m.source);
+          w.Key("path");
+          w.String(m.path);
+          w.Key("relPath");
+          w.String(m.rel_path);
+          w.Key("generation");
+          w.Int64(m.generation);
+          w.Key("offset");
+          w.Int64(from);
+          w.Key("mtimeMs");
+          w.Int64(m.mtime_ms);
+          w.Key("data");
+          w.String(proto::Base64Encode(data));
+          w.EndObject();
+        });
+        const Response resp = http_.Post("/v1/ingest", body);
+        if (resp.error.empty() && resp.status == 409) {
+          // The hub holds another length: go on from its cursor.
+          const std::int64_t at = IntOf(Parse(resp), "bytes");
+          if (at == from || at > m.bytes) break;  // nothing this store can send there
+          from = at;
+          continue;
+        }
+        rapidjson::Document ok = Expect(resp, 200, "POST /v1/ingest of " + m.rel_path);
+        from = IntOf(ok, "bytes");
+        ++r_.chunks;
+        r_.bytes += static_cast<std::int64_t>(data.size());
+      }
+    }
+  }
+
+  void Changes() {
+    const std::string key = "hub.push " + url_;
+    std::int64_t cursor = OnDb(ctx_.readers, [&key](Db& db) { return ToInt(SettingOr(db, key, "0")); });
+    std::int64_t scanned = cursor;
+    for (;;) {
+      std::vector<OwnChange> changes = OnDb(ctx_.readers, [this, scanned](Db& db) {
+        return OwnChangesAfter(db, store_, scanned, kBatch);
+      });
+      if (changes.empty()) break;
+      scanned = changes.back().seq;
+      for (std::size_t i = 0; i < changes.size();) {
+        std::size_t end = i;
+        while (end < changes.size() && changes[end].tombstone == changes[i].tombstone) ++end;
+        std::vector<OwnChange> run(changes.begin() + static_cast<std::ptrdiff_t>(i),
+                                   changes.begin() + static_cast<std::ptrdiff_t>(end));
+        i = end;
+        const bool moves = !r_.pending;  // the cursor stays before a pending entry
+        if (run.front().tombstone) {
+          Tombstones(run);
+        } else if (!r_.pending) {
+          const std::size_t applied = Entries(run);
+          if (r_.pending) {
+            if (applied > 0) Save(key, cursor = run[applied - 1].seq);
+            continue;
+          }
+        } else {
+          continue;  // entries after the one that waits
+        }
+        if (moves) Save(key, cursor = run.back().seq);
+      }
+    }
+  }
+
+  void Feed() {
+    const std::string key = "hub.pull " + url_;
+    std::int64_t after = OnDb(ctx_.readers, [&key](Db& db) { return ToInt(SettingOr(db, key, "0")); });
+    for (;;) {
+      rapidjson::Document d = Expect(http_.Get("/v1/tombstones?after=" + std::to_string(after)),
+                                     200, "GET /v1/tombstones");
+      auto list = std::make_shared<std::vector<ReplicaTombstone>>();
+      std::string error;
+      if (!hub_wire::DecodeTombstones(d, list.get(), &error))
+        throw Stopped("the hub's tombstones: " + error);
+      const std::int64_t next = IntOf(d, "next");
+      const rapidjson::Value* more = hub_wire::Member(d, "more");
+      const std::string store = store_;
+      OnDb(ctx_.writer, [list, &key, next, &store](Db& db) {
+        if (!list->empty()) ApplyTombstones(db, store, *list, ListedBy::kHub);
+        PutSetting(db, key, std::to_string(next));
+      });
+      r_.tombstones_down += static_cast<std::int64_t>(list->size());
+      if (more == nullptr || !more->IsBool() || !more->GetBool() || next <= after) break;
+      after = next;
+    }
+  }
+
+ private:
+  void Save(const std::string& key, std::int64_t value) {
+    OnDb(ctx_.writer, [&key, value](Db& db) { PutSetting(db, key, std::to_string(value)); });
+  }
+
+  // Sends a run of entries; how many the hub applied (r_.pending is set
+  // when one waits for its events).
+  std::size_t Entries(const std::vector<OwnChange>& run) {
+    std::vector<EntryRow> rows = OnDb(ctx_.readers, [&run](Db& db) {
+      std::vector<EntryRow> out;
+      for (const OwnChange& c : run)
+        if (std::optional<EntryRow> e = LoadEntryToSend(db, c.id)) out.push_back(std::move(*e));
+      return out;
+    });
+    if (rows.size() != run.size()) throw Stopped("an entry to send could not be read");
+    const std::string body = rpc::Json([&](rpc::Writer& w) {
+      w.StartObject();
+      w.Key("device");
+      w.String(store_);
+      w.Key("entries");
+      w.StartArray();
+      for (const EntryRow& e : rows) hub_wire::WriteEntry(w, e);
+      w.EndArray();
+      w.EndObject();
+    });
+    rapidjson::Document d = Expect(http_.Post("/v1/entries", body), 200, "POST /v1/entries");
+    const std::int64_t applied = IntOf(d, "applied");
+    r_.entries += applied;
+    if (const rapidjson::Value* p = hub_wire::Member(d, "pending"); p && p->IsObject() &&
+                                                                    p->HasMember("id") &&
+                                                                    (*p)["id"].IsString())
+      r_.pending = (*p)["id"].GetString();
+    return static_cast<std::size_t>(std::max<std::int64_t>(0, applied));
+  }
+
+  void Tombstones(const std::vector<OwnChange>& run) {
+    std::vector<ReplicaTombstone> rows = OnDb(ctx_.readers, [&run](Db& db) {
+      std::vector<ReplicaTombstone> out;
+      for (const OwnChange& c : run)
+        if (std::optional<ReplicaTombstone> t = LoadTombstone(db, c.id)) out.push_back(std::move(*t));
+      return out;
+    });
+    const std::string body = rpc::Json([&](rpc::Writer& w) {
+      w.StartObject();
+      w.Key("device");
+      w.String(store_);
+      w.Key("tombstones");
+      w.StartArray();
+      for (const ReplicaTombstone& t : rows) hub_wire::WriteTombstone(w, t);
+      w.EndArray();
+      w.EndObject();
+    });
+    Expect(http_.Post("/v1/tombstones", body), 200, "POST /v1/tombstones");
+    r_.tombstones_up += static_cast<std::int64_t>(rows.size());
+  }
+
+  Context& ctx_;
+  Http& http_;
+  const std::string url_, store_;
+  SyncReport& r_;
+};
+
+}  // namespace
+
+Syncer::Syncer(Context& ctx) : ctx_(ctx), thread_([this] { Run(); }) {}
+
+Syncer::~Syncer() { Stop(); }
+
+void Syncer::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    if (current_ != nullptr) current_->Abort();
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Syncer::Post(std::function<void()> job) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) return;
+    jobs_.push_back(std::move(job));
+  }
+  cv_.notify_all();
+}
+
+void Syncer::Run() {
+  for (;;) {
+    std::function<void()> job;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+      if (stopping_) return;
+      job = std::move(jobs_.front());
+      jobs_.pop_front();
+    }
+    try {
+      job();
+    } catch (const std::exception& e) {
+      LOG_ERROR("hub: %s", e.what());
+    }
+  }
+}
+
+std::string Syncer::StoreName() {
+  const std::string fallback = ctx_.store_name;
+  return OnDb(ctx_.readers, [&fallback](Db& db) { return SettingOr(db, "store.name", fallback); });
+}
+
+void Syncer::Request(std::function<void(SyncReport)> done) {
+  bool queue = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (done) waiting_.push_back(std::move(done));
+    if (!sync_queued_) queue = sync_queued_ = true;
+  }
+  if (queue) Post([this] { SyncJob(); });
+}
+
+void Syncer::SyncJob() {
+  std::vector<std::function<void(SyncReport)>> waiting;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    sync_queued_ = false;
+    waiting.swap(waiting_);
+  }
+  SyncReport report;
+  try {
+    std::optional<Connection> c = LoadConnection(ctx_.paths.home);
+    if (c) {
+      report.connected = true;
+      report.url = c->url;
+      const std::string store = StoreName();
+      Http http(*c, store, kRequestTimeoutMs);
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        current_ = &http;
+        if (stopping_) http.Abort();
+      }
+      try {
+        SyncRun run(ctx_, http, c->url, store, report);
+        run.Mirrors();
+        run.Changes();
+        run.Feed();
+      } catch (const std::exception& e) {
+        report.error = e.what();
+      }
+      std::lock_guard<std::mutex> lock(mu_);
+      current_ = nullptr;
+    }
+  } catch (const std::exception& e) {
+    report.error = e.what();
+  }
+  report.finished_ms = ctx_.clock.NowMs();
+  if (report.connected) {
+    // How it ended, for origin status and origin hub status.
+    try {
+      const SyncReport r = report;
+      OnDb(ctx_.writer, [r](Db& db) {
+        if (r.error.empty())
+          PutSetting(db, "hub.last_sync", std::to_string(r.finished_ms));
+        else
+          PutSetting(db, "hub.last_error", std::to_string(r.finished_ms) + " " + r.error);
+      });
+    } catch (const std::exception& e) {
+      LOG_ERROR("hub: recording the sync: %s", e.what());
+    }
+    // A hub that stays down is logged once, not at every attempt.
+    if (!report.error.empty() && report.error != last_error_)
+      LOG_WARN("hub: sync with %s failed: %s", report.url.c_str(), report.error.c_str());
+    if (report.error.empty() && !last_error_.empty())
+      LOG_INFO("hub: synced with %s again", report.url.c_str());
+    last_error_ = report.error;
+  }
+  for (auto& done : waiting)
+    ctx_.poster->Post([done = std::move(done), report] { done(report); });
+}
+
+CheckReport Syncer::CheckOn(const Connection& c, bool save) {
+  CheckReport out;
+  out.url = c.url;
+  try {
+    out.store = StoreName();
+    Http http(c, out.store, kRequestTimeoutMs);
+    rapidjson::Document d = Expect(http.Get("/v1/device"), 200, "GET /v1/device");
+    const rapidjson::Value* device = hub_wire::Member(d, "device");
+    const rapidjson::Value* hub = hub_wire::Member(d, "hub");
+    if (device == nullptr || !device->IsString() || hub == nullptr || !hub->IsString())
+      throw Stopped("the hub's answer to GET /v1/device has no device or hub");
+    out.device = device->GetString();
+    out.hub = hub->GetString();
+    if (out.device != out.store) {
+      out.error = "this token is " + out.device + "'s, and this store is named " + out.store +
+                  ": create a token named " + out.store + " on the hub (origin token create " +
+                  out.store + "), or start this daemon with ORIGIN_DEVICE=" + out.device +
+                  " before it writes any entry";
+      return out;
+    }
+    if (save) SaveConnection(ctx_.paths.home, c);
+  } catch (const std::exception& e) {
+    out.error = e.what();
+  }
+  return out;
+}
+
+void Syncer::Check(Connection c, bool save, std::function<void(CheckReport)> done) {
+  Post([this, c = std::move(c), save, done = std::move(done)] {
+    CheckReport r = CheckOn(c, save);
+    ctx_.poster->Post([done, r] { done(r); });
+  });
+}
+
+void Syncer::CheckStored(std::function<void(std::optional<CheckReport>)> done) {
+  Post([this, done = std::move(done)] {
+    std::optional<CheckReport> r;
+    try {
+      if (std::optional<Connection> c = LoadConnection(ctx_.paths.home)) {
+        r = CheckOn(*c, false);
+        r->from_env = c->from_env;
+        const auto [ok, failed] = OnDb(ctx_.readers, [](Db& db) {
+          return std::pair{SettingOr(db, "hub.last_sync", "0"), SettingOr(db, "hub.last_error", "")};
+        });
+        r->last_sync_ms = ToInt(ok);
+        if (const std::size_t sp = failed.find(' '); sp != std::string::npos) {
+          r->last_error_ms = ToInt(failed.substr(0, sp));
+          if (r->last_error_ms > r->last_sync_ms) r->last_error = failed.substr(sp + 1);
+        }
+      }
+    } catch (const std::exception& e) {
+      r = CheckReport{};
+      r->error = e.what();
+    }
+    ctx_.poster->Post([done, r] { done(r); });
+  });
+}
+
+void Syncer::Disconnect(std::function<void(bool, std::string)> done) {
+  Post([this, done = std::move(done)] {
+    bool removed = false;
+    std::string error;
+    try {
+      removed = RemoveConnection(ctx_.paths.home);
+    } catch (const std::exception& e) {
+      error = e.what();
+    }
+    ctx_.poster->Post([done, removed, error] { done(removed, error); });
+  });
+}
+
+}  // namespace origin::hub

@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// A device's sync with its hub (spec: Personal hub, Replication), on a
+// thread of its own (the hub thread): libcurl waits there, never on the
+// loop, and the store is read and written through the daemon's readers and
+// writer, as every operation does.  A sync has three steps, in order:
+//   1. raw mirrors up: the hub's cursors (GET /v1/cursors), then each of
+//      this store's own mirrors from there, in chunks of whole lines of at
+//      most 1 MiB (or one longer line), gzip-encoded; a 409 resumes from
+//      the cursor it names;
+//   2. entries and tombstones up: this store's own, in change_log's order
+//      after the push cursor; an entry whose events the hub lacks stops
+//      the cursor before it (later entries wait) while tombstones still go;
+//   3. tombstones down: the hub's feed after the pull cursor, applied with
+//      what each covers on the hub (core/forget/replica.hpp).
+// Cursors are kept in `setting` per hub URL and saved after every request
+// that moves them, so an interrupted sync resumes and a second one sends
+// nothing.  How the last sync ended is kept there too (`origin status`,
+// `origin hub status`).
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "daemon/hub/connection.hpp"
+
+namespace origin {
+struct Context;
+}
+
+namespace origin::hub {
+
+struct SyncReport {
+  bool connected = false;
+  std::string url;
+  std::int64_t chunks = 0, bytes = 0;  // step 1
+  std::int64_t entries = 0, tombstones_up = 0;  // step 2
+  std::optional<std::string> pending;  // the entry that waits for its events on the hub
+  std::int64_t tombstones_down = 0;    // step 3
+  std::string error;                   // why it stopped; empty when it finished
+  std::int64_t finished_ms = 0;
+};
+
+/// What the hub says of a connection (GET /v1/device), checked against
+/// this store's name.
+struct CheckReport {
+  std::string url;
+  std::string device, hub;  // as the hub names them
+  std::string store;        // this store's name
+  std::string error;        // unreachable, refused, or a name that differs
+  bool from_env = false;    // ORIGIN_HUB_URL / ORIGIN_HUB_TOKEN
+  // How the last sync ended (CheckStored): when it finished, and the time
+  // and error of a later one that failed.
+  std::int64_t last_sync_ms = 0, last_error_ms = 0;
+  std::string last_error;
+};
+
+class Syncer {
+ public:
+  explicit Syncer(Context& ctx);
+  ~Syncer();
+  Syncer(const Syncer&) = delete;
+  Syncer& operator=(const Syncer&) = delete;
+
+  /// A sync as soon as the one under way (if any) ends; requests made
+  /// meanwhile share it.  `done` runs on the loop.
+  void Request(std::function<void(SyncReport)> done);
+  /// Asks the hub at `c` whose token it is, checks the name against this
+  /// store's, and when `save` and they agree, writes hub.json.
+  void Check(Connection c, bool save, std::function<void(CheckReport)> done);
+  /// The stored (or environment's) connection checked, or nullopt in
+  /// `done` when there is none.
+  void CheckStored(std::function<void(std::optional<CheckReport>)> done);
+  /// Removes hub.json; `done(false)` when there was none.
+  void Disconnect(std::function<void(bool, std::string)> done);
+  /// Ends the request under way and the thread.
+  void Stop();
+
+ private:
+  void Post(std::function<void()> job);
+  void Run();
+  void SyncJob();
+  CheckReport CheckOn(const Connection& c, bool save);
+  std::string StoreName();
+
+  Context& ctx_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> jobs_;
+  std::vector<std::function<void(SyncReport)>> waiting_;  // for the next sync
+  bool sync_queued_ = false;
+  bool stopping_ = false;
+  Http* current_ = nullptr;  // the request under way, to abort
+  std::string last_error_;   // logged once until it changes (hub thread)
+  std::thread thread_;
+};
+
+}  // namespace origin::hub

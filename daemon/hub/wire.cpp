@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: MIT
+#include "daemon/hub/wire.hpp"
+
+#include "core/hub/replicate.hpp"
+#include "core/util/text.hpp"
+
+namespace origin::hub_wire {
+
+const rapidjson::Value* Member(const rapidjson::Value& o, const char* name) {
+  auto it = o.FindMember(name);
+  return it == o.MemberEnd() || it->value.IsNull() ? nullptr : &it->value;
+}
+
+namespace {
+
+// A field of `o` read by `take` (which says what is wrong with its value,
+// or ""): false with the error when it is wrong, or missing and required.
+// A null field is a missing one.
+template <class Take>
+bool Field(const rapidjson::Value& o, const char* name, bool required, std::string* error,
+           Take take) {
+  const rapidjson::Value* v = Member(o, name);
+  if (v == nullptr) {
+    if (required) *error = std::string(name) + " is required";
+    return !required;
+  }
+  if (std::string wrong = take(*v); !wrong.empty()) {
+    *error = std::string(name) + " is " + wrong;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+namespace {
+
+// The array `name` of a push, of at most kMaxPushRecords objects; nullptr
+// with the error otherwise.
+const rapidjson::Value* Records(const rapidjson::Value& d, const char* name, std::string* error) {
+  const rapidjson::Value* list = Member(d, name);
+  if (list == nullptr || !list->IsArray()) {
+    *error = std::string(name) + " is an array";
+    return nullptr;
+  }
+  if (list->Size() > kMaxPushRecords) {
+    *error = "at most 1000 " + std::string(name) + " a request";
+    return nullptr;
+  }
+  for (const rapidjson::Value& v : list->GetArray())
+    if (!v.IsObject()) {
+      *error = "each of " + std::string(name) + " is an object";
+      return nullptr;
+    }
+  return list;
+}
+
+}  // namespace
+
+bool StringField(const rapidjson::Value& o, const char* name, bool required, std::string* out,
+                 std::string* error) {
+  return Field(o, name, required, error, [out](const rapidjson::Value& v) -> std::string {
+    if (!v.IsString()) return "a string";
+    out->assign(v.GetString(), v.GetStringLength());
+    return "";
+  });
+}
+
+bool IntField(const rapidjson::Value& o, const char* name, bool required, std::int64_t lo,
+              std::int64_t hi, std::optional<std::int64_t>* out, std::string* error) {
+  return Field(o, name, required, error, [&](const rapidjson::Value& v) -> std::string {
+    if (!v.IsInt64() || v.GetInt64() < lo || v.GetInt64() > hi)
+      return "an integer from " + std::to_string(lo) + " to " + std::to_string(hi);
+    *out = v.GetInt64();
+    return "";
+  });
+}
+
+bool NumberField(const rapidjson::Value& o, const char* name, bool required, double* out,
+                 std::string* error) {
+  return Field(o, name, required, error, [out](const rapidjson::Value& v) -> std::string {
+    if (!v.IsNumber()) return "a number";
+    *out = v.GetDouble();
+    return "";
+  });
+}
+
+bool DecodeEntries(const rapidjson::Value& d, std::vector<EntryRow>* out, std::string* error) {
+  const rapidjson::Value* list = Records(d, "entries", error);
+  if (list == nullptr) return false;
+  for (const rapidjson::Value& v : list->GetArray()) {
+    EntryRow e;
+    std::string project, supersedes;
+    std::optional<std::int64_t> from, to, created;
+    if (!StringField(v, "id", true, &e.id, error) || !StringField(v, "kind", true, &e.kind, error) ||
+        !StringField(v, "text", true, &e.text, error) ||
+        !NumberField(v, "confidence", true, &e.confidence, error) ||
+        !StringField(v, "author", true, &e.author, error) ||
+        !StringField(v, "project", false, &project, error) ||
+        !StringField(v, "supersedes", false, &supersedes, error) ||
+        !StringField(v, "origin", true, &e.origin, error) ||
+        !IntField(v, "validFrom", false, 0, kMaxMs, &from, error) ||
+        !IntField(v, "validTo", false, 0, kMaxMs, &to, error) ||
+        !IntField(v, "createdAt", true, 0, kMaxMs, &created, error))
+      return false;
+    if (!ValidUtf8(e.text) || !ValidUtf8(e.author) || !ValidUtf8(project)) {
+      *error = "entry " + e.id + ": its text, author and project are UTF-8";
+      return false;
+    }
+    if (Member(v, "project") != nullptr) e.project = project;
+    if (Member(v, "supersedes") != nullptr) e.supersedes = supersedes;
+    e.valid_from = from;
+    e.valid_to = to;
+    e.created_at = *created;
+    const rapidjson::Value* sources = Member(v, "sources");
+    if (sources == nullptr || !sources->IsArray()) {
+      *error = "entry " + e.id + ": sources is an array";
+      return false;
+    }
+    for (const rapidjson::Value& s : sources->GetArray()) {
+      std::string event, quote;
+      if (!s.IsObject() || !StringField(s, "eventId", true, &event, error) ||
+          !StringField(s, "quote", false, &quote, error)) {
+        if (error->empty()) *error = "each source is an object";
+        *error = "entry " + e.id + ": " + *error;
+        return false;
+      }
+      e.sources.push_back({event, Member(s, "quote") != nullptr ? std::optional(quote) : std::nullopt});
+    }
+    out->push_back(std::move(e));
+  }
+  return true;
+}
+
+void WriteEntry(rpc::Writer& w, const EntryRow& e) {
+  w.StartObject();
+  w.Key("id");
+  w.String(e.id);
+  w.Key("kind");
+  w.String(e.kind);
+  w.Key("text");
+  w.String(e.text);
+  w.Key("confidence");
+  w.Double(e.confidence);
+  w.Key("author");
+  w.String(e.author);
+  rpc::Opt(w, "project", e.project);
+  rpc::Opt(w, "supersedes", e.supersedes);
+  rpc::Opt(w, "validFrom", e.valid_from);
+  rpc::Opt(w, "validTo", e.valid_to);
+  w.Key("createdAt");
+  w.Int64(e.created_at);
+  w.Key("origin");
+  w.String(e.origin);
+  w.Key("sources");
+  w.StartArray();
+  for (const EntrySource& s : e.sources) {
+    w.StartObject();
+    w.Key("eventId");
+    w.String(s.event_id.value_or(""));
+    if (s.quote) {
+      w.Key("quote");
+      w.String(*s.quote);
+    }
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+namespace {
+
+bool IdList(const rapidjson::Value& v, const char* name, const std::string& id,
+            std::vector<std::string>* out, std::string* error) {
+  const rapidjson::Value* list = Member(v, name);
+  if (list == nullptr) return true;
+  if (!list->IsArray()) {
+    *error = "tombstone " + id + ": " + name + " is an array of ids";
+    return false;
+  }
+  for (const rapidjson::Value& item : list->GetArray()) {
+    if (!item.IsString()) {
+      *error = "tombstone " + id + ": " + name + " is an array of ids";
+      return false;
+    }
+    out->emplace_back(item.GetString(), item.GetStringLength());
+  }
+  return true;
+}
+
+}  // namespace
+
+bool DecodeTombstones(const rapidjson::Value& d, std::vector<ReplicaTombstone>* out,
+                      std::string* error) {
+  const rapidjson::Value* list = Records(d, "tombstones", error);
+  if (list == nullptr) return false;
+  for (const rapidjson::Value& v : list->GetArray()) {
+    ReplicaTombstone t;
+    std::string author;
+    std::optional<std::int64_t> created;
+    if (!StringField(v, "id", true, &t.id, error) ||
+        !StringField(v, "target", true, &t.target, error) ||
+        !StringField(v, "reason", true, &t.reason, error) ||
+        !StringField(v, "origin", true, &t.origin, error) ||
+        !StringField(v, "author", false, &author, error) ||
+        !IntField(v, "createdAt", true, 0, kMaxMs, &created, error) ||
+        !IdList(v, "entries", t.id, &t.entries, error) ||
+        !IdList(v, "events", t.id, &t.events, error))
+      return false;
+    if (!ValidUtf8(t.reason) || !ValidUtf8(author) || !ValidUtf8(t.target)) {
+      *error = "tombstone " + t.id + ": its target, reason and author are UTF-8";
+      return false;
+    }
+    if (Member(v, "author") != nullptr) t.author = author;
+    t.created_at = *created;
+    out->push_back(std::move(t));
+  }
+  return true;
+}
+
+void WriteTombstone(rpc::Writer& w, const ReplicaTombstone& t) {
+  w.StartObject();
+  w.Key("id");
+  w.String(t.id);
+  w.Key("target");
+  w.String(t.target);
+  w.Key("reason");
+  w.String(t.reason);
+  w.Key("createdAt");
+  w.Int64(t.created_at);
+  w.Key("origin");
+  w.String(t.origin);
+  if (t.author) {
+    w.Key("author");
+    w.String(*t.author);
+  }
+  if (!t.IsRestore()) {
+    for (const auto& [name, list] : {std::pair{"entries", &t.entries}, {"events", &t.events}}) {
+      w.Key(name);
+      w.StartArray();
+      for (const std::string& id : *list) w.String(id);
+      w.EndArray();
+    }
+  }
+  w.EndObject();
+}
+
+}  // namespace origin::hub_wire

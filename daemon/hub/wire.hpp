@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// The JSON of the replication API (spec: HTTP interface), both ways: what
+// a hub reads from a device's push and writes in its feed
+// (daemon/http/replication.cpp), and what a device writes and reads
+// (daemon/hub/sync.cpp).  One reader and one writer per record, so the two
+// sides cannot disagree.
+
+#include <rapidjson/document.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/entries/entries.hpp"
+#include "core/forget/replica.hpp"
+#include "daemon/rpc_json.hpp"
+
+namespace origin::hub_wire {
+
+/// The member `name` of `o`; nullptr when it is missing or null.
+const rapidjson::Value* Member(const rapidjson::Value& o, const char* name);
+
+/// Fields of `o`: false with `*error` set when one is of the wrong type or
+/// range, or missing and required (a null field is a missing one).
+bool StringField(const rapidjson::Value& o, const char* name, bool required, std::string* out,
+                 std::string* error);
+bool IntField(const rapidjson::Value& o, const char* name, bool required, std::int64_t lo,
+              std::int64_t hi, std::optional<std::int64_t>* out, std::string* error);
+bool NumberField(const rapidjson::Value& o, const char* name, bool required, double* out,
+                 std::string* error);
+
+/// A time in ms: from 1970 to about 2255.
+inline constexpr std::int64_t kMaxMs = 9'000'000'000'000;
+
+/// `entries` of a push: each { id, kind, text, confidence, author, project,
+/// supersedes, validFrom, validTo, createdAt, origin, sources: [{ eventId,
+/// quote }] }, at most kMaxPushRecords.
+bool DecodeEntries(const rapidjson::Value& d, std::vector<EntryRow>* out, std::string* error);
+void WriteEntry(rpc::Writer& w, const EntryRow& e);
+
+/// `tombstones` of a push or of a page of the feed: each { id, target,
+/// reason, createdAt, origin, author, entries, events }, at most
+/// kMaxPushRecords.
+bool DecodeTombstones(const rapidjson::Value& d, std::vector<ReplicaTombstone>* out,
+                      std::string* error);
+void WriteTombstone(rpc::Writer& w, const ReplicaTombstone& t);
+
+}  // namespace origin::hub_wire

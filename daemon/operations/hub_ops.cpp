@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+// hub_connect, hub_status and hub_disconnect: a device's connection to its
+// hub (spec: Using a hub from a device), and the hub part of `sync`.  The
+// hub is asked on the hub thread (daemon/hub/sync.hpp); these only start
+// and answer on the loop.
+#include "daemon/hub/sync.hpp"
+#include "daemon/operations/operations.hpp"
+
+namespace origin::ops {
+
+namespace {
+
+using Code = OpError::Code;
+
+hub::Syncer* SyncerOf(Context& ctx) {
+  if (ctx.hub_sync == nullptr)
+    throw OpError(Code::kInvalidArgument,
+                  "this store is a hub (origin serve): a hub connects to no other hub");
+  return ctx.hub_sync;
+}
+
+void WriteCheck(rpc::Writer& w, const hub::CheckReport& r) {
+  w.Key("url");
+  w.String(r.url);
+  w.Key("store");
+  w.String(r.store);
+  w.Key("device");
+  w.String(r.device);
+  w.Key("hub");
+  w.String(r.hub);
+  rpc::Opt(w, "error", r.error.empty() ? std::nullopt : std::optional(r.error));
+}
+
+}  // namespace
+
+void WriteHubSync(rpc::Writer& w, const hub::SyncReport& r) {
+  w.StartObject();
+  w.Key("url");
+  w.String(r.url);
+  w.Key("chunks");
+  w.Int64(r.chunks);
+  w.Key("bytes");
+  w.Int64(r.bytes);
+  w.Key("entries");
+  w.Int64(r.entries);
+  w.Key("tombstones_up");
+  w.Int64(r.tombstones_up);
+  w.Key("tombstones_down");
+  w.Int64(r.tombstones_down);
+  rpc::Opt(w, "pending", r.pending);
+  rpc::Opt(w, "error", r.error.empty() ? std::nullopt : std::optional(r.error));
+  w.EndObject();
+}
+
+void HubConnect(Operations& o, const proto::HubConnectRequest& r, const Caller&, Reply reply) {
+  hub::Syncer* syncer = SyncerOf(o.ctx());
+  hub::Connection c;
+  try {
+    c.url = hub::CanonicalUrl(r.url);
+  } catch (const std::invalid_argument& e) {
+    throw OpError(Code::kInvalidArgument, e.what());
+  }
+  if (!r.token.starts_with("ogn_"))
+    throw OpError(Code::kInvalidArgument,
+                  "a hub's token starts with ogn_ (origin token create NAME on the hub)");
+  c.token = r.token;
+  syncer->Check(c, true, [syncer, reply](hub::CheckReport check) {
+    if (!check.error.empty())
+      return reply(Answer::Fail(check.device.empty() ? Code::kUnavailable : Code::kInvalidArgument,
+                                check.error));
+    syncer->Request(nullptr);  // the first sync starts now
+    reply(Answer{rpc::Json([&](rpc::Writer& w) {
+                   w.StartObject();
+                   WriteCheck(w, check);
+                   w.EndObject();
+                 }),
+                 std::nullopt,
+                 {}});
+  });
+}
+
+void HubStatus(Operations& o, const proto::NoRequest&, const Caller&, Reply reply) {
+  SyncerOf(o.ctx())->CheckStored([reply](std::optional<hub::CheckReport> check) {
+    reply(Answer{rpc::Json([&](rpc::Writer& w) {
+                   w.StartObject();
+                   w.Key("connected");
+                   w.Bool(check.has_value());
+                   if (check) {
+                     WriteCheck(w, *check);
+                     w.Key("from_env");
+                     w.Bool(check->from_env);
+                     const bool failed = !check->last_error.empty();
+                     rpc::Opt(w, "last_sync",
+                              check->last_sync_ms > 0 ? std::optional(check->last_sync_ms)
+                                                      : std::nullopt);
+                     rpc::Opt(w, "last_error", failed ? std::optional(check->last_error)
+                                                      : std::nullopt);
+                     rpc::Opt(w, "last_error_at", failed ? std::optional(check->last_error_ms)
+                                                         : std::nullopt);
+                   }
+                   w.EndObject();
+                 }),
+                 std::nullopt,
+                 {}});
+  });
+}
+
+void HubDisconnect(Operations& o, const proto::NoRequest&, const Caller&, Reply reply) {
+  SyncerOf(o.ctx())->Disconnect([reply](bool removed, std::string error) {
+    if (!error.empty()) return reply(Answer::Fail(Code::kInternal, error));
+    reply(Answer{rpc::Json([&](rpc::Writer& w) {
+                   w.StartObject();
+                   w.Key("removed");
+                   w.Bool(removed);
+                   w.EndObject();
+                 }),
+                 std::nullopt,
+                 {}});
+  });
+}
+
+}  // namespace origin::ops

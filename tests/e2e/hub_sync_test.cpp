@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: MIT
+// A device's sync with its hub (issue 17, points 3 and 6; the spec's
+// Replication, its three steps, and Forgetting across stores), with real
+// daemons on loopback, each with its own ORIGIN_HOME: two devices connect
+// with `origin hub connect`, `origin sync` sends their mirrors, entries
+// and tombstones up and brings the hub's tombstones down, and a forget or
+// a restore made on one device reaches the hub and the other device.
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+
+#include "core/store/schema.hpp"
+#include "tests/e2e/hub_fixture.hpp"
+
+namespace origin::test {
+
+namespace {
+
+// A device named `name`: its own store, ingesting one session.
+void StartDevice(DaemonFixture& dev, const std::string& name, const std::string& words) {
+  dev.env()["ORIGIN_DEVICE"] = name;
+  std::string log;
+  for (int i = 0; i < 4; ++i)
+    log += ClaudeLine(name + "-u" + std::to_string(i),
+                      name + " said line " + std::to_string(i) + (i == 2 ? " " + words : ""));
+  WriteFile(dev.claude() + "/projects/app/" + name + ".jsonl", log);
+  dev.Start();
+  REQUIRE(dev.WaitFor([&] { return dev.Events() == 4; }));
+}
+
+// `origin sync --json`'s `hub` part, REQUIREd to have no error.
+rapidjson::Document Sync(DaemonFixture& dev) {
+  RunResult r = dev.Cli({"sync", "--json"});
+  REQUIRE_MESSAGE(r.status == 0, (r.out + r.err));
+  rapidjson::Document d = Json(r.out);
+  REQUIRE_MESSAGE(d.HasMember("hub"), r.out);
+  REQUIRE_MESSAGE(d["hub"]["error"].IsNull(), r.out);
+  rapidjson::Document hub;
+  hub.CopyFrom(d["hub"], hub.GetAllocator());
+  return hub;
+}
+
+bool HubFinds(int port, const std::string& token, const std::string& words,
+              const std::string& expect) {
+  const std::string search =
+      R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"search","arguments":{"query":")" +
+      words + R"("}}})";
+  HttpReply found = Http(port, "POST", "/mcp", McpHeaders(token), search);
+  REQUIRE(found.status == 200);
+  return found.body.find(expect) != std::string::npos;
+}
+
+std::int64_t Tombstones(const std::string& home) {
+  auto db = OpenReadConnection(home + "/origin.db");
+  return db->QueryInt("SELECT count(*) FROM tombstone");
+}
+
+}  // namespace
+
+TEST_SUITE("hub") {
+
+TEST_CASE("hub sync: two devices connect, sync, and a forget and a restore made on one reach "
+          "the hub and the other (invariant 2)") {
+  DaemonFixture hub;
+  hub.Start({"--hub", "--port", "0"});
+  const int port = HubPort(hub);
+  const std::string url = "http://127.0.0.1:" + std::to_string(port);
+  const std::string laptop_token = NewToken(hub, "laptop");
+  const std::string desk_token = NewToken(hub, "desk");
+  const std::string reader = NewToken(hub, "ci");
+
+  DaemonFixture laptop, desk;
+  StartDevice(laptop, "laptop", "about rockets");
+  StartDevice(desk, "desk", "about oceans");
+
+  // Not connected: origin sync says nothing of a hub.
+  {
+    RunResult r = laptop.Cli({"sync", "--json"});
+    REQUIRE(r.status == 0);
+    CHECK_FALSE(Json(r.out).HasMember("hub"));
+  }
+  // Another device's token: refused, saying how to fix it, nothing saved.
+  RunResult wrong = laptop.Cli({"hub", "connect", url, "--token", desk_token});
+  CHECK(wrong.status != 0);
+  CHECK(wrong.err.find("desk") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(laptop.home() + "/hub.json"));
+  CHECK(laptop.Cli({"hub", "connect", url, "--token", "nope"}).status != 0);
+
+  RunResult connected = laptop.Cli({"hub", "connect", url, "--token", laptop_token});
+  REQUIRE_MESSAGE(connected.status == 0, connected.err);
+  CHECK(connected.out.find("as laptop") != std::string::npos);
+  const auto perms = std::filesystem::status(laptop.home() + "/hub.json").permissions();
+  CHECK((perms & std::filesystem::perms::all) ==
+        (std::filesystem::perms::owner_read | std::filesystem::perms::owner_write));
+  REQUIRE(desk.Cli({"hub", "connect", url + "/", "--token", desk_token}).status == 0);
+
+  // Step 1: each device's mirrors; both found through the hub's /mcp.
+  rapidjson::Document first = Sync(laptop);
+  Sync(desk);
+  CHECK(HubFinds(port, reader, "rockets", "laptop said line 2"));
+  CHECK(HubFinds(port, reader, "oceans", "desk said line 2"));
+  // A second sync sends nothing.
+  {
+    rapidjson::Document again = Sync(laptop);
+    CHECK(again["chunks"].GetInt64() == 0);
+    CHECK(again["entries"].GetInt64() == 0);
+    CHECK(again["tombstones_up"].GetInt64() == 0);
+  }
+
+  // Step 2: an entry written on the laptop reaches the hub, under its id
+  // and author, as soon as it is written.
+  RunResult remembered = laptop.Cli({"remember", "rockets need fuel", "--cite",
+                                     "claude-code:laptop-u2", "--json"});
+  REQUIRE_MESSAGE(remembered.status == 0, remembered.err);
+  const std::string entry = Json(remembered.out)["entry"]["id"].GetString();
+  // Synced right after the write, without origin sync.
+  CHECK(hub.WaitFor([&] { return hub.Cli({"show", entry}).status == 0; }));
+  {
+    RunResult shown = hub.Cli({"show", entry, "--json"});
+    REQUIRE_MESSAGE(shown.status == 0, shown.err);
+    CHECK(shown.out.find("rockets need fuel") != std::string::npos);
+    CHECK(shown.out.find("user@laptop") != std::string::npos);
+  }
+
+  // A forget made on the laptop: hidden there at once, on the hub once
+  // it syncs, and recorded on the desk once the desk syncs.
+  RunResult forgot = laptop.Cli({"forget", "claude-code:laptop-u2", "--reason", "private",
+                                 "--yes", "--json"});
+  REQUIRE_MESSAGE(forgot.status == 0, forgot.err);
+  const std::string forget = Json(forgot.out)["tombstone"].GetString();
+  // Sent right after it was made (a sync now finds nothing more to send).
+  CHECK(hub.WaitFor([&] { return !HubFinds(port, reader, "rockets", "laptop said line 2"); }));
+  CHECK(Sync(laptop)["tombstones_up"].GetInt64() == 0);
+  CHECK(hub.Cli({"show", entry}).status != 0);  // rule 2: its entry cites the event
+  CHECK(Sync(desk)["tombstones_down"].GetInt64() >= 1);
+  CHECK(Tombstones(desk.home()) == 1);
+  // The desk's own data is untouched.
+  CHECK(HubFinds(port, reader, "oceans", "desk said line 2"));
+
+  // Another sync changes nothing: hiding is by id.
+  Sync(laptop);
+  CHECK_FALSE(HubFinds(port, reader, "rockets", "laptop said line 2"));
+
+  // Restored on the laptop: back there, on the hub after a sync, and the
+  // desk learns of the restore.
+  RunResult restored = laptop.Cli({"restore", forget, "--reason", "fine", "--yes", "--json"});
+  REQUIRE_MESSAGE(restored.status == 0, restored.err);
+  Sync(laptop);
+  CHECK(HubFinds(port, reader, "rockets", "laptop said line 2"));
+  CHECK(hub.Cli({"show", entry}).status == 0);
+  Sync(desk);
+  CHECK(Tombstones(desk.home()) == 2);
+
+  // origin hub status: the check, and when the last sync finished.
+  RunResult status = laptop.Cli({"hub", "status", "--json"});
+  REQUIRE_MESSAGE(status.status == 0, status.err);
+  rapidjson::Document st = Json(status.out);
+  CHECK(st["connected"].GetBool());
+  CHECK(std::string(st["device"].GetString()) == "laptop");
+  CHECK(st["last_sync"].IsInt64());
+  CHECK(st["last_error"].IsNull());
+
+  // The hub down: the sync fails, says so, and the device keeps working.
+  hub.Stop();
+  RunResult down = laptop.Cli({"sync", "--json"});
+  CHECK(down.status != 0);
+  CHECK(Json(down.out)["hub"]["error"].IsString());
+  CHECK(laptop.Cli({"search", "rockets"}).status == 0);
+  RunResult after = laptop.Cli({"hub", "status", "--json"});
+  CHECK(Json(after.out)["last_error"].IsString());
+
+  CHECK(laptop.Cli({"hub", "disconnect"}).status == 0);
+  CHECK_FALSE(std::filesystem::exists(laptop.home() + "/hub.json"));
+  laptop.Stop();
+  desk.Stop();
+}
+
+}  // TEST_SUITE
+
+}  // namespace origin::test

@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+// Forgets and restores between stores (core/forget/replica.hpp; spec:
+// Forgetting, "Across stores", and Replication steps 2 and 3; invariant 2):
+// a forget made on one store hides by the rules what another holds, covers
+// what its sender listed, and converges whatever the order of arrival: a
+// restore before its forget, either one twice, a forget before the event
+// it targets.  A hub's feed leaves out a device's own tombstones but sends
+// their coverage again when it changes.
+#include "core/forget/replica.hpp"
+
+#include <doctest/doctest.h>
+
+#include "core/hub/replicate.hpp"
+#include "core/store/visible.hpp"
+#include "tests/unit/core/forget_world.hpp"
+
+using namespace origin;
+using namespace origin::test;
+using namespace origin::test::forget_world;
+
+namespace {
+
+// Two stores that ingest the same session (so the same event ids): a
+// device, "box", and a hub.
+struct Pair {
+  World dev, hub;
+  std::string alpha, beta;
+  Pair() {
+    for (World* w : {&dev, &hub}) {
+      alpha = w->Say("s1", "alpha line");
+      beta = w->Say("s1", "beta line");
+      w->Sync();
+    }
+  }
+  // An entry the device wrote, pushed to the hub.
+  std::string Entry(const std::vector<std::string>& events, const std::string& text) {
+    const std::string id = dev.Remember(events, text);
+    std::optional<EntryRow> e = LoadEntryToSend(*dev.s.db, id);
+    REQUIRE(e);
+    REQUIRE(!ApplyPushedEntries(*hub.s.db, "box", {*e}).pending);
+    return id;
+  }
+};
+
+ReplicaTombstone Load(World& w, const std::string& id) {
+  std::optional<ReplicaTombstone> t = LoadTombstone(*w.s.db, id);
+  REQUIRE(t);
+  return *t;
+}
+
+std::int64_t Apply(World& w, const std::string& store, const std::vector<ReplicaTombstone>& list,
+                   ListedBy from) {
+  return ApplyTombstones(*w.s.db, store, list, from);
+}
+
+std::vector<std::string> FeedIds(World& w, std::int64_t after, const std::string& device) {
+  std::vector<std::string> ids;
+  for (const ReplicaTombstone& t : TombstonesAfter(*w.s.db, after, device, 500).tombstones)
+    ids.push_back(t.id);
+  return ids;
+}
+
+}  // namespace
+
+TEST_SUITE("forget") {
+  TEST_CASE("forget across stores: a device's forget hides on its hub what the rules give, twice "
+            "is once, another body under its id is refused, and its restore brings all back "
+            "(invariant 2)") {
+    Pair p;
+    const std::string entry = p.Entry({p.alpha}, "alpha matters");
+    const std::string forget = *p.dev.Forget(p.alpha).tombstone;
+    ReplicaTombstone t = Load(p.dev, forget);
+    CHECK(t.events == std::vector<std::string>{p.alpha});
+    CHECK(t.entries == std::vector<std::string>{entry});
+    CHECK(t.author == std::optional<std::string>("user@box"));
+
+    for (int twice = 0; twice < 2; ++twice) {
+      CHECK(Apply(p.hub, "hub", {t}, ListedBy::kDevice) == 1);
+      CHECK(EventHidden(*p.hub.s.db, p.alpha));
+      CHECK(EntryHidden(*p.hub.s.db, entry));  // rule 2
+      CHECK_FALSE(EventHidden(*p.hub.s.db, p.beta));
+      CHECK(p.hub.Count("SELECT count(*) FROM tombstone") == 1);
+    }
+    CHECK(p.hub.Count("SELECT count(*) FROM tombstone_meta WHERE author = 'user@box'") == 1);
+    ReplicaTombstone other = t;
+    other.reason = "another reason";
+    CHECK(ErrorOf([&] { Apply(p.hub, "hub", {other}, ListedBy::kDevice); }) == Code::kConflict);
+    ReplicaTombstone bad = t;
+    bad.id = "tmb_../x";
+    CHECK(ErrorOf([&] { Apply(p.hub, "hub", {bad}, ListedBy::kDevice); }) == Code::kInvalidArgument);
+
+    const std::string restore = *p.dev.Restore(forget).tombstone;
+    CHECK(Apply(p.hub, "hub", {Load(p.dev, restore)}, ListedBy::kDevice) == 1);
+    CHECK_FALSE(EventHidden(*p.hub.s.db, p.alpha));
+    CHECK_FALSE(EntryHidden(*p.hub.s.db, entry));
+    // A restore lists nothing, and what it restores must be a forget.
+    ReplicaTombstone listing = Load(p.dev, restore);
+    listing.events = {p.alpha};
+    CHECK(ErrorOf([&] { Apply(p.hub, "hub", {listing}, ListedBy::kDevice); }) ==
+          Code::kInvalidArgument);
+  }
+
+  TEST_CASE("forget across stores: a restore that reaches the hub before its forget is kept and "
+            "logged again after it; a device skips it until then (invariant 2)") {
+    Pair p;
+    const std::string forget = *p.dev.Forget(p.alpha).tombstone;
+    const std::string restore = *p.dev.Restore(forget).tombstone;
+    const ReplicaTombstone f = Load(p.dev, forget), r = Load(p.dev, restore);
+
+    // The hub: the restore first, then its forget: nothing hidden.
+    Apply(p.hub, "hub", {r}, ListedBy::kDevice);
+    CHECK(p.hub.Count("SELECT count(*) FROM tombstone") == 1);
+    Apply(p.hub, "hub", {f}, ListedBy::kDevice);
+    CHECK_FALSE(EventHidden(*p.hub.s.db, p.alpha));
+    // Another device reads the forget, then the restore logged again after it.
+    const std::vector<std::string> feed = FeedIds(p.hub, 0, "desk");
+    REQUIRE(feed.size() == 2);
+    CHECK(feed[0] == forget);
+    CHECK(feed[1] == restore);
+    // Its creator reads neither: it has them.
+    CHECK(FeedIds(p.hub, 0, "box").empty());
+
+    // A device given the restore first keeps nothing, then both.
+    World desk;
+    desk.Say("s1", "alpha line");
+    desk.Sync();
+    Apply(desk, "desk", {r}, ListedBy::kHub);
+    CHECK(desk.Count("SELECT count(*) FROM tombstone") == 0);
+    Apply(desk, "desk", {f, r}, ListedBy::kHub);
+    CHECK(desk.Count("SELECT count(*) FROM tombstone") == 2);
+    CHECK_FALSE(EventHidden(*desk.s.db, p.alpha));
+    // The other order, and twice: the same.
+    World late;
+    late.Say("s1", "alpha line");
+    late.Sync();
+    Apply(late, "late", {f}, ListedBy::kHub);
+    CHECK(EventHidden(*late.s.db, p.alpha));
+    Apply(late, "late", {r, f, r}, ListedBy::kHub);
+    CHECK_FALSE(EventHidden(*late.s.db, p.alpha));
+  }
+
+  TEST_CASE("forget across stores: a forget of an event a store does not hold yet hides it on "
+            "arrival (invariant 2)") {
+    World dev, hub;
+    const std::string alpha = dev.Say("s1", "alpha line");
+    dev.Say("s1", "beta line");
+    dev.Sync();
+    const ReplicaTombstone f = Load(dev, *dev.Forget(alpha).tombstone);
+    Apply(hub, "hub", {f}, ListedBy::kDevice);
+    hub.Say("s1", "alpha line");
+    const std::string beta = hub.Say("s1", "beta line");
+    hub.Sync();
+    CHECK(EventHidden(*hub.s.db, alpha));
+    CHECK_FALSE(EventHidden(*hub.s.db, beta));
+    CHECK(hub.Found("alpha").empty());
+  }
+
+  TEST_CASE("forget across stores: a forget's coverage that grows on the hub is logged again, "
+            "for every device its creator included, and a hub's new list replaces the last one "
+            "on a device (invariant 2)") {
+    Pair p;
+    const std::string forget = *p.dev.Forget(p.alpha).tombstone;
+    Apply(p.hub, "hub", {Load(p.dev, forget)}, ListedBy::kDevice);
+    const std::int64_t seen = p.hub.Count("SELECT max(seq) FROM change_log");
+    CHECK(FeedIds(p.hub, 0, "box").empty());
+    // Another device's entry citing the forgotten event arrives: hidden on
+    // arrival, so the forget covers more, and is logged again.
+    EntryRow e;
+    e.id = "ent_0123456789abcdef01234567";
+    e.root = e.id;
+    e.kind = "knowledge";
+    e.text = "desk's note on alpha";
+    e.confidence = 0.5;
+    e.author = "user@desk";
+    e.origin = "desk";
+    e.created_at = 1767225700000;
+    e.sources = {{p.alpha, std::nullopt}};
+    REQUIRE(!ApplyPushedEntries(*p.hub.s.db, "desk", {e}).pending);
+    CHECK(EntryHidden(*p.hub.s.db, e.id));
+    const TombstoneFeed feed = TombstonesAfter(*p.hub.s.db, seen, "box", 500);
+    REQUIRE(feed.tombstones.size() == 1);
+    CHECK(feed.tombstones[0].id == forget);
+    CHECK(feed.tombstones[0].entries == std::vector<std::string>{e.id});
+    CHECK_FALSE(feed.more);
+
+    // On a device holding that entry (here, from its own push), the hub's
+    // list hides it; a later list without it brings it back.
+    World desk;
+    desk.Say("s1", "alpha line");
+    const std::string delta = desk.Say("s1", "delta line");
+    desk.Sync();
+    EntryRow mine = e;
+    mine.sources = {{delta, std::nullopt}};
+    {
+      Transaction tx(*desk.s.db);
+      InsertVersion(*desk.s.db, mine);
+      tx.Commit();
+    }
+    ReplicaTombstone listed = feed.tombstones[0];
+    Apply(desk, "desk", {listed}, ListedBy::kHub);
+    CHECK(EntryHidden(*desk.s.db, e.id));
+    CHECK(EventHidden(*desk.s.db, p.alpha));
+    listed.entries.clear();
+    Apply(desk, "desk", {listed}, ListedBy::kHub);
+    CHECK_FALSE(EntryHidden(*desk.s.db, e.id));
+    CHECK(EventHidden(*desk.s.db, p.alpha));  // by the rules, still
+  }
+}
