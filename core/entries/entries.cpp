@@ -188,16 +188,11 @@ std::string FixStoreName(Db& db, const std::string& name) {
   db.Prepare("INSERT OR IGNORE INTO setting(key, value) VALUES ('store.name', ?)")
       .Bind(1, name)
       .Run();
-  auto st = db.Prepare("SELECT value FROM setting WHERE key = 'store.name'");
-  std::string v = st.Step() ? std::string(st.Text(0)) : name;
-  return v;
+  return GetSetting(db, "store.name").value_or(name);
 }
 
 std::string StoreNameOf(Db& db) {
-  auto st = db.Prepare("SELECT value FROM setting WHERE key = 'store.name'");
-  std::optional<std::string> fixed;
-  if (st.Step()) fixed = std::string(st.Text(0));
-  if (fixed) return *fixed;
+  if (std::optional<std::string> fixed = GetSetting(db, "store.name")) return *fixed;
   if (const char* d = std::getenv("ORIGIN_DEVICE"); d != nullptr && *d != '\0') return d;
   char host[256] = {};
   if (::gethostname(host, sizeof host - 1) == 0 && host[0] != '\0') return host;

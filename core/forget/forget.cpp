@@ -268,13 +268,29 @@ void Decide(Db& db, const std::string& origin, const Ids& events, Ids roots, For
       o.titles.push_back(session);
 }
 
+std::string RootOf(Db& db, const std::string& version) {
+  auto st = db.Prepare("SELECT root FROM entry WHERE id = ?");
+  st.Bind(1, version);
+  std::string root = st.Step() ? std::string(st.Text(0)) : "";
+  return root;
+}
+
+void CoveredBy(Db& db, const std::string& forget, Ids& events, Ids& roots) {
+  events.merge(Column(db,
+                      "SELECT item FROM tombstone_effect WHERE tombstone = ? AND "
+                      "item_kind = 'event'",
+                      forget));
+  roots.merge(Column(db,
+                     "SELECT DISTINCT e.root FROM tombstone_effect te JOIN entry e ON e.id = "
+                     "te.item WHERE te.tombstone = ? AND te.item_kind = 'entry'",
+                     forget));
+}
+
 Targets RulesFrom(Db& db, const std::string& target) {
   Targets t;
-  auto st = db.Prepare("SELECT root FROM entry WHERE id = ?");
-  st.Bind(1, target);
-  if (st.Step()) {
+  if (std::string root = RootOf(db, target); !root.empty()) {
     t.kind = "entry";
-    t.roots.insert(std::string(st.Text(0)));
+    t.roots.insert(std::move(root));
   } else if (!Column(db, "SELECT 1 FROM event WHERE id = ?", target).empty()) {
     t.kind = "event";
     t.events.insert(target);
@@ -285,7 +301,6 @@ Targets RulesFrom(Db& db, const std::string& target) {
     // by rule 3, when they are left without a visible source.
     t.kind = "session";
   }
-  st.Reset();
   for (const std::string& r : t.roots) t.events.merge(CitedByChain(db, r));
   return t;
 }
@@ -433,14 +448,8 @@ ForgetOutcome Restore(Db& db, const Clock& clock, const std::string& store_name,
   const std::int64_t since = LastChange(db);
   Record(db, id, "restore", in.target, reason, now, origin, in.author);
   // Everything the forget covered is decided again.
-  Ids events = Column(db,
-                      "SELECT item FROM tombstone_effect WHERE tombstone = ? AND "
-                      "item_kind = 'event'",
-                      in.target);
-  Ids roots = Column(db,
-                     "SELECT DISTINCT e.root FROM tombstone_effect te JOIN entry e ON e.id = "
-                     "te.item WHERE te.tombstone = ? AND te.item_kind = 'entry'",
-                     in.target);
+  Ids events, roots;
+  CoveredBy(db, in.target, events, roots);
   Ids touched;
   Decide(db, origin, events, roots, o, &touched);
   RelogCoverage(db, touched, since);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/forget/rules.hpp"
+#include "core/util/hash.hpp"
 #include "core/util/op_error.hpp"
 
 namespace origin {
@@ -15,13 +16,7 @@ using Code = OpError::Code;
 
 namespace {
 
-bool TombstoneId(std::string_view id) {
-  return id.size() > 4 && id.size() <= 64 && id.starts_with("tmb_") &&
-         std::all_of(id.begin() + 4, id.end(), [](char c) {
-           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                  c == '_' || c == '-';
-         });
-}
+bool TombstoneId(std::string_view id) { return IdShaped(id, "tmb_", 64); }
 
 void Check(const ReplicaTombstone& t) {
   if (!TombstoneId(t.id))
@@ -61,13 +56,6 @@ std::optional<ReplicaTombstone> Held(Db& db, const std::string& id) {
 bool SameBody(const ReplicaTombstone& a, const ReplicaTombstone& b) {
   return a.target == b.target && a.reason == b.reason && a.created_at == b.created_at &&
          a.origin == b.origin && a.author == b.author;
-}
-
-std::string RootOf(Db& db, const std::string& version) {
-  auto st = db.Prepare("SELECT root FROM entry WHERE id = ?");
-  st.Bind(1, version);
-  std::string root = st.Step() ? std::string(st.Text(0)) : "";
-  return root;
 }
 
 // Records the sender's list for `forget` (what it knows of it) and adds
@@ -116,18 +104,6 @@ void ApplyList(Db& db, const ReplicaTombstone& t, ListedBy from, Ids& events, Id
   }
 }
 
-// The items `forget` covers, to decide again when it leaves effect.
-void Covered(Db& db, const std::string& forget, Ids& events, Ids& roots) {
-  events.merge(Column(db,
-                      "SELECT item FROM tombstone_effect WHERE tombstone = ? AND "
-                      "item_kind = 'event'",
-                      forget));
-  roots.merge(Column(db,
-                     "SELECT DISTINCT e.root FROM tombstone_effect te JOIN entry e ON e.id = "
-                     "te.item WHERE te.tombstone = ? AND te.item_kind = 'entry'",
-                     forget));
-}
-
 void Log(Db& db, const std::string& id) {
   db.Prepare(
         "INSERT INTO change_log(kind, id, origin, at) SELECT 'tombstone', id, origin, created_at "
@@ -160,7 +136,7 @@ std::int64_t ApplyTombstones(Db& db, const std::string& store,
       // effect when the forget arrives.
       if (!forget && from == ListedBy::kHub) continue;
       Record(db, t.id, "restore", t.target, t.reason, t.created_at, t.origin, t.author);
-      if (forget) Covered(db, t.target, events, roots);
+      if (forget) CoveredBy(db, t.target, events, roots);
     } else {
       if (!held) {
         Record(db, t.id, "forget", t.target, t.reason, t.created_at, t.origin, t.author);

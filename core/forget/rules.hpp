@@ -27,6 +27,13 @@ Ids Column(Db& db, const std::string& sql, const std::string& arg);
 /// as a hub listed it, or as a device reported it.
 Ids Covering(Db& db, const std::string& item);
 
+/// The chain of the entry version `version`; "" when it is not here.
+std::string RootOf(Db& db, const std::string& version);
+/// What `forget` covers here, in any way: its events and the chains of its
+/// entry versions, added to `events` and `roots` (decided again when it
+/// leaves effect).
+void CoveredBy(Db& db, const std::string& forget, Ids& events, Ids& roots);
+
 /// What rules 1 and 2 cover from a forget's target on this store's data.
 struct Targets {
   std::string kind;  // entry | event | session; "" when the target is not here

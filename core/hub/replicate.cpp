@@ -7,6 +7,7 @@
 
 #include "core/forget/forget.hpp"
 #include "core/ingest/ingester.hpp"
+#include "core/util/hash.hpp"
 #include "core/util/op_error.hpp"
 
 namespace origin {
@@ -53,15 +54,6 @@ bool SameBody(const EntryRow& a, const EntryRow& b) {
          a.author == b.author && a.project == b.project && a.supersedes == b.supersedes &&
          a.valid_from == b.valid_from && a.valid_to == b.valid_to &&
          a.created_at == b.created_at && a.origin == b.origin && sources(a) == sources(b);
-}
-
-// An id as stores make them: a prefix, then letters, digits and '_' or '-'.
-bool IdShaped(std::string_view id, std::string_view prefix) {
-  return id.size() > prefix.size() && id.size() <= 128 && id.starts_with(prefix) &&
-         std::all_of(id.begin(), id.end(), [](char c) {
-           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                  c == '_' || c == '-';
-         });
 }
 
 void Check(const EntryRow& e, std::string_view device) {
@@ -174,20 +166,6 @@ std::vector<OwnChange> OwnChangesAfter(Db& db, std::string_view store, std::int6
   std::vector<OwnChange> out;
   while (st.Step()) out.push_back({st.Int(0), st.Int(1) != 0, std::string(st.Text(2))});
   return out;
-}
-
-std::optional<std::string> GetSetting(Db& db, const std::string& key) {
-  auto st = db.Prepare("SELECT value FROM setting WHERE key = ?");
-  st.Bind(1, key);
-  if (!st.Step()) return std::nullopt;
-  return std::string(st.Text(0));
-}
-
-void PutSetting(Db& db, const std::string& key, const std::string& value) {
-  db.Prepare("INSERT OR REPLACE INTO setting(key, value) VALUES (?, ?)")
-      .Bind(1, key)
-      .Bind(2, value)
-      .Run();
 }
 
 }  // namespace origin

@@ -89,8 +89,4 @@ struct OwnChange {
 std::vector<OwnChange> OwnChangesAfter(Db& db, std::string_view store, std::int64_t after,
                                        std::size_t limit);
 
-/// A value of `setting`, local to this store and never replicated.
-std::optional<std::string> GetSetting(Db& db, const std::string& key);
-void PutSetting(Db& db, const std::string& key, const std::string& value);
-
 }  // namespace origin

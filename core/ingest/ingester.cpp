@@ -21,6 +21,7 @@
 #include "core/ingest/leaf_titles.hpp"
 #include "core/ingest/memories.hpp"
 #include "core/ingest/raw_file.hpp"
+#include "core/store/schema.hpp"
 #include "core/store/sessions.hpp"
 #include "core/util/hash.hpp"
 #include "core/util/text.hpp"
@@ -444,10 +445,7 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
       DeriveMemory(db_, std::string(source), store_name_, m.event_id, m.prev_event_id, m.memory);
   }
   if (agent_version) {
-    db_.Prepare("INSERT OR REPLACE INTO setting(key, value) VALUES (?, ?)")
-        .Bind(1, "agent_version." + std::string(source))
-        .Bind(2, *agent_version)
-        .Run();
+    PutSetting(db_, "agent_version." + std::string(source), *agent_version);
   }
 
   return parse_errors;

@@ -15,6 +15,7 @@
 #include <system_error>
 
 #include "core/c/fd.hpp"
+#include "core/store/schema.hpp"
 #include "core/util/op_error.hpp"
 
 namespace origin {
@@ -193,8 +194,7 @@ std::map<std::string, Recorded> Mirrors(Db& db) {
 }
 
 std::string StoreName(Db& db) {
-  auto st = db.Prepare("SELECT value FROM setting WHERE key = 'store.name'");
-  return st.Step() ? std::string(st.Text(0)) : std::string();
+  return GetSetting(db, "store.name").value_or("");
 }
 
 // Refuses a DIR whose store is not an earlier state of the one backed up:

@@ -677,4 +677,18 @@ std::string DumpSchema(Db& db) {
   return out;
 }
 
+std::optional<std::string> GetSetting(Db& db, const std::string& key) {
+  auto st = db.Prepare("SELECT value FROM setting WHERE key = ?");
+  st.Bind(1, key);
+  if (!st.Step()) return std::nullopt;
+  return std::string(st.Text(0));
+}
+
+void PutSetting(Db& db, const std::string& key, const std::string& value) {
+  db.Prepare("INSERT OR REPLACE INTO setting(key, value) VALUES (?, ?)")
+      .Bind(1, key)
+      .Bind(2, value)
+      .Run();
+}
+
 }  // namespace origin

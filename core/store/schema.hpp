@@ -87,6 +87,11 @@ std::unique_ptr<Db> OpenWriteConnection(const std::string& path,
 /// Opens `path` read-only (WAL readers never wait for the writer).
 std::unique_ptr<Db> OpenReadConnection(const std::string& path);
 
+/// A value of `setting`, small state local to this store and never
+/// replicated (the store's name, a device's cursors); nullopt when unset.
+std::optional<std::string> GetSetting(Db& db, const std::string& key);
+void PutSetting(Db& db, const std::string& key, const std::string& value);
+
 /// Migrates an open connection to `target_version`.
 void Migrate(Db& db, const std::vector<Migration>& migrations, int target_version);
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "core/util/hash.hpp"
 
+#include <algorithm>
+
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
@@ -50,6 +52,14 @@ std::string RandomId(std::string_view prefix, std::size_t bytes) {
   if (RAND_bytes(reinterpret_cast<unsigned char*>(b.data()), static_cast<int>(bytes)) != 1)
     throw std::runtime_error("no random bytes for an id");
   return std::string(prefix) + Hex(b);
+}
+
+bool IdShaped(std::string_view id, std::string_view prefix, std::size_t max) {
+  return id.size() > prefix.size() && id.size() <= max && id.starts_with(prefix) &&
+         std::all_of(id.begin(), id.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                  c == '_' || c == '-';
+         });
 }
 
 }  // namespace origin

@@ -26,5 +26,9 @@ inline std::string Sha256Hex(std::string_view data) {
 /// ent_3f2a…: ids that are unique on every store, for entries and
 /// tombstones; a hub's access tokens take more (core/hub/tokens.hpp).
 std::string RandomId(std::string_view prefix, std::size_t bytes = 12);
+/// Whether `id` has the shape of such an id from another store: `prefix`,
+/// then at least one letter, digit, '_' or '-', `max` bytes at most.  What
+/// a hub takes in a device's push (core/hub/replicate, core/forget/replica).
+bool IdShaped(std::string_view id, std::string_view prefix, std::size_t max = 128);
 
 }  // namespace origin

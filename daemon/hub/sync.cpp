@@ -8,9 +8,11 @@
 #include <tuple>
 #include <type_traits>
 
+#include "core/entries/entries.hpp"
 #include "core/forget/replica.hpp"
 #include "core/hub/replicate.hpp"
 #include "core/store/mirror.hpp"
+#include "core/store/schema.hpp"
 #include "daemon/hub/wire.hpp"
 #include "daemon/log.hpp"
 #include "daemon/operations/operations.hpp"
@@ -106,9 +108,8 @@ std::string Chunk(MirrorStore& mirrors, Db& db, std::int64_t file, std::int64_t 
   return data;
 }
 
-std::string SettingOr(Db& db, const std::string& key, std::string fallback) {
-  std::optional<std::string> v = GetSetting(db, key);
-  return v ? *v : fallback;
+std::string SettingOr(Db& db, const std::string& key, const std::string& fallback) {
+  return GetSetting(db, key).value_or(fallback);
 }
 
 std::int64_t ToInt(const std::string& s) {
@@ -341,8 +342,7 @@ void Syncer::Run() {
 }
 
 std::string Syncer::StoreName() {
-  const std::string fallback = ctx_.store_name;
-  return OnDb(ctx_.readers, [&fallback](Db& db) { return SettingOr(db, "store.name", fallback); });
+  return OnDb(ctx_.readers, [](Db& db) { return StoreNameOf(db); });
 }
 
 void Syncer::Request(std::function<void(SyncReport)> done) {
