@@ -115,6 +115,12 @@ void Daemon::Start() {
   } else {
     hub_sync_ = std::make_unique<hub::Syncer>(ctx_);
     ctx_.hub_sync = hub_sync_.get();
+    // How long a tool waits for the hub's answer (spec: MCP server).
+    const char* wait = std::getenv("ORIGIN_HUB_TIMEOUT_MS");
+    hub_ask_ = std::make_unique<hub::Asker>(ctx_, wait != nullptr && std::atol(wait) > 0
+                                                      ? std::atol(wait)
+                                                      : 2000L);
+    ctx_.hub_ask = hub_ask_.get();
     const char* every = std::getenv("ORIGIN_HUB_SYNC_MS");
     ScheduleHubSync(every != nullptr ? std::atoi(every) : 60'000);
   }
@@ -140,6 +146,7 @@ void Daemon::BeginShutdown() {
   if (hub_) hub_->Stop();
   // A request to the hub under way ends now; its sync resumes next time.
   if (hub_sync_) hub_sync_->Stop();
+  if (hub_ask_) hub_ask_->Stop();
   watcher_.Close();
   // A sync ends at its next transaction; the writes queued meanwhile still
   // run, and the requests waiting for a sync are answered from the store.
@@ -160,6 +167,7 @@ void Daemon::Finish() {
   ui_.Stop();
   if (hub_) hub_->Stop();
   if (hub_sync_) hub_sync_->Stop();
+  if (hub_ask_) hub_ask_->Stop();
   timers_.CloseAll();
   // The writer finishes its current job; joining waits at most for it.
   if (writer_) writer_->Stop();

@@ -34,6 +34,7 @@
 #include "core/util/clock.hpp"
 #include "daemon/http/hub_service.hpp"
 #include "daemon/http/ui_service.hpp"
+#include "daemon/hub/asker.hpp"
 #include "daemon/hub/sync.hpp"
 #include "daemon/indexer.hpp"
 #include "daemon/mcp/server.hpp"
@@ -116,6 +117,7 @@ class Daemon {
   http::UiService ui_;
   std::unique_ptr<http::HubService> hub_;  // under origin serve
   std::unique_ptr<hub::Syncer> hub_sync_;  // on a device: its sync with a hub
+  std::unique_ptr<hub::Asker> hub_ask_;    // on a device: its questions to the hub's /mcp
   std::unique_ptr<LoopPoster> poster_;
   std::unique_ptr<DbWorkers> writer_;
   std::unique_ptr<DbWorkers> readers_;

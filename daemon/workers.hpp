@@ -12,11 +12,13 @@
 #include <condition_variable>
 #include <deque>
 #include <exception>
+#include <future>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <type_traits>
 #include <vector>
 
 #include "core/c/sqlite.hpp"
@@ -81,5 +83,28 @@ class DbWorkers {
   std::vector<std::thread> threads_;
   std::vector<std::thread::id> ids_;  // set before any job is posted, then read only
 };
+
+/// `f(db)` on one of `w`'s threads, waited for here (a thread that may
+/// wait: a hub thread, never the loop).  What it throws is thrown here; a
+/// job dropped because the workers stopped is a broken promise.
+template <class F>
+auto OnDb(DbWorkers* w, F f) -> decltype(f(std::declval<Db&>())) {
+  using R = decltype(f(std::declval<Db&>()));
+  auto p = std::make_shared<std::promise<R>>();
+  std::future<R> done = p->get_future();
+  w->Post([p, f = std::move(f)](Db& db) mutable {
+    try {
+      if constexpr (std::is_void_v<R>) {
+        f(db);
+        p->set_value();
+      } else {
+        p->set_value(f(db));
+      }
+    } catch (...) {
+      p->set_exception(std::current_exception());
+    }
+  });
+  return done.get();
+}
 
 }  // namespace origin

@@ -578,4 +578,11 @@ std::optional<TombstoneRow> GetTombstone(Db& db, const std::string& id) {
   return std::move(rows.front());
 }
 
+bool HiddenHere(Db& db, const std::string& id) {
+  if (EventHidden(db, id) || EntryHidden(db, id)) return true;
+  return !Column(db, std::string("SELECT t.id FROM tombstone t WHERE t.target = ? AND ") + kInEffect,
+                 id)
+              .empty();
+}
+
 }  // namespace origin

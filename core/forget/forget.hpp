@@ -126,4 +126,10 @@ std::vector<TombstoneRow> ListTombstones(Db& db, int limit);
 /// One forget or restore by its full id; nullopt when there is none.
 std::optional<TombstoneRow> GetTombstone(Db& db, const std::string& id);
 
+/// Whether this store hides `id` (an entry version, an event, or a
+/// session): a forget in effect covers it here, or targets it, whether or
+/// not this store holds it.  What a connected device checks of the hub's
+/// answers (spec: MCP server; invariant 2).
+bool HiddenHere(Db& db, const std::string& id);
+
 }  // namespace origin

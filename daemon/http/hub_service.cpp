@@ -13,6 +13,7 @@
 #include "core/hub/tokens.hpp"
 #include "core/util/text.hpp"
 #include "daemon/http/form.hpp"
+#include "daemon/hub/wire.hpp"
 #include "daemon/log.hpp"
 #include "origin_config.h"
 #include "proto/protocol.hpp"
@@ -86,16 +87,6 @@ bool AcceptsJson(const std::string* accept) {
   return a.find("application/json") != std::string::npos ||
          a.find("application/*") != std::string::npos || a.find("*/*") != std::string::npos;
 }
-
-// An agent's name as X-Origin-Client gives it: [A-Za-z0-9][A-Za-z0-9._-]{0,63}.
-bool ValidAgentName(std::string_view name) {
-  if (name.empty() || name.size() > 64 || !std::isalnum(static_cast<unsigned char>(name[0])))
-    return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-  });
-}
-
 
 }  // namespace
 
@@ -251,7 +242,7 @@ void HubService::Mcp(const Request& r, Respond respond) {
     return respond(McpError(406, "/mcp answers application/json: the Accept header refuses it"));
   std::string agent;
   if (const std::string* client = r.Header("x-origin-client")) {
-    if (!ValidAgentName(*client))
+    if (!hub_wire::ValidAgentName(*client))
       return respond(McpError(400, "X-Origin-Client names an agent: letters, digits, '.', '_' "
                                    "and '-', at most 64"));
     agent = *client;

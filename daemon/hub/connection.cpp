@@ -115,7 +115,9 @@ struct Http::Impl {
     return static_cast<Impl*>(self)->aborted.load() ? 1 : 0;
   }
 
-  Response Run(const std::string& target, const std::string* gz_body) {
+  // A GET without `body`; a POST of `body`, gzip-encoded when `gzip`.
+  Response Run(const std::string& target, const std::string* body, bool gzip,
+               const std::vector<std::string>& extra) {
     Response out;
     if (aborted.load()) {
       out.error = "stopped";
@@ -133,13 +135,13 @@ struct Http::Impl {
     const std::string dev = "X-Origin-Device: " + device;
     headers = curl_slist_append(headers, auth.c_str());
     headers = curl_slist_append(headers, dev.c_str());
-    headers = curl_slist_append(headers, "Accept: application/json");
-    if (gz_body != nullptr) {
+    if (extra.empty()) headers = curl_slist_append(headers, "Accept: application/json");
+    for (const std::string& h : extra) headers = curl_slist_append(headers, h.c_str());
+    if (body != nullptr) {
       headers = curl_slist_append(headers, "Content-Type: application/json");
-      headers = curl_slist_append(headers, "Content-Encoding: gzip");
-      curl_easy_setopt(curl, CURLOPT_POSTFIELDS, gz_body->data());
-      curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
-                       static_cast<curl_off_t>(gz_body->size()));
+      if (gzip) headers = curl_slist_append(headers, "Content-Encoding: gzip");
+      curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body->data());
+      curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body->size()));
     }
     curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
     curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
@@ -163,6 +165,7 @@ struct Http::Impl {
     curl_slist_free_all(headers);
     if (rc != CURLE_OK) {
       out.error = aborted.load() ? "stopped" : (error[0] != 0 ? error : curl_easy_strerror(rc));
+      out.timed_out = rc == CURLE_OPERATION_TIMEDOUT;
       out.body.clear();
       return out;
     }
@@ -184,12 +187,20 @@ Http::Http(Connection c, std::string device, long timeout_ms) : impl_(std::make_
 
 Http::~Http() = default;
 
-Response Http::Get(const std::string& target) { return impl_->Run(target, nullptr); }
+Response Http::Get(const std::string& target) { return impl_->Run(target, nullptr, false, {}); }
 
 Response Http::Post(const std::string& target, std::string_view json) {
   const std::string gz = http::Gzip(json, 6);
-  return impl_->Run(target, &gz);
+  return impl_->Run(target, &gz, true, {});
 }
+
+Response Http::PostJson(const std::string& target, std::string_view json,
+                        const std::vector<std::string>& headers) {
+  const std::string body(json);
+  return impl_->Run(target, &body, false, headers);
+}
+
+void Http::SetTimeout(long ms) { impl_->timeout_ms = ms; }
 
 void Http::Abort() { impl_->aborted.store(true); }
 

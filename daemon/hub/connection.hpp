@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace origin::hub {
 
@@ -39,6 +40,7 @@ struct Response {
   long status = 0;
   std::string body;
   std::string error;
+  bool timed_out = false;  // the request took its whole timeout
 };
 
 /// A client for one hub: keeps its connection open between requests.
@@ -53,6 +55,12 @@ class Http {
 
   Response Get(const std::string& target);
   Response Post(const std::string& target, std::string_view json);
+  /// A POST of plain JSON with `headers` ("Name: value") added: a request
+  /// to the hub's /mcp.
+  Response PostJson(const std::string& target, std::string_view json,
+                    const std::vector<std::string>& headers);
+  /// How long each later request may take, at most.
+  void SetTimeout(long ms);
   /// Makes the request under way, and every later one, end at once (from
   /// any thread).
   void Abort();

@@ -3,7 +3,6 @@
 
 #include <rapidjson/document.h>
 
-#include <future>
 #include <map>
 #include <tuple>
 #include <type_traits>
@@ -30,29 +29,6 @@ constexpr long kRequestTimeoutMs = 30'000;
 constexpr std::int64_t kChunkBytes = 1 << 20;
 // Records a push sends at most (the hub's limit, kMaxPushRecords).
 constexpr std::size_t kBatch = kMaxPushRecords;
-
-// `f(db)` on one of `w`'s threads, waited for here (the hub thread, which
-// may wait).  What it throws is thrown here; a job dropped because the
-// workers stopped is a broken promise.
-template <class F>
-auto OnDb(DbWorkers* w, F f) -> decltype(f(std::declval<Db&>())) {
-  using R = decltype(f(std::declval<Db&>()));
-  auto p = std::make_shared<std::promise<R>>();
-  std::future<R> done = p->get_future();
-  w->Post([p, f = std::move(f)](Db& db) mutable {
-    try {
-      if constexpr (std::is_void_v<R>) {
-        f(db);
-        p->set_value();
-      } else {
-        p->set_value(f(db));
-      }
-    } catch (...) {
-      p->set_exception(std::current_exception());
-    }
-  });
-  return done.get();
-}
 
 // Why a sync stops: the message for the user.
 struct Stopped : std::runtime_error {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "daemon/hub/wire.hpp"
 
+#include <algorithm>
+#include <cctype>
+
 #include "core/hub/replicate.hpp"
 #include "core/util/text.hpp"
 
@@ -243,6 +246,14 @@ void WriteTombstone(rpc::Writer& w, const ReplicaTombstone& t) {
     }
   }
   w.EndObject();
+}
+
+bool ValidAgentName(std::string_view name) {
+  if (name.empty() || name.size() > 64 || !std::isalnum(static_cast<unsigned char>(name[0])))
+    return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
 }
 
 }  // namespace origin::hub_wire

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/entries/entries.hpp"
@@ -30,6 +31,10 @@ bool IntField(const rapidjson::Value& o, const char* name, bool required, std::i
               std::int64_t hi, std::optional<std::int64_t>* out, std::string* error);
 bool NumberField(const rapidjson::Value& o, const char* name, bool required, double* out,
                  std::string* error);
+
+/// An agent's name as X-Origin-Client gives it on the hub's /mcp:
+/// [A-Za-z0-9][A-Za-z0-9._-]{0,63}.
+bool ValidAgentName(std::string_view name);
 
 /// A time in ms: from 1970 to about 2255.
 inline constexpr std::int64_t kMaxMs = 9'000'000'000'000;

@@ -12,40 +12,14 @@
 #include "core/store/refs.hpp"
 #include "core/util/op_error.hpp"
 #include "core/util/text.hpp"
+#include "daemon/mcp/values.hpp"
 #include "daemon/rpc_json.hpp"
 
 namespace origin::mcp {
 
 namespace {
 
-using rapidjson::Value;
-using Alloc = rapidjson::Document::AllocatorType;
-
-// A member, or null when absent or null.
-const Value* Get(const Value& o, const char* key) {
-  if (!o.IsObject()) return nullptr;
-  auto it = o.FindMember(key);
-  return it == o.MemberEnd() || it->value.IsNull() ? nullptr : &it->value;
-}
-std::string Str(const Value& o, const char* key) {
-  const Value* v = Get(o, key);
-  return v != nullptr && v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : "";
-}
-std::int64_t Int(const Value& o, const char* key, std::int64_t fallback) {
-  const Value* v = Get(o, key);
-  return v != nullptr && v->IsInt64() ? v->GetInt64() : fallback;
-}
-bool Flag(const Value& o, const char* key) {
-  const Value* v = Get(o, key);
-  return v != nullptr && v->IsBool() && v->GetBool();
-}
-// Copies `key` from `in` to `out` unless it is absent or null.
-void Copy(Value& out, const Value& in, const char* key, Alloc& a) {
-  if (const Value* v = Get(in, key)) out.AddMember(Value(key, a), Value(*v, a), a);
-}
-void Put(Value& out, const char* key, const std::string& s, Alloc& a) {
-  out.AddMember(Value(key, a), Value(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), a), a);
-}
+using namespace values;
 
 // No null member, and times once: the milliseconds beside a local ISO time
 // are left out.
@@ -182,6 +156,10 @@ void Search(const Value& args, Db& db, const Value& in, Value& out, Alloc& a) {
         Copy(o, e, "ref", a);
         Copy(o, e, "kind", a);
         Put(o, "snippet", Str(e, "text"), a);
+        // A later version names its chain (its first version), so that
+        // versions from two stores can be told apart (daemon/mcp/merge.cpp).
+        if (const std::string root = Str(e, "root"); !root.empty() && root != Str(e, "id"))
+          Put(o, "chain", root, a);
         Copy(o, e, "confidence", a);
         Copy(o, e, "project", a);
         Copy(o, e, "author", a);
@@ -300,6 +278,17 @@ std::string ShapeAnswer(const Tool& tool, const rapidjson::Value& args, Db& db, 
     Timeline(args, in, out, out.GetAllocator());
   } else {
     out.Swap(in);
+    // The store that wrote an entry is its `store` here: `origin` labels
+    // where an item of a connected device's answer comes from
+    // (daemon/mcp/merge.hpp).
+    auto rename = [&](Value& e) {
+      if (!e.IsObject()) return;
+      auto it = e.FindMember("origin");
+      if (it != e.MemberEnd()) it->name.SetString("store", out.GetAllocator());
+    };
+    if (auto it = out.FindMember("entry"); it != out.MemberEnd()) rename(it->value);
+    if (auto it = out.FindMember("history"); it != out.MemberEnd() && it->value.IsArray())
+      for (auto& v : it->value.GetArray()) rename(v);
   }
   Tidy(out);
   rapidjson::StringBuffer sb;

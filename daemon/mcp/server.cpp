@@ -11,7 +11,9 @@
 #include "core/util/hash.hpp"
 #include "core/util/text.hpp"
 #include "daemon/log.hpp"
+#include "daemon/hub/asker.hpp"
 #include "daemon/mcp/answers.hpp"
+#include "daemon/mcp/merge.hpp"
 #include "daemon/mcp/tools.hpp"
 #include "origin_config.h"
 #include "proto/protocol.hpp"
@@ -130,6 +132,9 @@ void McpServer::Message(const rapidjson::Value& m, const std::shared_ptr<McpPeer
   if (params != nullptr && !params->IsObject())
     return done(ErrorReply(id_json, kInvalidParams, "params must be an object"));
   if (name == "initialize") {
+    // On a device connected to a hub, its connection opens now, so that the
+    // first read does not wait for it (spec: MCP server).
+    if (ops_.ctx().hub_ask != nullptr) ops_.ctx().hub_ask->Warm();
     std::string version = "2025-11-25";
     peer->protocol = version;
     if (params != nullptr) {
@@ -258,13 +263,18 @@ void McpServer::CallTool(const std::string& id_json, const rapidjson::Value* par
   // In flight from now on: a shutdown during the freshness wait answers it
   // (unavailable) rather than closing on it.
   auto release = ops_.Hold();
-  auto run = [this, tool, args, caller, id_json, done, release, structured] {
-    ops_.Call(tool->operation, args.get(), caller, [id_json, done, structured](Answer a) {
-      done(ToolReply(id_json, a, structured));
-    });
+  // On a device connected to a hub, a read tool asks the hub at the same
+  // time, and the answers are merged (daemon/mcp/merge.hpp).
+  Context& ctx = ops_.ctx();
+  std::function<void(Answer)> answered = [id_json, done, structured](Answer a) {
+    done(ToolReply(id_json, a, structured));
+  };
+  if (ctx.hub_ask != nullptr && tool->read_only)
+    answered = AskHub(*tool, given, peer->agent, std::move(answered));
+  auto run = [this, tool, args, caller, answered, release] {
+    ops_.Call(tool->operation, args.get(), caller, answered);
     release();
   };
-  Context& ctx = ops_.ctx();
   switch (tool->fresh) {
     case mcp::Fresh::kWritten:
       // The line the agent wrote a moment ago is ingested first, so that a
@@ -276,6 +286,73 @@ void McpServer::CallTool(const std::string& id_json, const rapidjson::Value* par
     case mcp::Fresh::kNone:
       return run();
   }
+}
+
+std::function<void(Answer)> McpServer::AskHub(const mcp::Tool& tool,
+                                              std::shared_ptr<rapidjson::Document> given,
+                                              const std::string& agent,
+                                              std::function<void(Answer)> answered) {
+  // Both answers, whichever comes first; the hub's within its timeout.
+  struct Both {
+    std::optional<Answer> local;
+    std::optional<hub::ToolReply> hub;
+  };
+  auto both = std::make_shared<Both>();
+  auto hold = ops_.Hold();  // until the merged answer is given
+  auto finish = [this, &tool, given, both, answered, hold] {
+    if (!both->local || !both->hub) return;
+    Answer local = std::move(*both->local);
+    const hub::ToolReply hub = std::move(*both->hub);
+    auto give = [answered, hold](Answer a) {
+      answered(std::move(a));
+      hold();
+    };
+    const bool not_here = local.error && local.error->code() == OpError::Code::kNotFound;
+    if (hub.kind == hub::ToolReply::Kind::kNotConnected || (local.error && !not_here))
+      return give(std::move(local));
+    std::string from_hub = hub.result;
+    if (hub.kind == hub::ToolReply::Kind::kFailed || !hub.tool_error.empty()) {
+      // The device answers alone, and says so (spec: MCP server); its
+      // items are labelled all the same.
+      const std::string why = hub.kind == hub::ToolReply::Kind::kFailed
+                                  ? hub.error
+                                  : "it answered an error: " + hub.tool_error;
+      // An id the hub does not hold (yet) is no failure of the hub.
+      const bool by_id = given->HasMember("id") || given->HasMember("session");
+      if (hub.kind == hub::ToolReply::Kind::kFailed || !by_id)
+        local.notice += std::string(local.notice.empty() ? "" : "\n") + "The hub (" + hub.url +
+                        ") was not consulted: " + why +
+                        ". This answer is from this device alone.";
+      if (not_here) return give(std::move(local));
+      from_hub = "{}";
+    }
+    // Merged on a reader, which tells what this device holds and hides.
+    Caller merger;
+    auto local_json = std::make_shared<std::string>(not_here ? std::string() : local.result);
+    auto fallback = std::make_shared<Answer>(local);
+    ops_.OnWorker(
+        Thread::kReader, merger,
+        [&tool, given, local_json, result = std::move(from_hub)](Db& db, rpc::Writer& w) {
+          const std::string merged = mcp::MergeAnswers(tool, *given, db, *local_json, result);
+          w.RawValue(merged.data(), merged.size(), rapidjson::kObjectType);
+        },
+        [give, fallback](Answer a) {
+          // What the hub has and this device hides is not found here.
+          if (a.error && a.error->code() == OpError::Code::kNotFound) return give(*fallback);
+          if (!a.error) a.notice = fallback->notice;
+          give(std::move(a));
+        });
+  };
+  std::string arguments = rpc::Json([&](rpc::Writer& w) { given->Accept(w); });
+  ops_.ctx().hub_ask->Ask(tool.name, std::move(arguments), agent,
+                          [both, finish](hub::ToolReply r) {
+                            both->hub = std::move(r);
+                            finish();
+                          });
+  return [both, finish](Answer a) {
+    both->local = std::move(a);
+    finish();
+  };
 }
 
 }  // namespace origin

@@ -24,6 +24,10 @@
 
 namespace origin {
 
+namespace mcp {
+struct Tool;
+}
+
 /// One MCP client, as its transport keeps it between messages.
 struct McpPeer {
   std::string agent;    // clientInfo.name of its initialize
@@ -55,6 +59,13 @@ class McpServer {
   void Message(const rapidjson::Value& m, const std::shared_ptr<McpPeer>& peer, Done done);
   void CallTool(const std::string& id_json, const rapidjson::Value* params,
                 const std::shared_ptr<McpPeer>& peer, Done done);
+  /// On a connected device, asks the hub `tool` with the agent's `given`
+  /// arguments and returns what takes the device's answer: it merges the
+  /// two (or adds why the hub was not consulted) and hands that to
+  /// `answered`.
+  std::function<void(Answer)> AskHub(const mcp::Tool& tool,
+                                     std::shared_ptr<rapidjson::Document> given,
+                                     const std::string& agent, std::function<void(Answer)> answered);
   Operations& ops_;
   const ThreadRole& thread_;
 };

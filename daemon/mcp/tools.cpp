@@ -36,28 +36,34 @@ const char* const kInstructions =
 // The id forms taken wherever an id is.
 #define ORIGIN_ID_FORMS "its full id, its short ref, or a unique prefix of either"
 
+// Where an item of a connected device's answer comes from.
+#define ORIGIN_ORIGIN_PROP                                                                     \
+  R"s("origin":{"type":"string","enum":["local","hub"],"description":"on a device connected to a hub: local when this device holds it, else hub"})s"
+
 // The answers' schemas: open (members may be added), exact about what is
 // always there.  Times are local ISO 8601 with milliseconds; no member is
 // ever null: what is unknown is left out.
 #define ORIGIN_ENTRY_SCHEMA                                                                    \
   R"s({"type":"object","properties":{"id":{"type":"string"},"kind":{"type":"string"},"text":{"type":"string"},)s" \
   R"s("confidence":{"type":"number"},"author":{"type":"string"},"project":{"type":"string"},"status":{"type":"string"},)s" \
-  R"s("imported":{"type":"boolean"},"created":{"type":"string"},"sources":{"type":"array","items":{"type":"object"}}},)s" \
+  R"s("imported":{"type":"boolean"},"created":{"type":"string"},"store":{"type":"string","description":"the store that wrote it"},)s" \
+  ORIGIN_ORIGIN_PROP R"s(,"sources":{"type":"array","items":{"type":"object"}}},)s" \
   R"s("required":["id","kind","text","confidence","status","imported"]})s"
 #define ORIGIN_SESSION_SCHEMA                                                                  \
   R"s({"type":"object","properties":{"id":{"type":"string"},"source":{"type":"string"},"title":{"type":"string"},)s" \
   R"s("project":{"type":"string"},"first_time":{"type":"string"},"last_time":{"type":"string"},)s" \
-  R"s("messages":{"type":"integer"},"events":{"type":"integer"}},"required":["id","source"]})s"
+  R"s("messages":{"type":"integer"},"events":{"type":"integer"},)s" ORIGIN_ORIGIN_PROP R"s(},"required":["id","source"]})s"
 #define ORIGIN_HIT_SCHEMA                                                                      \
   R"s({"type":"object","properties":{"id":{"type":"string"},"time":{"type":"string"},"role":{"type":"string"},)s" \
   R"s("kind":{"type":"string","description":"left out for a message"},"tool":{"type":"string"},"is_error":{"type":"boolean"},)s" \
   R"s("snippet":{"type":"string","description":"around the first match, matches in [brackets]"},)s" \
-  R"s("rank":{"type":"integer","minimum":1,"description":"1 is the best match (or the newest)"}},)s" \
-  R"s("required":["id","time","role","snippet","rank"]})s"
+  R"s("rank":{"type":"integer","minimum":1,"description":"1 is the best match (or the newest)"},)s" \
+  ORIGIN_ORIGIN_PROP R"s(},"required":["id","time","role","snippet","rank"]})s"
 #define ORIGIN_EVENT_SCHEMA                                                                    \
   R"s({"type":"object","properties":{"id":{"type":"string"},"session":{"type":"string"},"time":{"type":"string"},)s" \
   R"s("role":{"type":"string"},"kind":{"type":"string"},"tool":{"type":"string"},"is_error":{"type":"boolean"},)s" \
-  R"s("text":{"type":"string","description":"in a timeline, a preview: get gives the whole text"}},)s" \
+  R"s("text":{"type":"string","description":"in a timeline, a preview: get gives the whole text"},)s" \
+  ORIGIN_ORIGIN_PROP R"s(},)s" \
   R"s("required":["id","time","role","text"]})s"
 
 constexpr Tool kTools[] = {
@@ -87,7 +93,8 @@ constexpr Tool kTools[] = {
 "order":{"type":"string","enum":["relevance","newest"],"description":"how rank orders the hits"},
 "entries":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"kind":{"type":"string"},
 "snippet":{"type":"string"},"confidence":{"type":"number"},"project":{"type":"string"},"imported":{"type":"boolean"},
-"status":{"type":"string"},"rank":{"type":"integer","minimum":1,"description":"1 is the best match (or the newest)"}},
+"status":{"type":"string"},"rank":{"type":"integer","minimum":1,"description":"1 is the best match (or the newest)"},
+"chain":{"type":"string","description":"a corrected entry: its first version's id"},)json" ORIGIN_ORIGIN_PROP R"json(},
 "required":["id","kind","snippet","confidence","imported","rank"]}},
 "sessions":{"type":"array","description":"event hits by session, in the order of each session's best hit","items":{"type":"object","properties":{
 "id":{"type":"string"},"source":{"type":"string"},"title":{"type":"string","description":"its title, or its first prompt"},"project":{"type":"string"},
@@ -139,7 +146,7 @@ constexpr Tool kTools[] = {
      R"json({"type":"object","properties":{"id":{"type":"string"},"sources":{"type":"array","items":{"type":"object","properties":{
 "file":{"type":"string"},"mirror":{"type":"string"},"generation":{"type":"integer"},"line":{"type":"integer","description":"1-based"},
 "raw":{"type":"string","description":"the line, without its newline"},"raw_base64":{"type":"string","description":"its exact bytes, when they are not UTF-8"}},
-"required":["file","line","raw"]}}},"required":["id","sources"]})json",
+"required":["file","line","raw"]}},)json" ORIGIN_ORIGIN_PROP R"json(},"required":["id","sources"]})json",
      true, "sources", Fresh::kNone, 0, "id", false},
     {"remember",
      "Write a durable entry: one self-contained statement. Cite at least one source: an event "
@@ -192,6 +199,7 @@ constexpr Tool kTools[] = {
 #undef ORIGIN_SESSION_SCHEMA
 #undef ORIGIN_EVENT_SCHEMA
 #undef ORIGIN_HIT_SCHEMA
+#undef ORIGIN_ORIGIN_PROP
 
 namespace {
 

@@ -96,6 +96,7 @@ namespace http {
 class UiService;
 }
 namespace hub {
+class Asker;
 class Syncer;
 struct SyncReport;
 }
@@ -125,6 +126,9 @@ struct Context {
   http::UiService* ui = nullptr;
   /// A device's sync with its hub (daemon/hub/sync.hpp); null on a hub.
   hub::Syncer* hub_sync = nullptr;
+  /// A device's questions to its hub's /mcp (daemon/hub/asker.hpp); null
+  /// on a hub.
+  hub::Asker* hub_ask = nullptr;
   /// The adapter of `source` (an adapter's id), or null for an unknown one.
   const SourceAdapter* adapter(std::string_view source) const {
     for (const auto& a : adapters)

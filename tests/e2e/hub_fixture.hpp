@@ -46,4 +46,31 @@ inline std::map<std::string, std::string> McpHeaders(const std::string& token,
   return more;
 }
 
+// A device named `name`: its own store, ingesting one session
+// (claude-code:<name>-session, events claude-code:<name>-u0 to -u3, the
+// third holding `words`).
+inline void StartDevice(DaemonFixture& dev, const std::string& name, const std::string& words) {
+  dev.env()["ORIGIN_DEVICE"] = name;
+  std::string log;
+  for (int i = 0; i < 4; ++i)
+    log += ClaudeLine(name + "-u" + std::to_string(i),
+                      name + " said line " + std::to_string(i) + (i == 2 ? " " + words : ""),
+                      name + "-session");
+  WriteFile(dev.claude() + "/projects/app/" + name + ".jsonl", log);
+  dev.Start();
+  REQUIRE(dev.WaitFor([&] { return dev.Events() == 4; }));
+}
+
+// `origin sync --json`'s `hub` part, REQUIREd to have no error.
+inline rapidjson::Document Sync(DaemonFixture& dev) {
+  RunResult r = dev.Cli({"sync", "--json"});
+  REQUIRE_MESSAGE(r.status == 0, (r.out + r.err));
+  rapidjson::Document d = Json(r.out);
+  REQUIRE_MESSAGE(d.HasMember("hub"), r.out);
+  REQUIRE_MESSAGE(d["hub"]["error"].IsNull(), r.out);
+  rapidjson::Document hub;
+  hub.CopyFrom(d["hub"], hub.GetAllocator());
+  return hub;
+}
+
 }  // namespace origin::test

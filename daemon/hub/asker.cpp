@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: MIT
+#include "daemon/hub/asker.hpp"
+
+#include <rapidjson/document.h>
+
+#include <chrono>
+#include <memory>
+
+#include "core/store/schema.hpp"
+#include "daemon/hub/connection.hpp"
+#include "daemon/hub/wire.hpp"
+#include "daemon/log.hpp"
+#include "daemon/operations/operations.hpp"
+#include "daemon/rpc_json.hpp"
+
+namespace origin::hub {
+
+namespace {
+
+std::int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// The protocol the device speaks with its hub: the newest, whose answers
+// carry structured content.
+constexpr const char* kProtocol = "2025-11-25";
+
+}  // namespace
+
+struct Asker::Worker {
+  std::unique_ptr<Http> http;  // replaced under mu_ (Stop aborts it)
+  std::string key;             // the connection it was opened for: url, token
+};
+
+Asker::Asker(Context& ctx, long timeout_ms, int threads) : ctx_(ctx), timeout_ms_(timeout_ms) {
+  for (int i = 0; i < threads; ++i) workers_.push_back(std::make_unique<Worker>());
+  for (auto& w : workers_) threads_.emplace_back([this, wp = w.get()] { Run(*wp); });
+}
+
+Asker::~Asker() { Stop(); }
+
+void Asker::Ask(std::string tool, std::string arguments, std::string agent,
+                std::function<void(ToolReply)> done) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!stopping_) {
+      jobs_.push_back(Job{std::move(tool), std::move(arguments), std::move(agent),
+                          SteadyMs() + timeout_ms_, std::move(done)});
+      cv_.notify_one();
+      return;
+    }
+  }
+  done(ToolReply{});
+}
+
+void Asker::Warm() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stopping_) return;
+  // Only when no connection may be open yet: a worker holds one from its
+  // first request on.
+  for (auto& w : workers_)
+    if (w->http) return;
+  jobs_.push_back(Job{{}, {}, {}, SteadyMs() + timeout_ms_, nullptr});
+  cv_.notify_one();
+}
+
+void Asker::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+    for (auto& w : workers_)
+      if (w->http) w->http->Abort();
+    cv_.notify_all();
+  }
+  for (auto& t : threads_)
+    if (t.joinable()) t.join();
+  // What was queued is answered: the hub is not asked any more.
+  for (Job& job : jobs_)
+    if (job.done) job.done(ToolReply{});
+  jobs_.clear();
+}
+
+void Asker::Run(Worker& w) {
+  for (;;) {
+    Job job;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [&] { return stopping_ || !jobs_.empty(); });
+      if (stopping_) return;
+      job = std::move(jobs_.front());
+      jobs_.pop_front();
+    }
+    ToolReply reply;
+    try {
+      reply = Call(w, job);
+    } catch (const std::exception& e) {
+      reply.kind = ToolReply::Kind::kFailed;
+      reply.error = e.what();
+    }
+    if (job.done)
+      ctx_.poster->Post([done = std::move(job.done), reply = std::move(reply)] { done(reply); });
+  }
+}
+
+ToolReply Asker::Call(Worker& w, const Job& job) {
+  ToolReply out;
+  const std::optional<Connection> c = LoadConnection(ctx_.paths.home);
+  if (!c) return out;
+  out.url = c->url;
+  out.kind = ToolReply::Kind::kFailed;
+  const std::string key = c->url + "\n" + c->token;
+  if (!w.http || w.key != key) {
+    // The device's name, as its sync sends it (the hub checks it against
+    // the token).
+    const std::string store = OnDb(ctx_.readers, [](Db& db) { return StoreNameOf(db); });
+    auto http = std::make_unique<Http>(*c, store, timeout_ms_);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stopping_) http->Abort();
+    w.http = std::move(http);
+    w.key = key;
+  }
+  const std::int64_t left = job.deadline_ms - SteadyMs();
+  if (left <= 0) {
+    out.error = "it did not answer within " + std::to_string(timeout_ms_) + " ms";
+    return out;
+  }
+  w.http->SetTimeout(static_cast<long>(left));
+  if (!job.done) {
+    w.http->Get("/healthz");
+    return out;
+  }
+  const std::string body = rpc::Json([&](rpc::Writer& wr) {
+    wr.StartObject();
+    wr.Key("jsonrpc");
+    wr.String("2.0");
+    wr.Key("id");
+    wr.Int(1);
+    wr.Key("method");
+    wr.String("tools/call");
+    wr.Key("params");
+    wr.StartObject();
+    wr.Key("name");
+    wr.String(job.tool);
+    wr.Key("arguments");
+    wr.RawValue(job.arguments.data(), job.arguments.size(), rapidjson::kObjectType);
+    wr.EndObject();
+    wr.EndObject();
+  });
+  std::vector<std::string> headers = {"Accept: application/json, text/event-stream",
+                                      std::string("MCP-Protocol-Version: ") + kProtocol};
+  // The agent's name when the hub takes it (reads are not recorded by
+  // author, so a name it would refuse is left out rather than failing).
+  if (hub_wire::ValidAgentName(job.agent)) headers.push_back("X-Origin-Client: " + job.agent);
+  const Response r = w.http->PostJson("/mcp", body, headers);
+  if (r.timed_out) {
+    out.error = "it did not answer within " + std::to_string(timeout_ms_) + " ms";
+    return out;
+  }
+  if (!r.error.empty()) {
+    out.error = "it could not be reached: " + r.error;
+    return out;
+  }
+  rapidjson::Document d;
+  d.Parse(r.body.data(), r.body.size());
+  const rapidjson::Value* error = d.IsObject() ? hub_wire::Member(d, "error") : nullptr;
+  if (r.status != 200 || d.HasParseError() || !d.IsObject()) {
+    const rapidjson::Value* m = error != nullptr ? hub_wire::Member(*error, "message") : nullptr;
+    out.error = "it answered " + std::to_string(r.status) +
+                (m != nullptr && m->IsString() ? std::string(": ") + m->GetString() : "");
+    return out;
+  }
+  const rapidjson::Value* result = hub_wire::Member(d, "result");
+  if (result == nullptr || !result->IsObject()) {
+    const rapidjson::Value* m = error != nullptr ? hub_wire::Member(*error, "message") : nullptr;
+    out.error = std::string("it answered an error") +
+                (m != nullptr && m->IsString() ? std::string(": ") + m->GetString() : "");
+    return out;
+  }
+  out.kind = ToolReply::Kind::kAnswered;
+  const rapidjson::Value* is_error = hub_wire::Member(*result, "isError");
+  if (is_error != nullptr && is_error->IsBool() && is_error->GetBool()) {
+    const rapidjson::Value* content = hub_wire::Member(*result, "content");
+    if (content != nullptr && content->IsArray() && !content->Empty() &&
+        (*content)[0].IsObject())
+      if (const rapidjson::Value* t = hub_wire::Member((*content)[0], "text");
+          t != nullptr && t->IsString())
+        out.tool_error = t->GetString();
+    if (out.tool_error.empty()) out.tool_error = "the hub's tool failed";
+    return out;
+  }
+  const rapidjson::Value* structured = hub_wire::Member(*result, "structuredContent");
+  if (structured == nullptr || !structured->IsObject()) {
+    out.kind = ToolReply::Kind::kFailed;
+    out.error = "its answer has no structured content";
+    return out;
+  }
+  out.result = rpc::Json([&](rpc::Writer& wr) { structured->Accept(wr); });
+  return out;
+}
+
+}  // namespace origin::hub

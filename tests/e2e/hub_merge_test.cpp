@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: MIT
+// Merged answers on a device connected to a hub (issue 17, point 4; spec:
+// MCP server, On a device connected to a hub), with real daemons on
+// loopback and the device's real origin-mcp: its read tools answer from
+// its own store and the hub's /mcp at once, merged, de-duplicated and
+// labelled by store; get and sources of what only the hub holds come from
+// the hub, down to the other device's original line; and with the hub
+// down or silent, the device answers alone and says so, within the hub
+// timeout, and merges again once the hub is back.
+
+#include <doctest/doctest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <set>
+
+#include "io/fd.hpp"
+#include "tests/e2e/hub_fixture.hpp"
+#include "tests/e2e/mcp_stdio.hpp"
+
+namespace origin::test {
+
+namespace {
+
+rapidjson::Document Parsed(const std::string& text) {
+  rapidjson::Document d;
+  d.Parse(text.c_str());
+  REQUIRE_MESSAGE(!d.HasParseError(), text);
+  return d;
+}
+
+void Initialize(Mcp& m) {
+  auto d = m.Call(1, "initialize",
+                  R"({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"claude-code","version":"1"}})");
+  REQUIRE(d.HasMember("result"));
+}
+
+// `o`'s string member `key`, REQUIREd.
+std::string Field(const rapidjson::Value& o, const char* key) {
+  REQUIRE_MESSAGE((o.IsObject() && o.HasMember(key) && o[key].IsString()),
+                  key << " missing in " << proto::ToJson(o));
+  return o[key].GetString();
+}
+
+// Every event hit of a search answer: its id and its origin label.
+std::map<std::string, std::string> EventHits(const rapidjson::Value& answer) {
+  std::map<std::string, std::string> out;
+  std::multiset<std::string> seen;
+  REQUIRE_MESSAGE((answer.HasMember("sessions") && answer.HasMember("events")),
+                  proto::ToJson(answer));
+  for (const auto& s : answer["sessions"].GetArray())
+    for (const auto& e : s["events"].GetArray()) {
+      out[Field(e, "id")] = Field(e, "origin");
+      seen.insert(Field(e, "id"));
+    }
+  for (const auto& e : answer["events"].GetArray()) out[Field(e, "id")] = Field(e, "origin");
+  for (const auto& id : seen) CHECK_MESSAGE(seen.count(id) == 1, id);  // de-duplicated
+  return out;
+}
+
+// A TCP port that takes connections and never answers: a hub that hangs.
+class SilentPort {
+ public:
+  SilentPort() : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(fd_.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    REQUIRE(::listen(fd_.get(), 16) == 0);
+    socklen_t len = sizeof a;
+    REQUIRE(::getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&a), &len) == 0);
+    port_ = ntohs(a.sin_port);
+  }
+  int port() const { return port_; }
+
+ private:
+  UniqueFd fd_;
+  int port_ = 0;
+};
+
+}  // namespace
+
+TEST_SUITE("hub") {
+
+TEST_CASE("hub merge: a connected device's read tools merge the hub's answers, labelled by "
+          "store, and answer alone, saying so, when the hub is down or silent") {
+  DaemonFixture hub;
+  hub.Start({"--hub", "--port", "0"});
+  const int port = HubPort(hub);
+  const std::string url = "http://127.0.0.1:" + std::to_string(port);
+  const std::string laptop_token = NewToken(hub, "laptop");
+  const std::string desk_token = NewToken(hub, "desk");
+
+  DaemonFixture laptop, desk;
+  StartDevice(laptop, "laptop", "about rockets and oceans");
+  StartDevice(desk, "desk", "about oceans");
+  REQUIRE(laptop.Cli({"hub", "connect", url, "--token", laptop_token}).status == 0);
+  REQUIRE(desk.Cli({"hub", "connect", url, "--token", desk_token}).status == 0);
+  Sync(laptop);
+  Sync(desk);
+  RunResult remembered = desk.Cli({"remember", "oceans are deep", "--cite",
+                                   "claude-code:desk-u2", "--json"});
+  REQUIRE_MESSAGE(remembered.status == 0, remembered.err);
+  const std::string desk_entry = Json(remembered.out)["entry"]["id"].GetString();
+  Sync(desk);
+
+  Mcp m(laptop.env());
+  Initialize(m);
+  int id = 10;
+
+  // search: the laptop's own hit once, labelled local; the desk's, which
+  // only the hub holds, labelled hub; the desk's entry too.
+  {
+    auto [text, error, notice] = m.ToolWithNotice(++id, "search", R"({"query":"oceans"})");
+    REQUIRE_MESSAGE(!error, text);
+    CHECK_MESSAGE(notice.empty(), notice);
+    rapidjson::Document d = Parsed(text);
+    const auto hits = EventHits(d);
+    CHECK(hits.at("claude-code:laptop-u2") == "local");
+    CHECK(hits.at("claude-code:desk-u2") == "hub");
+    bool found = false;
+    for (const auto& e : d["entries"].GetArray())
+      if (std::string(e["id"].GetString()) == desk_entry) {
+        found = true;
+        CHECK(Field(e, "origin") == "hub");
+        CHECK_FALSE(e.HasMember("ref"));  // the hub's short reference means nothing here
+      }
+    CHECK(found);
+    // Ranks are the merged order's.
+    std::set<std::int64_t> ranks;
+    for (const auto& s : d["sessions"].GetArray())
+      for (const auto& e : s["events"].GetArray()) ranks.insert(e["rank"].GetInt64());
+    CHECK(ranks == std::set<std::int64_t>{1, 2});
+  }
+  // get and sources of the desk's event: from the hub, down to the desk's
+  // original line in the hub's mirror.
+  {
+    auto [text, error] = m.Tool(++id, "get", R"({"id":"claude-code:desk-u2"})");
+    REQUIRE_MESSAGE(!error, text);
+    rapidjson::Document d = Parsed(text);
+    CHECK(Field(d["event"], "origin") == "hub");
+    CHECK(std::string(d["event"]["text"].GetString()).find("desk said line 2") != std::string::npos);
+    auto [src, src_error] = m.Tool(++id, "sources", R"({"id":"claude-code:desk-u2"})");
+    REQUIRE_MESSAGE(!src_error, src);
+    rapidjson::Document s = Parsed(src);
+    CHECK(Field(s, "origin") == "hub");
+    CHECK(std::string(s["sources"][0]["raw"].GetString()).find("desk said line 2") != std::string::npos);
+    CHECK(s["sources"][0]["line"].GetInt() == 3);
+    // The desk's entry, with its history, from the hub.
+    auto [entry, entry_error] = m.Tool(++id, "get", R"({"id":")" + desk_entry + R"("})");
+    REQUIRE_MESSAGE(!entry_error, entry);
+    rapidjson::Document e = Parsed(entry);
+    CHECK(Field(e["entry"], "origin") == "hub");
+    CHECK(e["history"].Size() == 1);
+    // An id neither holds: the device's own error.
+    auto [none, none_error] = m.Tool(++id, "get", R"({"id":"claude-code:nowhere"})");
+    CHECK(none_error);
+  }
+  // timeline: the sessions of both devices, once each.
+  {
+    auto [text, error] = m.Tool(++id, "timeline", R"({"since":"2026-01-01","until":"2026-02-01"})");
+    REQUIRE_MESSAGE(!error, text);
+    rapidjson::Document d = Parsed(text);
+    std::map<std::string, std::string> sessions;
+    for (const auto& s : d["sessions"].GetArray())
+      sessions[Field(s, "id")] = Field(s, "origin");
+    CHECK(sessions.size() == 2);
+    CHECK(sessions["claude-code:laptop-session"] == "local");
+    CHECK(sessions["claude-code:desk-session"] == "hub");
+    // A session only the hub holds: its events from the hub.
+    auto [page, page_error] =
+        m.Tool(++id, "timeline", R"({"session":"claude-code:desk-session"})");
+    REQUIRE_MESSAGE(!page_error, page);
+    CHECK(Parsed(page)["events"].Size() == 4);
+  }
+  // A forget made on the desk hides its event in the laptop's answers
+  // (through the hub), and the laptop never shows what it forgot itself.
+  {
+    RunResult forgot = desk.Cli({"forget", "claude-code:desk-u2", "--reason", "private",
+                                 "--yes", "--json"});
+    REQUIRE_MESSAGE(forgot.status == 0, forgot.err);
+    Sync(desk);
+    REQUIRE(laptop.Cli({"forget", "claude-code:laptop-u2", "--reason", "mine", "--yes"}).status == 0);
+    auto [text, error] = m.Tool(++id, "search", R"({"query":"oceans"})");
+    REQUIRE_MESSAGE(!error, text);
+    const auto hits = EventHits(Parsed(text));
+    CHECK(hits.count("claude-code:desk-u2") == 0);
+    CHECK(hits.count("claude-code:laptop-u2") == 0);
+    auto [got, got_error] = m.Tool(++id, "get", R"({"id":"claude-code:desk-u2"})");
+    CHECK(got_error);
+  }
+
+  // The hub down: answers from the laptop alone, saying so.
+  hub.Stop();
+  {
+    auto [text, error, notice] = m.ToolWithNotice(++id, "search", R"({"query":"said"})");
+    REQUIRE_MESSAGE(!error, text);
+    CHECK_MESSAGE(notice.find("was not consulted") != std::string::npos, notice);
+    CHECK(notice.find(url) != std::string::npos);
+    const auto hits = EventHits(Parsed(text));
+    CHECK(hits.count("claude-code:laptop-u1") == 1);
+    CHECK(hits.count("claude-code:desk-u1") == 0);
+    // An id only the hub holds: not found, and why.
+    auto [got, got_error, got_notice] =
+        m.ToolWithNotice(++id, "get", R"({"id":"claude-code:desk-u1"})");
+    CHECK(got_error);
+    CHECK(got_notice.find("was not consulted") != std::string::npos);
+  }
+  // Back on the same port: merged again.
+  hub.Start({"--hub", "--port", std::to_string(port)});
+  {
+    auto [text, error, notice] = m.ToolWithNotice(++id, "search", R"({"query":"said"})");
+    REQUIRE_MESSAGE(!error, text);
+    CHECK_MESSAGE(notice.empty(), notice);
+    CHECK(EventHits(Parsed(text)).count("claude-code:desk-u1") == 1);
+  }
+  m.CloseAndWait();
+
+  // A hub that takes the connection and never answers: the device answers
+  // alone once the hub timeout has passed, not later.
+  SilentPort silent;
+  DaemonFixture hermit;
+  hermit.env()["ORIGIN_HUB_URL"] = "http://127.0.0.1:" + std::to_string(silent.port());
+  hermit.env()["ORIGIN_HUB_TOKEN"] = "ogn_silent";
+  hermit.env()["ORIGIN_HUB_TIMEOUT_MS"] = "500";
+  hermit.env()["ORIGIN_HUB_SYNC_MS"] = "0";
+  StartDevice(hermit, "hermit", "about caves");
+  Mcp h(hermit.env());
+  Initialize(h);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto [text, error, notice] = h.ToolWithNotice(2, "search", R"({"query":"caves"})");
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  REQUIRE_MESSAGE(!error, text);
+  CHECK(EventHits(Parsed(text)).count("claude-code:hermit-u2") == 1);
+  CHECK_MESSAGE(notice.find("did not answer within 500 ms") != std::string::npos, notice);
+  CHECK(took < 5.0);
+  h.CloseAndWait();
+  hermit.Stop();
+  laptop.Stop();
+  desk.Stop();
+  hub.Stop();
+}
+
+}  // TEST_SUITE
+
+}  // namespace origin::test
