@@ -122,7 +122,19 @@ void Daemon::Start() {
                                                       : 2000L);
     ctx_.hub_ask = hub_ask_.get();
     const char* every = std::getenv("ORIGIN_HUB_SYNC_MS");
-    ScheduleHubSync(every != nullptr ? std::atoi(every) : 60'000);
+    const int interval_ms = every != nullptr ? std::atoi(every) : 60'000;
+    ScheduleHubSync(interval_ms);
+    // New lines mirrored here go up soon after, at most once in that
+    // while, so that a busy agent's log is sent in batches.
+    if (interval_ms > 0)
+      ingestion_.OnGrew([this, after = std::min(interval_ms, kHubSyncAfterIngestMs)] {
+        if (hub_sync_soon_ || shutting_down_) return;
+        hub_sync_soon_ = true;
+        timers_.After(after, [this] {
+          hub_sync_soon_ = false;
+          if (!shutting_down_) hub_sync_->Request(nullptr, true);
+        });
+      });
   }
   scheduler_.Start();
 }
@@ -131,7 +143,7 @@ void Daemon::ScheduleHubSync(int interval_ms) {
   if (interval_ms <= 0 || shutting_down_) return;
   timers_.After(interval_ms, [this, interval_ms] {
     if (shutting_down_) return;
-    hub_sync_->Request(nullptr);
+    hub_sync_->Request(nullptr, true);
     ScheduleHubSync(interval_ms);
   });
 }

@@ -118,6 +118,9 @@ class Daemon {
   std::unique_ptr<http::HubService> hub_;  // under origin serve
   std::unique_ptr<hub::Syncer> hub_sync_;  // on a device: its sync with a hub
   std::unique_ptr<hub::Asker> hub_ask_;    // on a device: its questions to the hub's /mcp
+  /// How soon after its ingests a device syncs with its hub, at most.
+  static constexpr int kHubSyncAfterIngestMs = 5'000;
+  bool hub_sync_soon_ = false;  // a sync after ingests is due (loop)
   std::unique_ptr<LoopPoster> poster_;
   std::unique_ptr<DbWorkers> writer_;
   std::unique_ptr<DbWorkers> readers_;

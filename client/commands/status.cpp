@@ -115,6 +115,15 @@ int RenderStatus(rapidjson::Document& r, const Invocation& inv) {
   if (disk > 0)
     std::fprintf(out, " (%.1f×)", static_cast<double>(content) / static_cast<double>(disk));
   std::fprintf(out, "\n");
+  // A device's hub: where it syncs, and when it last did (a failure is in
+  // the attention list above).
+  if (auto h = r.FindMember("hub"); h != r.MemberEnd() && h->value.IsObject()) {
+    const rapidjson::Value& hub = h->value;
+    const std::string when = hub["last_sync_at"].IsInt64()
+                                 ? "last synced " + LocalTime(hub["last_sync_at"].GetInt64())
+                                 : std::string("not synced yet");
+    std::fprintf(out, "hub: %s · %s\n", Str(hub, "url", "(no URL)").c_str(), when.c_str());
+  }
   if (files_total == 0) {
     std::fprintf(out, "\nNo agent logs found on this machine yet. Origin watches:\n");
     for (const auto& src : r["sources"].GetArray())
@@ -137,11 +146,11 @@ constexpr Option kStatusOptions[] = {kJsonOption};
 constexpr std::string_view kStatusDetails =
     "What the store holds, per agent: files, sessions and events, parse errors of\n"
     "the last 7 days, the latest ingest and the agent's version; the search index;\n"
-    "the size of the database and of the raw mirrors.  Below the table, a line for\n"
-    "each thing that needs you (a source whose latest sync failed, a mirror that\n"
-    "refuses appends, a log directory that cannot be read, a search index that\n"
-    "cannot be written): then the exit code is 5, and the answer is printed all the\n"
-    "same.\n";
+    "the size of the database and of the raw mirrors; the hub a device syncs with.\n"
+    "Below the table, a line for each thing that needs you (a source whose latest\n"
+    "sync failed, a mirror that refuses appends, a log directory that cannot be\n"
+    "read, a search index that cannot be written, a hub the last sync failed\n"
+    "with): then the exit code is 5, and the answer is printed all the same.\n";
 
 constexpr std::string_view kStatusExamples =
     "  origin status\n"

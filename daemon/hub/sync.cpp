@@ -3,6 +3,8 @@
 
 #include <rapidjson/document.h>
 
+#include <algorithm>
+#include <chrono>
 #include <map>
 #include <tuple>
 #include <type_traits>
@@ -27,6 +29,16 @@ namespace {
 constexpr long kRequestTimeoutMs = 30'000;
 // Whole lines of at most this much a chunk (the hub's limit), or one line.
 constexpr std::int64_t kChunkBytes = 1 << 20;
+// The wait before an automatic sync after a failed one, doubling with
+// each failure in a row, at most the longest.
+constexpr std::int64_t kFirstRetryMs = 5'000, kLongestRetryMs = 300'000;
+
+std::int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
 // Records a push sends at most (the hub's limit, kMaxPushRecords).
 constexpr std::size_t kBatch = kMaxPushRecords;
 
@@ -317,14 +329,26 @@ void Syncer::Run() {
   }
 }
 
+LastSync ReadLastSync(Db& db) {
+  LastSync out;
+  out.last_sync_ms = ToInt(SettingOr(db, "hub.last_sync", "0"));
+  const std::string failed = SettingOr(db, "hub.last_error", "");
+  if (const std::size_t sp = failed.find(' '); sp != std::string::npos) {
+    out.last_error_ms = ToInt(failed.substr(0, sp));
+    if (out.last_error_ms > out.last_sync_ms) out.last_error = failed.substr(sp + 1);
+  }
+  return out;
+}
+
 std::string Syncer::StoreName() {
   return OnDb(ctx_.readers, [](Db& db) { return StoreNameOf(db); });
 }
 
-void Syncer::Request(std::function<void(SyncReport)> done) {
+void Syncer::Request(std::function<void(SyncReport)> done, bool automatic) {
   bool queue = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (automatic && failures_ > 0 && SteadyMs() < retry_at_ms_) return;  // backing off
     if (done) waiting_.push_back(std::move(done));
     if (!sync_queued_) queue = sync_queued_ = true;
   }
@@ -385,6 +409,11 @@ void Syncer::SyncJob() {
     if (report.error.empty() && !last_error_.empty())
       LOG_INFO("hub: synced with %s again", report.url.c_str());
     last_error_ = report.error;
+    std::lock_guard<std::mutex> lock(mu_);
+    failures_ = report.error.empty() ? 0 : failures_ + 1;
+    if (failures_ > 0)
+      retry_at_ms_ = SteadyMs() + std::min<std::int64_t>(kFirstRetryMs << std::min(failures_ - 1, 10),
+                                                         kLongestRetryMs);
   }
   for (auto& done : waiting)
     ctx_.poster->Post([done = std::move(done), report] { done(report); });
@@ -431,14 +460,10 @@ void Syncer::CheckStored(std::function<void(std::optional<CheckReport>)> done) {
       if (std::optional<Connection> c = LoadConnection(ctx_.paths.home)) {
         r = CheckOn(*c, false);
         r->from_env = c->from_env;
-        const auto [ok, failed] = OnDb(ctx_.readers, [](Db& db) {
-          return std::pair{SettingOr(db, "hub.last_sync", "0"), SettingOr(db, "hub.last_error", "")};
-        });
-        r->last_sync_ms = ToInt(ok);
-        if (const std::size_t sp = failed.find(' '); sp != std::string::npos) {
-          r->last_error_ms = ToInt(failed.substr(0, sp));
-          if (r->last_error_ms > r->last_sync_ms) r->last_error = failed.substr(sp + 1);
-        }
+        const LastSync last = OnDb(ctx_.readers, [](Db& db) { return ReadLastSync(db); });
+        r->last_sync_ms = last.last_sync_ms;
+        r->last_error_ms = last.last_error_ms;
+        r->last_error = last.last_error;
       }
     } catch (const std::exception& e) {
       r = CheckReport{};

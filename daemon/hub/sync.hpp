@@ -27,6 +27,7 @@
 #include <string>
 #include <thread>
 
+#include "core/c/sqlite.hpp"
 #include "daemon/hub/connection.hpp"
 
 namespace origin {
@@ -60,6 +61,14 @@ struct CheckReport {
   std::string last_error;
 };
 
+/// How the last syncs ended, from `setting`: when the last one finished,
+/// and the time and error of a later one that failed.
+struct LastSync {
+  std::int64_t last_sync_ms = 0, last_error_ms = 0;
+  std::string last_error;  // empty unless it came after the last success
+};
+LastSync ReadLastSync(Db& db);
+
 class Syncer {
  public:
   explicit Syncer(Context& ctx);
@@ -68,8 +77,12 @@ class Syncer {
   Syncer& operator=(const Syncer&) = delete;
 
   /// A sync as soon as the one under way (if any) ends; requests made
-  /// meanwhile share it.  `done` runs on the loop.
-  void Request(std::function<void(SyncReport)> done);
+  /// meanwhile share it.  `done` runs on the loop.  An `automatic` one (the
+  /// daemon's own: after a write, after ingests, every minute) is skipped
+  /// while the last syncs failed, for 5 s after the first failure, doubling
+  /// with each failure after it up to 5 minutes; a person's (origin sync,
+  /// origin hub connect) always runs.
+  void Request(std::function<void(SyncReport)> done, bool automatic = false);
   /// Asks the hub at `c` whose token it is, checks the name against this
   /// store's, and when `save` and they agree, writes hub.json.
   void Check(Connection c, bool save, std::function<void(CheckReport)> done);
@@ -94,6 +107,8 @@ class Syncer {
   std::deque<std::function<void()>> jobs_;
   std::vector<std::function<void(SyncReport)>> waiting_;  // for the next sync
   bool sync_queued_ = false;
+  int failures_ = 0;             // syncs failed in a row
+  std::int64_t retry_at_ms_ = 0;  // steady clock: no automatic sync before
   bool stopping_ = false;
   Http* current_ = nullptr;  // the request under way, to abort
   std::string last_error_;   // logged once until it changes (hub thread)

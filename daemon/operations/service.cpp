@@ -242,6 +242,37 @@ void Status(Operations& o, const proto::NoRequest&, const Caller& caller, Reply 
       w.EndObject();
     }
     w.EndArray();
+    // A device's hub: its URL and how the last syncs ended; null when not
+    // connected (and on a hub).
+    w.Key("hub");
+    std::optional<hub::Connection> conn;
+    std::string conn_error;
+    if (ctx.hub_sync != nullptr) {
+      try {
+        conn = hub::LoadConnection(paths.home);
+      } catch (const std::exception& e) {
+        conn_error = e.what();
+      }
+    }
+    if (conn || !conn_error.empty()) {
+      const hub::LastSync last = hub::ReadLastSync(db);
+      const std::string error = conn_error.empty() ? last.last_error : conn_error;
+      w.StartObject();
+      w.Key("url");
+      OptStr(w, conn ? conn->url : "");
+      w.Key("last_sync_at");
+      OptInt(w, last.last_sync_ms);
+      w.Key("error");  // the last sync's, when it failed
+      OptStr(w, error);
+      w.Key("error_at");
+      OptInt(w, conn_error.empty() ? last.last_error_ms : 0);
+      w.EndObject();
+      if (!error.empty())
+        attention.push_back("hub: " + error +
+                            " (the device works alone meanwhile and retries; origin hub status)");
+    } else {
+      w.Null();
+    }
     w.Key("attention");
     w.StartArray();
     for (const std::string& a : attention) w.String(a);

@@ -129,7 +129,7 @@ void Keyed(Operations& o, const Operation& op, Request req, Caller caller, Reply
         // On a device connected to a hub, a write is synced right after
         // (spec: Using a hub from a device); without a hub this costs a
         // look for hub.json on the hub thread.
-        if (!a.error && ctx.hub_sync != nullptr) ctx.hub_sync->Request(nullptr);
+        if (!a.error && ctx.hub_sync != nullptr) ctx.hub_sync->Request(nullptr, true);
         reply(std::move(a));
       });
 }

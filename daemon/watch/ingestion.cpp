@@ -244,6 +244,7 @@ void Ingestion::Note(const SyncReport& r, bool partial) {
   totals_.bytes += r.bytes;
   totals_.events += r.events;
   health_.Note(r, clock_.NowMs(), partial);
+  if (r.bytes > 0 && grew_ && poster_ != nullptr) poster_->Post(grew_);
 }
 
 void Ingestion::Failed(const std::vector<const SourceAdapter*>& which, const std::exception& e) {

@@ -73,6 +73,9 @@ class Ingestion {
   /// `retry(source)` on the loop when the store refused a write in a sync
   /// that SyncSource did not run (a request's, a live file's).
   void OnStoreFault(std::function<void(std::size_t source)> retry) { retry_ = std::move(retry); }
+  /// `grew()` on the loop after each sync that mirrored new lines (a
+  /// connected device sends them to its hub).  Set before Attach.
+  void OnGrew(std::function<void()> grew) { grew_ = std::move(grew); }
 
   /// loop: one sync of `source` (the scheduler's); `done` on the loop,
   /// true when the store refused a write (the sync is to be retried).
@@ -122,6 +125,7 @@ class Ingestion {
   int live_delay_ms_;  // the watcher's debounce: a burst of events, one live job
   Discovered discovered_;
   std::function<void(std::size_t)> retry_;  // loop
+  std::function<void()> grew_;              // loop
   DbWorkers* writer_ = nullptr;
   Indexer* indexer_ = nullptr;
   LoopPoster* poster_ = nullptr;

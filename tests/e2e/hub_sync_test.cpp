@@ -47,6 +47,9 @@ TEST_CASE("hub sync: two devices connect, sync, and a forget and a restore made 
   const std::string reader = NewToken(hub, "ci");
 
   DaemonFixture laptop, desk;
+  // No sync every minute: what reaches the hub on its own is sent after
+  // a write or an ingest.
+  laptop.env()["ORIGIN_HUB_SYNC_MS"] = "600000";
   StartDevice(laptop, "laptop", "about rockets");
   StartDevice(desk, "desk", "about oceans");
 
@@ -99,6 +102,13 @@ TEST_CASE("hub sync: two devices connect, sync, and a forget and a restore made 
     CHECK(shown.out.find("user@laptop") != std::string::npos);
   }
 
+  // New lines in the laptop's log reach the hub soon after they are
+  // ingested, without origin sync.
+  AppendFile(laptop.claude() + "/projects/app/laptop.jsonl",
+             ClaudeLine("laptop-u9", "laptop said volcanoes", "laptop-session"));
+  CHECK(hub.WaitFor([&] { return HubFinds(port, reader, "volcanoes", "laptop said [volcanoes]"); },
+                    30));
+
   // A forget made on the laptop: hidden there at once, on the hub once
   // it syncs, and recorded on the desk once the desk syncs.
   RunResult forgot = laptop.Cli({"forget", "claude-code:laptop-u2", "--reason", "private",
@@ -137,6 +147,17 @@ TEST_CASE("hub sync: two devices connect, sync, and a forget and a restore made 
   CHECK(st["last_sync"].IsInt64());
   CHECK(st["last_error"].IsNull());
 
+  // origin status: the hub, and when the device last synced with it.
+  {
+    RunResult s = laptop.Cli({"status", "--json"});
+    REQUIRE_MESSAGE(s.status == 0, (s.out + s.err));
+    rapidjson::Document d = Json(s.out);
+    CHECK(std::string(d["hub"]["url"].GetString()) == url);
+    CHECK(d["hub"]["last_sync_at"].IsInt64());
+    CHECK(d["hub"]["error"].IsNull());
+    CHECK(laptop.Cli({"status"}).out.find("hub: " + url + " · last synced") != std::string::npos);
+  }
+
   // The hub down: the sync fails, says so, and the device keeps working.
   hub.Stop();
   RunResult down = laptop.Cli({"sync", "--json"});
@@ -145,6 +166,14 @@ TEST_CASE("hub sync: two devices connect, sync, and a forget and a restore made 
   CHECK(laptop.Cli({"search", "rockets"}).status == 0);
   RunResult after = laptop.Cli({"hub", "status", "--json"});
   CHECK(Json(after.out)["last_error"].IsString());
+  // origin status names the failure, and exits 5 for it.
+  {
+    RunResult s = laptop.Cli({"status", "--json"});
+    CHECK(s.status == 5);
+    rapidjson::Document d = Json(s.out);
+    CHECK(d["hub"]["error"].IsString());
+    CHECK(d["attention"].Size() >= 1);
+  }
 
   CHECK(laptop.Cli({"hub", "disconnect"}).status == 0);
   CHECK_FALSE(std::filesystem::exists(laptop.home() + "/hub.json"));
