@@ -48,8 +48,9 @@ TEST_CASE("hub sync: two devices connect, sync, and a forget and a restore made 
 
   DaemonFixture laptop, desk;
   // No sync every minute: what reaches the hub on its own is sent after
-  // a write or an ingest.
+  // a write or an ingest, and the desk learns of a forget when it syncs.
   laptop.env()["ORIGIN_HUB_SYNC_MS"] = "600000";
+  desk.env()["ORIGIN_HUB_SYNC_MS"] = "600000";
   StartDevice(laptop, "laptop", "about rockets");
   StartDevice(desk, "desk", "about oceans");
 
