@@ -164,17 +164,14 @@ ToolReply Asker::Call(Worker& w, const Job& job) {
   }
   rapidjson::Document d;
   d.Parse(r.body.data(), r.body.size());
-  const rapidjson::Value* error = d.IsObject() ? hub_wire::Member(d, "error") : nullptr;
-  if (r.status != 200 || d.HasParseError() || !d.IsObject()) {
+  const bool object = !d.HasParseError() && d.IsObject();
+  const rapidjson::Value* result = object ? hub_wire::Member(d, "result") : nullptr;
+  if (r.status != 200 || result == nullptr || !result->IsObject()) {
+    // The JSON-RPC error's message, when it gave one.
+    const rapidjson::Value* error = object ? hub_wire::Member(d, "error") : nullptr;
     const rapidjson::Value* m = error != nullptr ? hub_wire::Member(*error, "message") : nullptr;
-    out.error = "it answered " + std::to_string(r.status) +
-                (m != nullptr && m->IsString() ? std::string(": ") + m->GetString() : "");
-    return out;
-  }
-  const rapidjson::Value* result = hub_wire::Member(d, "result");
-  if (result == nullptr || !result->IsObject()) {
-    const rapidjson::Value* m = error != nullptr ? hub_wire::Member(*error, "message") : nullptr;
-    out.error = std::string("it answered an error") +
+    out.error = (r.status != 200 || !object ? "it answered " + std::to_string(r.status)
+                                 : std::string("it answered an error")) +
                 (m != nullptr && m->IsString() ? std::string(": ") + m->GetString() : "");
     return out;
   }

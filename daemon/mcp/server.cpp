@@ -327,13 +327,14 @@ std::function<void(Answer)> McpServer::AskHub(const mcp::Tool& tool,
       from_hub = "{}";
     }
     // Merged on a reader, which tells what this device holds and hides.
-    Caller merger;
-    auto local_json = std::make_shared<std::string>(not_here ? std::string() : local.result);
-    auto fallback = std::make_shared<Answer>(local);
+    // The device's answer is read there ("" when it does not hold the id)
+    // and kept for the reply.
+    auto fallback = std::make_shared<Answer>(std::move(local));
     ops_.OnWorker(
-        Thread::kReader, merger,
-        [&tool, given, local_json, result = std::move(from_hub)](Db& db, rpc::Writer& w) {
-          const std::string merged = mcp::MergeAnswers(tool, *given, db, *local_json, result);
+        Thread::kReader, Caller{},
+        [&tool, given, fallback, result = std::move(from_hub)](Db& db, rpc::Writer& w) {
+          const std::string merged = mcp::MergeAnswers(
+              tool, *given, db, fallback->error ? std::string() : fallback->result, result);
           w.RawValue(merged.data(), merged.size(), rapidjson::kObjectType);
         },
         [give, fallback](Answer a) {

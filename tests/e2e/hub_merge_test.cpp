@@ -24,13 +24,6 @@ namespace origin::test {
 
 namespace {
 
-rapidjson::Document Parsed(const std::string& text) {
-  rapidjson::Document d;
-  d.Parse(text.c_str());
-  REQUIRE_MESSAGE(!d.HasParseError(), text);
-  return d;
-}
-
 void Initialize(Mcp& m) {
   auto d = m.Call(1, "initialize",
                   R"({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"claude-code","version":"1"}})");
@@ -116,7 +109,7 @@ TEST_CASE("hub merge: a connected device's read tools merge the hub's answers, l
     auto [text, error, notice] = m.ToolWithNotice(++id, "search", R"({"query":"oceans"})");
     REQUIRE_MESSAGE(!error, text);
     CHECK_MESSAGE(notice.empty(), notice);
-    rapidjson::Document d = Parsed(text);
+    rapidjson::Document d = Json(text);
     const auto hits = EventHits(d);
     CHECK(hits.at("claude-code:laptop-u2") == "local");
     CHECK(hits.at("claude-code:desk-u2") == "hub");
@@ -139,19 +132,19 @@ TEST_CASE("hub merge: a connected device's read tools merge the hub's answers, l
   {
     auto [text, error] = m.Tool(++id, "get", R"({"id":"claude-code:desk-u2"})");
     REQUIRE_MESSAGE(!error, text);
-    rapidjson::Document d = Parsed(text);
+    rapidjson::Document d = Json(text);
     CHECK(Field(d["event"], "origin") == "hub");
     CHECK(std::string(d["event"]["text"].GetString()).find("desk said line 2") != std::string::npos);
     auto [src, src_error] = m.Tool(++id, "sources", R"({"id":"claude-code:desk-u2"})");
     REQUIRE_MESSAGE(!src_error, src);
-    rapidjson::Document s = Parsed(src);
+    rapidjson::Document s = Json(src);
     CHECK(Field(s, "origin") == "hub");
     CHECK(std::string(s["sources"][0]["raw"].GetString()).find("desk said line 2") != std::string::npos);
     CHECK(s["sources"][0]["line"].GetInt() == 3);
     // The desk's entry, with its history, from the hub.
     auto [entry, entry_error] = m.Tool(++id, "get", R"({"id":")" + desk_entry + R"("})");
     REQUIRE_MESSAGE(!entry_error, entry);
-    rapidjson::Document e = Parsed(entry);
+    rapidjson::Document e = Json(entry);
     CHECK(Field(e["entry"], "origin") == "hub");
     CHECK(e["history"].Size() == 1);
     // An id neither holds: the device's own error.
@@ -162,7 +155,7 @@ TEST_CASE("hub merge: a connected device's read tools merge the hub's answers, l
   {
     auto [text, error] = m.Tool(++id, "timeline", R"({"since":"2026-01-01","until":"2026-02-01"})");
     REQUIRE_MESSAGE(!error, text);
-    rapidjson::Document d = Parsed(text);
+    rapidjson::Document d = Json(text);
     std::map<std::string, std::string> sessions;
     for (const auto& s : d["sessions"].GetArray())
       sessions[Field(s, "id")] = Field(s, "origin");
@@ -173,7 +166,7 @@ TEST_CASE("hub merge: a connected device's read tools merge the hub's answers, l
     auto [page, page_error] =
         m.Tool(++id, "timeline", R"({"session":"claude-code:desk-session"})");
     REQUIRE_MESSAGE(!page_error, page);
-    CHECK(Parsed(page)["events"].Size() == 4);
+    CHECK(Json(page)["events"].Size() == 4);
   }
   // A forget made on the desk hides its event in the laptop's answers
   // (through the hub), and the laptop never shows what it forgot itself.
@@ -185,7 +178,7 @@ TEST_CASE("hub merge: a connected device's read tools merge the hub's answers, l
     REQUIRE(laptop.Cli({"forget", "claude-code:laptop-u2", "--reason", "mine", "--yes"}).status == 0);
     auto [text, error] = m.Tool(++id, "search", R"({"query":"oceans"})");
     REQUIRE_MESSAGE(!error, text);
-    const auto hits = EventHits(Parsed(text));
+    const auto hits = EventHits(Json(text));
     CHECK(hits.count("claude-code:desk-u2") == 0);
     CHECK(hits.count("claude-code:laptop-u2") == 0);
     auto [got, got_error] = m.Tool(++id, "get", R"({"id":"claude-code:desk-u2"})");
@@ -199,7 +192,7 @@ TEST_CASE("hub merge: a connected device's read tools merge the hub's answers, l
     REQUIRE_MESSAGE(!error, text);
     CHECK_MESSAGE(notice.find("was not consulted") != std::string::npos, notice);
     CHECK(notice.find(url) != std::string::npos);
-    const auto hits = EventHits(Parsed(text));
+    const auto hits = EventHits(Json(text));
     CHECK(hits.count("claude-code:laptop-u1") == 1);
     CHECK(hits.count("claude-code:desk-u1") == 0);
     // An id only the hub holds: not found, and why.
@@ -214,7 +207,7 @@ TEST_CASE("hub merge: a connected device's read tools merge the hub's answers, l
     auto [text, error, notice] = m.ToolWithNotice(++id, "search", R"({"query":"said"})");
     REQUIRE_MESSAGE(!error, text);
     CHECK_MESSAGE(notice.empty(), notice);
-    CHECK(EventHits(Parsed(text)).count("claude-code:desk-u1") == 1);
+    CHECK(EventHits(Json(text)).count("claude-code:desk-u1") == 1);
   }
   m.CloseAndWait();
 
@@ -233,7 +226,7 @@ TEST_CASE("hub merge: a connected device's read tools merge the hub's answers, l
   auto [text, error, notice] = h.ToolWithNotice(2, "search", R"({"query":"caves"})");
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   REQUIRE_MESSAGE(!error, text);
-  CHECK(EventHits(Parsed(text)).count("claude-code:hermit-u2") == 1);
+  CHECK(EventHits(Json(text)).count("claude-code:hermit-u2") == 1);
   CHECK_MESSAGE(notice.find("did not answer within 500 ms") != std::string::npos, notice);
   CHECK(took < 5.0);
   h.CloseAndWait();

@@ -11,6 +11,7 @@
 #include "daemon/mcp/merge.hpp"
 #include "daemon/mcp/tools.hpp"
 #include "proto/protocol.hpp"
+#include "tests/e2e/daemon_fixture.hpp"
 #include "tests/unit/core/forget_world.hpp"
 
 namespace origin::test {
@@ -19,18 +20,11 @@ namespace {
 
 using forget_world::World;
 
-rapidjson::Document Doc(const std::string& json) {
-  rapidjson::Document d;
-  d.Parse(json.c_str());
-  REQUIRE_MESSAGE(!d.HasParseError(), json);
-  return d;
-}
-
 std::string Merge(World& w, const char* tool, const std::string& args, const std::string& local,
                   const std::string& hub) {
   const mcp::Tool* t = mcp::FindTool(tool);
   REQUIRE(t != nullptr);
-  return mcp::MergeAnswers(*t, Doc(args), *w.s.db, local, hub);
+  return mcp::MergeAnswers(*t, Json(args), *w.s.db, local, hub);
 }
 
 // An event hit as a search answer lists it.
@@ -65,7 +59,7 @@ TEST_CASE("merge: what this device hides never shows from the hub's answer, and 
                             R"({"id":"claude-code:s1","ref":")" + ShortRef(*w.s.db, "claude-code:s1") +
                             R"(","source":"claude-code","events":[)" + Hit(kept, 1) +
                             R"(]}],"events":[],"more":false})";
-  rapidjson::Document d = Doc(Merge(w, "search", R"({"query":"rockets"})", local, hub));
+  rapidjson::Document d = Json(Merge(w, "search", R"({"query":"rockets"})", local, hub));
   std::map<std::string, std::string> seen;
   for (const auto& s : d["sessions"].GetArray())
     for (const auto& e : s["events"].GetArray()) seen[e["id"].GetString()] = e["origin"].GetString();
@@ -96,7 +90,7 @@ TEST_CASE("merge: what this device hides never shows from the hub's answer, and 
           Merge(w, "sources", R"({"id":")" + hidden + R"("})", "",
                 R"({"id":")" + hidden + R"(","sources":[{"file":"f","line":2,"raw":"x"}]})");
         }) == OpError::Code::kNotFound);
-  rapidjson::Document far = Doc(Merge(w, "get", R"({"id":"claude-code:far-1"})", "",
+  rapidjson::Document far = Json(Merge(w, "get", R"({"id":"claude-code:far-1"})", "",
                                       R"({"event":{"id":"claude-code:far-1","ref":"abcde","session":"claude-code:far","text":"x"}})"));
   CHECK(std::string(far["event"]["origin"].GetString()) == "hub");
   CHECK_FALSE(far["event"].HasMember("ref"));
@@ -121,7 +115,7 @@ TEST_CASE("merge: one version of an entry, the current one of both stores; histo
                           entry(later, first, "2026-01-06T10:00:00.000+01:00", 1) + "," +
                           entry("ent_000000000000000000000def", "", "2026-01-01T00:00:00.000Z", 2) +
                           R"(],"sessions":[],"events":[],"more":true})";
-  rapidjson::Document d = Doc(Merge(w, "search", R"({"query":"rockets","limit":1})", local, hub));
+  rapidjson::Document d = Json(Merge(w, "search", R"({"query":"rockets","limit":1})", local, hub));
   REQUIRE(d["entries"].Size() == 2);
   CHECK(std::string(d["entries"][0]["id"].GetString()) == later);
   CHECK(std::string(d["entries"][0]["origin"].GetString()) == "hub");
@@ -130,7 +124,7 @@ TEST_CASE("merge: one version of an entry, the current one of both stores; histo
   CHECK(d["more"].GetBool());
   CHECK(d["next_offset"].GetInt() == 1);
   // With history, every version.
-  CHECK(Doc(Merge(w, "search", R"({"query":"rockets","history":true})", local, hub))["entries"]
+  CHECK(Json(Merge(w, "search", R"({"query":"rockets","history":true})", local, hub))["entries"]
             .Size() == 3);
 
   // get: the history of both stores, oldest first; the current version
@@ -142,7 +136,7 @@ TEST_CASE("merge: one version of an entry, the current one of both stores; histo
                              R"(","created":"2026-01-06T10:00:00.000+01:00"},"history":[{"id":")" +
                              first + R"(","created":"2026-01-05T10:00:00.000+00:00"},{"id":")" +
                              later + R"(","created":"2026-01-06T10:00:00.000+01:00"}],"cited":[]})";
-  rapidjson::Document g = Doc(Merge(w, "get", R"({"id":")" + first + R"("})", mine, theirs));
+  rapidjson::Document g = Json(Merge(w, "get", R"({"id":")" + first + R"("})", mine, theirs));
   CHECK(std::string(g["entry"]["id"].GetString()) == later);
   REQUIRE(g["history"].Size() == 2);
   CHECK(std::string(g["history"][0]["origin"].GetString()) == "local");
@@ -170,7 +164,7 @@ TEST_CASE("merge: a hub's answer that is not what it should be crashes nothing")
                                 : std::string(tool) == "timeline" ? R"({"sessions":[],"more":false})"
                                                                   : "";
       try {
-        rapidjson::Document d = Doc(Merge(w, tool, args, local, bad));
+        rapidjson::Document d = Json(Merge(w, tool, args, local, bad));
         CHECK(d.IsObject());
       } catch (const OpError& e) {
         CHECK(e.code() == OpError::Code::kNotFound);
