@@ -9,7 +9,20 @@ cd "$(dirname "$0")/.."
 # clang and its libFuzzer build the fuzz harnesses (docs/fuzzing.md); ccache
 # shares the compiler's work between builds.  Chromium runs the web UI's
 # browser test (tests/browser), driven by playwright-core from npm.
-sh packaging/deps.sh systemd clang libclang-rt-14-dev ccache chromium
+sh packaging/deps.sh systemd clang libclang-rt-14-dev ccache chromium openssl
+# nginx is the TLS reverse proxy of the hub's https test, which starts its
+# own; installing it starts no service of its own here (policy-rc.d), so
+# that the test command opens no port 80.
+if ! dpkg-query -W -f='${Status}' nginx 2>/dev/null | grep -q 'install ok installed'; then
+  if [ "$(id -u)" -eq 0 ] && [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+    chmod 755 /usr/sbin/policy-rc.d
+    sh packaging/deps.sh nginx || { rm -f /usr/sbin/policy-rc.d; exit 1; }
+    rm -f /usr/sbin/policy-rc.d
+  else
+    sh packaging/deps.sh nginx
+  fi
+fi
 # The real MCP clients (tests/clients) run on Node.js, from the npm registry,
 # pinned by the lock file.  Debian's nodejs and npm unless a Node.js is
 # already there.

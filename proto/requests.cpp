@@ -384,6 +384,7 @@ bool Decode(const rapidjson::Value* params, HubConnectRequest* out, std::string*
     Reader p(params);
     out->url = p.Need("url");
     out->token = p.Need("token");
+    out->ca_file = p.Str("ca_file");
   });
 }
 
@@ -391,6 +392,7 @@ std::string Encode(const HubConnectRequest& r) {
   Out o;
   o.Str("url", r.url);
   o.Str("token", r.token);
+  o.Str("ca_file", r.ca_file);
   return o.Done();
 }
 

@@ -145,6 +145,7 @@ struct TokenRequest {
 struct HubConnectRequest {
   std::string url;
   std::string token;
+  std::optional<std::string> ca_file;  // an absolute path: the CA certificates to trust
 };
 
 /// Longest request key accepted.

@@ -5,7 +5,10 @@
 // syncs with it (daemon/hub/sync.hpp).
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <string>
 
 #include "client/commands/commands.hpp"
@@ -51,7 +54,8 @@ std::string HubParams(const Invocation& inv) {
     throw UsageError("origin hub takes connect URL --token TOKEN, status or disconnect, not " + sub);
   if (sub != "connect") {
     if (inv.args.size() > 1) throw UsageError("origin hub " + sub + " takes no URL");
-    if (inv.Value("token")) throw UsageError("--token goes with origin hub connect");
+    if (inv.Value("token") || inv.Value("ca-file"))
+      throw UsageError("--token and --ca-file go with origin hub connect");
     return "{}";
   }
   if (inv.args.size() < 2) throw UsageError("origin hub connect needs the hub's URL");
@@ -61,6 +65,14 @@ std::string HubParams(const Invocation& inv) {
   proto::HubConnectRequest r;
   r.url = inv.args[1];
   r.token = *token;
+  if (std::optional<std::string> ca = inv.Value("ca-file")) {
+    std::error_code ec;
+    r.ca_file = std::filesystem::absolute(*ca, ec).lexically_normal().string();
+    if (std::FILE* f = std::fopen(r.ca_file->c_str(), "r"))
+      std::fclose(f);
+    else
+      throw UsageError("cannot read --ca-file " + *ca + ": " + std::strerror(errno));
+  }
   return proto::Encode(r);
 }
 
@@ -106,6 +118,9 @@ int RenderHub(rapidjson::Document& r, const Invocation& inv) {
 
 constexpr Option kHubOptions[] = {
     {"token", "TOKEN", "connect: this device's token on the hub (origin token create NAME there)"},
+    {"ca-file", "FILE",
+     "connect: trust the https hub's certificate if FILE's certificates (PEM) signed it, "
+     "instead of the system's authorities"},
     kJsonOption};
 
 constexpr std::string_view kHubDetails =

@@ -56,7 +56,8 @@ std::optional<Connection> LoadConnection(const std::string& home) {
       throw std::runtime_error(JsonPath(home) +
                                " is not {\"url\": ..., \"token\": ...}: origin hub connect "
                                "writes it again");
-    c = Connection{d["url"].GetString(), d["token"].GetString(), false};
+    c = Connection{d["url"].GetString(), d["token"].GetString(), "", false};
+    if (d.HasMember("ca_file") && d["ca_file"].IsString()) c->ca_file = d["ca_file"].GetString();
   }
   const std::string url = Env("ORIGIN_HUB_URL"), token = Env("ORIGIN_HUB_TOKEN");
   if (!url.empty() || !token.empty()) {
@@ -85,6 +86,10 @@ void SaveConnection(const std::string& home, const Connection& c) {
     w.String(c.url);
     w.Key("token");
     w.String(c.token);
+    if (!c.ca_file.empty()) {
+      w.Key("ca_file");
+      w.String(c.ca_file);
+    }
     w.EndObject();
   });
   WriteFileAtomic(JsonPath(home), json + "\n", 0600);
@@ -159,6 +164,7 @@ struct Http::Impl {
     curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
     curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(curl, CURLOPT_USERAGENT, "originsd");
+    if (!conn.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, conn.ca_file.c_str());
     char error[CURL_ERROR_SIZE] = {0};
     curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error);
     const CURLcode rc = curl_easy_perform(curl);

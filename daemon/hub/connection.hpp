@@ -6,7 +6,9 @@
 //
 // The connection is <ORIGIN_HOME>/hub.json, {"url": ..., "token": ...},
 // mode 0600 since the token lets whoever holds it write as this device;
-// ORIGIN_HUB_URL and ORIGIN_HUB_TOKEN override it.
+// ORIGIN_HUB_URL and ORIGIN_HUB_TOKEN override it.  "ca_file", when there,
+// names the certificates an https hub's is checked against instead of the
+// system's (a hub with a certificate of its own making).
 
 #include <memory>
 #include <optional>
@@ -19,6 +21,7 @@ namespace origin::hub {
 struct Connection {
   std::string url;    // the hub's base URL, without a trailing '/'
   std::string token;  // ogn_…
+  std::string ca_file;  // "": the system's certificate authorities
   bool from_env = false;
 };
 

@@ -64,6 +64,11 @@ void HubConnect(Operations& o, const proto::HubConnectRequest& r, const Caller&,
     throw OpError(Code::kInvalidArgument,
                   "a hub's token starts with ogn_ (origin token create NAME on the hub)");
   c.token = r.token;
+  if (r.ca_file) {
+    if (!r.ca_file->starts_with("/"))
+      throw OpError(Code::kInvalidArgument, "--ca-file takes an absolute path");
+    c.ca_file = *r.ca_file;
+  }
   syncer->Check(c, true, [syncer, reply](hub::CheckReport check) {
     if (!check.error.empty())
       return reply(Answer::Fail(check.device.empty() ? Code::kUnavailable : Code::kInvalidArgument,
