@@ -56,7 +56,12 @@ rapidjson::Document Parse(const Response& r) {
 // The hub's answer as JSON when it has `status`; else Stopped, saying what
 // went wrong for `what`.
 rapidjson::Document Expect(const Response& r, long status, const std::string& what) {
-  if (!r.error.empty()) throw Stopped("the hub could not be reached (" + what + "): " + r.error);
+  if (!r.error.empty())
+    throw Stopped("the hub could not be reached (" + what + "): " + r.error +
+                  (r.error.find("certificate") != std::string::npos
+                       ? " (a certificate of your own: origin hub connect URL --token T "
+                         "--ca-file FILE)"
+                       : ""));
   rapidjson::Document d = Parse(r);
   if (r.status != status) {
     std::string why;

@@ -96,16 +96,21 @@ double Percentile(std::vector<double> v, double p) {
 }
 
 Daemon::Daemon(const std::string& originsd, const std::string& origin, const std::string& home,
-               const std::string& claude, const std::string& codex, const std::string& log) {
+               const std::string& claude, const std::string& codex, const std::string& log,
+               const std::vector<std::string>& env, const std::vector<std::string>& args) {
   env_ = {"ORIGIN_HOME=" + home, "CLAUDE_CONFIG_DIR=" + claude, "CODEX_HOME=" + codex,
           "ORIGIN_NO_AUTOSTART=1"};
+  env_.insert(env_.end(), env.begin(), env.end());
   for (const auto& e : env_) cli_ += e + " ";
   cli_ += origin + " ";
   pid_ = ::fork();
   if (pid_ == 0) {
     for (const auto& e : env_) ::putenv(const_cast<char*>(e.c_str()));
-    ::execl(originsd.c_str(), originsd.c_str(), "--foreground", "--log-file", log.c_str(),
-            "--rescan-ms", "3600000", static_cast<char*>(nullptr));
+    std::vector<const char*> argv = {originsd.c_str(), "--foreground", "--log-file",
+                                     log.c_str(), "--rescan-ms", "3600000"};
+    for (const std::string& a : args) argv.push_back(a.c_str());
+    argv.push_back(nullptr);
+    ::execv(originsd.c_str(), const_cast<char* const*>(argv.data()));
     ::_exit(127);
   }
   std::string sock = home + "/run/originsd.sock";

@@ -29,11 +29,13 @@ double Percentile(std::vector<double> v, double p);
 inline double Median(std::vector<double> v) { return Percentile(std::move(v), 50); }
 
 /// A real originsd in the foreground on `home`, reading the given agent
-/// roots, with its socket up.  Stopped with SIGTERM on destruction.
+/// roots, with its socket up.  Stopped with SIGTERM on destruction.  `env`
+/// (NAME=value) is added for the daemon and the CLI, `args` for the daemon.
 class Daemon {
  public:
   Daemon(const std::string& originsd, const std::string& origin, const std::string& home,
-         const std::string& claude, const std::string& codex, const std::string& log);
+         const std::string& claude, const std::string& codex, const std::string& log,
+         const std::vector<std::string>& env = {}, const std::vector<std::string>& args = {});
   ~Daemon();
   Daemon(const Daemon&) = delete;
   Daemon& operator=(const Daemon&) = delete;

@@ -100,6 +100,7 @@ TEST_CASE("hub over TLS: a device connects to its hub through nginx over https a
   RunResult untrusted = laptop.Cli({"hub", "connect", url, "--token", token});
   CHECK(untrusted.status != 0);
   CHECK_MESSAGE(untrusted.err.find("certificate") != std::string::npos, untrusted.err);
+  CHECK_MESSAGE(untrusted.err.find("--ca-file") != std::string::npos, untrusted.err);
   CHECK_FALSE(std::filesystem::exists(laptop.home() + "/hub.json"));
   // A CA file that is not there: refused before the daemon is asked.
   RunResult missing = laptop.Cli({"hub", "connect", url, "--token", token, "--ca-file",

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: MIT
+// The hub benchmark (a program, not a timed test; issue 17).  In each run,
+// on generated logs (tests/support/loggen, as ingest_bench):
+//
+//   * the reference: a fresh store importing the logs locally, until every
+//     event is stored and indexed (what the hub would do with them itself);
+//   * a device's first sync: the same logs imported by a device (not
+//     timed), then, timed, `origin hub connect` to an empty hub on loopback
+//     and `origin sync`, until the hub has stored and indexed every event;
+//   * pushing entries: N entries written on the device (directly in its
+//     store while its daemon is stopped, citing its events), then, timed,
+//     the `origin sync` that sends them to the hub.
+//
+//   hub_bench [--mb N] [--entries N] [--runs R] [--dir DIR]
+//             [--corpus synthetic|real-shaped] [--originsd P] [--origin P]
+
+#include <rapidjson/document.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "core/c/sqlite.hpp"
+#include "core/entries/entries.hpp"
+#include "core/store/schema.hpp"
+#include "core/util/clock.hpp"
+#include "tests/bench/bench_util.hpp"
+#include "tests/support/loggen.hpp"
+#include "tests/support/support.hpp"
+
+using namespace origin;
+using namespace origin::test;
+using namespace origin::bench;
+namespace fs = std::filesystem;
+
+namespace {
+
+rapidjson::Document Parse(const std::string& s) {
+  rapidjson::Document d;
+  d.Parse(s.c_str());
+  if (d.HasParseError() || !d.IsObject()) {
+    std::fprintf(stderr, "hub_bench: not JSON: %s\n", s.c_str());
+    std::exit(1);
+  }
+  return d;
+}
+
+// The port a hub logged ("hub: serving http://ADDR:PORT").
+int HubPort(const std::string& log) {
+  for (;;) {
+    const std::string text = Exists(log) ? ReadAll(log) : "";
+    const std::size_t at = text.rfind("hub: serving http://");
+    if (at != std::string::npos) {
+      const std::size_t end = text.find(' ', at + 20);
+      const std::size_t colon = text.rfind(':', end);
+      return std::atoi(text.substr(colon + 1, end - colon - 1).c_str());
+    }
+    ::usleep(10000);
+  }
+}
+
+// Until the store behind `cli` has indexed every event it holds.
+void WaitIndexed(const std::string& cli) {
+  for (;;) {
+    rapidjson::Document s = Parse(Capture(cli + "status --json"));
+    if (s["store"]["search_indexed_upto"].GetInt64() == s["store"]["max_seq"].GetInt64()) return;
+    ::usleep(20000);
+  }
+}
+
+std::int64_t Events(const std::string& cli) {
+  return Parse(Capture(cli + "status --json"))["store"]["events"].GetInt64();
+}
+
+// Writes `n` entries on the store at `home` (its daemon stopped), each
+// citing one of its events, as the device `device`.
+void WriteEntries(const std::string& home, const std::string& device, int n) {
+  auto db = OpenWriteConnection(home + "/origin.db");
+  std::vector<std::string> events;
+  {
+    auto st = db->Prepare("SELECT id FROM event ORDER BY seq LIMIT 5000");
+    while (st.Step()) events.emplace_back(st.Text(0));
+  }
+  SystemClock clock;
+  Transaction tx(*db);
+  for (int i = 0; i < n; ++i) {
+    RememberInput in;
+    in.kind = i % 3 == 0 ? "knowledge" : "memory";
+    in.text = "decision " + std::to_string(i) + ": keep the parser's buffers per file, since "
+              "the watcher reopens them after a rotation";
+    in.confidence = 0.9;
+    in.author = "claude-code@" + device;
+    in.sources.push_back({events[static_cast<std::size_t>(i) % events.size()], std::nullopt});
+    Remember(*db, clock, device, in);
+  }
+  tx.Commit();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::int64_t mb = 256;
+  int runs = 3, entries = 50000;
+  std::string corpus = "synthetic";
+  std::string dir, originsd = "build-release/daemon/originsd",
+                   origin_cli = "build-release/client/origin";
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string a = argv[i];
+    if (a == "--mb")
+      mb = std::atoll(argv[i + 1]);
+    else if (a == "--entries")
+      entries = std::atoi(argv[i + 1]);
+    else if (a == "--runs")
+      runs = std::atoi(argv[i + 1]);
+    else if (a == "--dir")
+      dir = argv[i + 1];
+    else if (a == "--originsd")
+      originsd = argv[i + 1];
+    else if (a == "--origin")
+      origin_cli = argv[i + 1];
+    else if (a == "--corpus")
+      corpus = argv[i + 1];
+    else {
+      std::fprintf(stderr,
+                   "usage: hub_bench [--mb N] [--entries N] [--runs R] [--dir DIR] "
+                   "[--corpus synthetic|real-shaped] [--originsd P] [--origin P]\n");
+      return 2;
+    }
+  }
+  originsd = fs::absolute(originsd).string();
+  origin_cli = fs::absolute(origin_cli).string();
+  ScopedTempDir tmp;
+  if (dir.empty()) dir = tmp.path();
+  const std::string claude = dir + "/claude", codex = dir + "/codex";
+  double t = Now();
+  std::int64_t total = 0;
+  if (!fs::exists(claude)) {
+    CorpusOptions opts;
+    opts.total_bytes = mb << 20;
+    opts.seed = 7;
+    if (!ParseCorpusKind(corpus, &opts)) {
+      std::fprintf(stderr, "hub_bench: unknown corpus %s\n", corpus.c_str());
+      return 2;
+    }
+    for (const CorpusFile& f : GenerateCorpus(claude, codex, opts)) total += f.bytes;
+  } else {
+    for (auto& e : fs::recursive_directory_iterator(dir))
+      if (e.is_regular_file() && e.path().extension() == ".jsonl")
+        total += static_cast<std::int64_t>(e.file_size());
+  }
+  std::printf("corpus: %s, %.1f MiB (ready in %.1f s)\n", corpus.c_str(), total / 1048576.0,
+              Now() - t);
+  std::fflush(stdout);
+
+  std::vector<double> local_s, sync_s, ratio, push_s;
+  std::int64_t events = 0;
+  for (int r = 0; r < runs; ++r) {
+    const std::string run = tmp / ("run" + std::to_string(r));
+    Sh("rm -rf '" + run + "' && mkdir -p '" + run + "'");
+    // The reference: the logs imported where they are.
+    {
+      t = Now();
+      bench::Daemon local(originsd, origin_cli, run + "/local", claude, codex, run + "/local.log");
+      local.SyncAndIndex();
+      local_s.push_back(Now() - t);
+      events = Events(local.cli());
+    }
+    Sh("rm -rf '" + run + "/local'");
+    // A device holding them, and an empty hub.
+    const std::vector<std::string> device_env = {"ORIGIN_DEVICE=laptop", "ORIGIN_HUB_SYNC_MS=0"};
+    {
+      bench::Daemon device(originsd, origin_cli, run + "/device", claude, codex,
+                           run + "/device.log", device_env);
+      device.SyncAndIndex();
+    }
+    const std::string empty = run + "/no-agents";
+    bench::Daemon hub(originsd, origin_cli, run + "/hub", empty, empty, run + "/hub.log", {},
+                      {"--hub", "--port", "0"});
+    const std::string url = "http://127.0.0.1:" + std::to_string(HubPort(run + "/hub.log"));
+    const std::string token =
+        Parse(Capture(hub.cli() + "token create laptop --json"))["token"].GetString();
+    {
+      bench::Daemon device(originsd, origin_cli, run + "/device", claude, codex,
+                           run + "/device.log", device_env);
+      t = Now();
+      Capture(device.cli() + "hub connect " + url + " --token " + token + " --json");
+      rapidjson::Document synced = Parse(Capture(device.cli() + "sync --json"));
+      if (!synced.HasMember("hub") || !synced["hub"]["error"].IsNull()) {
+        std::fprintf(stderr, "hub_bench: the sync failed\n");
+        return 1;
+      }
+      WaitIndexed(hub.cli());
+      sync_s.push_back(Now() - t);
+      ratio.push_back(sync_s.back() / local_s.back());
+      if (Events(hub.cli()) != events) {
+        std::fprintf(stderr, "hub_bench: the hub holds %lld events, the device %lld\n",
+                     static_cast<long long>(Events(hub.cli())), static_cast<long long>(events));
+        return 1;
+      }
+    }
+    // Entries written on the device, then pushed.
+    WriteEntries(run + "/device", "laptop", entries);
+    {
+      bench::Daemon device(originsd, origin_cli, run + "/device", claude, codex,
+                           run + "/device.log", device_env);
+      t = Now();
+      rapidjson::Document pushed = Parse(Capture(device.cli() + "sync --json"));
+      push_s.push_back(Now() - t);
+      if (pushed["hub"]["entries"].GetInt64() != entries) {
+        std::fprintf(stderr, "hub_bench: %lld entries pushed of %d\n",
+                     static_cast<long long>(pushed["hub"]["entries"].GetInt64()), entries);
+        return 1;
+      }
+    }
+    std::printf("run %d: local import %.2f s | first sync to the hub %.2f s (%.2fx) | %d entries "
+                "pushed in %.2f s\n",
+                r + 1, local_s.back(), sync_s.back(), ratio.back(), entries, push_s.back());
+    std::fflush(stdout);
+  }
+  std::printf("\nmedian of %d runs, %.1f MiB of logs, %lld events:\n", runs, total / 1048576.0,
+              static_cast<long long>(events));
+  std::printf("  local import            %8.2f s\n", Median(local_s));
+  std::printf("  first sync to the hub   %8.2f s  %.2fx the local import (target <= 1.3x)\n",
+              Median(sync_s), Median(ratio));
+  std::printf("  %d entries pushed    %8.2f s  (target <= 10 s)\n", entries, Median(push_s));
+  return 0;
+}
