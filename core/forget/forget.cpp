@@ -485,7 +485,11 @@ void CoverArrival(Db& db, const std::string& version) {
     forgets.merge(Column(db, std::string("SELECT t.id FROM tombstone t WHERE t.target = ? AND ") +
                                  kInEffect,
                          ev));
-  Ids events = forgets.empty() ? cited : CitedByChain(db, root);
+  // With no forget covering it, what its events show is unchanged: only
+  // its own chain is decided (rule 3), not every chain citing its events,
+  // which would make each arrival cost as much as the entries already
+  // citing them.
+  Ids events = forgets.empty() ? Ids{} : CitedByChain(db, root);
   const std::int64_t since = LastChange(db);
   Ids touched;
   for (const std::string& f : forgets) {

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 
 #include "core/c/sqlite.hpp"
@@ -176,6 +177,26 @@ std::int64_t StoreBytes(const std::string& home, std::map<std::string, std::int6
     while (st.Step()) (*tables)[table(std::string(st.Text(0)))] += st.Int(1);
   }
   return bytes;
+}
+
+std::vector<test::CorpusFile> CorpusIn(const std::string& dir, std::int64_t mb,
+                                       const std::string& kind) {
+  const std::string claude = dir + "/claude", codex = dir + "/codex";
+  std::vector<test::CorpusFile> files;
+  if (!std::filesystem::exists(claude)) {
+    test::CorpusOptions opts;
+    opts.total_bytes = mb << 20;
+    opts.seed = 7;
+    if (!test::ParseCorpusKind(kind, &opts)) {
+      std::fprintf(stderr, "unknown corpus %s\n", kind.c_str());
+      std::exit(2);
+    }
+    return test::GenerateCorpus(claude, codex, opts);
+  }
+  for (auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && e.path().extension() == ".jsonl")
+      files.push_back({e.path().string(), static_cast<std::int64_t>(e.file_size())});
+  return files;
 }
 
 }  // namespace origin::bench

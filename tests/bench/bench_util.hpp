@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/support/loggen.hpp"
+
 namespace origin::bench {
 
 /// Seconds on the monotonic clock.
@@ -57,6 +59,12 @@ class Daemon {
   std::string cli_;
   std::vector<std::string> env_;
 };
+
+/// The logs under `dir` (claude/ and codex/): generated there first, `mb`
+/// MiB of the corpus `kind` (tests/support/loggen, seed 7), when claude/
+/// is not there yet.  Exits with status 2 for an unknown kind.
+std::vector<test::CorpusFile> CorpusIn(const std::string& dir, std::int64_t mb,
+                                       const std::string& kind);
 
 /// The size of origin.db and index.db under `home`, and dbstat's bytes by
 /// table (FTS5 shadow tables folded into their table).

@@ -137,20 +137,7 @@ int main(int argc, char** argv) {
   const std::string claude = dir + "/claude", codex = dir + "/codex";
   double t = Now();
   std::int64_t total = 0;
-  if (!fs::exists(claude)) {
-    CorpusOptions opts;
-    opts.total_bytes = mb << 20;
-    opts.seed = 7;
-    if (!ParseCorpusKind(corpus, &opts)) {
-      std::fprintf(stderr, "hub_bench: unknown corpus %s\n", corpus.c_str());
-      return 2;
-    }
-    for (const CorpusFile& f : GenerateCorpus(claude, codex, opts)) total += f.bytes;
-  } else {
-    for (auto& e : fs::recursive_directory_iterator(dir))
-      if (e.is_regular_file() && e.path().extension() == ".jsonl")
-        total += static_cast<std::int64_t>(e.file_size());
-  }
+  for (const CorpusFile& f : CorpusIn(dir, mb, corpus)) total += f.bytes;
   std::printf("corpus: %s, %.1f MiB (ready in %.1f s)\n", corpus.c_str(), total / 1048576.0,
               Now() - t);
   std::fflush(stdout);

@@ -85,22 +85,8 @@ int main(int argc, char** argv) {
   ScopedTempDir tmp;
   if (dir.empty()) dir = tmp.path();
   const std::string claude = dir + "/claude", codex = dir + "/codex";
-  std::vector<CorpusFile> files;
   double t = Now();
-  if (!fs::exists(claude)) {
-    CorpusOptions opts;
-    opts.total_bytes = mb << 20;
-    opts.seed = 7;
-    if (!ParseCorpusKind(corpus, &opts)) {
-      std::fprintf(stderr, "ingest_bench: unknown corpus %s\n", corpus.c_str());
-      return 2;
-    }
-    files = GenerateCorpus(claude, codex, opts);
-  } else {
-    for (auto& e : fs::recursive_directory_iterator(dir))
-      if (e.is_regular_file() && e.path().extension() == ".jsonl")
-        files.push_back({e.path().string(), static_cast<std::int64_t>(e.file_size())});
-  }
+  const std::vector<CorpusFile> files = CorpusIn(dir, mb, corpus);
   std::int64_t total = 0;
   std::string list;
   for (auto& f : files) total += f.bytes, list += f.path + "\n";
