@@ -133,17 +133,18 @@ class Decider {
               .Bind(2, by)
               .Run();
       } else if (was) {
-        for (const std::string& v : versions) {
+        for (const std::string& v : versions)
           db_.Prepare("DELETE FROM forgotten_entry WHERE entry_id = ?").Bind(1, v).Run();
-          // Back: the versions this store wrote are logged again, so that a
-          // device sends its hub those it held back while they were hidden.
-          db_.Prepare(
-                 "INSERT INTO change_log(kind, id, origin, at) SELECT 'entry', id, origin, "
-                 "created_at FROM entry WHERE id = ? AND origin = ?")
-              .Bind(1, v)
-              .Bind(2, store_)
-              .Run();
-        }
+        // Back: the versions this store wrote are logged again, so that a
+        // device sends its hub those it held back while they were hidden;
+        // oldest first, since the hub takes a version only after the one
+        // it supersedes (a correction is always later than it).
+        db_.Prepare(
+               "INSERT INTO change_log(kind, id, origin, at) SELECT 'entry', id, origin, "
+               "created_at FROM entry WHERE root = ? AND origin = ? ORDER BY created_at, id")
+            .Bind(1, root)
+            .Bind(2, store_)
+            .Run();
       }
       if (was != !by.empty()) {
         changed_chains.insert(root);

@@ -307,6 +307,28 @@ TEST_SUITE("forget") {
     CHECK(w.Count("SELECT count(*) FROM audit_log WHERE details ->> '$.target' = 'claude-code:a\"b\\c'") == 1);
   }
 
+  TEST_CASE("forget: a restore logs a chain's versions again oldest first, so that the hub, "
+            "which takes a version only after the one it supersedes, can take them all") {
+    World w;
+    std::string e1 = w.Say("s1", "zeta");
+    w.Sync();
+    // Corrected until a version's id sorts before the one it supersedes
+    // (ids are random): logged in id order, the hub would wait for ever.
+    std::vector<std::string> versions = {w.Remember({e1})};
+    while (versions.size() < 50 && (versions.size() < 2 || versions.back() > versions[versions.size() - 2]))
+      versions.push_back(w.Correct(versions.back()));
+    REQUIRE(versions.back() < versions[versions.size() - 2]);
+    auto o = w.Forget(versions.front());
+    REQUIRE(o.tombstone);
+    const std::int64_t before = w.Count("SELECT coalesce(max(seq), 0) FROM change_log");
+    w.Restore(*o.tombstone);
+    auto st = w.s.db->Prepare("SELECT id FROM change_log WHERE kind = 'entry' AND seq > ? ORDER BY seq");
+    st.Bind(1, before);
+    std::vector<std::string> relogged;
+    while (st.Step()) relogged.emplace_back(st.Text(0));
+    CHECK(relogged == versions);
+  }
+
   TEST_CASE("forget: a session forget hides every event of it, lines that arrive later (also after a reopen), and entries left without a source (invariant 2)") {
     World w;
     std::string e1 = w.Say("s1", "delta one"), e2 = w.Say("s1", "delta two"),
