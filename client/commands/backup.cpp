@@ -4,7 +4,6 @@
 // its working directory and renders the answers.
 
 #include <cstdio>
-#include <filesystem>
 #include <string>
 
 #include "client/commands/commands.hpp"
@@ -20,9 +19,7 @@ namespace proto = origin::proto;
 
 std::string BackupParams(const Invocation& inv) {
   proto::BackupRequest r;
-  std::error_code ec;
-  r.dir = std::filesystem::absolute(inv.args.at(0), ec).lexically_normal().string();
-  if (ec) throw UsageError("backup directory " + inv.args.at(0) + ": " + ec.message());
+  r.dir = AbsolutePath(inv.args.at(0), "backup directory");
   if (r.dir.size() > 1 && r.dir.back() == '/') r.dir.pop_back();
   return proto::Encode(r);
 }

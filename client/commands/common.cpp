@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 
 #include "proto/protocol.hpp"
@@ -32,6 +33,13 @@ bool PrintedJson(rapidjson::Document& r, bool json) {
   }
   MakeTerminalSafe(r, r.GetAllocator());
   return false;
+}
+
+std::string AbsolutePath(const std::string& path, const std::string& what) {
+  std::error_code ec;
+  std::string out = std::filesystem::absolute(path, ec).lexically_normal().string();
+  if (ec) throw UsageError(what + " " + path + ": " + ec.message());
+  return out;
 }
 
 std::optional<std::int64_t> PositiveOption(const Invocation& a, const std::string& name) {

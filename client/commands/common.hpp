@@ -30,6 +30,11 @@ std::int64_t Int(const rapidjson::Value& o, const char* k);
 /// reaches the terminal only through here.
 bool PrintedJson(rapidjson::Document& r, bool json);
 
+/// `path` made absolute (from the working directory) and normal, since the
+/// daemon's working directory is another; throws UsageError, naming
+/// `what`, when it cannot be.
+std::string AbsolutePath(const std::string& path, const std::string& what);
+
 /// --NAME's value as a whole number above 0, when it was given; throws
 /// UsageError when it is not one.
 std::optional<std::int64_t> PositiveOption(const Invocation& a, const std::string& name);

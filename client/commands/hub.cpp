@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <string>
 
 #include "client/commands/commands.hpp"
@@ -66,8 +65,7 @@ std::string HubParams(const Invocation& inv) {
   r.url = inv.args[1];
   r.token = *token;
   if (std::optional<std::string> ca = inv.Value("ca-file")) {
-    std::error_code ec;
-    r.ca_file = std::filesystem::absolute(*ca, ec).lexically_normal().string();
+    r.ca_file = AbsolutePath(*ca, "--ca-file");
     if (std::FILE* f = std::fopen(r.ca_file->c_str(), "r"))
       std::fclose(f);
     else

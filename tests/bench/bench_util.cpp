@@ -129,6 +129,10 @@ std::string Daemon::SyncAndIndex() {
   // origin sync waits behind the start-up sync, so it returns once all is in.
   Capture(cli_ + "sync --json");
   // Then the search index (event_fts, on its own thread) must be complete too.
+  return WaitIndexed();
+}
+
+std::string Daemon::WaitIndexed() {
   for (;;) {
     std::string status = Capture(cli_ + "status --json");
     rapidjson::Document s;

@@ -49,6 +49,9 @@ class Daemon {
   /// Waits until `origin sync` returned and the search index caught up;
   /// returns the last `origin status --json`.
   std::string SyncAndIndex();
+  /// Waits until the search index caught up with every event stored;
+  /// returns the last `origin status --json`.
+  std::string WaitIndexed();
   /// Waits until the daemon has used no CPU for a second (the background
   /// merges of the search indexes after an import are done); returns the
   /// seconds waited.

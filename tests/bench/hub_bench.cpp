@@ -48,27 +48,11 @@ rapidjson::Document Parse(const std::string& s) {
   return d;
 }
 
-// The port a hub logged ("hub: serving http://ADDR:PORT").
+// The port a hub logged, once it listens.
 int HubPort(const std::string& log) {
-  for (;;) {
-    const std::string text = Exists(log) ? ReadAll(log) : "";
-    const std::size_t at = text.rfind("hub: serving http://");
-    if (at != std::string::npos) {
-      const std::size_t end = text.find(' ', at + 20);
-      const std::size_t colon = text.rfind(':', end);
-      return std::atoi(text.substr(colon + 1, end - colon - 1).c_str());
-    }
-    ::usleep(10000);
-  }
-}
-
-// Until the store behind `cli` has indexed every event it holds.
-void WaitIndexed(const std::string& cli) {
-  for (;;) {
-    rapidjson::Document s = Parse(Capture(cli + "status --json"));
-    if (s["store"]["search_indexed_upto"].GetInt64() == s["store"]["max_seq"].GetInt64()) return;
-    ::usleep(20000);
-  }
+  int port = 0;
+  while ((port = HubPortInLog(log)) == 0) ::usleep(10000);
+  return port;
 }
 
 std::int64_t Events(const std::string& cli) {
@@ -179,7 +163,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "hub_bench: the sync failed\n");
         return 1;
       }
-      WaitIndexed(hub.cli());
+      hub.WaitIndexed();
       sync_s.push_back(Now() - t);
       ratio.push_back(sync_s.back() / local_s.back());
       if (Events(hub.cli()) != events) {

@@ -172,8 +172,7 @@ void Converge(unsigned seed, int steps) {
   auto chance = [&rng](double p) { return std::uniform_real_distribution<double>(0, 1)(rng) < p; };
 
   DaemonFixture hub;
-  hub.Start({"--hub", "--port", "0"});
-  const int port = HubPort(hub);
+  const int port = StartHub(hub);
   const std::vector<std::string> names = {"laptop", "desk"};
   DaemonFixture laptop, desk;
   std::map<std::string, DaemonFixture*> devices = {{"laptop", &laptop}, {"desk", &desk}};
@@ -310,7 +309,7 @@ void Converge(unsigned seed, int steps) {
       dev.Cli({"sync", "--json"});
       net.OnForwarded(nullptr);
       hub.Kill();
-      hub.Start({"--hub", "--port", std::to_string(port)});
+      StartHub(hub, port);
       ++crashes;
     }
   }

@@ -18,17 +18,16 @@ namespace origin::test {
 // ("hub: serving http://ADDR:PORT (...") at its latest start.
 inline int HubPort(DaemonFixture& f) {
   int port = 0;
-  f.WaitFor([&] {
-    const std::string log = Exists(f.log()) ? ReadAll(f.log()) : "";
-    const std::size_t at = log.rfind("hub: serving http://");  // the latest start's
-    if (at == std::string::npos) return false;
-    const std::size_t end = log.find(' ', at + 20);
-    const std::size_t colon = log.rfind(':', end);
-    port = std::atoi(log.substr(colon + 1, end - colon - 1).c_str());
-    return port != 0;
-  });
+  f.WaitFor([&] { return (port = HubPortInLog(f.log())) != 0; });
   REQUIRE_MESSAGE(port != 0, "the hub logged no port");
   return port;
+}
+
+// Starts `hub` in hub mode on 127.0.0.1:`port` (0: any free port); the
+// port it listens on.
+inline int StartHub(DaemonFixture& hub, int port = 0) {
+  hub.Start({"--hub", "--port", std::to_string(port)});
+  return HubPort(hub);
 }
 
 // A new token for `name`, made by the CLI.

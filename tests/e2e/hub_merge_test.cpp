@@ -9,8 +9,6 @@
 // timeout, and merges again once the hub is back.
 
 #include <doctest/doctest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -56,21 +54,12 @@ std::map<std::string, std::string> EventHits(const rapidjson::Value& answer) {
 // A TCP port that takes connections and never answers: a hub that hangs.
 class SilentPort {
  public:
-  SilentPort() : fd_(::socket(AF_INET, SOCK_STREAM, 0)) {
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    REQUIRE(::bind(fd_.get(), reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
-    REQUIRE(::listen(fd_.get(), 16) == 0);
-    socklen_t len = sizeof a;
-    REQUIRE(::getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&a), &len) == 0);
-    port_ = ntohs(a.sin_port);
-  }
+  SilentPort() : fd_(ListenTcp(&port_)) { REQUIRE(fd_.get() >= 0); }
   int port() const { return port_; }
 
  private:
+  int port_ = 0;  // before fd_, which sets it
   UniqueFd fd_;
-  int port_ = 0;
 };
 
 }  // namespace
@@ -80,8 +69,7 @@ TEST_SUITE("hub") {
 TEST_CASE("hub merge: a connected device's read tools merge the hub's answers, labelled by "
           "store, and answer alone, saying so, when the hub is down or silent") {
   DaemonFixture hub;
-  hub.Start({"--hub", "--port", "0"});
-  const int port = HubPort(hub);
+  const int port = StartHub(hub);
   const std::string url = "http://127.0.0.1:" + std::to_string(port);
   const std::string laptop_token = NewToken(hub, "laptop");
   const std::string desk_token = NewToken(hub, "desk");
@@ -202,7 +190,7 @@ TEST_CASE("hub merge: a connected device's read tools merge the hub's answers, l
     CHECK(got_notice.find("was not consulted") != std::string::npos);
   }
   // Back on the same port: merged again.
-  hub.Start({"--hub", "--port", std::to_string(port)});
+  StartHub(hub, port);
   {
     auto [text, error, notice] = m.ToolWithNotice(++id, "search", R"({"query":"said"})");
     REQUIRE_MESSAGE(!error, text);

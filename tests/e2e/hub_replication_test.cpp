@@ -145,8 +145,7 @@ TEST_CASE("hub: a device's mirrors pushed to /v1/ingest give the hub the device'
   REQUIRE(content == log);
 
   DaemonFixture hub;
-  hub.Start({"--hub", "--port", "0"});
-  const int port = HubPort(hub);
+  const int port = StartHub(hub);
   const std::string token = NewToken(hub, "laptop");
 
   HttpReply who = Http(port, "GET", "/v1/device", Auth(token));
@@ -207,8 +206,7 @@ TEST_CASE("hub: a device's mirrors pushed to /v1/ingest give the hub the device'
   CHECK(hub_mirrors.at(mirror) == log);
 
   // A rewritten file's next generation is a file of its own, from offset 0.
-  hub.Start({"--hub", "--port", "0"});
-  const int port2 = HubPort(hub);
+  const int port2 = StartHub(hub);
   DeviceFile g2 = file;
   g2.generation = 2;
   CHECK(Json(Push(port2, token, Chunk(g2, 5, "x\n")).body)["bytes"].GetInt64() == 0);
@@ -227,8 +225,7 @@ TEST_CASE("hub: a device's mirrors pushed to /v1/ingest give the hub the device'
 TEST_CASE("hub: every replication request that should be refused is, with its status, "
           "and writes nothing") {
   DaemonFixture hub;
-  hub.Start({"--hub", "--port", "0"});
-  const int port = HubPort(hub);
+  const int port = StartHub(hub);
   const std::string token = NewToken(hub, "laptop");
   const std::string revoked = NewToken(hub, "old");
   REQUIRE(hub.Cli({"token", "revoke", "old"}).status == 0);
@@ -326,8 +323,7 @@ TEST_CASE("hub: a device's entries pushed to /v1/entries keep their ids and auth
   DaemonFixture hub;
   std::string log;
   for (int i = 0; i < 4; ++i) log += ClaudeLine("u" + std::to_string(i), "entry source " + std::to_string(i));
-  hub.Start({"--hub", "--port", "0"});
-  const int port = HubPort(hub);
+  const int port = StartHub(hub);
   const std::string token = NewToken(hub, "laptop");
   const DeviceFile file{"claude-code", "projects/app/s1.jsonl", "/home/u/.claude/projects/app/s1.jsonl",
                         "", 1};

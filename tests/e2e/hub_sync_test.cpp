@@ -39,8 +39,7 @@ TEST_SUITE("hub") {
 TEST_CASE("hub sync: two devices connect, sync, and a forget and a restore made on one reach "
           "the hub and the other (invariant 2)") {
   DaemonFixture hub;
-  hub.Start({"--hub", "--port", "0"});
-  const int port = HubPort(hub);
+  const int port = StartHub(hub);
   const std::string url = "http://127.0.0.1:" + std::to_string(port);
   const std::string laptop_token = NewToken(hub, "laptop");
   const std::string desk_token = NewToken(hub, "desk");

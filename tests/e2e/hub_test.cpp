@@ -26,8 +26,7 @@ TEST_SUITE("hub") {
 
 TEST_CASE("hub: /healthz needs no token; /mcp needs an active one, shown once and revocable") {
   DaemonFixture f;
-  f.Start({"--hub", "--port", "0"});
-  const int port = HubPort(f);
+  const int port = StartHub(f);
   HttpReply h = Http(port, "GET", "/healthz");
   CHECK(h.status == 200);
   CHECK(Json(h.body)["ok"].GetBool());
@@ -91,8 +90,7 @@ TEST_CASE("hub: /healthz needs no token; /mcp needs an active one, shown once an
 
 TEST_CASE("hub: requests refused before the MCP server, each with its status") {
   DaemonFixture f;
-  f.Start({"--hub", "--port", "0"});
-  const int port = HubPort(f);
+  const int port = StartHub(f);
   const std::string token = NewToken(f, "laptop");
   // DNS rebinding: a name someone pointed at the hub reaches nothing, not
   // even /healthz; an IP address or localhost does.
@@ -157,8 +155,7 @@ TEST_CASE("hub: behind a proxy, the public URL's host and origin are answered") 
 TEST_CASE("hub: an agent's writes through /mcp are by <agent>@<token name>, on a store named hub") {
   DaemonFixture f;
   WriteFile(f.claude() + "/projects/app/s1.jsonl", ClaudeLine("u1", "We chose SQLite for the store"));
-  f.Start({"--hub", "--port", "0"});
-  const int port = HubPort(f);
+  const int port = StartHub(f);
   const std::string token = NewToken(f, "ci");
   auto remember = [&](const std::string& text, std::map<std::string, std::string> headers) {
     const std::string call =

@@ -7,8 +7,6 @@
 // refused for the certificate, and nothing is saved.
 
 #include <doctest/doctest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -24,15 +22,11 @@ const char kNginx[] = "/usr/sbin/nginx";
 
 // A TCP port nothing listens on now.
 int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  int port = 0;
+  const int fd = ListenTcp(&port);
+  REQUIRE(fd >= 0);
   ::close(fd);
-  return ntohs(a.sin_port);
+  return port;
 }
 
 // nginx's configuration: the README's server block, on 127.0.0.1:`port`,
@@ -67,8 +61,7 @@ TEST_CASE("hub over TLS: a device connects to its hub through nginx over https a
   REQUIRE_MESSAGE(std::filesystem::exists(kNginx),
                   "nginx is not installed: packaging/test.sh installs it (packaging/deps.sh nginx)");
   DaemonFixture hub;
-  hub.Start({"--hub", "--port", "0"});
-  const int hub_port = HubPort(hub);
+  const int hub_port = StartHub(hub);
   const std::string token = NewToken(hub, "laptop");
   const std::string reader = NewToken(hub, "ci");
 

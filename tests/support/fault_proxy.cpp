@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "tests/support/fault_proxy.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -83,16 +81,8 @@ bool ReadMessage(int fd, std::string& buf, std::string* msg, bool to_eof,
 }  // namespace
 
 FaultProxy::FaultProxy(int upstream_port) : upstream_(upstream_port) {
-  listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  if (listen_fd_ < 0 || ::bind(listen_fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 ||
-      ::listen(listen_fd_, 64) != 0 ||
-      ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0)
-    throw std::runtime_error("the fault proxy could not listen");
-  port_ = ntohs(a.sin_port);
+  listen_fd_ = ListenTcp(&port_);
+  if (listen_fd_ < 0) throw std::runtime_error("the fault proxy could not listen");
   acceptor_ = std::thread([this] { Accept(); });
 }
 

@@ -33,6 +33,9 @@ std::string FindRun(const std::string& text, const std::string& prefix, const st
 extern const char kTokenChars[];
 /// Connects to 127.0.0.1:`port`; -1 when nothing listens.
 int ConnectTcp(int port);
+/// A socket listening on 127.0.0.1 at a free port, which `port` receives;
+/// -1 when that fails.
+int ListenTcp(int* port);
 /// Sends `raw` on `fd` (what the peer takes before it closes).
 void SendRaw(int fd, const std::string& raw);
 /// Reads from `fd` until the peer closes it (at most `timeout_ms`) and

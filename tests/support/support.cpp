@@ -91,6 +91,15 @@ void SetMtime(const std::string& path, std::int64_t mtime_ns) {
 
 int Sh(const std::string& cmd) { return std::system(cmd.c_str()); }
 
+int HubPortInLog(const std::string& log) {
+  const std::string text = Exists(log) ? ReadAll(log) : "";
+  const std::size_t at = text.rfind("hub: serving http://");  // the latest start's
+  if (at == std::string::npos) return 0;
+  const std::size_t end = text.find(' ', at + 20);
+  const std::size_t colon = text.rfind(':', end);
+  return std::atoi(text.substr(colon + 1, end - colon - 1).c_str());
+}
+
 std::optional<OpError::Code> OpErrorOf(const std::function<void()>& fn) {
   try {
     fn();

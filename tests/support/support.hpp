@@ -82,6 +82,9 @@ bool Exists(const std::string& path);
 void SetMtime(const std::string& path, std::int64_t mtime_ns);
 /// Runs a shell command; returns its exit status.
 int Sh(const std::string& cmd);
+/// The port a hub's log file names at its latest start ("hub: serving
+/// http://ADDR:PORT"); 0 before it listens.
+int HubPortInLog(const std::string& log);
 /// The code of the OpError `fn` throws; nothing when it throws none.
 std::optional<OpError::Code> OpErrorOf(const std::function<void()>& fn);
 
