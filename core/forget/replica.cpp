@@ -59,15 +59,20 @@ bool SameBody(const ReplicaTombstone& a, const ReplicaTombstone& b) {
 }
 
 // Records the sender's list for `forget` (what it knows of it) and adds
-// the items to decide to `events` and `roots`: on a device the hub's list
-// replaces its last one, whose items are decided again too.
+// the items to decide to `events` and `roots`.  The list replaces the
+// sender's last one, whose items are decided again too: on a device the
+// hub's (which decides rule 3 for the entries it holds), on a hub the
+// device's that made the forget (which sends it again whenever what it
+// covers there changes, shrinking too: a chain hidden there by rule 3
+// comes back when a restore gives it a visible source again).  A hub that
+// kept what a device reported before would hide that chain for ever.
 void ApplyList(Db& db, const ReplicaTombstone& t, ListedBy from, Ids& events, Ids& roots,
                Ids* touched) {
   const char* how = from == ListedBy::kHub ? "listed" : "reported";
-  if (from == ListedBy::kHub) {
+  {
     auto old = db.Prepare(
-        "SELECT item, item_kind FROM tombstone_effect WHERE tombstone = ? AND how = 'listed'");
-    old.Bind(1, t.id);
+        "SELECT item, item_kind FROM tombstone_effect WHERE tombstone = ? AND how = ?");
+    old.Bind(1, t.id).Bind(2, how);
     std::vector<std::pair<std::string, bool>> items;
     while (old.Step()) items.emplace_back(std::string(old.Text(0)), old.Text(1) == "event");
     old.Reset();
@@ -76,9 +81,10 @@ void ApplyList(Db& db, const ReplicaTombstone& t, ListedBy from, Ids& events, Id
     for (const std::string& e : t.events) next.insert({e, true});
     for (const auto& [item, is_event] : items) {
       if (next.count({item, is_event}) != 0) continue;
-      db.Prepare("DELETE FROM tombstone_effect WHERE tombstone = ? AND item = ? AND how = 'listed'")
+      db.Prepare("DELETE FROM tombstone_effect WHERE tombstone = ? AND item = ? AND how = ?")
           .Bind(1, t.id)
           .Bind(2, item)
+          .Bind(3, how)
           .Run();
       if (touched != nullptr) touched->insert(t.id);
       if (is_event)

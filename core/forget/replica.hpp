@@ -6,10 +6,10 @@
 // A tombstone keeps its id, target, reason, time, origin and author on
 // every store.  A store applies a forget by the rules to the data it holds
 // (direct), and covers what the sender listed, as far as it knows those
-// ids: on a hub, what the device reported (`reported`, added to what it
-// reported before); on a device, what its hub listed (`listed`, which
-// replaces the hub's last list, since the hub judges rule 3 for the
-// entries it holds).  A restore lifts its forget; one whose forget is not
+// ids: on a hub, what the device that made the forget reported
+// (`reported`), on a device, what its hub listed (`listed`); each list
+// replaces its sender's last one, since each judges rule 3 for the entries
+// it holds and withdraws a decision after a restore.  A restore lifts its forget; one whose forget is not
 // here yet is kept by a hub, which logs it again once the forget arrives,
 // and skipped by a device, which receives it again then.  Applying a
 // tombstone twice changes nothing but the coverage its sender lists.

@@ -205,4 +205,37 @@ TEST_SUITE("forget") {
     CHECK_FALSE(EntryHidden(*desk.s.db, e.id));
     CHECK(EventHidden(*desk.s.db, p.alpha));  // by the rules, still
   }
+
+  TEST_CASE("forget across stores: a device's new report of its forget replaces the last one on "
+            "the hub, so a chain hidden there by rule 3 comes back on the hub once a restore gives "
+            "it a visible source again (invariant 2; found by the convergence test)") {
+    Pair p;
+    std::string gamma;
+    for (World* w : {&p.dev, &p.hub}) {
+      gamma = w->Say("s2", "gamma line");
+      w->Sync();
+    }
+    const std::string entry = p.Entry({p.alpha, gamma}, "alpha and gamma");
+    // Both sessions forgotten on the device: their events, and the entry by
+    // rule 3 once neither of its sources is visible, covered by both.
+    const std::string f1 = *p.dev.Forget("claude-code:s1").tombstone;
+    CHECK_FALSE(EntryHidden(*p.dev.s.db, entry));
+    const std::string f2 = *p.dev.Forget("claude-code:s2").tombstone;
+    CHECK(EntryHidden(*p.dev.s.db, entry));
+    const ReplicaTombstone f1_then = Load(p.dev, f1);
+    CHECK(f1_then.entries == std::vector<std::string>{entry});
+    Apply(p.hub, "hub", {f1_then, Load(p.dev, f2)}, ListedBy::kDevice);
+    CHECK(EntryHidden(*p.hub.s.db, entry));
+    // The second restored on the device: the entry has a visible source
+    // again, and the first forget covers less there, which the device
+    // reports (its forget logged again after the restore).
+    const std::string r2 = *p.dev.Restore(f2).tombstone;
+    CHECK_FALSE(EntryHidden(*p.dev.s.db, entry));
+    const ReplicaTombstone f1_now = Load(p.dev, f1);
+    CHECK(f1_now.entries.empty());
+    Apply(p.hub, "hub", {Load(p.dev, r2), f1_now}, ListedBy::kDevice);
+    CHECK_FALSE(EntryHidden(*p.hub.s.db, entry));
+    CHECK(EventHidden(*p.hub.s.db, p.alpha));
+    CHECK_FALSE(EventHidden(*p.hub.s.db, gamma));
+  }
 }
