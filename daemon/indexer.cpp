@@ -173,11 +173,20 @@ void Indexer::Run() {
           health_.state = "ok";
         }
       }
-      // Idle: merge the index's segments, a step at a time, until new
-      // events arrive or nothing is left to merge.
+      // Idle: once no event has come for kQuietBeforeMerge, merge the
+      // index's segments, a step at a time, until new events arrive or
+      // nothing is left to merge.  Not sooner: events that come in a
+      // stream of small transactions (a hub taking a device's first sync,
+      // chunk after chunk) would otherwise have the segments merged between
+      // every two, for a fifth more CPU (docs/performance.md, The hub).
+      auto busy = [&] { return pending_ || stopping_ || check_ || !jobs_.empty(); };
+      {
+        std::unique_lock lock(mu_);
+        cv_.wait_for(lock, kQuietBeforeMerge, busy);
+      }
       auto idle = [&] {
         std::lock_guard lock(mu_);
-        return !pending_ && !stopping_ && !check_ && jobs_.empty();
+        return !busy();
       };
       while (idle() && index_->MergeStep(kMergePages)) {
       }

@@ -3,8 +3,8 @@
 // The thread that keeps the search indexes of index.db (core/store/
 // event_index.hpp) up with the store and healthy.  The writer calls Notify()
 // after each transaction that added events, and the indexer catches up in
-// transactions of its own, on the second core; when idle it merges the
-// indexes' segments a step at a time.
+// transactions of its own, on the second core; once no event has come for
+// a second it merges the indexes' segments a step at a time.
 //
 // Health: at start (a minute after it when the index is large:
 // StartCheckDelay), every kCheckEvery after, and whenever a search reports
@@ -39,6 +39,8 @@ class Indexer {
  public:
   /// Pages of work per merge step (FTS5 'merge', always positive).
   static constexpr int kMergePages = 64;
+  /// Segments are merged once no event has come for this long.
+  static constexpr std::chrono::seconds kQuietBeforeMerge{1};
   static constexpr std::chrono::hours kCheckEvery{6};
   /// A rebuild is not started again sooner than this after the last one,
   /// and a search's report of damage is not checked again sooner than this

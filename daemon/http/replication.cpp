@@ -168,6 +168,45 @@ std::optional<Response> ParseBody(const Request& r, rapidjson::Document* d) {
   return std::nullopt;
 }
 
+// A push as the reader decodes it for the writer: the request, and either
+// the refusal or the records of its endpoint.
+struct Push {
+  Request request;
+  std::optional<std::string> named;  // the device the query or body names
+  std::optional<Response> refused;
+  std::vector<EntryRow> entries;             // POST /v1/entries
+  std::vector<ReplicaTombstone> tombstones;  // POST /v1/tombstones
+  IngestRequest ingest;                      // POST /v1/ingest
+};
+
+// The body of a push and the fields of its endpoint checked (spec: HTTP
+// interface), or `refused` set.
+void DecodePush(const Context& ctx, Push* p) {
+  rapidjson::Document d;
+  if (std::optional<Response> refused = ParseBody(p->request, &d)) {
+    p->refused = std::move(refused);
+    return;
+  }
+  if (const rapidjson::Value* v = Member(d, "device")) {
+    if (!v->IsString()) {
+      p->refused = V1Error(400, "device is a string");
+      return;
+    }
+    const std::string device(v->GetString(), v->GetStringLength());
+    if (p->named && *p->named != device) {
+      p->refused = V1Error(400, "the query and the body name different devices");
+      return;
+    }
+    p->named = device;
+  }
+  std::string error;
+  const std::string& path = p->request.path;
+  const bool ok = path == "/v1/entries"      ? DecodeEntries(d, &p->entries, &error)
+                  : path == "/v1/tombstones" ? DecodeTombstones(d, &p->tombstones, &error)
+                                             : DecodeIngest(d, ctx, &p->ingest, &error);
+  if (!ok) p->refused = V1Error(400, error);
+}
+
 }  // namespace
 
 std::size_t HubService::BodyLimit(const Request& r) {
@@ -317,129 +356,132 @@ void HubService::V1(const Request& r, Respond respond) {
         std::move(answer));
   }
 
-  // A push: its body, inflated when gzip, then its fields; all checked on
-  // the loop, before the token is (a refusal costs no worker).
-  rapidjson::Document d;
-  if (std::optional<Response> refused = ParseBody(r, &d)) return respond(std::move(*refused));
-  if (const rapidjson::Value* v = Member(d, "device")) {
-    if (!v->IsString()) return respond(V1Error(400, "device is a string"));
-    const std::string device(v->GetString(), v->GetStringLength());
-    if (named && *named != device)
-      return respond(V1Error(400, "the query and the body name different devices"));
-    named = device;
-  }
-  if (r.path == "/v1/entries") {
-    auto entries = std::make_shared<std::vector<EntryRow>>();
-    std::string error;
-    if (!DecodeEntries(d, entries.get(), &error)) return respond(V1Error(400, error));
-    return ops_.OnWorker(
-        Thread::kWriter, Caller{},
-        [device_of, named, entries, outcome](Db& db, rpc::Writer& w) {
-          std::optional<std::string> device = device_of(db, named);
-          if (!device) return;
-          // A record another store made is not this device's to send.
-          for (const EntryRow& e : *entries)
-            if (e.origin != *device) {
-              *outcome = {403, OtherDevice(e.origin, *device)};
+  // A push: its body (inflated when gzip) and its fields are checked on a
+  // reader, off the loop (a chunk is 1 MiB of base64 in JSON), before the
+  // token is; then it is applied on the writer, with the token checked in
+  // the same job.
+  auto apply = [this, &ctx, device_of, outcome, answer](std::shared_ptr<Push> push) {
+    if (push->request.path == "/v1/entries") {
+      return ops_.OnWorker(
+          Thread::kWriter, Caller{},
+          [device_of, push, outcome](Db& db, rpc::Writer& w) {
+            const std::vector<EntryRow>* entries = &push->entries;
+            std::optional<std::string> device = device_of(db, push->named);
+            if (!device) return;
+            // A record another store made is not this device's to send.
+            for (const EntryRow& e : *entries)
+              if (e.origin != *device) {
+                *outcome = {403, OtherDevice(e.origin, *device)};
+                return;
+              }
+            PushedEntries o;
+            try {
+              o = ApplyPushedEntries(db, *device, *entries);
+            } catch (const OpError& e) {
+              if (e.code() != OpError::Code::kConflict) throw;
+              *outcome = {409, ErrorBody(e.what())};
               return;
             }
-          PushedEntries o;
-          try {
-            o = ApplyPushedEntries(db, *device, *entries);
-          } catch (const OpError& e) {
-            if (e.code() != OpError::Code::kConflict) throw;
-            *outcome = {409, ErrorBody(e.what())};
-            return;
-          }
-          w.StartObject();
-          w.Key("applied");
-          w.Int64(o.applied);
-          w.Key("pending");
-          if (o.pending) {
             w.StartObject();
-            w.Key("id");
-            w.String(o.pending->id);
-            w.Key("missing");
-            w.StartArray();
-            for (const std::string& m : o.pending->missing) w.String(m);
-            w.EndArray();
+            w.Key("applied");
+            w.Int64(o.applied);
+            w.Key("pending");
+            if (o.pending) {
+              w.StartObject();
+              w.Key("id");
+              w.String(o.pending->id);
+              w.Key("missing");
+              w.StartArray();
+              for (const std::string& m : o.pending->missing) w.String(m);
+              w.EndArray();
+              w.EndObject();
+            } else {
+              w.Null();
+            }
             w.EndObject();
-          } else {
-            w.Null();
-          }
-          w.EndObject();
-        },
-        std::move(answer));
-  }
-  if (r.path == "/v1/tombstones") {
-    auto list = std::make_shared<std::vector<ReplicaTombstone>>();
-    std::string error;
-    if (!DecodeTombstones(d, list.get(), &error)) return respond(V1Error(400, error));
-    return ops_.OnWorker(
-        Thread::kWriter, Caller{},
-        [&ctx, device_of, named, list, outcome](Db& db, rpc::Writer& w) {
-          std::optional<std::string> device = device_of(db, named);
-          if (!device) return;
-          for (const ReplicaTombstone& t : *list)
-            if (t.origin != *device) {
-              *outcome = {403, OtherDevice(t.origin, *device)};
+          },
+          answer);
+    }
+    if (push->request.path == "/v1/tombstones") {
+      return ops_.OnWorker(
+          Thread::kWriter, Caller{},
+          [&ctx, device_of, push, outcome](Db& db, rpc::Writer& w) {
+            const std::vector<ReplicaTombstone>* list = &push->tombstones;
+            std::optional<std::string> device = device_of(db, push->named);
+            if (!device) return;
+            for (const ReplicaTombstone& t : *list)
+              if (t.origin != *device) {
+                *outcome = {403, OtherDevice(t.origin, *device)};
+                return;
+              }
+            std::int64_t applied = 0;
+            try {
+              applied = ApplyTombstones(db, ctx.store_name, *list, ListedBy::kDevice);
+            } catch (const OpError& e) {
+              if (e.code() != OpError::Code::kConflict) throw;
+              *outcome = {409, ErrorBody(e.what())};
               return;
             }
-          std::int64_t applied = 0;
+            w.StartObject();
+            w.Key("applied");
+            w.Int64(applied);
+            w.EndObject();
+          },
+          answer);
+    }
+    ops_.OnWorker(
+        Thread::kWriter, Caller{},
+        [&ctx, device_of, push, outcome](Db& db, rpc::Writer& w) {
+          IngestRequest* req = &push->ingest;
+          std::optional<std::string> device = device_of(db, push->named);
+          if (!device) return;
+          req->chunk.device = *device;
+          Ingester ing(db, ctx.mirrors, ctx.clock);
+          RemoteOutcome o;
           try {
-            applied = ApplyTombstones(db, ctx.store_name, *list, ListedBy::kDevice);
-          } catch (const OpError& e) {
-            if (e.code() != OpError::Code::kConflict) throw;
-            *outcome = {409, ErrorBody(e.what())};
-            return;
+            o = ing.IngestRemote(*req->adapter, req->chunk);
+          } catch (const std::invalid_argument& e) {
+            throw OpError(OpError::Code::kInvalidArgument, e.what());
+          } catch (const std::exception& e) {
+            // A full disk, an I/O error: rolled back, to be sent again.
+            if (IsStoreWriteFailure(e)) throw OpError(OpError::Code::kUnavailable, e.what());
+            throw;
           }
+          if (o.events > 0 && ctx.indexer != nullptr) ctx.indexer->Notify();
+          if (!o.appended) outcome->status = 409;
           w.StartObject();
-          w.Key("applied");
-          w.Int64(applied);
+          w.Key("bytes");
+          w.Int64(o.bytes);
+          if (o.appended) {
+            w.Key("lines");
+            w.Int64(o.lines);
+            w.Key("eventsAdded");
+            w.Int64(o.events);
+            w.Key("parseErrors");
+            w.Int64(o.parse_errors);
+          } else {
+            w.Key("error");
+            w.String("the hub's cursor of this file is at " + std::to_string(o.bytes) +
+                     " bytes: send from there");
+          }
           w.EndObject();
         },
-        std::move(answer));
-  }
-  auto req = std::make_shared<IngestRequest>();
-  std::string error;
-  if (!DecodeIngest(d, ctx, req.get(), &error)) return respond(V1Error(400, error));
+        answer);
+  };
+  auto push = std::make_shared<Push>();
+  push->request = r;
+  push->named = named;
   ops_.OnWorker(
-      Thread::kWriter, Caller{},
-      [&ctx, device_of, named, req, outcome](Db& db, rpc::Writer& w) {
-        std::optional<std::string> device = device_of(db, named);
-        if (!device) return;
-        req->chunk.device = *device;
-        Ingester ing(db, ctx.mirrors, ctx.clock);
-        RemoteOutcome o;
-        try {
-          o = ing.IngestRemote(*req->adapter, req->chunk);
-        } catch (const std::invalid_argument& e) {
-          throw OpError(OpError::Code::kInvalidArgument, e.what());
-        } catch (const std::exception& e) {
-          // A full disk, an I/O error: rolled back, to be sent again.
-          if (IsStoreWriteFailure(e)) throw OpError(OpError::Code::kUnavailable, e.what());
-          throw;
-        }
-        if (o.events > 0 && ctx.indexer != nullptr) ctx.indexer->Notify();
-        if (!o.appended) outcome->status = 409;
-        w.StartObject();
-        w.Key("bytes");
-        w.Int64(o.bytes);
-        if (o.appended) {
-          w.Key("lines");
-          w.Int64(o.lines);
-          w.Key("eventsAdded");
-          w.Int64(o.events);
-          w.Key("parseErrors");
-          w.Int64(o.parse_errors);
-        } else {
-          w.Key("error");
-          w.String("the hub's cursor of this file is at " + std::to_string(o.bytes) +
-                   " bytes: send from there");
-        }
-        w.EndObject();
+      Thread::kReader, Caller{},
+      [&ctx, push](Db&, rpc::Writer& w) {
+        DecodePush(ctx, push.get());
+        w.Null();
       },
-      std::move(answer));
+      [push, respond, answer, apply](Answer a) {
+        if (a.error) return answer(std::move(a));
+        if (push->refused) return respond(std::move(*push->refused));
+        apply(push);
+      });
 }
 
 }  // namespace origin::http

@@ -56,8 +56,16 @@ class Http {
   Http(const Http&) = delete;
   Http& operator=(const Http&) = delete;
 
+  /// A JSON body gzip-encoded for Post: made on any thread, so that the
+  /// next request's body can be ready while the hub answers this one.
+  struct Gzipped {
+    std::string bytes;
+  };
+  static Gzipped Compress(std::string_view json);
+
   Response Get(const std::string& target);
   Response Post(const std::string& target, std::string_view json);
+  Response Post(const std::string& target, const Gzipped& body);
   /// A POST of plain JSON with `headers` ("Name: value") added: a request
   /// to the hub's /mcp.
   Response PostJson(const std::string& target, std::string_view json,

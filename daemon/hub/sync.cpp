@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <future>
 #include <map>
 #include <tuple>
 #include <type_traits>
@@ -119,6 +120,11 @@ class SyncRun {
   SyncRun(Context& ctx, Http& http, std::string url, std::string store, SyncReport& report)
       : ctx_(ctx), http_(http), url_(std::move(url)), store_(std::move(store)), r_(report) {}
 
+  // Step 1.  The chunks go one after the other, each from where the hub's
+  // answer to the last one says; the next chunk's body (read, base64,
+  // gzip) is made on a thread of its own while the hub works on the
+  // current one, from where the hub will be if it takes that one whole.
+  // When it answers otherwise (a 409), the body made ahead is dropped.
   void Mirrors() {
     rapidjson::Document d = Expect(http_.Get("/v1/cursors"), 200, "GET /v1/cursors");
     std::map<std::tuple<std::string, std::string, std::int64_t>, std::int64_t> hub;
@@ -128,48 +134,46 @@ class SyncRun {
             c.HasMember("relPath") && c["relPath"].IsString())
           hub[{c["source"].GetString(), c["relPath"].GetString(), IntOf(c, "generation")}] =
               IntOf(c, "bytes");
-    std::vector<LocalMirror> mine = OnDb(ctx_.readers, [](Db& db) { return LocalMirrors(db); });
+    const std::vector<LocalMirror> mine =
+        OnDb(ctx_.readers, [](Db& db) { return LocalMirrors(db); });
+    // Where each mirror starts: the hub's cursor, or its beginning.
+    std::vector<std::int64_t> starts;
     for (const LocalMirror& m : mine) {
       auto it = hub.find({m.source, m.rel_path, m.generation});
-      std::int64_t from = it == hub.end() ? 0 : it->second;
-      while (from < m.bytes) {
-        MirrorStore& mirrors = ctx_.mirrors;
-        std::string data = OnDb(ctx_.readers, [&mirrors, &m, from](Db& db) {
-          return Chunk(mirrors, db, m.file_id, from, m.bytes);
-        });
-        const std::string body = rpc::Json([&](rpc::Writer& w) {
-          w.StartObject();
-          w.Key("device");
-          w.String(store_);
-          w.Key("source");
-          w.String(m.source);
-          w.Key("path");
-          w.String(m.path);
-          w.Key("relPath");
-          w.String(m.rel_path);
-          w.Key("generation");
-          w.Int64(m.generation);
-          w.Key("offset");
-          w.Int64(from);
-          w.Key("mtimeMs");
-          w.Int64(m.mtime_ms);
-          w.Key("data");
-          w.String(proto::Base64Encode(data));
-          w.EndObject();
-        });
-        const Response resp = http_.Post("/v1/ingest", body);
-        if (resp.error.empty() && resp.status == 409) {
-          // The hub holds another length: go on from its cursor.
-          const std::int64_t at = IntOf(Parse(resp), "bytes");
-          if (at == from || at > m.bytes) break;  // nothing this store can send there
-          from = at;
-          continue;
-        }
-        rapidjson::Document ok = Expect(resp, 200, "POST /v1/ingest of " + m.rel_path);
-        from = IntOf(ok, "bytes");
-        ++r_.chunks;
-        r_.bytes += static_cast<std::int64_t>(data.size());
+      starts.push_back(it == hub.end() ? 0 : it->second);
+    }
+    // The chunk after [i, from) once the hub holds up to `from` there.
+    auto after = [&mine, &starts](std::size_t i, std::int64_t from) -> std::optional<Place> {
+      if (i < mine.size() && from < mine[i].bytes) return Place{i, from};
+      for (++i; i < mine.size(); ++i)
+        if (starts[i] < mine[i].bytes) return Place{i, starts[i]};
+      return std::nullopt;
+    };
+    std::optional<Place> at = after(0, mine.empty() ? 0 : starts[0]);
+    std::future<Body> ahead;
+    std::optional<Place> ahead_at;
+    while (at) {
+      const LocalMirror& m = mine[at->mirror];
+      Body body = ahead_at && *ahead_at == *at ? ahead.get() : Make(m, at->from);
+      ahead_at = after(at->mirror, at->from + static_cast<std::int64_t>(body.size));
+      if (ahead_at)
+        ahead = std::async(std::launch::async,
+                           [this, &next = mine[ahead_at->mirror], from = ahead_at->from] {
+                             return Make(next, from);
+                           });
+      const Response resp = http_.Post("/v1/ingest", body.gz);
+      if (resp.error.empty() && resp.status == 409) {
+        // The hub holds another length: go on from its cursor.
+        const std::int64_t cursor = IntOf(Parse(resp), "bytes");
+        // Nothing this store can send there: on to the next mirror.
+        at = cursor == at->from || cursor > m.bytes ? after(at->mirror, m.bytes)
+                                                    : Place{at->mirror, cursor};
+        continue;
       }
+      rapidjson::Document ok = Expect(resp, 200, "POST /v1/ingest of " + m.rel_path);
+      at = after(at->mirror, IntOf(ok, "bytes"));
+      ++r_.chunks;
+      r_.bytes += static_cast<std::int64_t>(body.size);
     }
   }
 
@@ -283,6 +287,50 @@ class SyncRun {
     });
     Expect(http_.Post("/v1/tombstones", body), 200, "POST /v1/tombstones");
     r_.tombstones_up += static_cast<std::int64_t>(rows.size());
+  }
+
+  // Where a chunk starts: a mirror (an index into Mirrors' list) and an
+  // offset in its content.
+  struct Place {
+    std::size_t mirror = 0;
+    std::int64_t from = 0;
+    bool operator==(const Place&) const = default;
+  };
+  // A chunk ready to send: its request body, gzip-encoded, and how many
+  // bytes of the mirror it holds.
+  struct Body {
+    Http::Gzipped gz;
+    std::size_t size = 0;
+  };
+
+  // The request of the chunk of `m` at `from`: read through a reader, on
+  // whichever thread calls it (the sync's, or the one making it ahead).
+  Body Make(const LocalMirror& m, std::int64_t from) const {
+    MirrorStore& mirrors = ctx_.mirrors;
+    const std::string data = OnDb(ctx_.readers, [&mirrors, &m, from](Db& db) {
+      return Chunk(mirrors, db, m.file_id, from, m.bytes);
+    });
+    const std::string json = rpc::Json([&](rpc::Writer& w) {
+      w.StartObject();
+      w.Key("device");
+      w.String(store_);
+      w.Key("source");
+      w.String(m.source);
+      w.Key("path");
+      w.String(m.path);
+      w.Key("relPath");
+      w.String(m.rel_path);
+      w.Key("generation");
+      w.Int64(m.generation);
+      w.Key("offset");
+      w.Int64(from);
+      w.Key("mtimeMs");
+      w.Int64(m.mtime_ms);
+      w.Key("data");
+      w.String(proto::Base64Encode(data));
+      w.EndObject();
+    });
+    return {Http::Compress(json), data.size()};
   }
 
   Context& ctx_;

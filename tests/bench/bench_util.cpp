@@ -87,6 +87,18 @@ std::int64_t ProcKb(pid_t pid, const char* field) {
 }  // namespace
 
 std::int64_t PeakRssKb(pid_t pid) { return ProcKb(pid, "VmHWM:"); }
+
+double CpuSeconds(pid_t pid) {
+  const std::string s = test::ReadAll("/proc/" + std::to_string(pid) + "/stat");
+  // After the command name in parentheses: fields 14 and 15 are utime, stime.
+  const std::size_t p = s.rfind(')');
+  long long utime = 0, stime = 0;
+  if (p == std::string::npos ||
+      std::sscanf(s.c_str() + p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lld %lld",
+                  &utime, &stime) != 2)
+    return -1;
+  return static_cast<double>(utime + stime) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+}
 std::int64_t RssKb(pid_t pid) { return ProcKb(pid, "VmRSS:"); }
 
 double Percentile(std::vector<double> v, double p) {
@@ -145,23 +157,12 @@ std::string Daemon::WaitIndexed() {
 }
 
 double Daemon::WaitIdle() {
-  auto cpu_ticks = [&] {
-    std::string s = test::ReadAll("/proc/" + std::to_string(pid_) + "/stat");
-    // After the command name in parentheses: fields 14 and 15 are utime, stime.
-    std::size_t p = s.rfind(')');
-    long long v[20] = {};
-    if (p == std::string::npos ||
-        std::sscanf(s.c_str() + p + 2,
-                    "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lld %lld", &v[0], &v[1]) != 2)
-      return -1LL;
-    return v[0] + v[1];
-  };
   double t = Now();
-  long long last = cpu_ticks();
+  double last = CpuSeconds(pid_);
   for (;;) {
     ::sleep(1);
-    long long now = cpu_ticks();
-    if (now < 0 || now - last <= 1) return Now() - t;  // at most 10 ms of CPU in a second
+    double now = CpuSeconds(pid_);
+    if (now < 0 || now - last <= 0.01) return Now() - t;  // at most 10 ms of CPU in a second
     last = now;
   }
 }

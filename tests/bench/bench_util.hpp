@@ -26,6 +26,9 @@ double TimeProcess(const std::vector<std::string>& argv, const std::vector<std::
 /// Peak and current resident memory of a process, in KiB (VmHWM, VmRSS).
 std::int64_t PeakRssKb(pid_t pid);
 std::int64_t RssKb(pid_t pid);
+/// The CPU time `pid` has used (user and system, all its threads), -1 when
+/// it cannot be read.
+double CpuSeconds(pid_t pid);
 /// The p-th percentile (0..100, nearest rank) and the median.
 double Percentile(std::vector<double> v, double p);
 inline double Median(std::vector<double> v) { return Percentile(std::move(v), 50); }

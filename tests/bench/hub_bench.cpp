@@ -127,6 +127,9 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
 
   std::vector<double> local_s, sync_s, ratio, push_s;
+  // CPU seconds: the local import's, and the hub's and the device's during
+  // the first sync (apart, on two machines, each has its own cores).
+  std::vector<double> local_cpu, hub_cpu, hub_cpu_ratio, device_cpu;
   std::int64_t events = 0;
   for (int r = 0; r < runs; ++r) {
     const std::string run = tmp / ("run" + std::to_string(r));
@@ -137,6 +140,7 @@ int main(int argc, char** argv) {
       bench::Daemon local(originsd, origin_cli, run + "/local", claude, codex, run + "/local.log");
       local.SyncAndIndex();
       local_s.push_back(Now() - t);
+      local_cpu.push_back(CpuSeconds(local.pid()));
       events = Events(local.cli());
     }
     Sh("rm -rf '" + run + "/local'");
@@ -157,6 +161,7 @@ int main(int argc, char** argv) {
       bench::Daemon device(originsd, origin_cli, run + "/device", claude, codex,
                            run + "/device.log", device_env);
       t = Now();
+      const double hub_cpu0 = CpuSeconds(hub.pid()), device_cpu0 = CpuSeconds(device.pid());
       Capture(device.cli() + "hub connect " + url + " --token " + token + " --json");
       rapidjson::Document synced = Parse(Capture(device.cli() + "sync --json"));
       if (!synced.HasMember("hub") || !synced["hub"]["error"].IsNull()) {
@@ -166,6 +171,9 @@ int main(int argc, char** argv) {
       hub.WaitIndexed();
       sync_s.push_back(Now() - t);
       ratio.push_back(sync_s.back() / local_s.back());
+      hub_cpu.push_back(CpuSeconds(hub.pid()) - hub_cpu0);
+      hub_cpu_ratio.push_back(hub_cpu.back() / local_cpu.back());
+      device_cpu.push_back(CpuSeconds(device.pid()) - device_cpu0);
       if (Events(hub.cli()) != events) {
         std::fprintf(stderr, "hub_bench: the hub holds %lld events, the device %lld\n",
                      static_cast<long long>(Events(hub.cli())), static_cast<long long>(events));
@@ -186,9 +194,10 @@ int main(int argc, char** argv) {
         return 1;
       }
     }
-    std::printf("run %d: local import %.2f s | first sync to the hub %.2f s (%.2fx) | %d entries "
-                "pushed in %.2f s\n",
-                r + 1, local_s.back(), sync_s.back(), ratio.back(), entries, push_s.back());
+    std::printf("run %d: local import %.2f s (CPU %.2f s) | first sync to the hub %.2f s (%.2fx; "
+                "CPU: hub %.2f s, device %.2f s) | %d entries pushed in %.2f s\n",
+                r + 1, local_s.back(), local_cpu.back(), sync_s.back(), ratio.back(),
+                hub_cpu.back(), device_cpu.back(), entries, push_s.back());
     std::fflush(stdout);
   }
   std::printf("\nmedian of %d runs, %.1f MiB of logs, %lld events:\n", runs, total / 1048576.0,
@@ -196,6 +205,10 @@ int main(int argc, char** argv) {
   std::printf("  local import            %8.2f s\n", Median(local_s));
   std::printf("  first sync to the hub   %8.2f s  %.2fx the local import (target <= 1.3x)\n",
               Median(sync_s), Median(ratio));
+  std::printf("  CPU of the local import  %8.2f s\n", Median(local_cpu));
+  std::printf("  CPU of the hub           %8.2f s  %.2fx the local import's, during the first sync\n",
+              Median(hub_cpu), Median(hub_cpu_ratio));
+  std::printf("  CPU of the device        %8.2f s  during the first sync\n", Median(device_cpu));
   std::printf("  %d entries pushed    %8.2f s  (target <= 10 s)\n", entries, Median(push_s));
   return 0;
 }
