@@ -147,6 +147,7 @@ void Indexer::Run() {
       retry = Clock::time_point::max();
       check = std::exchange(check_, false);
       why = std::exchange(suspicion_, {});
+      if (pending_) health_.merged = false;
       pending_ = false;
       if (check) next_check_ = now + kCheckEvery;
       // A search's report soon after a check that passed: that check stands
@@ -188,7 +189,11 @@ void Indexer::Run() {
         std::lock_guard lock(mu_);
         return !busy();
       };
-      while (idle() && index_->MergeStep(kMergePages)) {
+      bool merging = true;
+      while (merging && idle()) merging = index_->MergeStep(kMergePages);
+      if (!merging) {
+        std::lock_guard lock(mu_);
+        health_.merged = !busy();
       }
     } catch (const std::exception& e) {
       if (stopping_) return;  // interrupted by Stop()

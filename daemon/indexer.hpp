@@ -69,6 +69,9 @@ class Indexer {
     std::int64_t problem_at_ms = 0;  // when (ms UTC)
     std::int64_t rebuilds = 0;     // since the daemon started
     std::int64_t checked_at_ms = 0;  // the last integrity-check that completed
+    /// Caught up, and nothing left to merge: the indexer writes nothing
+    /// until events arrive.
+    bool merged = false;
   };
 
   /// Takes an opened index; starts the thread, which catches up at once and

@@ -171,7 +171,10 @@ class SyncRun {
         continue;
       }
       rapidjson::Document ok = Expect(resp, 200, "POST /v1/ingest of " + m.rel_path);
-      at = after(at->mirror, IntOf(ok, "bytes"));
+      const std::int64_t cursor = IntOf(ok, "bytes");
+      if (cursor <= at->from)  // it took nothing: sending it again would never end
+        throw Stopped("the hub took a chunk of " + m.rel_path + " without moving its cursor");
+      at = after(at->mirror, cursor);
       ++r_.chunks;
       r_.bytes += static_cast<std::int64_t>(body.size);
     }

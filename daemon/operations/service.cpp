@@ -163,6 +163,8 @@ void Status(Operations& o, const proto::NoRequest&, const Caller& caller, Reply 
     w.Int64(index.rebuilds);
     w.Key("checked_at");
     OptInt(w, index.checked_at_ms);
+    w.Key("merged");
+    w.Bool(index.merged);
     w.EndObject();
     if (index.state == "failing")
       attention.push_back("the search index cannot be written: " + index.problem);
