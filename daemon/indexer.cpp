@@ -139,7 +139,7 @@ void Indexer::Run() {
     {
       std::unique_lock lock(mu_);
       cv_.wait_until(lock, std::min(next_check_, retry),
-                     [&] { return pending_ || check_ || stopping_ || !jobs_.empty(); });
+                     [this] { return WorkWaiting(); });
       if (stopping_) return;
       const auto now = Clock::now();
       if (now >= next_check_) check_ = true;
@@ -180,20 +180,19 @@ void Indexer::Run() {
       // stream of small transactions (a hub taking a device's first sync,
       // chunk after chunk) would otherwise have the segments merged between
       // every two, for a fifth more CPU (docs/performance.md, The hub).
-      auto busy = [&] { return pending_ || stopping_ || check_ || !jobs_.empty(); };
       {
         std::unique_lock lock(mu_);
-        cv_.wait_for(lock, kQuietBeforeMerge, busy);
+        cv_.wait_for(lock, kQuietBeforeMerge, [this] { return WorkWaiting(); });
       }
       auto idle = [&] {
         std::lock_guard lock(mu_);
-        return !busy();
+        return !WorkWaiting();
       };
       bool merging = true;
       while (merging && idle()) merging = index_->MergeStep(kMergePages);
       if (!merging) {
         std::lock_guard lock(mu_);
-        health_.merged = !busy();
+        health_.merged = !WorkWaiting();
       }
     } catch (const std::exception& e) {
       if (stopping_) return;  // interrupted by Stop()

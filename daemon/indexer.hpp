@@ -99,6 +99,8 @@ class Indexer {
  private:
   void Run();
   void RunJobs();  // indexer thread
+  /// Something for the thread to do or to stop for (mu_ held).
+  bool WorkWaiting() const { return pending_ || check_ || stopping_ || !jobs_.empty(); }
   using Clock = std::chrono::steady_clock;
   /// Runs the check and rebuilds on damage (indexer thread); whether it
   /// rebuilt.

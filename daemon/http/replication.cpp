@@ -168,6 +168,19 @@ std::optional<Response> ParseBody(const Request& r, rapidjson::Document* d) {
   return std::nullopt;
 }
 
+// Whether every record pushed (an entry, a tombstone) was made by `device`:
+// a record another store made is not this device's to send (403 in
+// `outcome` for the first that is not).
+template <class Record>
+bool AllFrom(const std::vector<Record>& records, const std::string& device, Outcome* outcome) {
+  for (const Record& r : records)
+    if (r.origin != device) {
+      *outcome = {403, OtherDevice(r.origin, device)};
+      return false;
+    }
+  return true;
+}
+
 // A push as the reader decodes it for the writer: the request, and either
 // the refusal or the records of its endpoint.
 struct Push {
@@ -365,18 +378,11 @@ void HubService::V1(const Request& r, Respond respond) {
       return ops_.OnWorker(
           Thread::kWriter, Caller{},
           [device_of, push, outcome](Db& db, rpc::Writer& w) {
-            const std::vector<EntryRow>* entries = &push->entries;
             std::optional<std::string> device = device_of(db, push->named);
-            if (!device) return;
-            // A record another store made is not this device's to send.
-            for (const EntryRow& e : *entries)
-              if (e.origin != *device) {
-                *outcome = {403, OtherDevice(e.origin, *device)};
-                return;
-              }
+            if (!device || !AllFrom(push->entries, *device, outcome.get())) return;
             PushedEntries o;
             try {
-              o = ApplyPushedEntries(db, *device, *entries);
+              o = ApplyPushedEntries(db, *device, push->entries);
             } catch (const OpError& e) {
               if (e.code() != OpError::Code::kConflict) throw;
               *outcome = {409, ErrorBody(e.what())};
@@ -406,17 +412,11 @@ void HubService::V1(const Request& r, Respond respond) {
       return ops_.OnWorker(
           Thread::kWriter, Caller{},
           [&ctx, device_of, push, outcome](Db& db, rpc::Writer& w) {
-            const std::vector<ReplicaTombstone>* list = &push->tombstones;
             std::optional<std::string> device = device_of(db, push->named);
-            if (!device) return;
-            for (const ReplicaTombstone& t : *list)
-              if (t.origin != *device) {
-                *outcome = {403, OtherDevice(t.origin, *device)};
-                return;
-              }
+            if (!device || !AllFrom(push->tombstones, *device, outcome.get())) return;
             std::int64_t applied = 0;
             try {
-              applied = ApplyTombstones(db, ctx.store_name, *list, ListedBy::kDevice);
+              applied = ApplyTombstones(db, ctx.store_name, push->tombstones, ListedBy::kDevice);
             } catch (const OpError& e) {
               if (e.code() != OpError::Code::kConflict) throw;
               *outcome = {409, ErrorBody(e.what())};
@@ -432,14 +432,14 @@ void HubService::V1(const Request& r, Respond respond) {
     ops_.OnWorker(
         Thread::kWriter, Caller{},
         [&ctx, device_of, push, outcome](Db& db, rpc::Writer& w) {
-          IngestRequest* req = &push->ingest;
           std::optional<std::string> device = device_of(db, push->named);
           if (!device) return;
-          req->chunk.device = *device;
+          IngestRequest& req = push->ingest;
+          req.chunk.device = *device;
           Ingester ing(db, ctx.mirrors, ctx.clock);
           RemoteOutcome o;
           try {
-            o = ing.IngestRemote(*req->adapter, req->chunk);
+            o = ing.IngestRemote(*req.adapter, req.chunk);
           } catch (const std::invalid_argument& e) {
             throw OpError(OpError::Code::kInvalidArgument, e.what());
           } catch (const std::exception& e) {
