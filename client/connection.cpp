@@ -16,6 +16,7 @@
 #include <cstring>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "io/fd.hpp"
 #include "origin_config.h"
@@ -51,10 +52,18 @@ void Send(const UniqueFd& fd, const std::string& s) {
                       std::string("lost the daemon: ") + std::strerror(errno));
 }
 
+std::vector<std::string>& DaemonArguments() {
+  static std::vector<std::string> args;
+  return args;
+}
+
 // Runs `originsd --background`, which returns once the daemon is ready or
 // has failed; its stderr (the reason) goes to ours.
 void StartDaemon(const proto::Paths& paths) {
   std::string exe = DaemonPath();
+  std::vector<const char*> argv = {exe.c_str(), "--background", "--home", paths.home.c_str()};
+  for (const std::string& a : DaemonArguments()) argv.push_back(a.c_str());
+  argv.push_back(nullptr);
   pid_t pid = ::fork();
   if (pid < 0) throw ClientError(proto::code::kUnavailable, "fork failed");
   if (pid == 0) {
@@ -63,8 +72,7 @@ void StartDaemon(const proto::Paths& paths) {
       ::dup2(null, 0);
       ::dup2(null, 1);
     }
-    ::execlp(exe.c_str(), exe.c_str(), "--background", "--home", paths.home.c_str(),
-             static_cast<char*>(nullptr));
+    ::execvp(exe.c_str(), const_cast<char* const*>(argv.data()));
     std::fprintf(stderr, "origin: cannot run %s: %s\n", exe.c_str(), std::strerror(errno));
     ::_exit(127);
   }
@@ -77,6 +85,8 @@ void StartDaemon(const proto::Paths& paths) {
 }
 
 }  // namespace
+
+void AddDaemonArgument(std::string arg) { DaemonArguments().push_back(std::move(arg)); }
 
 std::string SelfDir() {
   char self[PATH_MAX];

@@ -31,6 +31,11 @@ class ClientError : public std::runtime_error {
   std::string code_;
 };
 
+/// An argument the daemon is started with when this command starts it
+/// (origin hub connect --relay starts it with --relay, so that an empty
+/// store becomes a relay before its first sync ingests anything).
+void AddDaemonArgument(std::string arg);
+
 /// The absolute path of executable `name` installed beside this one (or,
 /// in a build tree, in the sibling folder `build_dir`); `name` itself, to
 /// be found on PATH, when there is none.

@@ -51,6 +51,8 @@ Daemon::Daemon(uv_loop_t* loop, DaemonOptions opts, std::unique_ptr<Db> writer_d
       ui_(loop, ops_, clock_, opts_.store_name,
           http::ServerLimits{.request_ms = opts_.http_timeout_ms, .idle_ms = opts_.http_timeout_ms}) {
   ctx_.ui = &ui_;
+  ctx_.relay = opts_.relay;
+  ingestion_.SetRelay(&ctx_.relay);
   if (opts_.hub) {
     // A hub's requests come from other machines' agents: more of them at
     // once than origin ui's, and an MCP message may be larger than a form.

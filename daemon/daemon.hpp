@@ -66,6 +66,8 @@ struct DaemonOptions {
   int http_timeout_ms = 10000;
   /// origin serve: the hub's HTTP side (daemon/http/hub_service.hpp).
   std::optional<http::HubOptions> hub;
+  /// The store is a relay (core/hub/relay.hpp).
+  bool relay = false;
 };
 
 class Daemon {

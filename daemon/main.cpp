@@ -18,6 +18,7 @@
 #include "adapters/registry.hpp"
 #include "core/c/faults.hpp"
 #include "core/entries/entries.hpp"
+#include "core/hub/relay.hpp"
 #include "core/store/event_index.hpp"
 #include "core/store/schema.hpp"
 #include "daemon/daemon.hpp"
@@ -48,6 +49,9 @@ constexpr const char* kUsage =
     "  --listen ADDR      the hub's address (default 127.0.0.1; 0.0.0.0 or :: for all)\n"
     "  --port N           the hub's port (default 7077; 0: a free one, logged)\n"
     "  --public-url URL   the URL the hub is reached by, behind a TLS proxy\n"
+    "  --relay            make an empty store a relay before it ingests anything\n"
+    "                     (origin hub connect --relay); a store that holds\n"
+    "                     something stays as it is\n"
     "                     (default $ORIGIN_PUBLIC_URL)\n"
     "  --version          print the version\n";
 
@@ -60,6 +64,7 @@ struct Args {
   int retry_ms = 1000;
   int http_timeout_ms = 10000;
   bool hub = false;
+  bool relay = false;
   origin::http::HubOptions hub_options;
   std::string public_url;  // as given, parsed into hub_options
 };
@@ -99,6 +104,8 @@ bool ParseArgs(int argc, char** argv, Args& a) {
       }
     } else if (s == "--hub") {
       a.hub = true;
+    } else if (s == "--relay") {
+      a.relay = true;
     } else if (s == "--listen") {
       if (!value(a.hub_options.listen)) return false;
     } else if (s == "--public-url") {
@@ -245,6 +252,7 @@ int main(int argc, char** argv) try {
   std::unique_ptr<origin::Db> db;
   std::unique_ptr<origin::EventIndex> index;
   std::string store_name;
+  bool relay = false;
   try {
     // Upgrading a store of an earlier format can take a while: say so.
     int before = 0;
@@ -257,10 +265,21 @@ int main(int argc, char** argv) try {
     db = origin::OpenWriteConnection(paths.db);
     if (before > 0 && before < origin::kSchemaVersion) LOG_INFO("store upgraded");
     // A hub's store is named hub, unless it has a name already.
+    relay = origin::IsRelay(*db);
+    // Made a relay before the first sync can ingest anything; a store that
+    // holds something stays a device (origin hub connect --relay says why).
+    if (args.relay && !relay && !args.hub && origin::WhatItHolds(*db).empty()) {
+      origin::MakeRelay(*db, paths.home);
+      relay = true;
+    }
     store_name = args.hub ? origin::FixStoreName(*db, "hub") : origin::StoreNameOf(*db);
   } catch (const std::exception& e) {
     Fail("open the store " + paths.db + ": " + e.what());
   }
+  if (relay && args.hub)
+    Fail("the store in " + paths.home +
+         " is a relay of a hub, which keeps no memory of its own: a hub needs a store of its "
+         "own (ORIGIN_HOME=DIR origin serve)");
   try {
     index = std::make_unique<origin::EventIndex>(paths.index, paths.db);
   } catch (const std::exception& e) {
@@ -279,6 +298,7 @@ int main(int argc, char** argv) try {
     opts.first_sync_wait_ms = args.first_sync_wait_ms;
     opts.retry_ms = args.retry_ms;
     if (args.hub) opts.hub = args.hub_options;
+    opts.relay = relay;
     origin::Daemon daemon(&loop, opts, std::move(db), std::move(index),
                           origin::adapters::MakeAdapters(origin::proto::UserHome()));
     try {

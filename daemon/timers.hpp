@@ -9,6 +9,7 @@
 
 #include <uv.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -28,6 +29,14 @@ class Timers {
   /// Whether `id` is still due (started, not fired, not cancelled).
   virtual bool Due(Id id) const = 0;
 };
+
+/// The steady clock in ms: for waits and intervals, which the wall clock's
+/// jumps must not change.
+inline std::int64_t SteadyMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
 
 /// `then`, to run once: by the returned function or after `wait_ms`,
 /// whichever comes first (the bounded waits: the first sync, WhenSynced,

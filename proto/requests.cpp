@@ -385,6 +385,7 @@ bool Decode(const rapidjson::Value* params, HubConnectRequest* out, std::string*
     out->url = p.Need("url");
     out->token = p.Need("token");
     out->ca_file = p.Str("ca_file");
+    out->relay = p.Bool("relay");
   });
 }
 
@@ -393,6 +394,7 @@ std::string Encode(const HubConnectRequest& r) {
   o.Str("url", r.url);
   o.Str("token", r.token);
   o.Str("ca_file", r.ca_file);
+  o.Flag("relay", r.relay);
   return o.Done();
 }
 

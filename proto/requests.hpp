@@ -146,6 +146,7 @@ struct HubConnectRequest {
   std::string url;
   std::string token;
   std::optional<std::string> ca_file;  // an absolute path: the CA certificates to trust
+  bool relay = false;  // make this (empty) store a relay of the hub
 };
 
 /// Longest request key accepted.

@@ -12,6 +12,7 @@
 
 #include "client/commands/commands.hpp"
 #include "client/commands/common.hpp"
+#include "client/connection.hpp"
 #include "client/render.hpp"
 #include "proto/protocol.hpp"
 #include "proto/requests.hpp"
@@ -30,6 +31,9 @@ int RenderHubSync(const rapidjson::Value& h) {
               Plural(Int(h, "entries"), "entry", "entries").c_str(),
               Plural(Int(h, "tombstones_up"), "tombstone", "tombstones").c_str(),
               Plural(Int(h, "tombstones_down"), "tombstone", "tombstones").c_str());
+  if (h.HasMember("refused") && h["refused"].IsArray())
+    for (const auto& f : h["refused"].GetArray())
+      if (f.IsString()) std::printf("  not sent: %s\n", f.GetString());
   if (h.HasMember("pending") && h["pending"].IsString())
     std::printf("  %s waits for the events it cites to reach the hub; it goes with a later sync\n",
                 h["pending"].GetString());
@@ -53,8 +57,8 @@ std::string HubParams(const Invocation& inv) {
     throw UsageError("origin hub takes connect URL --token TOKEN, status or disconnect, not " + sub);
   if (sub != "connect") {
     if (inv.args.size() > 1) throw UsageError("origin hub " + sub + " takes no URL");
-    if (inv.Value("token") || inv.Value("ca-file"))
-      throw UsageError("--token and --ca-file go with origin hub connect");
+    if (inv.Value("token") || inv.Value("ca-file") || inv.Flag("relay"))
+      throw UsageError("--token, --ca-file and --relay go with origin hub connect");
     return "{}";
   }
   if (inv.args.size() < 2) throw UsageError("origin hub connect needs the hub's URL");
@@ -64,6 +68,10 @@ std::string HubParams(const Invocation& inv) {
   proto::HubConnectRequest r;
   r.url = inv.args[1];
   r.token = *token;
+  r.relay = inv.Flag("relay");
+  // A daemon this command starts makes an empty store a relay before its
+  // first sync ingests anything.
+  if (r.relay) AddDaemonArgument("--relay");
   if (std::optional<std::string> ca = inv.Value("ca-file")) {
     r.ca_file = AbsolutePath(*ca, "--ca-file");
     if (std::FILE* f = std::fopen(r.ca_file->c_str(), "r"))
@@ -82,6 +90,10 @@ int RenderHub(rapidjson::Document& r, const Invocation& inv) {
   if (sub == "connect") {
     std::printf("connected to the hub %s (%s) as %s; the first sync has started\n",
                 Str(r, "url").c_str(), Str(r, "hub").c_str(), Str(r, "device").c_str());
+    if (r.HasMember("relay") && r["relay"].IsBool() && r["relay"].GetBool())
+      std::printf(
+          "this store is a relay: it keeps no memory of its own, sends the agents' new lines to "
+          "the hub, and its agents' MCP tools answer through the hub\n");
     return proto::kExitOk;
   }
   if (sub == "disconnect") {
@@ -119,6 +131,9 @@ constexpr Option kHubOptions[] = {
     {"ca-file", "FILE",
      "connect: trust the https hub's certificate if FILE's certificates (PEM) signed it, "
      "instead of the system's authorities"},
+    {"relay", "",
+     "connect: make this empty store a relay, which keeps nothing but cursors and answers "
+     "through the hub (for a machine with little disk)"},
     kJsonOption};
 
 constexpr std::string_view kHubDetails =
@@ -130,10 +145,18 @@ constexpr std::string_view kHubDetails =
     "this store's raw mirrors, entries and tombstones up, the hub's forgets and\n"
     "restores down; origin sync does it at once.  status makes the same check and\n"
     "shows when the last sync finished, and the error of a later one that failed.\n"
-    "disconnect removes hub.json; the store keeps everything it holds.\n";
+    "disconnect removes hub.json; the store keeps everything it holds.\n"
+    "With --relay, an empty store becomes a relay of the hub: it stores no\n"
+    "mirrors and no events, sends its agents' new log lines straight to the hub,\n"
+    "and hands every MCP tool call to the hub.  Until the hub has them, the\n"
+    "agents' own logs are the only copy: origin status warns before an agent's\n"
+    "cleanup can delete what the hub has not received.  A relay stays one; a\n"
+    "store that holds anything is refused (use a new ORIGIN_HOME).\n";
 
 constexpr std::string_view kHubExamples =
     "  origin hub connect https://hub.example.net --token ogn_...\n"
+    "  ORIGIN_HOME=~/.origin-relay origin hub connect https://hub.example.net --token ogn_... "
+    "--relay\n"
     "  origin hub status\n"
     "  origin hub disconnect\n";
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // origin status and origin sync.
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -27,18 +28,69 @@ int AttentionCode(const rapidjson::Value& r) {
                                                                        : proto::kExitOk;
 }
 
-int RenderStatus(rapidjson::Document& r, const Invocation& inv) {
-  if (PrintedJson(r, inv.json())) return AttentionCode(r);
-  Style s{UseColor(stdout)};
-  char* buf = nullptr;
-  std::size_t size = 0;
-  std::FILE* out = ::open_memstream(&buf, &size);
-  if (out == nullptr) throw std::runtime_error("out of memory");
-  const auto& d = r["daemon"];
+// The attention list: each item after "! ", its lines under the first.
+void PrintAttention(const rapidjson::Value& r, std::FILE* out, const Style& s) {
+  if (auto a = r.FindMember("attention"); a != r.MemberEnd() && a->value.IsArray())
+    for (const auto& n : a->value.GetArray())
+      if (n.IsString()) {
+        const std::size_t width = Output().width;
+        std::string text = Wrapped(n.GetString(), width > 22 ? width - 2 : width, 0);
+        for (std::size_t at = text.find('\n'); at + 1 < text.size(); at = text.find('\n', at + 3))
+          text.insert(at + 1, "  ");
+        std::fprintf(out, "%s%s", s.Red("! ").c_str(), text.c_str());
+      }
+}
+
+// A device's hub: where it syncs, and when it last did (a failure is in
+// the attention list).
+void PrintHub(const rapidjson::Value& r, std::FILE* out) {
+  if (auto h = r.FindMember("hub"); h != r.MemberEnd() && h->value.IsObject()) {
+    const rapidjson::Value& hub = h->value;
+    const std::string when = hub["last_sync_at"].IsInt64()
+                                 ? "last synced " + LocalTime(hub["last_sync_at"].GetInt64())
+                                 : std::string("not synced yet");
+    std::fprintf(out, "hub: %s · %s\n", Str(hub, "url", "(no URL)").c_str(), when.c_str());
+  }
+}
+
+// A relay (spec: Relays): no store to count, but what its agents wrote
+// that the hub has not received yet, by source.
+void RenderRelay(const rapidjson::Value& r, std::FILE* out, const Style& s) {
+  std::fputs(Wrapped("A relay of its hub: it keeps no memory of its own, sends its agents' new "
+                     "log lines to the hub, and its agents' MCP tools answer through the hub. "
+                     "Until the hub has them, the agents' logs are the only copy.",
+                     Output().width, 0)
+                 .c_str(),
+             out);
+  std::vector<std::vector<std::string>> rows = {
+      {s.Dim("SOURCE"), s.Dim("UNSENT FILES"), s.Dim("UNSENT"), s.Dim("OLDEST UNSENT")}};
+  const rapidjson::Value& unsent = r["relay"]["unsent"];
+  for (const auto& src : r["sources"].GetArray()) {
+    const std::string id = Str(src, "source");
+    if (!src["root_exists"].GetBool()) {
+      rows.push_back({Str(src, "name"), "-", "-", s.Dim("no logs at " + Str(src, "root"))});
+      continue;
+    }
+    std::int64_t files = 0, bytes = 0, oldest = 0;
+    for (const auto& u : unsent.GetArray())
+      if (Str(u, "source") == id) {
+        files = Int(u, "files");
+        bytes = Int(u, "bytes");
+        oldest = u["oldest_at"].IsInt64() ? u["oldest_at"].GetInt64() : 0;
+      }
+    rows.push_back({Str(src, "name"), Thousands(files), HumanBytes(bytes),
+                    files > 0 && oldest > 0 ? LocalTime(oldest) : "-"});
+  }
+  std::fprintf(out, "\n");
+  std::fputs(Table(rows, {{}, {true}, {true}, {false, 1, 16}}, Output().width).c_str(), out);
+  PrintAttention(r, out, s);
+  std::fprintf(out, "\n");
+  PrintHub(r, out);
+}
+
+// A store: its sources, what needs the user, its size and its hub.
+void RenderStore(const rapidjson::Value& r, std::FILE* out, const Style& s) {
   const auto& st = r["store"];
-  std::fprintf(out, "%s %s · store %s · daemon pid %lld\n%s\n\n", s.Bold("Origin").c_str(),
-               Str(d, "version").c_str(), Str(d, "store").c_str(),
-               static_cast<long long>(Int(d, "pid")), Str(d, "home").c_str());
   std::vector<std::vector<std::string>> rows = {{s.Dim("SOURCE"), s.Dim("FILES"), s.Dim("SESSIONS"),
                                                  s.Dim("EVENTS"), s.Dim("ERRORS 7D"),
                                                  s.Dim("LAST INGEST"), s.Dim("VERSION")}};
@@ -76,16 +128,7 @@ int RenderStatus(rapidjson::Document& r, const Invocation& inv) {
                    Output().width)
                  .c_str(),
              out);
-  if (auto a = r.FindMember("attention"); a != r.MemberEnd() && a->value.IsArray())
-    for (const auto& n : a->value.GetArray())
-      if (n.IsString()) {
-        // After "! ", each line of it under the one before.
-        const std::size_t width = Output().width;
-        std::string text = Wrapped(n.GetString(), width > 22 ? width - 2 : width, 0);
-        for (std::size_t at = text.find('\n'); at + 1 < text.size(); at = text.find('\n', at + 3))
-          text.insert(at + 1, "  ");
-        std::fprintf(out, "%s%s", s.Red("! ").c_str(), text.c_str());
-      }
+  PrintAttention(r, out, s);
   for (const auto& n : notes) std::fprintf(out, "%s\n", n.c_str());
   if (auto x = r.FindMember("search_index"); x != r.MemberEnd() && x->value.IsObject()) {
     const std::string state = Str(x->value, "state");
@@ -115,15 +158,7 @@ int RenderStatus(rapidjson::Document& r, const Invocation& inv) {
   if (disk > 0)
     std::fprintf(out, " (%.1f×)", static_cast<double>(content) / static_cast<double>(disk));
   std::fprintf(out, "\n");
-  // A device's hub: where it syncs, and when it last did (a failure is in
-  // the attention list above).
-  if (auto h = r.FindMember("hub"); h != r.MemberEnd() && h->value.IsObject()) {
-    const rapidjson::Value& hub = h->value;
-    const std::string when = hub["last_sync_at"].IsInt64()
-                                 ? "last synced " + LocalTime(hub["last_sync_at"].GetInt64())
-                                 : std::string("not synced yet");
-    std::fprintf(out, "hub: %s · %s\n", Str(hub, "url", "(no URL)").c_str(), when.c_str());
-  }
+  PrintHub(r, out);
   if (files_total == 0) {
     std::fprintf(out, "\nNo agent logs found on this machine yet. Origin watches:\n");
     for (const auto& src : r["sources"].GetArray())
@@ -134,6 +169,24 @@ int RenderStatus(rapidjson::Document& r, const Invocation& inv) {
                    .c_str(),
                out);
   }
+}
+
+int RenderStatus(rapidjson::Document& r, const Invocation& inv) {
+  if (PrintedJson(r, inv.json())) return AttentionCode(r);
+  Style s{UseColor(stdout)};
+  char* buf = nullptr;
+  std::size_t size = 0;
+  std::FILE* out = ::open_memstream(&buf, &size);
+  if (out == nullptr) throw std::runtime_error("out of memory");
+  const auto& d = r["daemon"];
+  const bool relay = r.HasMember("relay") && r["relay"].IsObject();
+  std::fprintf(out, "%s %s · %s %s · daemon pid %lld\n%s\n\n", s.Bold("Origin").c_str(),
+               Str(d, "version").c_str(), relay ? "relay" : "store", Str(d, "store").c_str(),
+               static_cast<long long>(Int(d, "pid")), Str(d, "home").c_str());
+  if (relay)
+    RenderRelay(r, out, s);
+  else
+    RenderStore(r, out, s);
   // Every line fitted to the terminal (those wrapped above fit already).
   std::fclose(out);
   std::fputs(FitLines(std::string_view(buf, size), Output().width).c_str(), stdout);
@@ -180,6 +233,14 @@ int RenderSync(rapidjson::Document& r, const Invocation& inv) {
   if (hub && r["hub"].HasMember("error") && r["hub"]["error"].IsString()) failed = true;
   const int code = failed ? proto::kExitError : proto::kExitOk;
   if (PrintedJson(r, inv.json())) return code;
+  // A relay ingests nothing: its sync is the hub's part alone.
+  const bool relay = r.HasMember("relay") && r["relay"].IsBool() && r["relay"].GetBool();
+  if (relay && hub) return std::max(code, RenderHubSync(r["hub"]));
+  if (relay) {
+    std::printf("this relay is not connected to a hub: nothing was sent "
+                "(origin hub connect URL --token T)\n");
+    return code;
+  }
   std::int64_t errors = 0;
   for (const auto& s : r["sources"].GetArray()) errors += Int(s, "parse_errors");
   std::printf(

@@ -10,18 +10,13 @@
 #include "daemon/hub/connection.hpp"
 #include "daemon/hub/wire.hpp"
 #include "daemon/log.hpp"
+#include "daemon/timers.hpp"
 #include "daemon/operations/operations.hpp"
 #include "daemon/rpc_json.hpp"
 
 namespace origin::hub {
 
 namespace {
-
-std::int64_t SteadyMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
 
 // The protocol the device speaks with its hub: the newest, whose answers
 // carry structured content.
@@ -42,12 +37,13 @@ Asker::Asker(Context& ctx, long timeout_ms, int threads) : ctx_(ctx), timeout_ms
 Asker::~Asker() { Stop(); }
 
 void Asker::Ask(std::string tool, std::string arguments, std::string agent,
-                std::function<void(ToolReply)> done) {
+                std::function<void(ToolReply)> done, long timeout_ms) {
+  if (timeout_ms <= 0) timeout_ms = timeout_ms_;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!stopping_) {
       jobs_.push_back(Job{std::move(tool), std::move(arguments), std::move(agent),
-                          SteadyMs() + timeout_ms_, std::move(done)});
+                          SteadyMs() + timeout_ms, timeout_ms, std::move(done)});
       cv_.notify_one();
       return;
     }
@@ -62,7 +58,7 @@ void Asker::Warm() {
   // first request on.
   for (auto& w : workers_)
     if (w->http) return;
-  jobs_.push_back(Job{{}, {}, {}, SteadyMs() + timeout_ms_, nullptr});
+  jobs_.push_back(Job{{}, {}, {}, SteadyMs() + timeout_ms_, timeout_ms_, nullptr});
   cv_.notify_one();
 }
 
@@ -123,7 +119,7 @@ ToolReply Asker::Call(Worker& w, const Job& job) {
   }
   const std::int64_t left = job.deadline_ms - SteadyMs();
   if (left <= 0) {
-    out.error = "it did not answer within " + std::to_string(timeout_ms_) + " ms";
+    out.error = "it did not answer within " + std::to_string(job.timeout_ms) + " ms";
     return out;
   }
   w.http->SetTimeout(static_cast<long>(left));
@@ -155,7 +151,7 @@ ToolReply Asker::Call(Worker& w, const Job& job) {
   if (hub_wire::ValidAgentName(job.agent)) headers.push_back("X-Origin-Client: " + job.agent);
   const Response r = w.http->PostJson("/mcp", body, headers);
   if (r.timed_out) {
-    out.error = "it did not answer within " + std::to_string(timeout_ms_) + " ms";
+    out.error = "it did not answer within " + std::to_string(job.timeout_ms) + " ms";
     return out;
   }
   if (!r.error.empty()) {

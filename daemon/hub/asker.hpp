@@ -52,9 +52,10 @@ class Asker {
 
   /// Calls `tool` with `arguments` (a JSON object, as the agent gave them)
   /// on the hub's /mcp for `agent` (X-Origin-Client); `done` runs once, on
-  /// the loop thread.  Loop thread.
+  /// the loop thread.  `timeout_ms` (0: the Asker's) is how long the hub
+  /// may take.  Loop thread.
   void Ask(std::string tool, std::string arguments, std::string agent,
-           std::function<void(ToolReply)> done);
+           std::function<void(ToolReply)> done, long timeout_ms = 0);
   /// Opens a connection to the hub ahead of the first question (an agent
   /// initialized), when connected and none is open.
   void Warm();
@@ -68,6 +69,7 @@ class Asker {
   struct Job {
     std::string tool, arguments, agent;
     std::int64_t deadline_ms;  // steady clock
+    long timeout_ms;
     std::function<void(ToolReply)> done;  // null: a warm-up
   };
   struct Worker;

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "daemon/http/gzip.hpp"
+#include "daemon/hub/wire.hpp"
 #include "daemon/rpc_json.hpp"
 #include "io/fd.hpp"
 
@@ -217,5 +218,36 @@ Response Http::PostJson(const std::string& target, std::string_view json,
 void Http::SetTimeout(long ms) { impl_->timeout_ms = ms; }
 
 void Http::Abort() { impl_->aborted.store(true); }
+
+rapidjson::Document ParseBody(const Response& r) {
+  rapidjson::Document d;
+  d.Parse(r.body.data(), r.body.size());
+  return d;
+}
+
+rapidjson::Document Expect(const Response& r, long status, const std::string& what) {
+  if (!r.error.empty())
+    throw Stopped("the hub could not be reached (" + what + "): " + r.error +
+                  (r.error.find("certificate") != std::string::npos
+                       ? " (a certificate of your own: origin hub connect URL --token T "
+                         "--ca-file FILE)"
+                       : ""));
+  rapidjson::Document d = ParseBody(r);
+  if (r.status != status) {
+    std::string why;
+    if (!d.HasParseError() && d.IsObject() && d.HasMember("error") && d["error"].IsString())
+      why = std::string(": ") + d["error"].GetString();
+    throw Stopped("the hub answered " + std::to_string(r.status) + " to " + what + why);
+  }
+  if (d.HasParseError() || !d.IsObject())
+    throw Stopped("the hub's answer to " + what + " is not a JSON object");
+  return d;
+}
+
+std::int64_t IntOf(const rapidjson::Value& d, const char* name) {
+  const rapidjson::Value* v = hub_wire::Member(d, name);
+  if (v == nullptr || !v->IsInt64()) throw Stopped(std::string("the hub's answer has no ") + name);
+  return v->GetInt64();
+}
 
 }  // namespace origin::hub

@@ -10,7 +10,11 @@
 // names the certificates an https hub's is checked against instead of the
 // system's (a hub with a certificate of its own making).
 
+#include <rapidjson/document.h>
+
+#include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -45,6 +49,18 @@ struct Response {
   std::string error;
   bool timed_out = false;  // the request took its whole timeout
 };
+
+/// Why a sync stops: the message for the user.
+struct Stopped : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+/// The body of `r` parsed (a parse error when it is not JSON).
+rapidjson::Document ParseBody(const Response& r);
+/// The hub's answer as JSON when it has `status`; else Stopped, saying what
+/// went wrong for `what`.
+rapidjson::Document Expect(const Response& r, long status, const std::string& what);
+/// The integer member `name` of the hub's answer; Stopped when it has none.
+std::int64_t IntOf(const rapidjson::Value& d, const char* name);
 
 /// A client for one hub: keeps its connection open between requests.
 /// Every request carries the bearer token, X-Origin-Device and, for a

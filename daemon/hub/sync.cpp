@@ -15,8 +15,10 @@
 #include "core/hub/replicate.hpp"
 #include "core/store/mirror.hpp"
 #include "core/store/schema.hpp"
+#include "daemon/hub/relay.hpp"
 #include "daemon/hub/wire.hpp"
 #include "daemon/log.hpp"
+#include "daemon/timers.hpp"
 #include "daemon/operations/operations.hpp"
 #include "daemon/uv.hpp"
 #include "daemon/workers.hpp"
@@ -34,52 +36,8 @@ constexpr std::int64_t kChunkBytes = 1 << 20;
 // each failure in a row, at most the longest.
 constexpr std::int64_t kFirstRetryMs = 5'000, kLongestRetryMs = 300'000;
 
-std::int64_t SteadyMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 // Records a push sends at most (the hub's limit, kMaxPushRecords).
 constexpr std::size_t kBatch = kMaxPushRecords;
-
-// Why a sync stops: the message for the user.
-struct Stopped : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-rapidjson::Document Parse(const Response& r) {
-  rapidjson::Document d;
-  d.Parse(r.body.data(), r.body.size());
-  return d;
-}
-
-// The hub's answer as JSON when it has `status`; else Stopped, saying what
-// went wrong for `what`.
-rapidjson::Document Expect(const Response& r, long status, const std::string& what) {
-  if (!r.error.empty())
-    throw Stopped("the hub could not be reached (" + what + "): " + r.error +
-                  (r.error.find("certificate") != std::string::npos
-                       ? " (a certificate of your own: origin hub connect URL --token T "
-                         "--ca-file FILE)"
-                       : ""));
-  rapidjson::Document d = Parse(r);
-  if (r.status != status) {
-    std::string why;
-    if (!d.HasParseError() && d.IsObject() && d.HasMember("error") && d["error"].IsString())
-      why = std::string(": ") + d["error"].GetString();
-    throw Stopped("the hub answered " + std::to_string(r.status) + " to " + what + why);
-  }
-  if (d.HasParseError() || !d.IsObject())
-    throw Stopped("the hub's answer to " + what + " is not a JSON object");
-  return d;
-}
-
-std::int64_t IntOf(const rapidjson::Value& d, const char* name) {
-  const rapidjson::Value* v = hub_wire::Member(d, name);
-  if (v == nullptr || !v->IsInt64()) throw Stopped(std::string("the hub's answer has no ") + name);
-  return v->GetInt64();
-}
 
 // Bytes [from, …) of a mirror: whole lines of at most kChunkBytes, or the
 // one line that starts at `from` when it is longer.  The content up to
@@ -164,7 +122,7 @@ class SyncRun {
       const Response resp = http_.Post("/v1/ingest", body.gz);
       if (resp.error.empty() && resp.status == 409) {
         // The hub holds another length: go on from its cursor.
-        const std::int64_t cursor = IntOf(Parse(resp), "bytes");
+        const std::int64_t cursor = IntOf(ParseBody(resp), "bytes");
         // Nothing this store can send there: on to the next mirror.
         at = cursor == at->from || cursor > m.bytes ? after(at->mirror, m.bytes)
                                                     : Place{at->mirror, cursor};
@@ -213,7 +171,9 @@ class SyncRun {
     }
   }
 
-  void Feed() {
+  // Step 3.  A relay (`apply` false) holds nothing a tombstone could hide:
+  // it only moves its cursor, as a device does.
+  void Feed(bool apply) {
     const std::string key = "hub.pull " + url_;
     std::int64_t after = OnDb(ctx_.readers, [&key](Db& db) { return ToInt(SettingOr(db, key, "0")); });
     for (;;) {
@@ -226,8 +186,8 @@ class SyncRun {
       const std::int64_t next = IntOf(d, "next");
       const rapidjson::Value* more = hub_wire::Member(d, "more");
       const std::string store = store_;
-      OnDb(ctx_.writer, [list, &key, next, &store](Db& db) {
-        if (!list->empty()) ApplyTombstones(db, store, *list, ListedBy::kHub);
+      OnDb(ctx_.writer, [list, &key, next, &store, apply](Db& db) {
+        if (apply && !list->empty()) ApplyTombstones(db, store, *list, ListedBy::kHub);
         PutSetting(db, key, std::to_string(next));
       });
       r_.tombstones_down += static_cast<std::int64_t>(list->size());
@@ -310,30 +270,19 @@ class SyncRun {
   // whichever thread calls it (the sync's, or the one making it ahead).
   Body Make(const LocalMirror& m, std::int64_t from) const {
     MirrorStore& mirrors = ctx_.mirrors;
-    const std::string data = OnDb(ctx_.readers, [&mirrors, &m, from](Db& db) {
+    std::string data = OnDb(ctx_.readers, [&mirrors, &m, from](Db& db) {
       return Chunk(mirrors, db, m.file_id, from, m.bytes);
     });
-    const std::string json = rpc::Json([&](rpc::Writer& w) {
-      w.StartObject();
-      w.Key("device");
-      w.String(store_);
-      w.Key("source");
-      w.String(m.source);
-      w.Key("path");
-      w.String(m.path);
-      w.Key("relPath");
-      w.String(m.rel_path);
-      w.Key("generation");
-      w.Int64(m.generation);
-      w.Key("offset");
-      w.Int64(from);
-      w.Key("mtimeMs");
-      w.Int64(m.mtime_ms);
-      w.Key("data");
-      w.String(proto::Base64Encode(data));
-      w.EndObject();
-    });
-    return {Http::Compress(json), data.size()};
+    RemoteChunk c;
+    c.device = store_;
+    c.path = m.path;
+    c.rel_path = m.rel_path;
+    c.generation = m.generation;
+    c.offset = from;
+    c.mtime_ms = m.mtime_ms;
+    c.data = std::move(data);
+    const std::string json = hub_wire::IngestBody(m.source, c);
+    return {Http::Compress(json), c.data.size()};
   }
 
   Context& ctx_;
@@ -433,9 +382,14 @@ void Syncer::SyncJob() {
       }
       try {
         SyncRun run(ctx_, http, c->url, store, report);
-        run.Mirrors();
-        run.Changes();
-        run.Feed();
+        if (ctx_.relay) {
+          SendRelayFiles(ctx_, http, store, report);
+          run.Feed(false);
+        } else {
+          run.Mirrors();
+          run.Changes();
+          run.Feed(true);
+        }
       } catch (const std::exception& e) {
         report.error = e.what();
       }

@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "core/c/sqlite.hpp"
 #include "daemon/hub/connection.hpp"
@@ -43,6 +44,7 @@ struct SyncReport {
   std::int64_t entries = 0, tombstones_up = 0;  // step 2
   std::optional<std::string> pending;  // the entry that waits for its events on the hub
   std::int64_t tombstones_down = 0;    // step 3
+  std::vector<std::string> refused;    // a relay's files the hub refused, each with why
   std::string error;                   // why it stopped; empty when it finished
   std::int64_t finished_ms = 0;
 };

@@ -6,6 +6,7 @@
 
 #include "core/hub/replicate.hpp"
 #include "core/util/text.hpp"
+#include "proto/base64.hpp"
 
 namespace origin::hub_wire {
 
@@ -253,6 +254,31 @@ bool ValidAgentName(std::string_view name) {
     return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
     return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
+}
+
+std::string IngestBody(std::string_view source, const RemoteChunk& c) {
+  return rpc::Json([&](rpc::Writer& w) {
+    w.StartObject();
+    w.Key("device");
+    w.String(c.device);
+    w.Key("source");
+    w.String(source.data(), static_cast<rapidjson::SizeType>(source.size()));
+    w.Key("path");
+    w.String(c.path);
+    w.Key("relPath");
+    w.String(c.rel_path);
+    w.Key("generation");
+    w.Int64(c.generation);
+    w.Key("offset");
+    w.Int64(c.offset);
+    if (c.mtime_ms) {
+      w.Key("mtimeMs");
+      w.Int64(*c.mtime_ms);
+    }
+    w.Key("data");
+    w.String(proto::Base64Encode(c.data));
+    w.EndObject();
   });
 }
 

@@ -16,6 +16,7 @@
 
 #include "core/entries/entries.hpp"
 #include "core/forget/replica.hpp"
+#include "core/ingest/ingester.hpp"
 #include "daemon/rpc_json.hpp"
 
 namespace origin::hub_wire {
@@ -51,5 +52,9 @@ void WriteEntry(rpc::Writer& w, const EntryRow& e);
 bool DecodeTombstones(const rapidjson::Value& d, std::vector<ReplicaTombstone>* out,
                       std::string* error);
 void WriteTombstone(rpc::Writer& w, const ReplicaTombstone& t);
+
+/// The request of POST /v1/ingest: a chunk of `source`'s file, its data in
+/// base64, as a device sends its mirror and a relay its agent's file.
+std::string IngestBody(std::string_view source, const RemoteChunk& c);
 
 }  // namespace origin::hub_wire

@@ -12,6 +12,8 @@
 #include "core/util/text.hpp"
 #include "daemon/log.hpp"
 #include "daemon/hub/asker.hpp"
+#include "daemon/hub/relay.hpp"
+#include "daemon/hub/sync.hpp"
 #include "daemon/mcp/answers.hpp"
 #include "daemon/mcp/merge.hpp"
 #include "daemon/mcp/tools.hpp"
@@ -241,6 +243,8 @@ void McpServer::CallTool(const std::string& id_json, const rapidjson::Value* par
   } catch (const OpError& e) {
     return done(ToolReply(id_json, Answer{{}, e, {}}, structured));
   }
+  if (ops_.ctx().relay)
+    return AskRelayHub(*tool, given, peer->agent, id_json, structured, std::move(done));
   const Operation* op = Operations::Find(tool->operation);
   if (op != nullptr && op->writes && !peer->session.empty()) {
     // The same request replayed (origin-mcp after a reconnect) is answered
@@ -286,6 +290,75 @@ void McpServer::CallTool(const std::string& id_json, const rapidjson::Value* par
     case mcp::Fresh::kNone:
       return run();
   }
+}
+
+void McpServer::AskRelayHub(const mcp::Tool& tool, std::shared_ptr<rapidjson::Document> given,
+                            const std::string& agent, const std::string& id_json,
+                            bool structured, Done done) {
+  Context& ctx = ops_.ctx();
+  auto release = ops_.Hold();
+  auto give = [id_json, structured, done, release](const Answer& a) {
+    done(ToolReply(id_json, a, structured));
+    release();
+  };
+  auto answer = [this, &ctx, give](hub::ToolReply r) {
+    switch (r.kind) {
+      case hub::ToolReply::Kind::kNotConnected:
+        return give(Answer::Fail(OpError::Code::kUnavailable,
+                                 "this store is a relay, which answers through its hub, and it "
+                                 "is not connected to one: origin hub connect URL --token T"));
+      case hub::ToolReply::Kind::kAnswered:
+        if (!r.tool_error.empty())
+          return give(Answer::Fail(OpError::Code::kInvalidArgument, r.tool_error));
+        return give(Answer{std::move(r.result), std::nullopt, {}});
+      case hub::ToolReply::Kind::kFailed:
+        break;
+    }
+    std::string why = "this relay cannot answer offline: it keeps no memory of its own, and the "
+                      "hub (" + r.url + ") was not reached: " + r.error +
+                      ". What the agents write waits in their logs until the hub is back.";
+    // At most once an hour while the hub cannot be reached, the warnings
+    // before an agent's cleanup loses what the hub has not received, in
+    // the log and in the error the agent sees (spec: Relays).
+    const std::int64_t now = SteadyMs();
+    if (now - last_relay_warning_ms_ < kRelayWarnEveryMs)
+      return give(Answer::Fail(OpError::Code::kUnavailable, why));
+    last_relay_warning_ms_ = now;
+    ops_.OnWorker(
+        Thread::kReader, Caller{},
+        [&ctx](Db& db, rpc::Writer& w) {
+          w.StartArray();
+          for (const std::string& warning :
+               hub::RelayWarnings(ctx.adapters, hub::ReadRelayBacklog(ctx.adapters, db),
+                                  ctx.clock.NowMs(), hub::ReadLastSync(db).last_sync_ms))
+            w.String(warning);
+          w.EndArray();
+        },
+        [give, why](Answer a) mutable {
+          rapidjson::Document warnings;
+          if (!a.error) warnings.Parse(a.result.data(), a.result.size());
+          if (!warnings.HasParseError() && warnings.IsArray())
+            for (const auto& warning : warnings.GetArray()) {
+              LOG_WARN("relay: %s", warning.GetString());
+              why += std::string("\nWarning: ") + warning.GetString();
+            }
+          give(Answer::Fail(OpError::Code::kUnavailable, why));
+        });
+  };
+  auto ask = [&ctx, name = std::string(tool.name),
+              arguments = rpc::Json([&](rpc::Writer& w) { given->Accept(w); }), agent, answer] {
+    ctx.hub_ask->Ask(name, arguments, agent, answer, kRelayAnswerMs);
+  };
+  // The agents' new lines first, so that the hub's answer holds them and
+  // an entry can cite what was said a moment ago.
+  const std::int64_t now = SteadyMs();
+  if (tool.read_only && now - last_relay_send_ms_ < kRelaySendEveryMs) return ask();
+  last_relay_send_ms_ = now;
+  auto then = AtMostAfter(ctx.timers,
+                          tool.read_only ? static_cast<int>(ctx.hub_ask->timeout_ms())
+                                         : kRelayWriteWaitMs,
+                          std::move(ask));
+  ctx.hub_sync->Request([then](const hub::SyncReport&) { then(); });
 }
 
 std::function<void(Answer)> McpServer::AskHub(const mcp::Tool& tool,

@@ -15,6 +15,7 @@
 
 #include <rapidjson/document.h>
 
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -66,8 +67,23 @@ class McpServer {
   std::function<void(Answer)> AskHub(const mcp::Tool& tool,
                                      std::shared_ptr<rapidjson::Document> given,
                                      const std::string& agent, std::function<void(Answer)> answered);
+  /// On a relay, every tool is the hub's (spec: MCP server, On a relay):
+  /// the agents' new lines are sent first (before a read at most every
+  /// kRelaySendEveryMs, waiting at most the hub timeout; before a write,
+  /// waiting at most kRelayWriteWaitMs), then the hub's answer is the
+  /// answer, or an error saying that the relay cannot answer offline.
+  void AskRelayHub(const mcp::Tool& tool, std::shared_ptr<rapidjson::Document> given,
+                   const std::string& agent, const std::string& id_json, bool structured,
+                   Done done);
+  static constexpr std::int64_t kRelaySendEveryMs = 10'000;
+  static constexpr int kRelayWriteWaitMs = 15'000;
+  static constexpr long kRelayAnswerMs = 15'000;
+  static constexpr std::int64_t kRelayWarnEveryMs = 3'600'000;
+
   Operations& ops_;
   const ThreadRole& thread_;
+  std::int64_t last_relay_send_ms_ = -kRelaySendEveryMs;  // steady clock, loop thread
+  std::int64_t last_relay_warning_ms_ = -kRelayWarnEveryMs;
 };
 
 }  // namespace origin

@@ -3,6 +3,7 @@
 // hub (spec: Using a hub from a device), and the hub part of `sync`.  The
 // hub is asked on the hub thread (daemon/hub/sync.hpp); these only start
 // and answer on the loop.
+#include "core/hub/relay.hpp"
 #include "daemon/hub/sync.hpp"
 #include "daemon/operations/operations.hpp"
 
@@ -48,6 +49,12 @@ void WriteHubSync(rpc::Writer& w, const hub::SyncReport& r) {
   w.Key("tombstones_down");
   w.Int64(r.tombstones_down);
   rpc::Opt(w, "pending", r.pending);
+  if (!r.refused.empty()) {  // a relay's files the hub would not take
+    w.Key("refused");
+    w.StartArray();
+    for (const std::string& f : r.refused) w.String(f);
+    w.EndArray();
+  }
   rpc::Opt(w, "error", r.error.empty() ? std::nullopt : std::optional(r.error));
   w.EndObject();
 }
@@ -69,19 +76,39 @@ void HubConnect(Operations& o, const proto::HubConnectRequest& r, const Caller&,
       throw OpError(Code::kInvalidArgument, "--ca-file takes an absolute path");
     c.ca_file = *r.ca_file;
   }
-  syncer->Check(c, true, [syncer, reply](hub::CheckReport check) {
-    if (!check.error.empty())
-      return reply(Answer::Fail(check.device.empty() ? Code::kUnavailable : Code::kInvalidArgument,
-                                check.error));
-    syncer->Request(nullptr);  // the first sync starts now
-    reply(Answer{rpc::Json([&](rpc::Writer& w) {
-                   w.StartObject();
-                   WriteCheck(w, check);
-                   w.EndObject();
-                 }),
-                 std::nullopt,
-                 {}});
-  });
+  Context& ctx = o.ctx();
+  auto connect = [&ctx, syncer, c, reply] {
+    syncer->Check(c, true, [&ctx, syncer, reply](hub::CheckReport check) {
+      if (!check.error.empty())
+        return reply(Answer::Fail(
+            check.device.empty() ? Code::kUnavailable : Code::kInvalidArgument, check.error));
+      syncer->Request(nullptr);  // the first sync starts now
+      reply(Answer{rpc::Json([&](rpc::Writer& w) {
+                     w.StartObject();
+                     WriteCheck(w, check);
+                     w.Key("relay");
+                     w.Bool(ctx.relay);
+                     w.EndObject();
+                   }),
+                   std::nullopt,
+                   {}});
+    });
+  };
+  if (!r.relay || ctx.relay) return connect();
+  // An empty store becomes a relay first (spec: Relays, Choosing it), so
+  // that no sync ingests anything meanwhile; a store that holds something
+  // is refused, and nothing changes.
+  o.OnWorker(
+      Thread::kWriter, Caller{},
+      [home = ctx.paths.home](Db& db, rpc::Writer& w) {
+        MakeRelay(db, home);
+        w.Null();
+      },
+      [&ctx, connect, reply](Answer a) {
+        if (a.error) return reply(std::move(a));
+        ctx.relay = true;
+        connect();
+      });
 }
 
 void HubStatus(Operations& o, const proto::NoRequest&, const Caller&, Reply reply) {

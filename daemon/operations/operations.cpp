@@ -48,6 +48,20 @@ const Operation* Operations::Find(std::string_view method) {
   return nullptr;
 }
 
+namespace {
+
+// What a relay answers itself (spec: Relays): its own state, its sync and
+// its connection; every other operation reads or writes a store, which a
+// relay does not have.
+bool OnRelay(std::string_view method) {
+  for (std::string_view m : {"ping", "status", "sync", "shutdown", "check", "verify",
+                             "hub_connect", "hub_status", "hub_disconnect"})
+    if (m == method) return true;
+  return false;
+}
+
+}  // namespace
+
 void Operations::Call(std::string_view method, const rapidjson::Value* params, Caller caller,
                       Reply reply) {
   ORIGIN_ASSERT_INSIDE(ctx_.loop_thread);
@@ -57,6 +71,13 @@ void Operations::Call(std::string_view method, const rapidjson::Value* params, C
   if (op == nullptr)
     return reply(
         Answer::Fail(OpError::Code::kUnknownMethod, "unknown method: " + std::string(method)));
+  if (ctx_.relay && !OnRelay(method))
+    return reply(Answer::Fail(
+        OpError::Code::kInvalidArgument,
+        "this store is a relay of its hub, and keeps no memory of its own: " +
+            std::string(method) +
+            " is the hub's (its admin UI; the agents' MCP tools on this machine are the "
+            "hub's too)"));
   // Counted until answered: the shutdown waits for the calls in flight.
   ++in_flight_;
   auto once = [this, reply = std::move(reply)](Answer a) {

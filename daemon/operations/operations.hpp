@@ -21,6 +21,7 @@
 
 #include <rapidjson/document.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -129,6 +130,10 @@ struct Context {
   /// A device's questions to its hub's /mcp (daemon/hub/asker.hpp); null
   /// on a hub.
   hub::Asker* hub_ask = nullptr;
+  /// This store is a relay (core/hub/relay.hpp): it ingests nothing, sends
+  /// its agents' logs to its hub, and asks the hub every question.  Set at
+  /// the start, or by origin hub connect --relay (a relay stays one).
+  std::atomic<bool> relay{false};
   /// The adapter of `source` (an adapter's id), or null for an unknown one.
   const SourceAdapter* adapter(std::string_view source) const {
     for (const auto& a : adapters)

@@ -9,6 +9,7 @@
 #include "core/store/event_index.hpp"
 #include "core/store/status.hpp"
 #include "core/util/text.hpp"
+#include "daemon/hub/relay.hpp"
 #include "daemon/hub/sync.hpp"
 #include "daemon/operations/operations.hpp"
 #include "origin_config.h"
@@ -29,11 +30,6 @@ void OptInt(rpc::Writer& w, std::int64_t v) {
     w.Null();
   else
     w.Int64(v);
-}
-
-std::int64_t MonotonicMs() {
-  using namespace std::chrono;
-  return duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count();
 }
 
 // What status says of the store refusing writes: the earliest lasting
@@ -112,6 +108,8 @@ void Status(Operations& o, const proto::NoRequest&, const Caller& caller, Reply 
     w.String(paths.socket);
     w.Key("store");
     w.String(ctx.store_name);
+    w.Key("mode");  // device, hub (origin serve) or relay
+    w.String(ctx.relay ? "relay" : ctx.hub_sync == nullptr ? "hub" : "device");
     w.Key("watched_dirs");
     w.Int64(watched);
     w.EndObject();
@@ -275,6 +273,42 @@ void Status(Operations& o, const proto::NoRequest&, const Caller& caller, Reply 
     } else {
       w.Null();
     }
+    // A relay: what it has not sent yet, by source, and the warnings
+    // before an agent's cleanup can lose it; null on other stores.
+    w.Key("relay");
+    if (ctx.relay) {
+      const std::vector<hub::RelayBacklog> backlog = hub::ReadRelayBacklog(ctx.adapters, db);
+      w.StartObject();
+      w.Key("connected");
+      w.Bool(conn.has_value());
+      w.Key("unsent");
+      w.StartArray();
+      for (const hub::RelayBacklog& b : backlog) {
+        w.StartObject();
+        w.Key("source");
+        w.String(b.source);
+        w.Key("files");
+        w.Int64(b.files);
+        w.Key("bytes");
+        w.Int64(b.bytes);
+        w.Key("oldest_at");
+        OptInt(w, b.oldest_mtime_ms);
+        w.Key("oldest_path");
+        OptStr(w, b.oldest_path);
+        w.EndObject();
+      }
+      w.EndArray();
+      w.EndObject();
+      if (!conn && conn_error.empty())
+        attention.push_back(
+            "this store is a relay, and no hub is connected: it sends and answers nothing "
+            "(origin hub connect URL --token T)");
+      for (std::string& warning : hub::RelayWarnings(ctx.adapters, backlog, ctx.clock.NowMs(),
+                                                     hub::ReadLastSync(db).last_sync_ms))
+        attention.push_back(std::move(warning));
+    } else {
+      w.Null();
+    }
     w.Key("attention");
     w.StartArray();
     for (const std::string& a : attention) w.String(a);
@@ -306,7 +340,7 @@ void Sync(Operations& o, const proto::SyncRequest& r, const Caller& caller, Repl
     LoopPoster* poster = ctx.poster;
     auto sink = caller.progress;
     progress = [last, poster, sink](const SyncProgress& p) {
-      const std::int64_t now = MonotonicMs();
+      const std::int64_t now = SteadyMs();
       if (now - *last < 100 && p.files_done != p.files_total) return;
       *last = now;
       std::string json = "{\"files_done\":" + std::to_string(p.files_done) +
@@ -359,6 +393,10 @@ void Sync(Operations& o, const proto::SyncRequest& r, const Caller& caller, Repl
                      w.EndObject();
                    }
                    w.EndArray();
+                   if (ctx.relay) {  // it ingests nothing: the hub's part is all
+                     w.Key("relay");
+                     w.Bool(true);
+                   }
                    w.EndObject();
                  });
     if (ctx.hub_sync == nullptr) return reply(Answer{std::move(json), std::nullopt, {}});

@@ -77,6 +77,15 @@ void Ingestion::SyncSource(std::size_t source, const std::string& reason,
   writer_->Post([this, source, adapter, reason, done = std::move(done)](Db& db) {
     ORIGIN_ASSERT_INSIDE(*writer_);
     if (cancelled_) return;  // the loop ends: `done` would not run
+    if (Relay()) {
+      PostDiscovery(source, adapter->Discover());
+      import_[source].done = true;
+      poster_->Post([this, done] {
+        done(false);
+        if (grew_) grew_();
+      });
+      return;
+    }
     SyncOptions so = WriterSync(db, reason);
     // The import: the first sync, and its retries until one went through.
     if (!import_[source].done)
@@ -138,6 +147,10 @@ void Ingestion::SyncNow(std::vector<std::size_t> which,
   writer_->Post([this, all, progress = std::move(progress), done = std::move(done)](Db& db) {
     ORIGIN_ASSERT_INSIDE(*writer_);
     SyncOutcome out;
+    if (Relay()) {  // nothing to ingest: the hub is sent the new lines
+      poster_->Post([done, out = std::move(out)]() mutable { done(std::move(out)); });
+      return;
+    }
     try {
       Ingester ing(db, mirrors_, clock_);
       SyncOptions so = WriterSync(db, "request");
@@ -194,6 +207,7 @@ void Ingestion::KnowFiles(std::size_t source, const Discovery& d) {
 
 void Ingestion::LiveSync(Db& db, const std::vector<std::set<std::string>>& paths) {
   ORIGIN_ASSERT_INSIDE(*writer_);
+  if (Relay()) return;
   Ingester ing(db, mirrors_, clock_);
   SyncReport report;
   int transactions = 0;

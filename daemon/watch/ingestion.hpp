@@ -76,6 +76,11 @@ class Ingestion {
   /// `grew()` on the loop after each sync that mirrored new lines (a
   /// connected device sends them to its hub).  Set before Attach.
   void OnGrew(std::function<void()> grew) { grew_ = std::move(grew); }
+  /// `*relay` true: this store is a relay (core/hub/relay.hpp), which
+  /// ingests nothing.  Its syncs only discover the files, so that the
+  /// watcher watches their directories, and call `grew` on the loop (the
+  /// hub gets the new lines, daemon/hub/relay.hpp).  Set before Attach.
+  void SetRelay(const std::atomic<bool>* relay) { relay_ = relay; }
 
   /// loop: one sync of `source` (the scheduler's); `done` on the loop,
   /// true when the store refused a write (the sync is to be retried).
@@ -117,6 +122,7 @@ class Ingestion {
   void RetryRefused(const SyncReport& r);                                  // writer
   void Failed(const std::vector<const SourceAdapter*>& which, const std::exception& e);
   std::size_t IndexOf(const SourceAdapter& a) const;
+  bool Relay() const { return relay_ != nullptr && relay_->load(); }
 
   const std::vector<std::unique_ptr<SourceAdapter>>& adapters_;
   MirrorStore& mirrors_;
@@ -126,6 +132,7 @@ class Ingestion {
   Discovered discovered_;
   std::function<void(std::size_t)> retry_;  // loop
   std::function<void()> grew_;              // loop
+  const std::atomic<bool>* relay_ = nullptr;
   DbWorkers* writer_ = nullptr;
   Indexer* indexer_ = nullptr;
   LoopPoster* poster_ = nullptr;

@@ -204,4 +204,20 @@ std::vector<test::CorpusFile> CorpusIn(const std::string& dir, std::int64_t mb,
   return files;
 }
 
+rapidjson::Document ParseObject(const std::string& json) {
+  rapidjson::Document d;
+  d.Parse(json.c_str());
+  if (d.HasParseError() || !d.IsObject()) {
+    std::fprintf(stderr, "bench: not a JSON object: %s\n", json.c_str());
+    std::exit(1);
+  }
+  return d;
+}
+
+int WaitHubPort(const std::string& log) {
+  int port = 0;
+  while ((port = test::HubPortInLog(log)) == 0) ::usleep(10000);
+  return port;
+}
+
 }  // namespace origin::bench

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: MIT
 #pragma once
+
+#include <rapidjson/document.h>
 // What the benchmark programs share: wall time, running a command, a real
 // originsd on a home of its own, its memory, and the store's size by table.
 
@@ -23,6 +25,11 @@ std::string Capture(const std::string& cmd);
 /// in ms from the spawn to the exit.
 double TimeProcess(const std::vector<std::string>& argv, const std::vector<std::string>& env = {},
                    std::string* out = nullptr);
+/// `json` parsed, or exits saying what it was: a benchmark of wrong answers
+/// is no benchmark.
+rapidjson::Document ParseObject(const std::string& json);
+/// The port a hub logs at `log` once it listens (polled until it does).
+int WaitHubPort(const std::string& log);
 /// Peak and current resident memory of a process, in KiB (VmHWM, VmRSS).
 std::int64_t PeakRssKb(pid_t pid);
 std::int64_t RssKb(pid_t pid);

@@ -38,25 +38,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-rapidjson::Document Parse(const std::string& s) {
-  rapidjson::Document d;
-  d.Parse(s.c_str());
-  if (d.HasParseError() || !d.IsObject()) {
-    std::fprintf(stderr, "hub_bench: not JSON: %s\n", s.c_str());
-    std::exit(1);
-  }
-  return d;
-}
-
-// The port a hub logged, once it listens.
-int HubPort(const std::string& log) {
-  int port = 0;
-  while ((port = HubPortInLog(log)) == 0) ::usleep(10000);
-  return port;
-}
-
 std::int64_t Events(const std::string& cli) {
-  return Parse(Capture(cli + "status --json"))["store"]["events"].GetInt64();
+  return ParseObject(Capture(cli + "status --json"))["store"]["events"].GetInt64();
 }
 
 // Writes `n` entries on the store at `home` (its daemon stopped), each
@@ -154,16 +137,16 @@ int main(int argc, char** argv) {
     const std::string empty = run + "/no-agents";
     bench::Daemon hub(originsd, origin_cli, run + "/hub", empty, empty, run + "/hub.log", {},
                       {"--hub", "--port", "0"});
-    const std::string url = "http://127.0.0.1:" + std::to_string(HubPort(run + "/hub.log"));
+    const std::string url = "http://127.0.0.1:" + std::to_string(WaitHubPort(run + "/hub.log"));
     const std::string token =
-        Parse(Capture(hub.cli() + "token create laptop --json"))["token"].GetString();
+        ParseObject(Capture(hub.cli() + "token create laptop --json"))["token"].GetString();
     {
       bench::Daemon device(originsd, origin_cli, run + "/device", claude, codex,
                            run + "/device.log", device_env);
       t = Now();
       const double hub_cpu0 = CpuSeconds(hub.pid()), device_cpu0 = CpuSeconds(device.pid());
       Capture(device.cli() + "hub connect " + url + " --token " + token + " --json");
-      rapidjson::Document synced = Parse(Capture(device.cli() + "sync --json"));
+      rapidjson::Document synced = ParseObject(Capture(device.cli() + "sync --json"));
       if (!synced.HasMember("hub") || !synced["hub"]["error"].IsNull()) {
         std::fprintf(stderr, "hub_bench: the sync failed\n");
         return 1;
@@ -186,7 +169,7 @@ int main(int argc, char** argv) {
       bench::Daemon device(originsd, origin_cli, run + "/device", claude, codex,
                            run + "/device.log", device_env);
       t = Now();
-      rapidjson::Document pushed = Parse(Capture(device.cli() + "sync --json"));
+      rapidjson::Document pushed = ParseObject(Capture(device.cli() + "sync --json"));
       push_s.push_back(Now() - t);
       if (pushed["hub"]["entries"].GetInt64() != entries) {
         std::fprintf(stderr, "hub_bench: %lld entries pushed of %d\n",

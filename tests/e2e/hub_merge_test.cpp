@@ -22,12 +22,6 @@ namespace origin::test {
 
 namespace {
 
-void Initialize(Mcp& m) {
-  auto d = m.Call(1, "initialize",
-                  R"({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"claude-code","version":"1"}})");
-  REQUIRE(d.HasMember("result"));
-}
-
 // `o`'s string member `key`, REQUIREd.
 std::string Field(const rapidjson::Value& o, const char* key) {
   REQUIRE_MESSAGE((o.IsObject() && o.HasMember(key) && o[key].IsString()),
@@ -88,7 +82,7 @@ TEST_CASE("hub merge: a connected device's read tools merge the hub's answers, l
   Sync(desk);
 
   Mcp m(laptop.env());
-  Initialize(m);
+  m.Initialize();
   int id = 10;
 
   // search: the laptop's own hit once, labelled local; the desk's, which
@@ -209,7 +203,7 @@ TEST_CASE("hub merge: a connected device's read tools merge the hub's answers, l
   hermit.env()["ORIGIN_HUB_SYNC_MS"] = "0";
   StartDevice(hermit, "hermit", "about caves");
   Mcp h(hermit.env());
-  Initialize(h);
+  h.Initialize();
   const auto t0 = std::chrono::steady_clock::now();
   auto [text, error, notice] = h.ToolWithNotice(2, "search", R"({"query":"caves"})");
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

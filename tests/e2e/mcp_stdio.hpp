@@ -36,6 +36,14 @@ class Mcp {
     CHECK(std::string(d["jsonrpc"].GetString()) == "2.0");
     return d;
   }
+  /// `initialize` (id 1) as the agent `client` on protocol 2025-11-25,
+  /// REQUIREd to answer.
+  void Initialize(const std::string& client = "claude-code") {
+    auto d = Call(1, "initialize",
+                  R"({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":")" +
+                      client + R"(","version":"1"}})");
+    REQUIRE(d.HasMember("result"));
+  }
   rapidjson::Document Call(int id, const std::string& method, const std::string& params = "{}") {
     Send(R"({"jsonrpc":"2.0","id":)" + std::to_string(id) + R"(,"method":")" + method +
          R"(","params":)" + params + "}");

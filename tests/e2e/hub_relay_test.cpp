@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: MIT
+// Relays (issue 17, point 5; spec: Personal hub, Relays), with real daemons
+// on loopback and the relay's real origin-mcp: an empty store made a relay
+// (a store that holds something is refused, and nothing changes) keeps no
+// events and no mirrors, sends its agents' new complete lines straight
+// from their logs, answers every tool through the hub, refuses origin
+// serve and the store's own commands; with the hub down its tools fail
+// with a clear error, and no line is lost once the hub is back; a
+// rewritten file goes as a new generation, and the hub keeps the old one.
+
+#include <doctest/doctest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <set>
+
+#include "tests/e2e/hub_fixture.hpp"
+#include "tests/e2e/mcp_stdio.hpp"
+
+namespace origin::test {
+
+namespace {
+
+// The event ids of a search answer (the hub's, as the relay hands it on).
+std::set<std::string> EventIds(const std::string& text) {
+  rapidjson::Document d = Json(text);
+  std::set<std::string> out;
+  REQUIRE_MESSAGE((d.IsObject() && d.HasMember("sessions") && d.HasMember("events")), text);
+  for (const auto& s : d["sessions"].GetArray())
+    for (const auto& e : s["events"].GetArray()) out.insert(e["id"].GetString());
+  for (const auto& e : d["events"].GetArray()) out.insert(e["id"].GetString());
+  return out;
+}
+
+rapidjson::Document Status(DaemonFixture& f) {
+  RunResult r = f.Cli({"status", "--json"});
+  REQUIRE_MESSAGE((r.status == 0 || r.status == 5), (r.out + r.err));
+  return Json(r.out);
+}
+
+// Files under `dir`, recursively (a relay's store has no raw/ files).
+int FilesUnder(const std::string& dir) {
+  int n = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::recursive_directory_iterator(dir, ec);
+       !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec))
+    n += it->is_regular_file() ? 1 : 0;
+  return n;
+}
+
+std::string Line(const std::string& uuid, const std::string& text) {
+  return ClaudeLine(uuid, text, "relay-session");
+}
+
+}  // namespace
+
+TEST_SUITE("hub") {
+
+TEST_CASE("hub relay: an empty store becomes a relay, sends its agents' lines straight from "
+          "their logs, answers through the hub, and loses no line while the hub is down") {
+  DaemonFixture hub;
+  const int port = StartHub(hub);
+  const std::string url = "http://127.0.0.1:" + std::to_string(port);
+  const std::string token = NewToken(hub, "relay");
+
+  // A store that holds something is refused, and stays as it is.
+  {
+    DaemonFixture full;
+    StartDevice(full, "relay", "about kites");
+    RunResult r = full.Cli({"hub", "connect", url, "--token", token, "--relay"});
+    CHECK(r.status != 0);
+    CHECK_MESSAGE(r.err.find("only an empty store can become a relay") != std::string::npos,
+                  r.err);
+    CHECK_MESSAGE(r.err.find("4 events") != std::string::npos, r.err);
+    CHECK(std::string(Status(full)["daemon"]["mode"].GetString()) == "device");
+    CHECK(full.Events() == 4);
+    full.Stop();
+  }
+
+  DaemonFixture relay;
+  relay.env()["ORIGIN_DEVICE"] = "relay";
+  relay.env()["ORIGIN_HUB_SYNC_MS"] = "0";  // the test syncs (origin sync)
+  const std::string log = relay.claude() + "/projects/app/relay.jsonl";
+  WriteFile(log, Line("relay-u0", "the relay heard about kites") +
+                     Line("relay-u1", "and about lanterns"));
+  // origin hub connect --relay starts the daemon with --relay: the store is
+  // a relay before its first sync could ingest the log.
+  RunResult connected = relay.Cli({"hub", "connect", url, "--token", token, "--relay"},
+                                  {{"ORIGIN_NO_AUTOSTART", "0"}});
+  REQUIRE_MESSAGE(connected.status == 0, (connected.out + connected.err));
+  CHECK(connected.out.find("this store is a relay") != std::string::npos);
+  rapidjson::Document st = Status(relay);
+  CHECK(std::string(st["daemon"]["mode"].GetString()) == "relay");
+  CHECK(st["relay"]["connected"].GetBool());
+
+  REQUIRE(hub.WaitFor([&] { return hub.Events() == 2; }));
+  Sync(relay);
+  CHECK(hub.Events() == 2);  // a second sync sends nothing again
+  // The relay holds nothing: no event, no mirror.
+  CHECK(relay.Events() == 0);
+  CHECK(FilesUnder(relay.home() + "/raw") == 0);
+
+  // Its agents' MCP tools are the hub's: the search finds what it sent,
+  // under the ids the hub gave (the relay's own file's).
+  Mcp m(relay.env());
+  m.Initialize();
+  int id = 10;
+  {
+    auto [text, error] = m.Tool(++id, "search", R"({"query":"lanterns"})");
+    REQUIRE_MESSAGE(!error, text);
+    CHECK(EventIds(text).count("claude-code:relay-u1") == 1);
+    auto [src, src_error] = m.Tool(++id, "sources", R"({"id":"claude-code:relay-u0"})");
+    REQUIRE_MESSAGE(!src_error, src);
+    CHECK(std::string(Json(src)["sources"][0]["raw"].GetString()).find("about kites") !=
+          std::string::npos);
+  }
+  // A line appended, and a partial one after it: the complete line goes
+  // before the answer (a write waits for it), the partial one waits.
+  AppendFile(log, Line("relay-u2", "the lanterns were red"));
+  const std::string partial = Line("relay-u3", "half written");
+  AppendFile(log, partial.substr(0, 40));
+  {
+    auto [text, error] = m.Tool(++id, "remember",
+                                R"({"text":"lanterns are red","kind":"knowledge","confidence":0.9,)"
+                                R"("sources":[{"event_id":"claude-code:relay-u2"}]})");
+    REQUIRE_MESSAGE(!error, text);
+    rapidjson::Document e = Json(text);
+    CHECK(std::string(e["entry"]["author"].GetString()) == "claude-code@relay");
+    CHECK(std::string(e["entry"]["store"].GetString()) == "hub");
+  }
+  CHECK(hub.Events() == 3);
+  AppendFile(log, partial.substr(40));
+  Sync(relay);
+  CHECK(hub.Events() == 4);
+
+  // The store's own commands are the hub's; a relay is never a hub.
+  RunResult search = relay.Cli({"search", "lanterns"});
+  CHECK(search.status != 0);
+  CHECK_MESSAGE(search.err.find("relay") != std::string::npos, search.err);
+
+  // The hub down: tools fail, saying why; lines wait in the log.
+  hub.Stop();
+  AppendFile(log, Line("relay-u4", "written while the hub was away"));
+  // Written 25 days ago: Claude Code deletes it after 30 (cleanupPeriodDays
+  // unset), so the relay warns, in the tool's error and in its status.
+  std::filesystem::last_write_time(
+      log, std::filesystem::file_time_type::clock::now() - std::chrono::hours(24 * 25));
+  {
+    auto [text, error] = m.Tool(++id, "search", R"({"query":"away"})");
+    CHECK(error);
+    CHECK_MESSAGE(text.find("cannot answer offline") != std::string::npos, text);
+    CHECK_MESSAGE(text.find("deletes logs after 30 days") != std::string::npos, text);
+  }
+  RunResult offline = relay.Cli({"sync", "--json"});
+  CHECK_MESSAGE(Json(offline.out)["hub"]["error"].IsString(), offline.out);
+  {
+    rapidjson::Document s = Status(relay);
+    std::int64_t unsent = 0;
+    for (const auto& u : s["relay"]["unsent"].GetArray()) unsent += u["bytes"].GetInt64();
+    CHECK(unsent > 0);
+    RunResult shown = relay.Cli({"status"});
+    CHECK_MESSAGE(shown.out.find("A relay of its hub") != std::string::npos, shown.out);
+    CHECK(shown.out.find("UNSENT") != std::string::npos);
+    CHECK(shown.out.find("cleanupPeriodDays") != std::string::npos);
+    CHECK(shown.status == 5);  // something needs the user
+  }
+  // Back: nothing lost.
+  StartHub(hub, port);
+  Sync(relay);
+  CHECK(hub.Events() == 5);
+  CHECK(relay.Cli({"status"}).status == 0);  // all sent: no warning
+  {
+    auto [text, error] = m.Tool(++id, "search", R"({"query":"away"})");
+    REQUIRE_MESSAGE(!error, text);
+    CHECK(EventIds(text).count("claude-code:relay-u4") == 1);
+  }
+
+  // A rewritten file (shorter): sent as the next generation; the hub keeps
+  // the first.
+  WriteFile(log, Line("relay-v0", "a new beginning"));
+  Sync(relay);
+  CHECK(hub.Events() == 6);
+  {
+    auto [text, error] = m.Tool(++id, "search", R"({"query":"kites"})");
+    REQUIRE_MESSAGE(!error, text);
+    CHECK(EventIds(text).count("claude-code:relay-u0") == 1);
+    HttpReply cursors = Http(port, "GET", "/v1/cursors", {{"Authorization", "Bearer " + token}});
+    REQUIRE(cursors.status == 200);
+    std::set<std::int64_t> generations;
+    const rapidjson::Document list = Json(cursors.body);
+    for (const auto& c : list["cursors"].GetArray())
+      generations.insert(c["generation"].GetInt64());
+    CHECK(generations == std::set<std::int64_t>{1, 2});
+  }
+  m.CloseAndWait();
+  // The daemon the CLI started: stopped as a service manager would.
+  const auto pid = static_cast<pid_t>(Status(relay)["daemon"]["pid"].GetInt64());
+  ::kill(pid, SIGTERM);
+  REQUIRE(relay.WaitFor([&] { return ::kill(pid, 0) != 0; }));
+
+  // origin serve on the relay's store is refused.
+  RunResult serve = relay.StartExpectingFailure({"--hub", "--port", "0"});
+  CHECK(serve.status == 1);
+  CHECK_MESSAGE(serve.err.find("is a relay") != std::string::npos, serve.err);
+  hub.Stop();
+}
+
+}  // TEST_SUITE
+
+}  // namespace origin::test
