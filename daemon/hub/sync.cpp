@@ -293,7 +293,8 @@ class SyncRun {
 
 }  // namespace
 
-Syncer::Syncer(Context& ctx) : ctx_(ctx), thread_([this] { Run(); }) {}
+Syncer::Syncer(Context& ctx)
+    : ctx_(ctx), backoff_(kFirstRetryMs, kLongestRetryMs), thread_([this] { Run(); }) {}
 
 Syncer::~Syncer() { Stop(); }
 
@@ -353,7 +354,7 @@ void Syncer::Request(std::function<void(SyncReport)> done, bool automatic) {
   bool queue = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (automatic && failures_ > 0 && SteadyMs() < retry_at_ms_) return;  // backing off
+    if (automatic && !backoff_.Allows(SteadyMs())) return;  // backing off
     if (done) waiting_.push_back(std::move(done));
     if (!sync_queued_) queue = sync_queued_ = true;
   }
@@ -420,10 +421,7 @@ void Syncer::SyncJob() {
       LOG_INFO("hub: synced with %s again", report.url.c_str());
     last_error_ = report.error;
     std::lock_guard<std::mutex> lock(mu_);
-    failures_ = report.error.empty() ? 0 : failures_ + 1;
-    if (failures_ > 0)
-      retry_at_ms_ = SteadyMs() + std::min<std::int64_t>(kFirstRetryMs << std::min(failures_ - 1, 10),
-                                                         kLongestRetryMs);
+    backoff_.Ended(report.error.empty(), SteadyMs());
   }
   for (auto& done : waiting)
     ctx_.poster->Post([done = std::move(done), report] { done(report); });

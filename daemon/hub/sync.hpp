@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "core/c/sqlite.hpp"
+#include "daemon/hub/backoff.hpp"
 #include "daemon/hub/connection.hpp"
 
 namespace origin {
@@ -109,8 +110,7 @@ class Syncer {
   std::deque<std::function<void()>> jobs_;
   std::vector<std::function<void(SyncReport)>> waiting_;  // for the next sync
   bool sync_queued_ = false;
-  int failures_ = 0;             // syncs failed in a row
-  std::int64_t retry_at_ms_ = 0;  // steady clock: no automatic sync before
+  Backoff backoff_;  // the automatic syncs', on the steady clock
   bool stopping_ = false;
   Http* current_ = nullptr;  // the request under way, to abort
   std::string last_error_;   // logged once until it changes (hub thread)

@@ -6,6 +6,7 @@
 
 #include "daemon/http/gzip.hpp"
 #include "daemon/http/hub_service.hpp"
+#include "daemon/hub/backoff.hpp"
 #include "tests/support/http_client.hpp"
 
 using namespace origin::http;
@@ -93,5 +94,38 @@ TEST_SUITE("hub") {
     CHECK(Gunzip(bad_crc, 1 << 20, &out) == InflateStatus::kMalformed);
     CHECK(Gunzip(lines, 1 << 20, &out) == InflateStatus::kMalformed);
     CHECK(Gunzip("", 1 << 20, &out) == InflateStatus::kMalformed);
+  }
+}
+
+// A device's own syncs after failures (daemon/hub/backoff.hpp): the rule
+// the Syncer applies on its steady clock, here on a clock of the test's.
+TEST_SUITE("hub") {
+  TEST_CASE("hub: the daemon's own syncs back off after failures, doubling up to the longest "
+            "wait, and a success ends it") {
+    origin::hub::Backoff b(5'000, 300'000);
+    std::int64_t now = 1'000'000;
+    CHECK(b.Allows(now));  // nothing failed yet
+    b.Ended(false, now);   // 1st failure: 5 s
+    CHECK(b.failures() == 1);
+    CHECK_FALSE(b.Allows(now + 4'999));
+    CHECK(b.Allows(now + 5'000));
+    now += 5'000;
+    std::int64_t expected = 5'000;
+    for (int i = 2; i <= 12; ++i) {  // 10 s, 20 s, ... then 5 minutes at most
+      b.Ended(false, now);
+      expected = std::min<std::int64_t>(expected * 2, 300'000);
+      CHECK(b.retry_at_ms() - now == expected);
+      CHECK_FALSE(b.Allows(now + expected - 1));
+      CHECK(b.Allows(now + expected));
+      now += expected;
+    }
+    CHECK(expected == 300'000);
+    for (int i = 0; i < 100; ++i) b.Ended(false, now);  // no overflow, however long it lasts
+    CHECK(b.retry_at_ms() - now == 300'000);
+    b.Ended(true, now);  // a success: the next automatic sync may go at once
+    CHECK(b.failures() == 0);
+    CHECK(b.Allows(now));
+    b.Ended(false, now);  // and a new failure starts from the first wait again
+    CHECK(b.retry_at_ms() - now == 5'000);
   }
 }
