@@ -249,9 +249,21 @@ void HubService::Mcp(const Request& r, Respond respond) {
   }
   std::optional<std::string> device;
   if (const std::string* d = r.Header("x-origin-device")) device = *d;
+  // A relay's key for a write its agent may send again: the hub carries it
+  // out once (the request key of the spec's Entries, kept per token).
+  std::string request;
+  if (const std::string* q = r.Header("x-origin-request")) {
+    if (q->empty() || q->size() > 128 ||
+        !std::all_of(q->begin(), q->end(), [](unsigned char c) {
+          return std::isalnum(c) != 0 || c == '-' || c == '_' || c == '.' || c == ':';
+        }))
+      return respond(McpError(400, "X-Origin-Request is a key of at most 128 letters, digits, "
+                                   "'-', '_', '.' and ':'"));
+    request = *q;
+  }
   // The token, then the message: what is needed of the request is copied,
   // since it is answered later, on the loop.
-  auto ask = [this, body = r.body, protocol, agent, device, respond](Answer a) {
+  auto ask = [this, body = r.body, protocol, agent, device, request, respond](Answer a) {
     if (a.error)
       return respond(McpError(503, std::string("the token could not be checked: ") +
                                        a.error->what()));
@@ -270,6 +282,9 @@ void HubService::Mcp(const Request& r, Respond respond) {
     auto peer = std::make_shared<McpPeer>();
     peer->protocol = protocol;
     peer->author = agent.empty() ? name : agent + "@" + name;
+    // Writes are keyed by the session and the message's id: the token's
+    // name keeps one device's keys from meeting another's.
+    if (!request.empty()) peer->session = "request:" + name + ":" + request;
     mcp_.Handle(body, peer, [respond](std::string reply) {
       if (reply.empty()) {
         Response accepted;

@@ -37,13 +37,14 @@ Asker::Asker(Context& ctx, long timeout_ms, int threads) : ctx_(ctx), timeout_ms
 Asker::~Asker() { Stop(); }
 
 void Asker::Ask(std::string tool, std::string arguments, std::string agent,
-                std::function<void(ToolReply)> done, long timeout_ms) {
+                std::function<void(ToolReply)> done, long timeout_ms, std::string request) {
   if (timeout_ms <= 0) timeout_ms = timeout_ms_;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!stopping_) {
       jobs_.push_back(Job{std::move(tool), std::move(arguments), std::move(agent),
-                          SteadyMs() + timeout_ms, timeout_ms, std::move(done)});
+                          std::move(request), SteadyMs() + timeout_ms, timeout_ms,
+                          std::move(done)});
       cv_.notify_one();
       return;
     }
@@ -58,7 +59,7 @@ void Asker::Warm() {
   // first request on.
   for (auto& w : workers_)
     if (w->http) return;
-  jobs_.push_back(Job{{}, {}, {}, SteadyMs() + timeout_ms_, timeout_ms_, nullptr});
+  jobs_.push_back(Job{{}, {}, {}, {}, SteadyMs() + timeout_ms_, timeout_ms_, nullptr});
   cv_.notify_one();
 }
 
@@ -149,6 +150,7 @@ ToolReply Asker::Call(Worker& w, const Job& job) {
   // The agent's name when the hub takes it (reads are not recorded by
   // author, so a name it would refuse is left out rather than failing).
   if (hub_wire::ValidAgentName(job.agent)) headers.push_back("X-Origin-Client: " + job.agent);
+  if (!job.request.empty()) headers.push_back("X-Origin-Request: " + job.request);
   const Response r = w.http->PostJson("/mcp", body, headers);
   if (r.timed_out) {
     out.error = "it did not answer within " + std::to_string(job.timeout_ms) + " ms";

@@ -53,9 +53,11 @@ class Asker {
   /// Calls `tool` with `arguments` (a JSON object, as the agent gave them)
   /// on the hub's /mcp for `agent` (X-Origin-Client); `done` runs once, on
   /// the loop thread.  `timeout_ms` (0: the Asker's) is how long the hub
-  /// may take.  Loop thread.
+  /// may take; `request`, when given, is sent as X-Origin-Request, under
+  /// which the hub carries out a write once however often it is asked (a
+  /// relay's agent replaying a write after a reconnect).  Loop thread.
   void Ask(std::string tool, std::string arguments, std::string agent,
-           std::function<void(ToolReply)> done, long timeout_ms = 0);
+           std::function<void(ToolReply)> done, long timeout_ms = 0, std::string request = {});
   /// Opens a connection to the hub ahead of the first question (an agent
   /// initialized), when connected and none is open.
   void Warm();
@@ -67,7 +69,7 @@ class Asker {
 
  private:
   struct Job {
-    std::string tool, arguments, agent;
+    std::string tool, arguments, agent, request;
     std::int64_t deadline_ms;  // steady clock
     long timeout_ms;
     std::function<void(ToolReply)> done;  // null: a warm-up

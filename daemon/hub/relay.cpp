@@ -63,6 +63,12 @@ std::optional<std::string> WindowAt(Content& content, std::int64_t at) {
   return w;
 }
 
+// A length the hub gave, which cannot be negative.
+std::int64_t NonNegative(std::int64_t bytes) {
+  if (bytes < 0) throw Stopped("the hub answered a negative length");
+  return bytes;
+}
+
 std::string LastLine(std::string_view data) {
   data.remove_suffix(1);  // its line break
   const std::size_t nl = data.rfind('\n');
@@ -108,7 +114,7 @@ class RelayRun {
         if (c.IsObject() && c.HasMember("source") && c["source"].IsString() &&
             c.HasMember("relPath") && c["relPath"].IsString())
           out[{c["source"].GetString(), c["relPath"].GetString()}][IntOf(c, "generation")] =
-              IntOf(c, "bytes");
+              NonNegative(IntOf(c, "bytes"));
     return out;
   }
 
@@ -133,6 +139,7 @@ class RelayRun {
     const std::int64_t at_hub = BytesOf(hub, c.generation);
     if (saved && saved->seen == Stamp(f) && at_hub == c.bytes) return;  // nothing new
     latest_ = hub.empty() ? 0 : hub.rbegin()->first;
+    hub_ = &hub;
     if (f.generated)
       SendGenerated(adapter, f, c, at_hub);
     else
@@ -151,6 +158,12 @@ class RelayRun {
       std::optional<std::string> w = WindowAt(*content, c.bytes);
       if (w && Sha256Hex(*w) == c.hash) {
         window = std::move(*w);
+      } else if (latest_ > c.generation) {
+        // The hub holds a later generation already (the answer to its
+        // first chunk was lost): on in that one, where the hub stands.
+        c.generation = latest_;
+        c.bytes = 0;
+        at_hub = BytesOf(*hub_, latest_);
       } else {
         NextGeneration(c);
         at_hub = 0;
@@ -204,7 +217,7 @@ class RelayRun {
 
   void SendGenerated(const SourceAdapter& adapter, const SourceFile& f, RelayCursor& c,
                      std::int64_t at_hub) {
-    if (at_hub != c.bytes) GoOnGenerated(adapter, f, c, at_hub);
+    if (at_hub != c.bytes && !GoOnGenerated(adapter, f, c, at_hub)) return;  // busy
     for (int conflicts = 0;;) {
       std::string data;
       try {
@@ -219,9 +232,10 @@ class RelayRun {
         Save(c);
         return;
       }
+      if (data.back() != '\n') throw FileRefused("its adapter gave a line without its end");
       const std::optional<std::int64_t> moved = Post(f, c, data, conflicts);
       if (!moved || *moved != c.bytes + static_cast<std::int64_t>(data.size())) {
-        GoOnGenerated(adapter, f, c, moved.value_or(hub_at_));
+        if (!GoOnGenerated(adapter, f, c, moved.value_or(hub_at_))) return;  // busy
         continue;
       }
       c.bytes = *moved;
@@ -233,8 +247,9 @@ class RelayRun {
 
   // The hub holds `at` bytes of a generated stream: the adapter's lines
   // from the start until they reach `at`, or a new generation when no
-  // line ends there.
-  void GoOnGenerated(const SourceAdapter& adapter, const SourceFile& f, RelayCursor& c,
+  // line ends there.  False when the stream's data is busy (the next sync
+  // tries again).
+  bool GoOnGenerated(const SourceAdapter& adapter, const SourceFile& f, RelayCursor& c,
                      std::int64_t at) {
     std::string last;
     std::int64_t reached = 0;
@@ -242,6 +257,8 @@ class RelayRun {
       std::string data;
       try {
         data = adapter.Generate(f, last, kChunkBytes, ctx_.clock.NowMs());
+      } catch (const SourceBusy&) {
+        return false;
       } catch (const std::exception& e) {
         throw FileRefused(e.what());
       }
@@ -256,9 +273,10 @@ class RelayRun {
     if (reached == at) {
       c.bytes = at;
       c.last_line = at == 0 ? std::string() : last;
-      return;
+      return true;
     }
     NextGeneration(c);
+    return true;
   }
 
   // The file sent again from its start, as a generation the hub does not
@@ -290,7 +308,7 @@ class RelayRun {
     if (resp.error.empty() && resp.status == 409) {
       if (++conflicts > kMostConflicts)
         throw FileRefused("the hub's cursor of this file kept moving: left for the next sync");
-      hub_at_ = IntOf(ParseBody(resp), "bytes");
+      hub_at_ = NonNegative(IntOf(ParseBody(resp), "bytes"));
       return std::nullopt;
     }
     if (resp.error.empty() && (resp.status == 400 || resp.status == 413)) {
@@ -304,6 +322,9 @@ class RelayRun {
     const std::int64_t moved = IntOf(ok, "bytes");
     if (moved <= c.bytes)  // it took nothing: sending it again would never end
       throw Stopped("the hub took a chunk of " + f.key + " without moving its cursor");
+    // It holds another length than this chunk gives: counted as a 409 is.
+    if (moved != c.bytes + size && ++conflicts > kMostConflicts)
+      throw FileRefused("the hub's cursor of this file kept moving: left for the next sync");
     ++r_.chunks;
     r_.bytes += size;
     return moved;
@@ -319,6 +340,7 @@ class RelayRun {
   const std::string store_;
   SyncReport& r_;
   std::int64_t latest_ = 0;  // the latest generation of the file the hub holds
+  const Generations* hub_ = nullptr;  // the hub's generations of the file
   std::int64_t hub_at_ = 0;  // the hub's cursor a 409 named
 };
 
@@ -339,7 +361,10 @@ std::vector<RelayBacklog> ReadRelayBacklog(
     if (!c && f.dedup && f.dedup->held) continue;
     if (c && c->seen == Stamp(f)) continue;
     // A plain file's bytes past the cursor; the others count whole.
-    const std::int64_t left = f.generated ? 0 : f.zstd || !c ? f.size : f.size - c->bytes;
+    // (A file shorter than its cursor was rewritten: all of it is unsent.)
+    const std::int64_t left = f.generated                          ? 0
+                              : f.zstd || !c || f.size < c->bytes ? f.size
+                                                                   : f.size - c->bytes;
     if (!f.generated && left <= 0) continue;
     ++b.files;
     b.bytes += left;

@@ -11,6 +11,7 @@
 namespace origin::hub_wire {
 
 const rapidjson::Value* Member(const rapidjson::Value& o, const char* name) {
+  if (!o.IsObject()) return nullptr;  // a hub's answer of another shape has no members
   auto it = o.FindMember(name);
   return it == o.MemberEnd() || it->value.IsNull() ? nullptr : &it->value;
 }

@@ -21,7 +21,8 @@
 
 namespace origin::hub_wire {
 
-/// The member `name` of `o`; nullptr when it is missing or null.
+/// The member `name` of `o`; nullptr when it is missing or null, or `o` is
+/// not an object.
 const rapidjson::Value* Member(const rapidjson::Value& o, const char* name);
 
 /// Fields of `o`: false with `*error` set when one is of the wrong type or

@@ -244,7 +244,7 @@ void McpServer::CallTool(const std::string& id_json, const rapidjson::Value* par
     return done(ToolReply(id_json, Answer{{}, e, {}}, structured));
   }
   if (ops_.ctx().relay)
-    return AskRelayHub(*tool, given, peer->agent, id_json, structured, std::move(done));
+    return AskRelayHub(*tool, given, *peer, id_json, structured, std::move(done));
   const Operation* op = Operations::Find(tool->operation);
   if (op != nullptr && op->writes && !peer->session.empty()) {
     // The same request replayed (origin-mcp after a reconnect) is answered
@@ -293,8 +293,8 @@ void McpServer::CallTool(const std::string& id_json, const rapidjson::Value* par
 }
 
 void McpServer::AskRelayHub(const mcp::Tool& tool, std::shared_ptr<rapidjson::Document> given,
-                            const std::string& agent, const std::string& id_json,
-                            bool structured, Done done) {
+                            const McpPeer& peer, const std::string& id_json, bool structured,
+                            Done done) {
   Context& ctx = ops_.ctx();
   auto release = ops_.Hold();
   auto give = [id_json, structured, done, release](const Answer& a) {
@@ -345,9 +345,15 @@ void McpServer::AskRelayHub(const mcp::Tool& tool, std::shared_ptr<rapidjson::Do
           give(Answer::Fail(OpError::Code::kUnavailable, why));
         });
   };
+  // A write the agent may send again (origin-mcp replays what was not
+  // answered when it lost the daemon) is keyed as the daemon keys its own
+  // (the session and the request's id), and the hub carries it out once.
+  const std::string request =
+      !tool.read_only && !peer.session.empty() ? Sha256Hex(peer.session + ":" + id_json) : "";
   auto ask = [&ctx, name = std::string(tool.name),
-              arguments = rpc::Json([&](rpc::Writer& w) { given->Accept(w); }), agent, answer] {
-    ctx.hub_ask->Ask(name, arguments, agent, answer, kRelayAnswerMs);
+              arguments = rpc::Json([&](rpc::Writer& w) { given->Accept(w); }),
+              agent = peer.agent, answer, request] {
+    ctx.hub_ask->Ask(name, arguments, agent, answer, kRelayAnswerMs, request);
   };
   // The agents' new lines first, so that the hub's answer holds them and
   // an entry can cite what was said a moment ago.

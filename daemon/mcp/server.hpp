@@ -73,8 +73,7 @@ class McpServer {
   /// waiting at most kRelayWriteWaitMs), then the hub's answer is the
   /// answer, or an error saying that the relay cannot answer offline.
   void AskRelayHub(const mcp::Tool& tool, std::shared_ptr<rapidjson::Document> given,
-                   const std::string& agent, const std::string& id_json, bool structured,
-                   Done done);
+                   const McpPeer& peer, const std::string& id_json, bool structured, Done done);
   static constexpr std::int64_t kRelaySendEveryMs = 10'000;
   static constexpr int kRelayWriteWaitMs = 15'000;
   static constexpr long kRelayAnswerMs = 15'000;

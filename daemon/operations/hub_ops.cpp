@@ -81,7 +81,11 @@ void HubConnect(Operations& o, const proto::HubConnectRequest& r, const Caller&,
     syncer->Check(c, true, [&ctx, syncer, reply](hub::CheckReport check) {
       if (!check.error.empty())
         return reply(Answer::Fail(
-            check.device.empty() ? Code::kUnavailable : Code::kInvalidArgument, check.error));
+            check.device.empty() ? Code::kUnavailable : Code::kInvalidArgument,
+            check.error + (ctx.relay ? " (this store is a relay, not connected to a hub yet: "
+                                       "connect it again with the hub's URL and this "
+                                       "device's token)"
+                                     : "")));
       syncer->Request(nullptr);  // the first sync starts now
       reply(Answer{rpc::Json([&](rpc::Writer& w) {
                      w.StartObject();
@@ -100,13 +104,15 @@ void HubConnect(Operations& o, const proto::HubConnectRequest& r, const Caller&,
   // is refused, and nothing changes.
   o.OnWorker(
       Thread::kWriter, Caller{},
-      [home = ctx.paths.home](Db& db, rpc::Writer& w) {
-        MakeRelay(db, home);
+      [&ctx](Db& db, rpc::Writer& w) {
+        MakeRelay(db, ctx.paths.home);
+        // At once, on the writer: a sync queued behind this job ingests
+        // nothing into the relay.
+        ctx.relay = true;
         w.Null();
       },
-      [&ctx, connect, reply](Answer a) {
+      [connect, reply](Answer a) {
         if (a.error) return reply(std::move(a));
-        ctx.relay = true;
         connect();
       });
 }

@@ -121,13 +121,22 @@ TEST_CASE("hub relay: an empty store becomes a relay, sends its agents' lines st
   const std::string partial = Line("relay-u3", "half written");
   AppendFile(log, partial.substr(0, 40));
   {
-    auto [text, error] = m.Tool(++id, "remember",
-                                R"({"text":"lanterns are red","kind":"knowledge","confidence":0.9,)"
-                                R"("sources":[{"event_id":"claude-code:relay-u2"}]})");
+    const std::string args = R"({"text":"lanterns are red","kind":"knowledge","confidence":0.9,)"
+                             R"("sources":[{"event_id":"claude-code:relay-u2"}]})";
+    auto [text, error] = m.Tool(++id, "remember", args);
     REQUIRE_MESSAGE(!error, text);
     rapidjson::Document e = Json(text);
     CHECK(std::string(e["entry"]["author"].GetString()) == "claude-code@relay");
     CHECK(std::string(e["entry"]["store"].GetString()) == "hub");
+    // The same request again (origin-mcp replays what was not answered when
+    // it lost the daemon): the hub carries it out once.
+    auto [again, again_error] = m.Tool(id, "remember", args);
+    REQUIRE_MESSAGE(!again_error, again);
+    CHECK(std::string(Json(again)["entry"]["id"].GetString()) ==
+          std::string(e["entry"]["id"].GetString()));
+    auto [listed, listed_error] = m.Tool(++id, "search", R"({"query":"lanterns are red"})");
+    REQUIRE_MESSAGE(!listed_error, listed);
+    CHECK(Json(listed)["entries"].Size() == 1);
   }
   CHECK(hub.Events() == 3);
   AppendFile(log, partial.substr(40));
@@ -192,6 +201,11 @@ TEST_CASE("hub relay: an empty store becomes a relay, sends its agents' lines st
     for (const auto& c : list["cursors"].GetArray())
       generations.insert(c["generation"].GetInt64());
     CHECK(generations == std::set<std::int64_t>{1, 2});
+    // A request key the hub does not take is refused before any tool runs.
+    HttpReply bad = Http(port, "POST", "/mcp", McpHeaders(token, {{"X-Origin-Request", "a b"}}),
+                         R"({"jsonrpc":"2.0","id":1,"method":"tools/list"})");
+    CHECK(bad.status == 400);
+    CHECK(bad.body.find("X-Origin-Request") != std::string::npos);
   }
   m.CloseAndWait();
   // The daemon the CLI started: stopped as a service manager would.
