@@ -155,8 +155,7 @@ constexpr std::string_view kHubDetails =
 
 constexpr std::string_view kHubExamples =
     "  origin hub connect https://hub.example.net --token ogn_...\n"
-    "  ORIGIN_HOME=~/.origin-relay origin hub connect https://hub.example.net --token ogn_... "
-    "--relay\n"
+    "  origin hub connect https://hub.example.net --token ogn_... --relay\n"
     "  origin hub status\n"
     "  origin hub disconnect\n";
 
