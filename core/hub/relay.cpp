@@ -5,6 +5,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <utility>
+
 #include "core/store/schema.hpp"
 #include "core/util/op_error.hpp"
 
@@ -50,8 +52,6 @@ std::optional<RelayCursor> Decode(std::string_view source, std::string_view key,
   c.last_line = StrMember(d, "last");
   c.seen = StrMember(d, "seen");
   c.changed_ms = IntMember(d, "changed");
-  c.pending = IntMember(d, "pending");
-  c.oldest_pending_ms = IntMember(d, "pendingSince");
   return c;
 }
 
@@ -104,24 +104,17 @@ void SaveRelayCursor(Db& db, const RelayCursor& c) {
   w.Int64(c.generation);
   w.Key("bytes");
   w.Int64(c.bytes);
-  if (!c.hash.empty()) {
-    w.Key("hash");
-    w.String(c.hash.data(), static_cast<rapidjson::SizeType>(c.hash.size()));
-  }
-  if (!c.last_line.empty()) {
-    w.Key("last");
-    w.String(c.last_line.data(), static_cast<rapidjson::SizeType>(c.last_line.size()));
-  }
-  if (!c.seen.empty()) {
-    w.Key("seen");
-    w.String(c.seen.data(), static_cast<rapidjson::SizeType>(c.seen.size()));
-  }
+  // The strings only when set: a file's cursor has no last line, a
+  // generated stream's no hash.
+  for (const auto& [key, value] : {std::pair<const char*, const std::string*>{"hash", &c.hash},
+                                   {"last", &c.last_line},
+                                   {"seen", &c.seen}})
+    if (!value->empty()) {
+      w.Key(key);
+      w.String(value->data(), static_cast<rapidjson::SizeType>(value->size()));
+    }
   w.Key("changed");
   w.Int64(c.changed_ms);
-  w.Key("pending");
-  w.Int64(c.pending);
-  w.Key("pendingSince");
-  w.Int64(c.oldest_pending_ms);
   w.EndObject();
   PutSetting(db, CursorKey(c.source, c.key), std::string(sb.GetString(), sb.GetSize()));
 }

@@ -45,9 +45,6 @@ struct RelayCursor {
   /// again is skipped without reading it.  Empty while lines remain.
   std::string seen;
   std::int64_t changed_ms = 0;  // when `bytes` last moved
-  /// Complete lines still to send, as the last look counted them.
-  std::int64_t pending = 0;
-  std::int64_t oldest_pending_ms = 0;  // the file's mtime when pending > 0
 };
 
 std::optional<RelayCursor> LoadRelayCursor(Db& db, std::string_view source, std::string_view key);
