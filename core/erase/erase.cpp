@@ -100,7 +100,7 @@ Plan NewPlan(Db& db, MirrorStore& mirrors, const std::string& forget) {
   for (auto& [file, lines] : elsewhere) p.lines[file].merge(lines);
   p.event_seqs.assign(seqs.begin(), seqs.end());
   auto st = db.Prepare(
-      "SELECT e.seq FROM tombstone_effect te JOIN entry e ON e.id = te.item "
+      "SELECT DISTINCT e.seq FROM tombstone_effect te JOIN entry e ON e.id = te.item "
       "WHERE te.tombstone = ? AND te.item_kind = 'entry' ORDER BY e.seq");
   st.Bind(1, forget);
   while (st.Step()) p.entry_seqs.push_back(st.Int(0));

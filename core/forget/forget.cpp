@@ -123,7 +123,10 @@ class Decider {
       std::string by;
       for (const std::string& v : versions)
         if (by = DirectCover(db_, v); !by.empty()) break;
-      if (by.empty()) by = Rule3(root, versions);
+      // Decided even when a forget covers the chain otherwise, so that its
+      // cascade rows say what rule 3 gives now.
+      const std::string cascade = Rule3(root, versions);
+      if (by.empty()) by = cascade;
       if (!by.empty()) {
         for (const std::string& v : versions)
           db_.Prepare(
@@ -157,19 +160,40 @@ class Decider {
  private:
   // Rule 3: when the current version has no visible source left, the chain
   // is covered (cascade) by every forget in effect that covers one of its
-  // sources; returns one of them, or "".
+  // sources; returns one of them, or "".  The chain's cascade rows are kept
+  // to exactly those forgets: a row of a forget in effect that no longer
+  // covers it so is removed, and the forget touched, so that what a store
+  // reports a forget covers (CoverageNow) shrinks when a restore gives the
+  // chain a visible source again, though another forget (its hub's list)
+  // still hides it.
   std::string Rule3(const std::string& root, const Ids& versions) {
     Ids sources = Column(db_, "SELECT event_id FROM entry_source WHERE entry_id = ?",
                          CurrentVersion(db_, root));
     Ids by;
     for (const std::string& s : sources) {
-      if (!EventHidden(db_, s)) return "";
+      if (!EventHidden(db_, s)) {
+        by.clear();
+        break;
+      }
       by.merge(Covering(db_, s));
     }
-    if (by.empty()) return "";
+    for (const std::string& v : versions)
+      for (const std::string& f :
+           Column(db_,
+                  std::string("SELECT te.tombstone FROM tombstone_effect te JOIN tombstone t ON "
+                              "t.id = te.tombstone WHERE te.item = ? AND te.how = 'cascade' AND ") +
+                      kInEffect,
+                  v)) {
+        if (by.count(f) != 0) continue;
+        db_.Prepare("DELETE FROM tombstone_effect WHERE tombstone = ? AND item = ? AND how = 'cascade'")
+            .Bind(1, f)
+            .Bind(2, v)
+            .Run();
+        if (touched_ != nullptr) touched_->insert(f);
+      }
     for (const std::string& f : by)
       for (const std::string& v : versions) AddEffect(db_, f, v, "entry", "cascade", touched_);
-    return *by.begin();
+    return by.empty() ? "" : *by.begin();
   }
 
   // What the forgets covering `item` cover here changed: whether it is
@@ -540,10 +564,10 @@ std::vector<TombstoneRow> TombstoneRows(Db& db, const char* tail, auto param) {
   auto st = db.Prepare(
       std::string("SELECT t.id, t.kind, t.target, t.reason, t.created_at, t.origin, m.author, "
                   "(SELECT r.id FROM tombstone r WHERE r.kind = 'restore' AND r.target = t.id), "
-                  "(SELECT count(*) FROM tombstone_effect te WHERE te.tombstone = t.id AND "
-                  "te.item_kind = 'entry'), "
-                  "(SELECT count(*) FROM tombstone_effect te WHERE te.tombstone = t.id AND "
-                  "te.item_kind = 'event'), x.id, x.done_at, x.lines, x.events, x.entries "
+                  "(SELECT count(DISTINCT te.item) FROM tombstone_effect te WHERE te.tombstone = "
+                  "t.id AND te.item_kind = 'entry'), "
+                  "(SELECT count(DISTINCT te.item) FROM tombstone_effect te WHERE te.tombstone = "
+                  "t.id AND te.item_kind = 'event'), x.id, x.done_at, x.lines, x.events, x.entries "
                   "FROM tombstone t LEFT JOIN tombstone_meta m ON m.id = t.id "
                   "LEFT JOIN erasure x ON x.forget = t.id ") +
       tail);

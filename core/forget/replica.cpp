@@ -170,7 +170,7 @@ void CoverageNow(Db& db, const std::string& forget, std::vector<std::string>* en
                  std::vector<std::string>* events) {
   auto st = db.Prepare(
       std::string("SELECT DISTINCT te.item, te.item_kind FROM tombstone t JOIN tombstone_effect te "
-                  "ON te.tombstone = t.id WHERE t.id = ? AND ") +
+                  "ON te.tombstone = t.id WHERE t.id = ? AND te.how <> 'listed' AND ") +
       kInEffect +
       " AND (te.item IN (SELECT entry_id FROM forgotten_entry) OR te.item IN (SELECT event_id "
       "FROM excluded_event)) ORDER BY te.item");

@@ -56,7 +56,9 @@ std::int64_t ApplyTombstones(Db& db, const std::string& store,
 
 /// What a forget covers here now: the entry versions and events it covers
 /// that are hidden, while it is in effect; nothing for a restore or a
-/// forget out of effect.
+/// forget out of effect.  By this store's own judgement (its rules, and on
+/// a hub its devices' reports), never by its hub's list: a device's report
+/// that echoed the list back would keep a chain hidden on both for good.
 void CoverageNow(Db& db, const std::string& forget, std::vector<std::string>* entries,
                  std::vector<std::string>* events);
 

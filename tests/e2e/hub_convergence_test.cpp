@@ -225,6 +225,15 @@ void Converge(unsigned seed, int steps) {
   std::map<std::string, DaemonFixture*> stores = {{"hub", &hub}, {"laptop", &laptop}, {"desk", &desk}};
   const std::vector<std::string> store_names = {"hub", "laptop", "desk"};
   int notes = 0, refused = 0, partitions = 0, crashes = 0, forgets = 0, restores = 0, corrections = 0;
+  // Every write a store refused, with its answer: the model skips them, so
+  // a mismatch is told with them.
+  std::string refusals;
+  auto note_refusal = [&refusals](int at, const std::string& where, const std::vector<std::string>& args,
+                                  const RunResult& r) {
+    refusals += "  step " + std::to_string(at) + " on " + where + ":";
+    for (const std::string& a : args) refusals += " " + a;
+    refusals += " -> exit " + std::to_string(r.status) + ": " + r.out + r.err + "\n";
+  };
   for (int step = 0; step < steps; ++step) {
     const std::string name = names[rng() % 2];
     DaemonFixture& dev = *devices[name];
@@ -240,6 +249,7 @@ void Converge(unsigned seed, int steps) {
       for (const std::string& c : cite) args.insert(args.end(), {"--cite", c});
       RunResult r = dev.Cli(args);
       if (r.status != 0) {  // a sync of its own hid a source meanwhile
+        note_refusal(step, name, args, r);
         ++refused;
         continue;
       }
@@ -257,6 +267,7 @@ void Converge(unsigned seed, int steps) {
       }
       RunResult r = dev.Cli(args);
       if (r.status != 0) {
+        note_refusal(step, name, args, r);
         ++refused;
         continue;
       }
@@ -274,9 +285,13 @@ void Converge(unsigned seed, int steps) {
                                                      "NOT IN (SELECT event_id FROM excluded_event)");
       if (targets.empty()) continue;
       const std::string target = Pick(targets, rng);
-      RunResult r = store.Cli({"forget", target, "--reason", "step " + std::to_string(step),
-                               "--yes", "--json"});
-      if (r.status != 0) continue;  // it would hide nothing new
+      const std::vector<std::string> args = {"forget", target, "--reason",
+                                             "step " + std::to_string(step), "--yes", "--json"};
+      RunResult r = store.Cli(args);
+      if (r.status != 0) {  // it would hide nothing new
+        note_refusal(step, where, args, r);
+        continue;
+      }
       model.Forget(Json(r.out)["tombstone"].GetString(), target);
       ++forgets;
     } else if (op < 50) {
@@ -285,9 +300,11 @@ void Converge(unsigned seed, int steps) {
       const Ids in_effect = Column(store, kForgetsInEffect);
       if (in_effect.empty()) continue;
       const std::string forget = Pick(in_effect, rng);
-      RunResult r = store.Cli({"restore", forget, "--reason", "step " + std::to_string(step),
-                               "--yes", "--json"});
+      const std::vector<std::string> args = {"restore", forget, "--reason",
+                                             "step " + std::to_string(step), "--yes", "--json"};
+      RunResult r = store.Cli(args);
       if (r.status != 0) {  // restored elsewhere, and its restore came down meanwhile
+        note_refusal(step, where, args, r);
         ++refused;
         continue;
       }
@@ -354,9 +371,11 @@ void Converge(unsigned seed, int steps) {
     const Ids shown_events = Column(*stores[where], kVisibleEvents);
     const Ids shown_entries = Column(*stores[where], kVisibleEntries);
     CHECK_MESSAGE(shown_events == events, where << " differs from the model on events:\n"
-                                                << Differences(*stores[where], shown_events, events));
+                                                << Differences(*stores[where], shown_events, events)
+                                                << "writes refused:\n" << refusals);
     CHECK_MESSAGE(shown_entries == entries, where << " differs from the model on entries:\n"
-                                                  << Differences(*stores[where], shown_entries, entries));
+                                                  << Differences(*stores[where], shown_entries, entries)
+                                                  << "writes refused:\n" << refusals);
   }
   laptop.Stop();
   desk.Stop();

@@ -32,6 +32,15 @@ struct Pair {
       w->Sync();
     }
   }
+  // A line of `session` both stores ingest; its event's id.
+  std::string Say(const std::string& session, const std::string& text) {
+    std::string id;
+    for (World* w : {&dev, &hub}) {
+      id = w->Say(session, text);
+      w->Sync();
+    }
+    return id;
+  }
   // An entry the device wrote, pushed to the hub.
   std::string Entry(const std::vector<std::string>& events, const std::string& text) {
     const std::string id = dev.Remember(events, text);
@@ -210,11 +219,7 @@ TEST_SUITE("forget") {
             "the hub, so a chain hidden there by rule 3 comes back on the hub once a restore gives "
             "it a visible source again (invariant 2; found by the convergence test)") {
     Pair p;
-    std::string gamma;
-    for (World* w : {&p.dev, &p.hub}) {
-      gamma = w->Say("s2", "gamma line");
-      w->Sync();
-    }
+    const std::string gamma = p.Say("s2", "gamma line");
     const std::string entry = p.Entry({p.alpha, gamma}, "alpha and gamma");
     // Both sessions forgotten on the device: their events, and the entry by
     // rule 3 once neither of its sources is visible, covered by both.
@@ -237,5 +242,41 @@ TEST_SUITE("forget") {
     CHECK_FALSE(EntryHidden(*p.hub.s.db, entry));
     CHECK(EventHidden(*p.hub.s.db, p.alpha));
     CHECK_FALSE(EventHidden(*p.hub.s.db, gamma));
+  }
+
+  TEST_CASE("forget across stores: a device's report of its forget leaves out what its hub "
+            "listed, so a chain hidden on the device's word comes back on both once a restore "
+            "gives it a visible source again (invariant 2; found by the convergence test)") {
+    Pair p;
+    const std::string gamma = p.Say("s2", "gamma line");
+    const std::string entry = p.Entry({p.alpha, gamma}, "alpha and gamma");
+    const std::string f1 = *p.dev.Forget("claude-code:s1").tombstone;
+    const std::string f2 = *p.dev.Forget("claude-code:s2").tombstone;
+    CHECK(EntryHidden(*p.dev.s.db, entry));
+    // The hub takes the device's reports, and lists them back.
+    Apply(p.hub, "hub", {Load(p.dev, f1), Load(p.dev, f2)}, ListedBy::kDevice);
+    CHECK(EntryHidden(*p.hub.s.db, entry));
+    Apply(p.dev, "box", {Load(p.hub, f1), Load(p.hub, f2)}, ListedBy::kHub);
+    // The second restored on the device: by the rules the entry has a
+    // visible source again; the hub's list of the first still hides it
+    // here, but the device's own report of the first no longer holds it,
+    // and the first is logged again to be sent.
+    const std::int64_t before = p.dev.s.db->QueryInt("SELECT coalesce(max(seq), 0) FROM change_log");
+    const std::string r2 = *p.dev.Restore(f2).tombstone;
+    CHECK(EntryHidden(*p.dev.s.db, entry));
+    const ReplicaTombstone f1_now = Load(p.dev, f1);
+    CHECK(f1_now.entries.empty());
+    CHECK(p.dev.s.db->QueryInt("SELECT count(*) FROM change_log WHERE kind = 'tombstone' AND id = '" +
+                               f1 + "' AND seq > " + std::to_string(before)) == 1);
+    // The hub: the restore and the new report; its own list of the first
+    // then holds the entry no longer, and the device follows it.
+    Apply(p.hub, "hub", {Load(p.dev, r2), f1_now}, ListedBy::kDevice);
+    CHECK_FALSE(EntryHidden(*p.hub.s.db, entry));
+    const ReplicaTombstone listed = Load(p.hub, f1);
+    CHECK(listed.entries.empty());
+    Apply(p.dev, "box", {listed}, ListedBy::kHub);
+    CHECK_FALSE(EntryHidden(*p.dev.s.db, entry));
+    CHECK(EventHidden(*p.dev.s.db, p.alpha));
+    CHECK_FALSE(EventHidden(*p.dev.s.db, gamma));
   }
 }
