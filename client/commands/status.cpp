@@ -235,6 +235,10 @@ int RenderSync(rapidjson::Document& r, const Invocation& inv) {
   if (PrintedJson(r, inv.json())) return code;
   // A relay ingests nothing: its sync is the hub's part alone.
   const bool relay = r.HasMember("relay") && r["relay"].IsBool() && r["relay"].GetBool();
+  // What it could not send, before an agent's own cleanup deletes it.
+  if (relay && r.HasMember("warnings") && r["warnings"].IsArray())
+    for (const auto& w : r["warnings"].GetArray())
+      if (w.IsString()) std::fprintf(stderr, "origin: warning: %s\n", w.GetString());
   if (relay && hub) return std::max(code, RenderHubSync(r["hub"]));
   if (relay) {
     std::printf("this relay is not connected to a hub: nothing was sent "

@@ -33,6 +33,7 @@
 #include "daemon/http/hub_service.hpp"
 #include "daemon/hub/wire.hpp"
 #include "proto/base64.hpp"
+#include "proto/protocol.hpp"
 
 namespace origin::http {
 
@@ -223,7 +224,9 @@ void DecodePush(const Context& ctx, Push* p) {
 }  // namespace
 
 std::size_t HubService::BodyLimit(const Request& r) {
-  return r.method == "POST" && r.path.starts_with("/v1/") ? kMaxPushBodyBytes : kMaxBodyBytes;
+  return r.method == "POST" && r.path.starts_with("/v1/") && r.path != "/v1/call"
+             ? kMaxPushBodyBytes
+             : kMaxBodyBytes;
 }
 
 void HubService::V1(const Request& r, Respond respond) {
@@ -233,7 +236,8 @@ void HubService::V1(const Request& r, Respond respond) {
   };
   static constexpr Route kRoutes[] = {
       {"/v1/device", "GET"},  {"/v1/cursors", "GET"},    {"/v1/ingest", "POST"},
-      {"/v1/entries", "POST"}, {"/v1/tombstones", "GET"}, {"/v1/tombstones", "POST"}};
+      {"/v1/entries", "POST"}, {"/v1/tombstones", "GET"}, {"/v1/tombstones", "POST"},
+      {"/v1/call", "POST"}};
   std::string allowed;
   bool found = false;
   for (const Route& k : kRoutes)
@@ -293,6 +297,78 @@ void HubService::V1(const Request& r, Respond respond) {
       out.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"origin\", error=\"invalid_token\"");
     respond(std::move(out));
   };
+
+  if (r.path == "/v1/call") {
+    // A relay's CLI (spec: Relays; daemon/operations/relay_calls.cpp): one
+    // operation of the socket's table that the hub runs for its relays,
+    // with the CLI's request, as user@<the token's device>.  The body and
+    // the token are checked on a reader; the operation runs as any other.
+    auto call = std::make_shared<rapidjson::Document>();
+    auto device = std::make_shared<std::string>();
+    std::optional<std::string> header;
+    if (const std::string* h = r.Header("x-origin-device")) header = *h;
+    return ops_.OnWorker(
+        Thread::kReader, Caller{},
+        [device_of, outcome, call, device, header, request = r](Db& db, rpc::Writer& w) {
+          w.Null();
+          if (std::optional<Response> refused = ParseBody(request, call.get())) {
+            *outcome = {refused->status, std::move(refused->body)};
+            return;
+          }
+          const rapidjson::Value* m = Member(*call, "method");
+          if (m == nullptr || !m->IsString() || !HubRunsForRelay(m->GetString())) {
+            *outcome = {400, ErrorBody("method is one of search, timeline, show, sources, "
+                                       "entries, projects, remember, correct and forget")};
+            return;
+          }
+          const rapidjson::Value* p = Member(*call, "params");
+          if (p != nullptr && !p->IsObject() && !p->IsNull()) {
+            *outcome = {400, ErrorBody("params is an object")};
+            return;
+          }
+          if (std::optional<std::string> name = device_of(db, header)) *device = *name;
+        },
+        [this, outcome, call, device, answer, respond](Answer a) {
+          if (a.error || !outcome->body.empty()) return answer(std::move(a));
+          const std::string method = (*call)["method"].GetString();
+          rapidjson::Value* params = nullptr;
+          if (auto it = call->FindMember("params"); it != call->MemberEnd() && it->value.IsObject()) {
+            params = &it->value;
+            // A write's key is the relay's: kept apart from every other
+            // device's and agent's.
+            if (auto k = params->FindMember("request_key");
+                k != params->MemberEnd() && k->value.IsString() && k->value.GetStringLength() > 0)
+              k->value.SetString(
+                  ("relay:" + *device + ":" + std::string(k->value.GetString())).c_str(),
+                  call->GetAllocator());
+          }
+          Caller caller;
+          caller.author = "user@" + *device;
+          ops_.Call(method, params, std::move(caller), [respond, call](Answer done) {
+            if (done.error) {
+              const OpError::Code c = done.error->code();
+              const int status =
+                  c == OpError::Code::kNotFound || c == OpError::Code::kForgotten ? 404
+                  : c == OpError::Code::kConflict                                ? 409
+                  : c == OpError::Code::kUnavailable                             ? 503
+                  : c == OpError::Code::kInternal                                ? 500
+                                                                                 : 400;
+              return respond(V1Json(status, proto::ErrorJson(CodeName(c), done.error->what())));
+            }
+            respond(V1Json(200, rpc::Json([&](rpc::Writer& w) {
+                             w.StartObject();
+                             w.Key("result");
+                             w.RawValue(done.result.data(), done.result.size(),
+                                        rapidjson::kObjectType);
+                             if (!done.notice.empty()) {
+                               w.Key("notice");
+                               w.String(done.notice);
+                             }
+                             w.EndObject();
+                           })));
+          });
+        });
+  }
 
   if (r.path == "/v1/device") {
     return ops_.OnWorker(

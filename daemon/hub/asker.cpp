@@ -22,6 +22,21 @@ namespace {
 // carry structured content.
 constexpr const char* kProtocol = "2025-11-25";
 
+// Whether the hub answered in time; its body parsed into `d` when it did,
+// else `out->error` says why not.
+bool Answered(const Response& r, long timeout_ms, ToolReply* out, rapidjson::Document* d) {
+  if (r.timed_out) {
+    out->error = "it did not answer within " + std::to_string(timeout_ms) + " ms";
+    return false;
+  }
+  if (!r.error.empty()) {
+    out->error = "it could not be reached: " + r.error;
+    return false;
+  }
+  d->Parse(r.body.data(), r.body.size());
+  return true;
+}
+
 }  // namespace
 
 struct Asker::Worker {
@@ -39,17 +54,26 @@ Asker::~Asker() { Stop(); }
 void Asker::Ask(std::string tool, std::string arguments, std::string agent,
                 std::function<void(ToolReply)> done, long timeout_ms, std::string request) {
   if (timeout_ms <= 0) timeout_ms = timeout_ms_;
+  Queue(Job{std::move(tool), std::move(arguments), std::move(agent), std::move(request), false,
+            SteadyMs() + timeout_ms, timeout_ms, std::move(done)});
+}
+
+void Asker::RunOperation(std::string method, std::string params,
+                         std::function<void(ToolReply)> done, long timeout_ms) {
+  Queue(Job{std::move(method), std::move(params), {}, {}, true, SteadyMs() + timeout_ms,
+            timeout_ms, std::move(done)});
+}
+
+void Asker::Queue(Job job) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!stopping_) {
-      jobs_.push_back(Job{std::move(tool), std::move(arguments), std::move(agent),
-                          std::move(request), SteadyMs() + timeout_ms, timeout_ms,
-                          std::move(done)});
+      jobs_.push_back(std::move(job));
       cv_.notify_one();
       return;
     }
   }
-  done(ToolReply{});
+  job.done(ToolReply{});
 }
 
 void Asker::Warm() {
@@ -59,7 +83,7 @@ void Asker::Warm() {
   // first request on.
   for (auto& w : workers_)
     if (w->http) return;
-  jobs_.push_back(Job{{}, {}, {}, {}, SteadyMs() + timeout_ms_, timeout_ms_, nullptr});
+  jobs_.push_back(Job{{}, {}, {}, {}, false, SteadyMs() + timeout_ms_, timeout_ms_, nullptr});
   cv_.notify_one();
 }
 
@@ -128,6 +152,7 @@ ToolReply Asker::Call(Worker& w, const Job& job) {
     w.http->Get("/healthz");
     return out;
   }
+  if (job.operation) return CallOperation(w, job, std::move(out));
   const std::string body = rpc::Json([&](rpc::Writer& wr) {
     wr.StartObject();
     wr.Key("jsonrpc");
@@ -152,16 +177,8 @@ ToolReply Asker::Call(Worker& w, const Job& job) {
   if (hub_wire::ValidAgentName(job.agent)) headers.push_back("X-Origin-Client: " + job.agent);
   if (!job.request.empty()) headers.push_back("X-Origin-Request: " + job.request);
   const Response r = w.http->PostJson("/mcp", body, headers);
-  if (r.timed_out) {
-    out.error = "it did not answer within " + std::to_string(job.timeout_ms) + " ms";
-    return out;
-  }
-  if (!r.error.empty()) {
-    out.error = "it could not be reached: " + r.error;
-    return out;
-  }
   rapidjson::Document d;
-  d.Parse(r.body.data(), r.body.size());
+  if (!Answered(r, job.timeout_ms, &out, &d)) return out;
   const bool object = !d.HasParseError() && d.IsObject();
   const rapidjson::Value* result = object ? hub_wire::Member(d, "result") : nullptr;
   if (r.status != 200 || result == nullptr || !result->IsObject()) {
@@ -192,6 +209,46 @@ ToolReply Asker::Call(Worker& w, const Job& job) {
     return out;
   }
   out.result = rpc::Json([&](rpc::Writer& wr) { structured->Accept(wr); });
+  return out;
+}
+
+ToolReply Asker::CallOperation(Worker& w, const Job& job, ToolReply out) {
+  const std::string body = rpc::Json([&](rpc::Writer& wr) {
+    wr.StartObject();
+    wr.Key("method");
+    wr.String(job.tool);
+    wr.Key("params");
+    wr.RawValue(job.arguments.data(), job.arguments.size(), rapidjson::kObjectType);
+    wr.EndObject();
+  });
+  const Response r = w.http->PostJson("/v1/call", body, {"Accept: application/json"});
+  rapidjson::Document d;
+  if (!Answered(r, job.timeout_ms, &out, &d)) return out;
+  const bool object = !d.HasParseError() && d.IsObject();
+  const rapidjson::Value* result = object ? hub_wire::Member(d, "result") : nullptr;
+  const rapidjson::Value* error = object ? hub_wire::Member(d, "error") : nullptr;
+  if (r.status == 200 && result != nullptr) {
+    out.kind = ToolReply::Kind::kAnswered;
+    out.result = rpc::Json([&](rpc::Writer& wr) { result->Accept(wr); });
+    if (const rapidjson::Value* n = hub_wire::Member(d, "notice"); n != nullptr && n->IsString())
+      out.notice = n->GetString();
+    return out;
+  }
+  // The operation's own error ({"error": {"code", "message"}}), or the
+  // endpoint's refusal ({"error": "..."}: a token, a hub without it).
+  if (error != nullptr && error->IsObject()) {
+    const rapidjson::Value* code = hub_wire::Member(*error, "code");
+    const rapidjson::Value* message = hub_wire::Member(*error, "message");
+    if (code != nullptr && code->IsString() && message != nullptr && message->IsString()) {
+      out.kind = ToolReply::Kind::kAnswered;
+      out.code = code->GetString();
+      out.tool_error = message->GetString();
+      return out;
+    }
+  }
+  out.error = "it answered " + std::to_string(r.status) +
+              (error != nullptr && error->IsString() ? std::string(": ") + error->GetString() : "");
+  if (r.status == 404) out.error += " (a hub older than this relay: upgrade it)";
   return out;
 }
 

@@ -40,6 +40,9 @@ struct ToolReply {
   std::string result;      // the tool's answer (its structured content, JSON)
   std::string tool_error;  // the hub's tool error (isError), when it gave one
   std::string error;
+  // RunOperation's: the operation's error code (with its message in
+  // `tool_error`), and its notice.
+  std::string code, notice;
 };
 
 class Asker {
@@ -58,6 +61,13 @@ class Asker {
   /// relay's agent replaying a write after a reconnect).  Loop thread.
   void Ask(std::string tool, std::string arguments, std::string agent,
            std::function<void(ToolReply)> done, long timeout_ms = 0, std::string request = {});
+  /// Runs operation `method` of the socket's table with `params` (its
+  /// request, a JSON object) on the hub (POST /v1/call): a relay's CLI
+  /// (spec: Relays).  `done` as Ask's: kAnswered with `result`, the
+  /// operation's JSON answer, and `notice`, or with its error in `code`
+  /// and `tool_error`.  Loop thread.
+  void RunOperation(std::string method, std::string params, std::function<void(ToolReply)> done,
+                    long timeout_ms);
   /// Opens a connection to the hub ahead of the first question (an agent
   /// initialized), when connected and none is open.
   void Warm();
@@ -70,13 +80,16 @@ class Asker {
  private:
   struct Job {
     std::string tool, arguments, agent, request;
+    bool operation = false;  // RunOperation's: `tool` is the method, `arguments` the params
     std::int64_t deadline_ms;  // steady clock
     long timeout_ms;
     std::function<void(ToolReply)> done;  // null: a warm-up
   };
   struct Worker;
   void Run(Worker& w);
+  void Queue(Job job);
   ToolReply Call(Worker& w, const Job& job);
+  ToolReply CallOperation(Worker& w, const Job& job, ToolReply out);
 
   Context& ctx_;
   const long timeout_ms_;

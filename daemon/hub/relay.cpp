@@ -440,4 +440,9 @@ std::vector<std::string> RelayWarnings(const std::vector<std::unique_ptr<SourceA
   return out;
 }
 
+std::vector<std::string> RelayWarningsNow(const Context& ctx, Db& db) {
+  return RelayWarnings(ctx.adapters, ReadRelayBacklog(ctx.adapters, db), ctx.clock.NowMs(),
+                       ReadLastSync(db).last_sync_ms);
+}
+
 }  // namespace origin::hub

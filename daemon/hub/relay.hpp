@@ -59,5 +59,8 @@ std::vector<RelayBacklog> ReadRelayBacklog(
 std::vector<std::string> RelayWarnings(const std::vector<std::unique_ptr<SourceAdapter>>& adapters,
                                        const std::vector<RelayBacklog>& backlog,
                                        std::int64_t now_ms, std::int64_t last_sync_ms);
+/// RelayWarnings as they stand now: the backlog read from `db` and the
+/// agents' files, against the last sync that finished (on a worker).
+std::vector<std::string> RelayWarningsNow(const Context& ctx, Db& db);
 
 }  // namespace origin::hub

@@ -328,10 +328,7 @@ void McpServer::AskRelayHub(const mcp::Tool& tool, std::shared_ptr<rapidjson::Do
         Thread::kReader, Caller{},
         [&ctx](Db& db, rpc::Writer& w) {
           w.StartArray();
-          for (const std::string& warning :
-               hub::RelayWarnings(ctx.adapters, hub::ReadRelayBacklog(ctx.adapters, db),
-                                  ctx.clock.NowMs(), hub::ReadLastSync(db).last_sync_ms))
-            w.String(warning);
+          for (const std::string& warning : hub::RelayWarningsNow(ctx, db)) w.String(warning);
           w.EndArray();
         },
         [give, why](Answer a) mutable {

@@ -32,6 +32,22 @@ const char* CodeName(OpError::Code code) {
   return proto::code::kInternal;
 }
 
+OpError::Code CodeNamed(std::string_view name) {
+  for (OpError::Code c :
+       {OpError::Code::kInvalidArgument, OpError::Code::kNotFound, OpError::Code::kAmbiguous,
+        OpError::Code::kForgotten, OpError::Code::kConflict, OpError::Code::kUnavailable,
+        OpError::Code::kUnknownMethod, OpError::Code::kProtocol})
+    if (name == CodeName(c)) return c;
+  return OpError::Code::kInternal;
+}
+
+bool HubRunsForRelay(std::string_view method) {
+  for (std::string_view m : {"search", "timeline", "show", "sources", "entries", "projects",
+                             "remember", "correct", "forget"})
+    if (m == method) return true;
+  return false;
+}
+
 bool DecodeFor(const Operation& op, const rapidjson::Value* params, proto::EntryRequest* out,
                std::string* error) {
   return proto::Decode(params, out, error, /*correct=*/op.method == "correct");
@@ -71,13 +87,16 @@ void Operations::Call(std::string_view method, const rapidjson::Value* params, C
   if (op == nullptr)
     return reply(
         Answer::Fail(OpError::Code::kUnknownMethod, "unknown method: " + std::string(method)));
-  if (ctx_.relay && !OnRelay(method))
+  if (ctx_.relay && !OnRelay(method)) {
+    if (HubRunsForRelay(method)) return CallHub(*op, params, std::move(reply));
     return reply(Answer::Fail(
         OpError::Code::kInvalidArgument,
         "this store is a relay of its hub, and keeps no memory of its own: " +
             std::string(method) +
-            " is the hub's (its admin UI; the agents' MCP tools on this machine are the "
-            "hub's too)"));
+            " is done on the hub (its admin UI); here, the agents' MCP tools and origin "
+            "search, timeline, show, sources, entries, projects, remember, correct and forget "
+            "ask the hub"));
+  }
   // Counted until answered: the shutdown waits for the calls in flight.
   ++in_flight_;
   auto once = [this, reply = std::move(reply)](Answer a) {

@@ -91,6 +91,13 @@ using Reply = std::function<void(Answer)>;  // called once, on the loop thread
 
 /// The protocol's name of an error code (proto::code), for every front-end.
 const char* CodeName(OpError::Code code);
+/// The code a CodeName names (kInternal for one it does not know).
+OpError::Code CodeNamed(std::string_view name);
+
+/// The operations a hub runs for its relays' CLI (POST /v1/call; spec:
+/// Relays): the queries and curation commands, never restore, erase or
+/// what manages the hub.
+bool HubRunsForRelay(std::string_view method);
 
 class Operations;
 namespace http {
@@ -195,6 +202,8 @@ class Operations {
   std::size_t in_flight_ = 0;
   std::vector<std::function<void()>> when_idle_;
   void Finished();
+  /// On a relay: `op` run by the hub (relay_calls.cpp).
+  void CallHub(const Operation& op, const rapidjson::Value* params, Reply reply);
 };
 
 /// Decodes `params` into the request `op` takes; false with the message.

@@ -351,7 +351,7 @@ void Sync(Operations& o, const proto::SyncRequest& r, const Caller& caller, Repl
     };
   }
   ctx.ingestion.SyncNow(std::move(which), std::move(progress),
-                        [&ctx, before, reply](SyncOutcome out) {
+                        [&o, &ctx, before, reply](SyncOutcome out) {
     if (out.end == SyncOutcome::End::kCancelled)
       return reply(Answer::Fail(OpError::Code::kUnavailable, "the daemon is shutting down"));
     if (out.end == SyncOutcome::End::kFailed)
@@ -402,12 +402,30 @@ void Sync(Operations& o, const proto::SyncRequest& r, const Caller& caller, Repl
     if (ctx.hub_sync == nullptr) return reply(Answer{std::move(json), std::nullopt, {}});
     // On a device, the hub's part follows (spec: Replication): `hub` when
     // it is connected to one.
-    ctx.hub_sync->Request([json = std::move(json), reply](hub::SyncReport report) mutable {
+    ctx.hub_sync->Request([&o, &ctx, json = std::move(json), reply](hub::SyncReport report) mutable {
       if (report.connected) {
         json.pop_back();  // the closing brace
         json += ",\"hub\":" + rpc::Json([&](rpc::Writer& w) { WriteHubSync(w, report); }) + "}";
       }
-      reply(Answer{std::move(json), std::nullopt, {}});
+      // A relay that could not send everything: `warnings`, before an
+      // agent's own cleanup loses what the hub has not received (spec:
+      // Relays, Warning before cleanup).
+      if (!ctx.relay || (report.connected && report.error.empty() && report.refused.empty()))
+        return reply(Answer{std::move(json), std::nullopt, {}});
+      o.OnWorker(
+          Thread::kReader, Caller{},
+          [&ctx](Db& db, rpc::Writer& w) {
+            w.StartArray();
+            for (const std::string& warning : hub::RelayWarningsNow(ctx, db)) w.String(warning);
+            w.EndArray();
+          },
+          [json = std::move(json), reply](Answer a) mutable {
+            if (!a.error) {
+              json.pop_back();
+              json += ",\"warnings\":" + a.result + "}";
+            }
+            reply(Answer{std::move(json), std::nullopt, {}});
+          });
     });
   });
 }

@@ -4,7 +4,8 @@
 // (a store that holds something is refused, and nothing changes) keeps no
 // events and no mirrors, sends its agents' new complete lines straight
 // from their logs, answers every tool through the hub, refuses origin
-// serve and the store's own commands; with the hub down its tools fail
+// serve and the store's own commands, and asks the hub its CLI's queries
+// and curation commands, as user@<relay>; with the hub down its tools fail
 // with a clear error, and no line is lost once the hub is back; a
 // rewritten file goes as a new generation, and the hub keeps the old one.
 
@@ -53,6 +54,24 @@ std::string Line(const std::string& uuid, const std::string& text) {
   return ClaudeLine(uuid, text, "relay-session");
 }
 
+// `relay`, named relay, whose Claude Code log holds two lines (about kites
+// and lanterns), made a relay of the hub at `url` by origin hub connect
+// --relay; the log's path.  The test syncs (origin sync) when it needs to.
+std::string ConnectRelay(DaemonFixture& relay, const std::string& url, const std::string& token) {
+  relay.env()["ORIGIN_DEVICE"] = "relay";
+  relay.env()["ORIGIN_HUB_SYNC_MS"] = "0";
+  const std::string log = relay.claude() + "/projects/app/relay.jsonl";
+  WriteFile(log, Line("relay-u0", "the relay heard about kites") +
+                     Line("relay-u1", "and about lanterns"));
+  // origin hub connect --relay starts the daemon with --relay: the store is
+  // a relay before its first sync could ingest the log.
+  RunResult connected = relay.Cli({"hub", "connect", url, "--token", token, "--relay"},
+                                  {{"ORIGIN_NO_AUTOSTART", "0"}});
+  REQUIRE_MESSAGE(connected.status == 0, (connected.out + connected.err));
+  CHECK(connected.out.find("this store is a relay") != std::string::npos);
+  return log;
+}
+
 }  // namespace
 
 TEST_SUITE("hub") {
@@ -79,17 +98,7 @@ TEST_CASE("hub relay: an empty store becomes a relay, sends its agents' lines st
   }
 
   DaemonFixture relay;
-  relay.env()["ORIGIN_DEVICE"] = "relay";
-  relay.env()["ORIGIN_HUB_SYNC_MS"] = "0";  // the test syncs (origin sync)
-  const std::string log = relay.claude() + "/projects/app/relay.jsonl";
-  WriteFile(log, Line("relay-u0", "the relay heard about kites") +
-                     Line("relay-u1", "and about lanterns"));
-  // origin hub connect --relay starts the daemon with --relay: the store is
-  // a relay before its first sync could ingest the log.
-  RunResult connected = relay.Cli({"hub", "connect", url, "--token", token, "--relay"},
-                                  {{"ORIGIN_NO_AUTOSTART", "0"}});
-  REQUIRE_MESSAGE(connected.status == 0, (connected.out + connected.err));
-  CHECK(connected.out.find("this store is a relay") != std::string::npos);
+  const std::string log = ConnectRelay(relay, url, token);
   rapidjson::Document st = Status(relay);
   CHECK(std::string(st["daemon"]["mode"].GetString()) == "relay");
   CHECK(st["relay"]["connected"].GetBool());
@@ -143,10 +152,10 @@ TEST_CASE("hub relay: an empty store becomes a relay, sends its agents' lines st
   Sync(relay);
   CHECK(hub.Events() == 4);
 
-  // The store's own commands are the hub's; a relay is never a hub.
-  RunResult search = relay.Cli({"search", "lanterns"});
-  CHECK(search.status != 0);
-  CHECK_MESSAGE(search.err.find("relay") != std::string::npos, search.err);
+  // What only the owner does on the hub (its admin UI) is refused here.
+  RunResult forgotten = relay.Cli({"forgotten"});
+  CHECK(forgotten.status != 0);
+  CHECK_MESSAGE(forgotten.err.find("relay") != std::string::npos, forgotten.err);
 
   // The hub down: tools fail, saying why; lines wait in the log.
   hub.Stop();
@@ -163,6 +172,11 @@ TEST_CASE("hub relay: an empty store becomes a relay, sends its agents' lines st
   }
   RunResult offline = relay.Cli({"sync", "--json"});
   CHECK_MESSAGE(Json(offline.out)["hub"]["error"].IsString(), offline.out);
+  // origin sync says it too, when it could not send everything.
+  CHECK_MESSAGE(offline.out.find("deletes logs after 30 days") != std::string::npos, offline.out);
+  RunResult offline_text = relay.Cli({"sync"});
+  CHECK(offline_text.status == 1);
+  CHECK_MESSAGE(offline_text.err.find("origin: warning: ") != std::string::npos, offline_text.err);
   {
     rapidjson::Document s = Status(relay);
     std::int64_t unsent = 0;
@@ -218,6 +232,94 @@ TEST_CASE("hub relay: an empty store becomes a relay, sends its agents' lines st
   CHECK(serve.status == 1);
   CHECK_MESSAGE(serve.err.find("is a relay") != std::string::npos, serve.err);
   hub.Stop();
+}
+
+TEST_CASE("hub relay: the CLI's queries and curation commands are run by the hub, as "
+          "user@<relay>, and print what they print on a device (spec: Relays)") {
+  DaemonFixture hub;
+  const int port = StartHub(hub);
+  const std::string url = "http://127.0.0.1:" + std::to_string(port);
+  const std::string token = NewToken(hub, "relay");
+  DaemonFixture relay;
+  const std::string log = ConnectRelay(relay, url, token);
+  REQUIRE(hub.WaitFor([&] { return hub.Events() == 2; }));
+
+  // Queries: the hub's answers, as the CLI prints a device's.
+  RunResult search = relay.Cli({"search", "lanterns", "--json"});
+  REQUIRE_MESSAGE(search.status == 0, (search.out + search.err));
+  CHECK(std::string(Json(search.out)["events"][0]["id"].GetString()) == "claude-code:relay-u1");
+  RunResult shown = relay.Cli({"show", "claude-code:relay-u0"});
+  CHECK_MESSAGE(shown.out.find("the relay heard about kites") != std::string::npos, shown.out);
+  RunResult sources = relay.Cli({"sources", "claude-code:relay-u0"});
+  CHECK_MESSAGE(sources.out.find("about kites") != std::string::npos, sources.out);
+  RunResult timeline = relay.Cli({"timeline", "--since", "2000-01-01", "--json"});
+  REQUIRE_MESSAGE(timeline.status == 0, timeline.err);
+  CHECK(Json(timeline.out)["sessions"].Size() == 1);
+  CHECK(relay.Cli({"projects"}).status == 0);
+
+  // Writes: a line the agent wrote a moment ago is sent first, so a quote
+  // of it resolves; the entry is the hub's, written by user@relay.
+  AppendFile(log, Line("relay-u2", "the lanterns were red"));
+  RunResult remembered =
+      relay.Cli({"remember", "Lanterns are red", "--quote", "lanterns were red", "--json"});
+  REQUIRE_MESSAGE(remembered.status == 0, (remembered.out + remembered.err));
+  rapidjson::Document e = Json(remembered.out);
+  CHECK(std::string(e["entry"]["author"].GetString()) == "user@relay");
+  CHECK(std::string(e["entry"]["origin"].GetString()) == "hub");
+  CHECK(std::string(e["entry"]["sources"][0]["event_id"].GetString()) == "claude-code:relay-u2");
+  const std::string first = e["entry"]["id"].GetString();
+  RunResult corrected = relay.Cli({"correct", first, "Lanterns are crimson", "--json"});
+  REQUIRE_MESSAGE(corrected.status == 0, (corrected.out + corrected.err));
+  RunResult entries = relay.Cli({"entries"});
+  CHECK_MESSAGE(entries.out.find("Lanterns are crimson") != std::string::npos, entries.out);
+  CHECK(entries.out.find("Lanterns are red") == std::string::npos);
+  CHECK(relay.Events() == 0);  // the relay still holds nothing
+
+  // A forget: the preview, then --yes; then the hub hides it from every
+  // answer, the relay's CLI's included.
+  RunResult preview = relay.Cli({"forget", "claude-code:relay-u0", "--reason", "private"});
+  CHECK_MESSAGE(preview.out.find("Nothing has changed yet") != std::string::npos, preview.out);
+  RunResult forgot =
+      relay.Cli({"forget", "claude-code:relay-u0", "--reason", "private", "--yes", "--json"});
+  REQUIRE_MESSAGE(forgot.status == 0, (forgot.out + forgot.err));
+  const std::string tombstone = Json(forgot.out)["tombstone"].GetString();
+  CHECK(Json(relay.Cli({"search", "kites", "--json"}).out)["events"].Empty());
+  CHECK(relay.Cli({"show", "claude-code:relay-u0"}).status != 0);
+  // Restoring is the owner's, on the hub (its admin UI or its CLI).
+  RunResult restore = relay.Cli({"restore", tombstone, "--reason", "no", "--yes"});
+  CHECK(restore.status != 0);
+  CHECK_MESSAGE(restore.err.find("done on the hub") != std::string::npos, restore.err);
+
+  // The endpoint: a token, its own device, and only those operations.
+  auto call = [&](const std::string& body, std::map<std::string, std::string> headers) {
+    headers.emplace("Content-Type", "application/json");
+    return Http(port, "POST", "/v1/call", headers, body);
+  };
+  const std::map<std::string, std::string> auth = {{"Authorization", "Bearer " + token}};
+  CHECK(call(R"({"method":"search","params":{"query":"kites"}})", {}).status == 401);
+  CHECK(call(R"({"method":"restore","params":{"id":")" + tombstone + R"(","reason":"x"}})", auth)
+            .status == 400);
+  CHECK(call(R"({"method":"search","params":[]})", auth).status == 400);
+  std::map<std::string, std::string> other = auth;
+  other.emplace("X-Origin-Device", "laptop");
+  CHECK(call(R"({"method":"search","params":{"query":"kites"}})", other).status == 403);
+  HttpReply missing = call(R"({"method":"show","params":{"id":"claude-code:nothing"}})", auth);
+  CHECK(missing.status == 404);
+  CHECK_MESSAGE(missing.body.find("\"not_found\"") != std::string::npos, missing.body);
+
+  CHECK(call(R"({"method":"search","params":{"query":")" + std::string(2 << 20, 'k') + "\"}}", auth)
+            .status == 413);
+  REQUIRE(hub.Cli({"token", "revoke", "relay"}).status == 0);
+  CHECK(call(R"({"method":"search","params":{"query":"kites"}})", auth).status == 401);
+
+  // The hub down: the relay says so, and has nothing of its own to say.
+  hub.Stop();
+  RunResult offline = relay.Cli({"search", "lanterns"});
+  CHECK(offline.status != 0);
+  CHECK_MESSAGE(offline.err.find("did not answer") != std::string::npos, offline.err);
+  const auto pid = static_cast<pid_t>(Status(relay)["daemon"]["pid"].GetInt64());
+  ::kill(pid, SIGTERM);
+  REQUIRE(relay.WaitFor([&] { return ::kill(pid, 0) != 0; }));
 }
 
 }  // TEST_SUITE
