@@ -140,13 +140,15 @@ bool DecodeIngest(const rapidjson::Value& d, const Context& ctx, IngestRequest* 
 }
 
 // The body of a push as JSON into `d`: application/json (415), gzip or
-// not (415 for another encoding), at most kMaxPushJsonBytes once inflated
-// (413), one whole gzip stream (400), JSON (400).  Nothing when it is.
-std::optional<Response> ParseBody(const Request& r, rapidjson::Document* d) {
+// not (415 for another encoding), at most `limit` bytes once inflated
+// (413), one whole gzip stream (400), JSON nested at most 64 deep (400:
+// the parse recurses, and a reader's stack is not the sender's to use up).
+// Nothing when it is.
+std::optional<Response> ParseBody(const Request& r, rapidjson::Document* d,
+                                  std::size_t limit = HubService::kMaxPushJsonBytes) {
   if (MediaType(r) != kJson) return V1Error(415, r.path + " takes application/json");
   std::string inflated;
   const std::string* body = &r.body;
-  const std::size_t limit = HubService::kMaxPushJsonBytes;
   const std::string too_large = std::to_string(limit >> 20) + " MiB";
   if (const std::string* enc = r.Header("content-encoding"); enc && AsciiLower(*enc) != "identity") {
     if (AsciiLower(*enc) != "gzip")
@@ -163,6 +165,7 @@ std::optional<Response> ParseBody(const Request& r, rapidjson::Document* d) {
   } else if (r.body.size() > limit) {
     return V1Error(413, "the body is larger than " + too_large);
   }
+  if (!JsonDepthWithin(*body, 64)) return V1Error(400, "the body is nested too deeply");
   d->Parse(body->data(), body->size());
   if (d->HasParseError()) return V1Error(400, "the body is not JSON");
   if (!d->IsObject()) return V1Error(400, "the body is a JSON object");
@@ -301,17 +304,25 @@ void HubService::V1(const Request& r, Respond respond) {
   if (r.path == "/v1/call") {
     // A relay's CLI (spec: Relays; daemon/operations/relay_calls.cpp): one
     // operation of the socket's table that the hub runs for its relays,
-    // with the CLI's request, as user@<the token's device>.  The body and
-    // the token are checked on a reader; the operation runs as any other.
+    // with the CLI's request, as user@<the token's device>.  The token,
+    // then the body (at most 1 MiB, inflated or not) are checked on a
+    // reader; the operation runs as any other.
     auto call = std::make_shared<rapidjson::Document>();
     auto device = std::make_shared<std::string>();
     std::optional<std::string> header;
     if (const std::string* h = r.Header("x-origin-device")) header = *h;
+    if (named && header && *named != *header)
+      return respond(V1Error(400, "the query and X-Origin-Device name different devices"));
+    if (named) header = named;  // ?device= as on every /v1/ path
     return ops_.OnWorker(
         Thread::kReader, Caller{},
         [device_of, outcome, call, device, header, request = r](Db& db, rpc::Writer& w) {
           w.Null();
-          if (std::optional<Response> refused = ParseBody(request, call.get())) {
+          std::optional<std::string> name = device_of(db, header);
+          if (!name) return;
+          *device = *name;
+          if (std::optional<Response> refused =
+                  ParseBody(request, call.get(), HubService::kMaxBodyBytes)) {
             *outcome = {refused->status, std::move(refused->body)};
             return;
           }
@@ -326,7 +337,6 @@ void HubService::V1(const Request& r, Respond respond) {
             *outcome = {400, ErrorBody("params is an object")};
             return;
           }
-          if (std::optional<std::string> name = device_of(db, header)) *device = *name;
         },
         [this, outcome, call, device, answer, respond](Answer a) {
           if (a.error || !outcome->body.empty()) return answer(std::move(a));
@@ -338,9 +348,12 @@ void HubService::V1(const Request& r, Respond respond) {
             // device's and agent's.
             if (auto k = params->FindMember("request_key");
                 k != params->MemberEnd() && k->value.IsString() && k->value.GetStringLength() > 0)
-              k->value.SetString(
-                  ("relay:" + *device + ":" + std::string(k->value.GetString())).c_str(),
-                  call->GetAllocator());
+            {
+              const std::string key = "relay:" + *device + ":" +
+                                      std::string(k->value.GetString(), k->value.GetStringLength());
+              k->value.SetString(key.data(), static_cast<rapidjson::SizeType>(key.size()),
+                                 call->GetAllocator());
+            }
           }
           Caller caller;
           caller.author = "user@" + *device;

@@ -246,9 +246,22 @@ ToolReply Asker::CallOperation(Worker& w, const Job& job, ToolReply out) {
       return out;
     }
   }
-  out.error = "it answered " + std::to_string(r.status) +
-              (error != nullptr && error->IsString() ? std::string(": ") + error->GetString() : "");
-  if (r.status == 404) out.error += " (a hub older than this relay: upgrade it)";
+  const std::string said =
+      "it answered " + std::to_string(r.status) +
+      (error != nullptr && error->IsString() ? std::string(": ") + error->GetString() : "");
+  if (r.status == 404) {
+    out.error = said + " (a hub older than this relay: upgrade it)";
+    return out;
+  }
+  if (r.status >= 400 && r.status < 500) {
+    // Refused, not down: the token (revoked, another device's), the size.
+    out.kind = ToolReply::Kind::kAnswered;
+    out.code = "invalid_argument";
+    out.tool_error = "the hub (" + out.url + ") refused this relay's request: " + said +
+                     (r.status == 401 || r.status == 403 ? " (origin hub status checks the token)" : "");
+    return out;
+  }
+  out.error = said;
   return out;
 }
 

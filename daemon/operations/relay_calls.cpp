@@ -54,8 +54,11 @@ void Operations::CallHub(const Operation& op, const rapidjson::Value* params, Re
     ctx_.hub_ask->RunOperation(
         method, request,
         [reply, release](hub::ToolReply r) {
+          struct Release {  // counted out even when the reply throws
+            const std::function<void()>& fn;
+            ~Release() { fn(); }
+          } done{release};
           reply(FromHub(std::move(r)));
-          release();
         },
         kHubAnswerMs);
   };

@@ -309,8 +309,26 @@ TEST_CASE("hub relay: the CLI's queries and curation commands are run by the hub
 
   CHECK(call(R"({"method":"search","params":{"query":")" + std::string(2 << 20, 'k') + "\"}}", auth)
             .status == 413);
+  // A body nested past 64 levels, or that inflates past 1 MiB: refused
+  // before it is parsed (a push's too); a bad token before its body is read.
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  CHECK(call(deep, auth).status == 400);
+  CHECK(Http(port, "POST", "/v1/ingest", {{"Authorization", "Bearer " + token},
+                                          {"Content-Type", "application/json"}}, deep)
+            .status == 400);
+  std::map<std::string, std::string> gzipped = auth;
+  gzipped.emplace("Content-Encoding", "gzip");
+  CHECK(call(Gzip(R"({"method":"search","params":{"query":")" + std::string(2 << 20, 'k') + "\"}}"),
+             gzipped)
+            .status == 413);
+  CHECK(call(deep, {{"Authorization", "Bearer ogn_nobody"}}).status == 401);
   REQUIRE(hub.Cli({"token", "revoke", "relay"}).status == 0);
   CHECK(call(R"({"method":"search","params":{"query":"kites"}})", auth).status == 401);
+  // The relay's CLI says the hub refused it, not that the hub is down.
+  RunResult revoked = relay.Cli({"search", "kites"});
+  CHECK(revoked.status == 2);
+  CHECK_MESSAGE(revoked.err.find("refused this relay's request") != std::string::npos,
+                revoked.err);
 
   // The hub down: the relay says so, and has nothing of its own to say.
   hub.Stop();
