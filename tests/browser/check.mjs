@@ -124,13 +124,16 @@ export class Walker {
     // tall as the page (Chromium's full-page capture of a 15,000 px page, one
     // holding a huge line, does not finish).
     const height = await this.page.evaluate(() => document.documentElement.scrollHeight);
+    // A capture of a page that tall takes seconds on a loaded machine
+    // (CI's other tests beside it): its own timeout, longer than a step's.
+    const timeout = 60000;
     await this.page.setViewportSize({ width: LAPTOP.width, height: Math.min(Math.max(height, LAPTOP.height), 4000) });
-    await this.page.screenshot({ path: file('light') });
+    await this.page.screenshot({ path: file('light'), timeout });
     await this.page.emulateMedia({ colorScheme: 'dark' });
-    await this.page.screenshot({ path: file('dark') });
+    await this.page.screenshot({ path: file('dark'), timeout });
     await this.page.emulateMedia({ colorScheme: 'light' });
     await this.page.setViewportSize(PHONE);
-    await this.page.screenshot({ path: file('phone'), fullPage: false });
+    await this.page.screenshot({ path: file('phone'), fullPage: false, timeout });
     // Nothing wider than the phone's screen but what scrolls inside itself.
     const wide = await this.page.evaluate(() => document.documentElement.scrollWidth);
     if (wide > PHONE.width) this.problems.push(`${name}: ${wide}px wide on a ${PHONE.width}px phone`);
