@@ -43,13 +43,14 @@ Daemon::Daemon(uv_loop_t* loop, DaemonOptions opts, std::unique_ptr<Db> writer_d
                  scheduler_.Changed(source);
                  ingestion_.Live(source, path, scheduler_.Running());
                }),
-      ctx_{clock_,    opts_.store_name, opts_.paths, mirrors_,   adapters_,
-           loop_thread_, timers_,       scheduler_,  ingestion_},
+      ctx_{clock_,       opts_.store_name, opts_.paths, mirrors_,  adapters_,
+           loop_thread_, timers_,          scheduler_,  ingestion_},
       ops_(ctx_),
       mcp_(ops_, loop_thread_),
-      server_(loop, loop_thread_, ops_, mcp_, opts_.paths.socket, opts_.store_name),
-      ui_(loop, ops_, clock_, opts_.store_name,
-          http::ServerLimits{.request_ms = opts_.http_timeout_ms, .idle_ms = opts_.http_timeout_ms}) {
+      server_(loop, loop_thread_, ops_, mcp_, opts_.paths.socket),
+      ui_(loop, ops_, clock_,
+          http::ServerLimits{.request_ms = opts_.http_timeout_ms,
+                             .idle_ms = opts_.http_timeout_ms}) {
   ctx_.ui = &ui_;
   ctx_.relay = opts_.relay;
   ingestion_.SetRelay(&ctx_.relay);

@@ -50,13 +50,12 @@ std::string ProtocolError(const std::string& message) {
 }  // namespace
 
 Server::Server(uv_loop_t* loop, const ThreadRole& loop_thread, Operations& ops, McpServer& mcp,
-               std::string socket_path, std::string store_name)
+               std::string socket_path)
     : loop_(loop),
       thread_(loop_thread),
       ops_(ops),
       mcp_(mcp),
-      socket_path_(std::move(socket_path)),
-      store_name_(std::move(store_name)) {}
+      socket_path_(std::move(socket_path)) {}
 
 Server::~Server() { CloseAll(); }
 
@@ -259,7 +258,7 @@ void Server::Hello(Connection& c, const std::string& line) {
   if (c.client == "origin-mcp") c.mcp = std::make_shared<McpPeer>(McpPeer{{}, hello->session});
   proto::DaemonHello reply;
   reply.daemon = ORIGIN_VERSION;
-  reply.store = store_name_;
+  reply.store = ops_.ctx().store_name.Get();
   reply.mode = mode_;
   reply.pid = ::getpid();
   Send(c.id, proto::Encode(reply));
@@ -296,7 +295,7 @@ void Server::Request(const Connection& c, const std::string& line) {
   // Who asks: people on the CLI or in origin ui, or another client by its name.
   const bool person = c.client == "origin" || c.client == "origin-ui";
   Caller caller;
-  caller.author = (person ? std::string("user") : c.client) + "@" + store_name_;
+  caller.author = (person ? std::string("user") : c.client) + "@" + ops_.ctx().store_name.Get();
   caller.channel = c.client == "origin" ? "cli" : c.client == "origin-ui" ? "ui" : "mcp";
   caller.connection = conn;
   caller.when_closed = [this, conn](std::function<void()> fn) {

@@ -44,7 +44,7 @@ void DecodeRequestLine(std::string_view line, RequestLine* out);
 class Server {
  public:
   Server(uv_loop_t* loop, const ThreadRole& loop_thread, Operations& ops, McpServer& mcp,
-         std::string socket_path, std::string store_name);
+         std::string socket_path);
   /// What the hello says the store is ("device", "hub").
   void SetMode(std::string mode) { mode_ = std::move(mode); }
   ~Server();
@@ -90,7 +90,6 @@ class Server {
   Operations& ops_;
   McpServer& mcp_;
   const std::string socket_path_;
-  const std::string store_name_;
   std::string mode_ = "device";  // the hello's: "hub" under origin serve
   UvHandle<uv_pipe_t> listener_;
   std::optional<FileId> socket_id_;  // the socket as bound

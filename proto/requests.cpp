@@ -386,6 +386,7 @@ bool Decode(const rapidjson::Value* params, HubConnectRequest* out, std::string*
     out->token = p.Need("token");
     out->ca_file = p.Str("ca_file");
     out->relay = p.Bool("relay");
+    out->device = p.Str("device");
   });
 }
 
@@ -395,6 +396,7 @@ std::string Encode(const HubConnectRequest& r) {
   o.Str("token", r.token);
   o.Str("ca_file", r.ca_file);
   o.Flag("relay", r.relay);
+  o.Str("device", r.device);
   return o.Done();
 }
 

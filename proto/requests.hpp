@@ -147,6 +147,7 @@ struct HubConnectRequest {
   std::string token;
   std::optional<std::string> ca_file;  // an absolute path: the CA certificates to trust
   bool relay = false;  // make this (empty) store a relay of the hub
+  std::optional<std::string> device;  // rename the store first (--device)
 };
 
 /// Longest request key accepted.

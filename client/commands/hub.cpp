@@ -57,8 +57,8 @@ std::string HubParams(const Invocation& inv) {
     throw UsageError("origin hub takes connect URL --token TOKEN, status or disconnect, not " + sub);
   if (sub != "connect") {
     if (inv.args.size() > 1) throw UsageError("origin hub " + sub + " takes no URL");
-    if (inv.Value("token") || inv.Value("ca-file") || inv.Flag("relay"))
-      throw UsageError("--token, --ca-file and --relay go with origin hub connect");
+    if (inv.Value("token") || inv.Value("ca-file") || inv.Value("device") || inv.Flag("relay"))
+      throw UsageError("--token, --ca-file, --device and --relay go with origin hub connect");
     return "{}";
   }
   if (inv.args.size() < 2) throw UsageError("origin hub connect needs the hub's URL");
@@ -69,6 +69,7 @@ std::string HubParams(const Invocation& inv) {
   r.url = inv.args[1];
   r.token = *token;
   r.relay = inv.Flag("relay");
+  r.device = inv.Value("device");
   // A daemon this command starts makes an empty store a relay before its
   // first sync ingests anything.
   if (r.relay) AddDaemonArgument("--relay");
@@ -131,6 +132,9 @@ constexpr Option kHubOptions[] = {
     {"ca-file", "FILE",
      "connect: trust the https hub's certificate if FILE's certificates (PEM) signed it, "
      "instead of the system's authorities"},
+    {"device", "NAME",
+     "connect: give this store NAME, its token's name, while it has written no entry or "
+     "tombstone and has not synced with a hub"},
     {"relay", "",
      "connect: make this empty store a relay, which keeps nothing but cursors and answers "
      "through the hub (for a machine with little disk)"},
@@ -139,12 +143,15 @@ constexpr Option kHubOptions[] = {
 constexpr std::string_view kHubDetails =
     "A device's connection to its personal hub (origin serve on another machine).\n"
     "connect asks the hub whose token TOKEN is: it must be this store's name (the\n"
-    "device's), else nothing is saved and it says how to fix it.  The connection\n"
-    "is kept in ORIGIN_HOME/hub.json, readable by you only; ORIGIN_HUB_URL and\n"
-    "ORIGIN_HUB_TOKEN override it.  Once connected, the daemon syncs with the hub:\n"
-    "this store's raw mirrors, entries and tombstones up, the hub's forgets and\n"
-    "restores down; origin sync does it at once.  status makes the same check and\n"
-    "shows when the last sync finished, and the error of a later one that failed.\n"
+    "device's), else nothing is saved and it says how to fix it.  A store is\n"
+    "named by ORIGIN_DEVICE or the host name; --device NAME renames it first,\n"
+    "while it has written no entry or tombstone and has not synced with a hub.\n"
+    "The connection is kept in ORIGIN_HOME/hub.json, readable by you only;\n"
+    "ORIGIN_HUB_URL and ORIGIN_HUB_TOKEN override it.  Once connected, the\n"
+    "daemon syncs with the hub: this store's raw mirrors, entries and tombstones\n"
+    "up, the hub's forgets and restores down; origin sync does it at once.\n"
+    "status makes the same check and shows when the last sync finished, and the\n"
+    "error of a later one that failed.\n"
     "disconnect removes hub.json; the store keeps everything it holds.\n"
     "With --relay, an empty store becomes a relay of the hub: it stores no\n"
     "mirrors and no events, sends its agents' new log lines straight to the hub,\n"
@@ -155,6 +162,7 @@ constexpr std::string_view kHubDetails =
 
 constexpr std::string_view kHubExamples =
     "  origin hub connect https://hub.example.net --token ogn_...\n"
+    "  origin hub connect https://hub.example.net --token ogn_... --device laptop\n"
     "  origin hub connect https://hub.example.net --token ogn_... --relay\n"
     "  origin hub status\n"
     "  origin hub disconnect\n";

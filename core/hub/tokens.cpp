@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "core/hub/tokens.hpp"
 
+#include "core/entries/entries.hpp"
 #include "core/store/audit.hpp"
+#include "core/store/schema.hpp"
 #include "core/util/hash.hpp"
 #include "core/util/op_error.hpp"
 
@@ -12,6 +14,17 @@ namespace {
 constexpr std::size_t kTokenBytes = 24;  // 192 random bits, 48 hex digits
 
 bool Lower(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+
+// OpError kInvalidArgument, `what` then the rule, unless `name` is a
+// device's name.
+void CheckDeviceName(std::string_view name, const char* what) {
+  if (!ValidDeviceName(name))
+    throw OpError(OpError::Code::kInvalidArgument,
+                  std::string(what) +
+                      " lower-case letters, digits, '.', '_' and '-', at most 63, starting "
+                      "with a letter or a digit (not \"" +
+                      std::string(name) + "\")");
+}
 
 }  // namespace
 
@@ -32,11 +45,7 @@ bool LooksLikeToken(std::string_view text) {
 
 std::string CreateToken(Db& db, std::int64_t now_ms, std::string_view name,
                         std::string_view actor, std::string_view channel) {
-  if (!ValidDeviceName(name))
-    throw OpError(OpError::Code::kInvalidArgument,
-                  "a token is named after its device: lower-case letters, digits, '.', '_' and "
-                  "'-', at most 63, starting with a letter or a digit (not \"" +
-                      std::string(name) + "\")");
+  CheckDeviceName(name, "a token is named after its device:");
   Transaction tx(db);
   if (db.Prepare("SELECT 1 FROM api_token WHERE name = ? AND revoked_at IS NULL")
           .Bind(1, std::string(name))
@@ -90,6 +99,54 @@ std::optional<std::string> TokenOwner(Db& db, std::string_view token) {
   st.Bind(1, Sha256Hex(token));
   if (!st.Step()) return std::nullopt;
   return std::string(st.Text(0));
+}
+
+std::string RenameStore(Db& db, std::string_view name, std::string_view connected, bool apply) {
+  CheckDeviceName(name, "a device's name is made of");
+  std::optional<Transaction> tx;  // a check only may run on a reader
+  if (apply) tx.emplace(db);
+  const std::string was = StoreNameOf(db);
+  if (was != name) {
+    const std::string keeps = "; this store keeps its name, " + was +
+                              ": a hub takes it with a token named " + was +
+                              " (origin token create " + was + " on the hub)";
+    // Entries derived from the agents' memory files are never sent, and so
+    // do not fix a name (spec: Storage, Store names).
+    auto own = db.Prepare(
+        "SELECT (SELECT count(*) FROM entry WHERE origin = ?1 AND id NOT IN "
+        "(SELECT entry_id FROM imported_entry)), "
+        "(SELECT count(*) FROM tombstone WHERE origin = ?1)");
+    own.Bind(1, was);
+    own.Step();
+    const std::int64_t entries = own.Int(0), tombstones = own.Int(1);
+    if (entries + tombstones > 0)
+      throw OpError(OpError::Code::kConflict, "this store has written " + std::to_string(entries) +
+                                                  (entries == 1 ? " entry" : " entries") + " and " +
+                                                  std::to_string(tombstones) +
+                                                  (tombstones == 1 ? " tombstone" : " tombstones") +
+                                                  " as " + was + ", which other stores know it by" +
+                                                  keeps);
+    // A hub knows a device's mirrors and cursors by its name: under another,
+    // they would all be sent again, as a new device's.  A store that is
+    // connected, or has tried a sync (a failed one may have sent mirrors),
+    // keeps its name.
+    if (!connected.empty())
+      throw OpError(OpError::Code::kConflict, "this store is connected to the hub " +
+                                                  std::string(connected) + " as " + was + keeps);
+    if (db.Prepare("SELECT 1 FROM setting WHERE key IN ('hub.last_sync', 'hub.last_error') OR "
+                   "key GLOB 'hub.push *' OR key GLOB 'hub.pull *' OR key GLOB 'relay.file *' "
+                   "LIMIT 1")
+            .Step())
+      throw OpError(OpError::Code::kConflict, "this store has synced with a hub as " + was +
+                                                  ", which holds what it sent under that name" +
+                                                  keeps);
+  }
+  if (!apply) return was;
+  // Its own name too is fixed, as an entry would fix it: ORIGIN_DEVICE and
+  // the host name no longer count.
+  PutSetting(db, "store.name", std::string(name));
+  tx->Commit();
+  return was;
 }
 
 }  // namespace origin

@@ -28,6 +28,16 @@ inline constexpr std::string_view kTokenPrefix = "ogn_";
 /// [a-z0-9][a-z0-9._-]{0,62}.
 bool ValidDeviceName(std::string_view name);
 
+/// Gives the store the device name `name` (`origin hub connect --device`;
+/// spec: Storage, Store names) and fixes it, and returns the name it had.
+/// `connected` is the URL of the hub the store is connected to, "" when
+/// none.  Refused (OpError kConflict, nothing changed) once the store has
+/// written an entry or a tombstone under its name, or is connected to a
+/// hub, or has synced (or tried to) with one; kInvalidArgument for a name
+/// that is not a device's.  Renaming to its own name only fixes it.  With
+/// `apply` false it only checks, and writes nothing.
+std::string RenameStore(Db& db, std::string_view name, std::string_view connected, bool apply);
+
 /// Whether `text` has the shape of a token (the prefix, then 48 lower-case
 /// hex digits): anything else is refused without a look at the store.
 bool LooksLikeToken(std::string_view text);

@@ -440,9 +440,10 @@ std::int64_t Ingester::InsertLines(const SourceAdapter& adapter, const SourceFil
   CoverSessionArrivals(db_, last_seq);
   // Memory lines derive their entries' versions once their events are in.
   if (!memories.empty()) {
-    if (store_name_.empty()) store_name_ = StoreNameOf(db_);
+    // Read for each batch: origin hub connect --device may rename the store.
+    const std::string store_name = StoreNameOf(db_);
     for (const MemoryLine& m : memories)
-      DeriveMemory(db_, std::string(source), store_name_, m.event_id, m.prev_event_id, m.memory);
+      DeriveMemory(db_, std::string(source), store_name, m.event_id, m.prev_event_id, m.memory);
   }
   if (agent_version) {
     PutSetting(db_, "agent_version." + std::string(source), *agent_version);

@@ -217,7 +217,6 @@ class Ingester {
   MirrorStore& mirrors_;
   const Clock& clock_;
   std::size_t max_line_ = kMaxLineBytes;
-  std::string store_name_;  // for derived entries, read when first needed
 };
 
 /// Creates the connection's temporary staging table for event batches.

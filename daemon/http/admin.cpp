@@ -118,8 +118,7 @@ struct AdminUi::Call {
   ui::PageContext ctx;
 };
 
-AdminUi::AdminUi(Operations& ops, const Clock& clock, std::string store_name)
-    : ops_(ops), clock_(clock), store_name_(std::move(store_name)), signin_(clock) {}
+AdminUi::AdminUi(Operations& ops, const Clock& clock) : ops_(ops), clock_(clock), signin_(clock) {}
 
 void AdminUi::SetPort(int port) { port_ = port; }
 
@@ -129,14 +128,14 @@ std::vector<std::string> AdminUi::Hosts() const {
 
 Response AdminUi::ErrorPage(int status, const std::string& message) const {
   ui::PageContext ctx;
-  ctx.store_name = store_name_;
+  ctx.store_name = ops_.ctx().store_name.Get();
   ctx.now_ms = clock_.NowMs();
   return Html(status, ui::RenderError(status, message, ctx));
 }
 
 Caller AdminUi::UiCaller() const {
   Caller c;
-  c.author = "user@" + store_name_;
+  c.author = "user@" + ops_.ctx().store_name.Get();
   c.channel = "ui";
   return c;
 }
@@ -146,7 +145,7 @@ void AdminUi::Handle(const Request& r, Respond respond) {
   if (!StartsWith(r.path, "/admin/")) return respond(ErrorPage(404, "no such page: " + r.path));
   Call call{r, r.path.substr(6)};
   call.ctx.target = r.target;
-  call.ctx.store_name = store_name_;
+  call.ctx.store_name = ops_.ctx().store_name.Get();
   call.ctx.now_ms = clock_.NowMs();
   std::string error;
   if (!ParseUrlEncoded(r.query, &call.ctx.query, &error)) return respond(ErrorPage(400, error));

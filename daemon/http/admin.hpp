@@ -42,7 +42,7 @@ int HttpStatus(OpError::Code code);
 
 class AdminUi {
  public:
-  AdminUi(Operations& ops, const Clock& clock, std::string store_name);
+  AdminUi(Operations& ops, const Clock& clock);
   /// The origins and hosts of the UI on `port`; call before serving.
   void SetPort(int port);
   std::vector<std::string> Hosts() const;
@@ -82,7 +82,6 @@ class AdminUi {
 
   Operations& ops_;
   const Clock& clock_;
-  const std::string store_name_;
   SignIn signin_;
   int port_ = 0;
   /// The 10-minute window of the last refused link recorded: refusals are

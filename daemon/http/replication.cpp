@@ -282,7 +282,7 @@ void HubService::V1(const Request& r, Respond respond) {
       *outcome = {403, OtherDevice(*asked, *name)};
       return std::nullopt;
     }
-    if (*name == ctx.store_name) {
+    if (*name == ctx.store_name.Get()) {
       *outcome = {403, ErrorBody("a token named like the hub (" + *name + ") serves no device")};
       return std::nullopt;
     }
@@ -393,7 +393,7 @@ void HubService::V1(const Request& r, Respond respond) {
           w.Key("device");
           w.String(*device);
           w.Key("hub");
-          w.String(ctx.store_name);
+          w.String(ctx.store_name.Get());
           w.EndObject();
         },
         std::move(answer));
@@ -505,7 +505,8 @@ void HubService::V1(const Request& r, Respond respond) {
             if (!device || !AllFrom(push->tombstones, *device, outcome.get())) return;
             std::int64_t applied = 0;
             try {
-              applied = ApplyTombstones(db, ctx.store_name, push->tombstones, ListedBy::kDevice);
+              applied =
+                  ApplyTombstones(db, ctx.store_name.Get(), push->tombstones, ListedBy::kDevice);
             } catch (const OpError& e) {
               if (e.code() != OpError::Code::kConflict) throw;
               *outcome = {409, ErrorBody(e.what())};

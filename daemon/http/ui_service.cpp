@@ -10,11 +10,8 @@
 
 namespace origin::http {
 
-UiService::UiService(uv_loop_t* loop, Operations& ops, const Clock& clock, std::string store_name,
-                     ServerLimits limits)
-    : clock_(clock),
-      admin_(ops, clock, std::move(store_name)),
-      server_(loop, ops.ctx().loop_thread, limits) {}
+UiService::UiService(uv_loop_t* loop, Operations& ops, const Clock& clock, ServerLimits limits)
+    : clock_(clock), admin_(ops, clock), server_(loop, ops.ctx().loop_thread, limits) {}
 
 std::string UiService::Link() {
   return "http://127.0.0.1:" + std::to_string(server_.port()) +

@@ -26,8 +26,7 @@ inline constexpr int kDefaultUiPort = 7079;
 
 class UiService {
  public:
-  UiService(uv_loop_t* loop, Operations& ops, const Clock& clock, std::string store_name,
-            ServerLimits limits);
+  UiService(uv_loop_t* loop, Operations& ops, const Clock& clock, ServerLimits limits);
   UiService(const UiService&) = delete;
   UiService& operator=(const UiService&) = delete;
 

@@ -131,11 +131,11 @@ ToolReply Asker::Call(Worker& w, const Job& job) {
   if (!c) return out;
   out.url = c->url;
   out.kind = ToolReply::Kind::kFailed;
-  const std::string key = c->url + "\n" + c->token;
+  // The device's name, as its sync sends it (the hub checks it against
+  // the token): a store renamed by `hub connect --device` asks anew.
+  const std::string store = ctx_.store_name.Get();
+  const std::string key = c->url + "\n" + c->token + "\n" + store;
   if (!w.http || w.key != key) {
-    // The device's name, as its sync sends it (the hub checks it against
-    // the token).
-    const std::string store = OnDb(ctx_.readers, [](Db& db) { return StoreNameOf(db); });
     auto http = std::make_unique<Http>(*c, store, timeout_ms_);
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) http->Abort();

@@ -346,9 +346,7 @@ LastSync ReadLastSync(Db& db) {
   return out;
 }
 
-std::string Syncer::StoreName() {
-  return OnDb(ctx_.readers, [](Db& db) { return StoreNameOf(db); });
-}
+std::string Syncer::StoreName() { return ctx_.store_name.Get(); }
 
 void Syncer::Request(std::function<void(SyncReport)> done, bool automatic) {
   bool queue = false;
@@ -427,11 +425,12 @@ void Syncer::SyncJob() {
     ctx_.poster->Post([done = std::move(done), report] { done(report); });
 }
 
-CheckReport Syncer::CheckOn(const Connection& c, bool save) {
+CheckReport Syncer::CheckOn(const Connection& c, std::string as) {
   CheckReport out;
   out.url = c.url;
+  const bool renaming = !as.empty();  // --device
   try {
-    out.store = StoreName();
+    out.store = renaming ? std::move(as) : StoreName();
     Http http(c, out.store, kRequestTimeoutMs);
     rapidjson::Document d = Expect(http.Get("/v1/device"), 200, "GET /v1/device");
     const rapidjson::Value* device = hub_wire::Member(d, "device");
@@ -440,23 +439,26 @@ CheckReport Syncer::CheckOn(const Connection& c, bool save) {
       throw Stopped("the hub's answer to GET /v1/device has no device or hub");
     out.device = device->GetString();
     out.hub = hub->GetString();
-    if (out.device != out.store) {
+    if (out.device != out.store && renaming) {
+      out.error = "this token is " + out.device + "'s, not " + out.store +
+                  "'s: connect with --device " + out.device + ", or with " + out.store +
+                  "'s token (origin token create " + out.store + " on the hub)";
+    } else if (out.device != out.store) {
       out.error = "this token is " + out.device + "'s, and this store is named " + out.store +
                   ": create a token named " + out.store + " on the hub (origin token create " +
-                  out.store + "), or start this daemon with ORIGIN_DEVICE=" + out.device +
-                  " before it writes any entry";
-      return out;
+                  out.store + "), or give this store the token's name (origin hub connect " +
+                  c.url + " --token ... --device " + out.device +
+                  ", while it has written no entry or tombstone)";
     }
-    if (save) SaveConnection(ctx_.paths.home, c);
   } catch (const std::exception& e) {
     out.error = e.what();
   }
   return out;
 }
 
-void Syncer::Check(Connection c, bool save, std::function<void(CheckReport)> done) {
-  Post([this, c = std::move(c), save, done = std::move(done)] {
-    CheckReport r = CheckOn(c, save);
+void Syncer::Check(Connection c, std::string as, std::function<void(CheckReport)> done) {
+  Post([this, c = std::move(c), as = std::move(as), done = std::move(done)] {
+    CheckReport r = CheckOn(c, as);
     ctx_.poster->Post([done, r] { done(r); });
   });
 }
@@ -466,7 +468,7 @@ void Syncer::CheckStored(std::function<void(std::optional<CheckReport>)> done) {
     std::optional<CheckReport> r;
     try {
       if (std::optional<Connection> c = LoadConnection(ctx_.paths.home)) {
-        r = CheckOn(*c, false);
+        r = CheckOn(*c, "");
         r->from_env = c->from_env;
         const LastSync last = OnDb(ctx_.readers, [](Db& db) { return ReadLastSync(db); });
         r->last_sync_ms = last.last_sync_ms;

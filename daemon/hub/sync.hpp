@@ -86,9 +86,10 @@ class Syncer {
   /// with each failure after it up to 5 minutes; a person's (origin sync,
   /// origin hub connect) always runs.
   void Request(std::function<void(SyncReport)> done, bool automatic = false);
-  /// Asks the hub at `c` whose token it is, checks the name against this
-  /// store's, and when `save` and they agree, writes hub.json.
-  void Check(Connection c, bool save, std::function<void(CheckReport)> done);
+  /// Asks the hub at `c` whose token it is, and checks the name against
+  /// `as` (origin hub connect --device), or this store's when `as` is "".
+  /// Nothing is saved: origin hub connect writes hub.json once it agrees.
+  void Check(Connection c, std::string as, std::function<void(CheckReport)> done);
   /// The stored (or environment's) connection checked, or nullopt in
   /// `done` when there is none.
   void CheckStored(std::function<void(std::optional<CheckReport>)> done);
@@ -101,7 +102,7 @@ class Syncer {
   void Post(std::function<void()> job);
   void Run();
   void SyncJob();
-  CheckReport CheckOn(const Connection& c, bool save);
+  CheckReport CheckOn(const Connection& c, std::string as);
   std::string StoreName();
 
   Context& ctx_;

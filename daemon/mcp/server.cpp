@@ -257,9 +257,10 @@ void McpServer::CallTool(const std::string& id_json, const rapidjson::Value* par
                     args->GetAllocator());
   }
   Caller caller;
-  caller.author = !peer->author.empty() ? peer->author
-                  : (peer->agent.empty() ? std::string("agent") : peer->agent) + "@" +
-                        ops_.ctx().store_name;
+  caller.author = !peer->author.empty()
+                      ? peer->author
+                      : (peer->agent.empty() ? std::string("agent") : peer->agent) + "@" +
+                            ops_.ctx().store_name.Get();
   caller.channel = "mcp";
   caller.shape = [tool, given](Db& db, std::string json) {
     return mcp::ShapeAnswer(*tool, *given, db, std::move(json));

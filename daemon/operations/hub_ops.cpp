@@ -4,6 +4,8 @@
 // hub is asked on the hub thread (daemon/hub/sync.hpp); these only start
 // and answer on the loop.
 #include "core/hub/relay.hpp"
+#include "core/hub/tokens.hpp"
+#include "daemon/hub/connection.hpp"
 #include "daemon/hub/sync.hpp"
 #include "daemon/operations/operations.hpp"
 
@@ -30,6 +32,13 @@ void WriteCheck(rpc::Writer& w, const hub::CheckReport& r) {
   w.Key("hub");
   w.String(r.hub);
   rpc::Opt(w, "error", r.error.empty() ? std::nullopt : std::optional(r.error));
+}
+
+// The URL of the hub this store is connected to (hub.json or the
+// environment), "" when none.
+std::string ConnectedTo(const Context& ctx) {
+  const std::optional<hub::Connection> c = hub::LoadConnection(ctx.paths.home);
+  return c ? c->url : "";
 }
 
 }  // namespace
@@ -77,43 +86,64 @@ void HubConnect(Operations& o, const proto::HubConnectRequest& r, const Caller&,
     c.ca_file = *r.ca_file;
   }
   Context& ctx = o.ctx();
-  auto connect = [&ctx, syncer, c, reply] {
-    syncer->Check(c, true, [&ctx, syncer, reply](hub::CheckReport check) {
-      if (!check.error.empty())
-        return reply(Answer::Fail(
-            check.device.empty() ? Code::kUnavailable : Code::kInvalidArgument,
-            check.error + (ctx.relay ? " (this store is a relay, not connected to a hub yet: "
-                                       "connect it again with the hub's URL and this "
-                                       "device's token)"
-                                     : "")));
-      syncer->Request(nullptr);  // the first sync starts now
-      reply(Answer{rpc::Json([&](rpc::Writer& w) {
-                     w.StartObject();
-                     WriteCheck(w, check);
-                     w.Key("relay");
-                     w.Bool(ctx.relay);
-                     w.EndObject();
-                   }),
-                   std::nullopt,
-                   {}});
-    });
+  const bool make_relay = r.relay && !ctx.relay;
+  // Once the hub has said whose token it is: the store renamed (--device)
+  // and made a relay (--relay) in one transaction, the daemon told, then
+  // hub.json written and the first sync started.  A refusal anywhere
+  // changes nothing.
+  auto become = [&o, &ctx, syncer, c, make_relay, device = r.device,
+                 reply](hub::CheckReport check) {
+    if (!check.error.empty())
+      return reply(Answer::Fail(
+          check.device.empty() ? Code::kUnavailable : Code::kInvalidArgument,
+          check.error + (ctx.relay ? " (this store is a relay, not connected to a hub yet: "
+                                     "connect it again with the hub's URL and this "
+                                     "device's token)"
+                                   : "")));
+    o.OnWorker(
+        Thread::kWriter, Caller{},
+        [&ctx, c, make_relay, device](Db& db, rpc::Writer& w) {
+          Transaction tx(db);
+          // Every part of the daemon reads the name from ctx, so the new
+          // one counts at once, without a restart.
+          if (device) RenameStore(db, *device, ConnectedTo(ctx), true);
+          // An empty store becomes a relay (spec: Relays, Choosing it);
+          // one that holds something is refused.
+          if (make_relay) MakeRelay(db, ctx.paths.home);
+          tx.Commit();
+          if (device) ctx.store_name.Set(*device);
+          // On the writer, before hub.json exists: no sync ingests into
+          // the relay.
+          if (make_relay) ctx.relay = true;
+          hub::SaveConnection(ctx.paths.home, c);
+          w.Null();
+        },
+        [&ctx, syncer, check, reply](Answer a) {
+          if (a.error) return reply(std::move(a));
+          syncer->Request(nullptr);  // the first sync starts now
+          reply(Answer{rpc::Json([&](rpc::Writer& w) {
+                         w.StartObject();
+                         WriteCheck(w, check);
+                         w.Key("relay");
+                         w.Bool(ctx.relay);
+                         w.EndObject();
+                       }),
+                       std::nullopt,
+                       {}});
+        });
   };
-  if (!r.relay || ctx.relay) return connect();
-  // An empty store becomes a relay first (spec: Relays, Choosing it), so
-  // that no sync ingests anything meanwhile; a store that holds something
-  // is refused, and nothing changes.
+  if (!r.device) return syncer->Check(c, "", become);
+  // A store that cannot take the name is told so before the hub is asked
+  // (spec: Using a hub from a device).
   o.OnWorker(
-      Thread::kWriter, Caller{},
-      [&ctx](Db& db, rpc::Writer& w) {
-        MakeRelay(db, ctx.paths.home);
-        // At once, on the writer: a sync queued behind this job ingests
-        // nothing into the relay.
-        ctx.relay = true;
+      Thread::kReader, Caller{},
+      [&ctx, device = *r.device](Db& db, rpc::Writer& w) {
+        RenameStore(db, device, ConnectedTo(ctx), false);
         w.Null();
       },
-      [connect, reply](Answer a) {
+      [syncer, c, device = *r.device, become, reply](Answer a) {
         if (a.error) return reply(std::move(a));
-        connect();
+        syncer->Check(c, device, become);
       });
 }
 

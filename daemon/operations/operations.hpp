@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -109,10 +110,31 @@ class Syncer;
 struct SyncReport;
 }
 
+/// The store's name (spec: Storage, Store names), read on every thread:
+/// fixed at the start, and changed only by `origin hub connect --device`
+/// on a store that has written nothing under its name (RenameStore).
+class StoreName {
+ public:
+  // NOLINTNEXTLINE(google-explicit-constructor): implicit, for Context's braces
+  StoreName(std::string name) : name_(std::move(name)) {}
+  std::string Get() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return name_;
+  }
+  void Set(std::string name) {
+    std::lock_guard<std::mutex> lock(mu_);
+    name_ = std::move(name);
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::string name_;
+};
+
 /// What the handlers use: the store's threads and the daemon's parts.
 struct Context {
   const Clock& clock;
-  std::string store_name;
+  StoreName store_name;
   proto::Paths paths;
   MirrorStore& mirrors;
   const std::vector<std::unique_ptr<SourceAdapter>>& adapters;

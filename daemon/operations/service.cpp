@@ -107,7 +107,7 @@ void Status(Operations& o, const proto::NoRequest&, const Caller& caller, Reply 
     w.Key("socket");
     w.String(paths.socket);
     w.Key("store");
-    w.String(ctx.store_name);
+    w.String(ctx.store_name.Get());
     w.Key("mode");  // device, hub (origin serve) or relay
     w.String(ctx.relay ? "relay" : ctx.hub_sync == nullptr ? "hub" : "device");
     w.Key("watched_dirs");

@@ -320,11 +320,13 @@ void StartTombstone(Operations& o, const Operation& op, const rapidjson::Value* 
                   TombstoneInput in;
                   in.target = view->id;
                   in.reason = "preview";
-                  in.author = caller.author.empty() ? "user@" + ctx.store_name : caller.author;
+                  in.author =
+                      caller.author.empty() ? "user@" + ctx.store_name.Get() : caller.author;
                   in.channel = caller.channel;
                   in.dry_run = true;
                   json += rpc::Json([&](rpc::Writer& p) {
-                    rpc::WriteOutcome(p, origin::Restore(db, ctx.clock, ctx.store_name, in), true);
+                    rpc::WriteOutcome(p, origin::Restore(db, ctx.clock, ctx.store_name.Get(), in),
+                                      true);
                   });
                 } else {
                   json += "null";

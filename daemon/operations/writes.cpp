@@ -64,7 +64,7 @@ void Remember(Context& ctx, Db& db, const proto::EntryRequest& r, const Caller& 
   in.author = caller.author;
   in.sources = ToEntrySources(r.sources);
   in.channel = caller.channel;
-  const RememberResult written = origin::Remember(db, ctx.clock, ctx.store_name, in);
+  const RememberResult written = origin::Remember(db, ctx.clock, ctx.store_name.Get(), in);
   WriteEntryAnswer(ctx, db, written.id, written.duplicate, w);
 }
 
@@ -80,7 +80,8 @@ void Correct(Context& ctx, Db& db, const proto::EntryRequest& r, const Caller& c
   in.author = caller.author;
   in.add_sources = ToEntrySources(r.sources);
   in.channel = caller.channel;
-  WriteEntryAnswer(ctx, db, origin::Correct(db, ctx.clock, ctx.store_name, r.id, in), false, w);
+  WriteEntryAnswer(ctx, db, origin::Correct(db, ctx.clock, ctx.store_name.Get(), r.id, in), false,
+                   w);
 }
 
 void Forget(Context& ctx, Db& db, const proto::TombstoneRequest& r, const Caller& caller,
@@ -89,14 +90,14 @@ void Forget(Context& ctx, Db& db, const proto::TombstoneRequest& r, const Caller
   // while the plan is still that one (kConflict otherwise).
   const TombstoneInput in = Tombstone(r, caller);
   const ForgetOutcome o =
-      r.digest ? ForgetAsPreviewed(db, ctx.clock, ctx.store_name, in, *r.digest)
-               : origin::Forget(db, ctx.clock, ctx.store_name, in);
+      r.digest ? ForgetAsPreviewed(db, ctx.clock, ctx.store_name.Get(), in, *r.digest)
+               : origin::Forget(db, ctx.clock, ctx.store_name.Get(), in);
   rpc::WriteOutcome(w, o, r.dry_run, r.dry_run ? PlanDigest(o) : "");
 }
 
 void Restore(Context& ctx, Db& db, const proto::TombstoneRequest& r, const Caller& caller,
              rpc::Writer& w) {
-  rpc::WriteOutcome(w, origin::Restore(db, ctx.clock, ctx.store_name, Tombstone(r, caller)),
+  rpc::WriteOutcome(w, origin::Restore(db, ctx.clock, ctx.store_name.Get(), Tombstone(r, caller)),
                     r.dry_run);
 }
 

@@ -37,6 +37,13 @@ inline std::string NewToken(DaemonFixture& f, const std::string& name) {
   return Json(r.out)["token"].GetString();
 }
 
+// `origin status --json` (exit 5: a status with a problem to show).
+inline rapidjson::Document Status(DaemonFixture& f) {
+  RunResult r = f.Cli({"status", "--json"});
+  REQUIRE_MESSAGE((r.status == 0 || r.status == 5), (r.out + r.err));
+  return Json(r.out);
+}
+
 inline std::map<std::string, std::string> McpHeaders(const std::string& token,
                                               std::map<std::string, std::string> more = {}) {
   more.emplace("Content-Type", "application/json");

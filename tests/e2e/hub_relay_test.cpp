@@ -34,12 +34,6 @@ std::set<std::string> EventIds(const std::string& text) {
   return out;
 }
 
-rapidjson::Document Status(DaemonFixture& f) {
-  RunResult r = f.Cli({"status", "--json"});
-  REQUIRE_MESSAGE((r.status == 0 || r.status == 5), (r.out + r.err));
-  return Json(r.out);
-}
-
 // Files under `dir`, recursively (a relay's store has no raw/ files).
 int FilesUnder(const std::string& dir) {
   int n = 0;

@@ -32,6 +32,9 @@ std::int64_t Tombstones(const std::string& home) {
   return db->QueryInt("SELECT count(*) FROM tombstone");
 }
 
+// The name the running daemon goes by.
+std::string StoreOf(DaemonFixture& f) { return Status(f)["daemon"]["store"].GetString(); }
+
 }  // namespace
 
 TEST_SUITE("hub") {
@@ -181,6 +184,81 @@ TEST_CASE("hub sync: two devices connect, sync, and a forget and a restore made 
   CHECK_FALSE(std::filesystem::exists(laptop.home() + "/hub.json"));
   laptop.Stop();
   desk.Stop();
+}
+
+TEST_CASE(
+    "hub connect --device: a store named by its host takes its token's name, at once, "
+    "until it has written under it") {
+  DaemonFixture hub;
+  const int port = StartHub(hub);
+  const std::string url = "http://127.0.0.1:" + std::to_string(port);
+  const std::string token = NewToken(hub, "laptop");
+
+  DaemonFixture dev;
+  dev.env()["ORIGIN_HUB_SYNC_MS"] = "600000";
+  StartDevice(dev, "host-1", "about comets");  // ORIGIN_DEVICE=host-1 named it
+
+  // Without --device: refused, saying how to fix it; nothing saved.
+  RunResult wrong = dev.Cli({"hub", "connect", url, "--token", token});
+  CHECK(wrong.status != 0);
+  CHECK_MESSAGE(wrong.err.find("--device laptop") != std::string::npos, wrong.err);
+  CHECK_FALSE(std::filesystem::exists(dev.home() + "/hub.json"));
+  // Not a device's name: refused before anything changes.
+  RunResult bad = dev.Cli({"hub", "connect", url, "--token", token, "--device", "My Laptop"});
+  CHECK(bad.status != 0);
+  CHECK_MESSAGE(bad.err.find("My Laptop") != std::string::npos, bad.err);
+  CHECK(StoreOf(dev) == std::string("host-1"));
+  // A name the token is not: the hub refuses it, and the store keeps its
+  // name (it is renamed only once the hub agrees).
+  RunResult other = dev.Cli({"hub", "connect", url, "--token", token, "--device", "desk"});
+  CHECK(other.status == 2);
+  CHECK_MESSAGE(other.err.find("not desk's: connect with --device laptop") != std::string::npos,
+                other.err);
+  CHECK(StoreOf(dev) == std::string("host-1"));
+  CHECK_FALSE(std::filesystem::exists(dev.home() + "/hub.json"));
+
+  RunResult connected = dev.Cli({"hub", "connect", url, "--token", token, "--device", "laptop"});
+  REQUIRE_MESSAGE(connected.status == 0, connected.err);
+  CHECK(connected.out.find("as laptop") != std::string::npos);
+  // The running daemon goes by the new name at once: its status, and the
+  // author and origin of what it writes next.
+  CHECK(StoreOf(dev) == std::string("laptop"));
+  RunResult remembered =
+      dev.Cli({"remember", "comets have tails", "--cite", "claude-code:host-1-u2", "--json"});
+  REQUIRE_MESSAGE(remembered.status == 0, remembered.err);
+  const std::string entry = Json(remembered.out)["entry"]["id"].GetString();
+  CHECK(hub.WaitFor([&] { return hub.Cli({"show", entry}).status == 0; }));
+  {
+    auto db = OpenReadConnection(hub.home() + "/origin.db");
+    auto row = db->Prepare("SELECT author, origin FROM entry WHERE id = ?");
+    row.Bind(1, entry);
+    REQUIRE(row.Step());
+    CHECK(row.Text(0) == "user@laptop");
+    CHECK(row.Text(1) == "laptop");
+  }
+  // The hub holds the device's session, and its mirror, under the name it
+  // now has.
+  Sync(dev);
+  CHECK(HubFinds(port, token, "comets", "host-1 said line 2"));
+  {
+    auto db = OpenReadConnection(hub.home() + "/origin.db");
+    CHECK(db->QueryInt("SELECT count(*) FROM raw_file WHERE mirror GLOB 'devices/laptop/*'") == 1);
+    CHECK(db->QueryInt("SELECT count(*) FROM raw_file WHERE mirror NOT GLOB 'devices/laptop/*'") ==
+          0);
+  }
+
+  // Written under its name, the store keeps it: another --device is
+  // refused, and the connection stays.
+  RunResult again = dev.Cli({"hub", "connect", url, "--token", token, "--device", "desk"});
+  CHECK(again.status != 0);
+  CHECK_MESSAGE(again.err.find("keeps its name, laptop") != std::string::npos, again.err);
+  CHECK(std::filesystem::exists(dev.home() + "/hub.json"));
+  // And across a restart, whatever ORIGIN_DEVICE says.
+  dev.Stop();
+  dev.Start();
+  CHECK(StoreOf(dev) == std::string("laptop"));
+  CHECK(dev.Cli({"hub", "status"}).status == 0);
+  dev.Stop();
 }
 
 }  // TEST_SUITE

@@ -32,7 +32,6 @@ class FixtureDaemon {
     opts.paths = paths;
     opts.store_name = StoreNameOf(*db);
     opts.readers = 1;
-    store_name_ = opts.store_name;
     daemon_ = std::make_unique<Daemon>(&loop_, opts, std::move(db),
                                        std::make_unique<EventIndex>(paths.index, paths.db),
                                        std::move(adapters));
@@ -49,13 +48,11 @@ class FixtureDaemon {
 
   uv_loop_t* loop() { return &loop_; }
   Daemon& daemon() { return *daemon_; }
-  const std::string& store_name() const { return store_name_; }
 
  private:
   test::ScopedTempDir dir_;
   uv_loop_t loop_;
   std::unique_ptr<Daemon> daemon_;
-  std::string store_name_;
 };
 
 }  // namespace origin::fuzz

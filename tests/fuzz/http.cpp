@@ -144,7 +144,7 @@ bool Writes(const Request& r) {
 
 class Instance {
  public:
-  Instance() : admin_(ops(), clock_, d_.store_name()), server_(d_.loop(), ops().ctx().loop_thread, limits_) {
+  Instance() : admin_(ops(), clock_), server_(d_.loop(), ops().ctx().loop_thread, limits_) {
     server_.Listen(
         "127.0.0.1", 0, [this](const Request& r, Respond respond) { Route(r, std::move(respond)); },
         [this](int status, const std::string& message) { return admin_.ErrorPage(status, message); });

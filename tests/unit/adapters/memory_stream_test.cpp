@@ -18,6 +18,7 @@
 #include "adapters/claude_code/claude_code.hpp"
 #include "core/entries/entries.hpp"
 #include "core/forget/forget.hpp"
+#include "core/hub/tokens.hpp"
 #include "core/ingest/ingester.hpp"
 #include "core/ingest/memories.hpp"
 #include "core/store/mirror.hpp"
@@ -226,6 +227,30 @@ TEST_SUITE("adapters") {
     auto ev = MemoryEvents(*w.store.db);
     REQUIRE(ev.size() == 2);
     CHECK(ev[1].op == "delete");
+  }
+
+  TEST_CASE("memory entries: each is derived under the name the store has when its line arrives") {
+    World w;
+    Db& db = *w.store.db;
+    // One ingester for both syncs, as the daemon keeps one: a rename between
+    // them (origin hub connect --device) counts from the next batch on.
+    Ingester ing(db, *w.store.mirrors, w.store.clock);
+    w.Write("user_role.md", "---\ntype: user\n---\nThe user is a C++ developer.\n", 1);
+    ing.Sync({&w.adapter}, {});
+    // Entries derived from memory files fix no name (they are never sent).
+    CHECK(RenameStore(db, "laptop", "", true) == "testbox");
+    w.Write("user_role.md", "---\ntype: user\n---\nThe user is a senior C++ developer.\n", 3);
+    ing.Sync({&w.adapter}, {});
+    const std::int64_t now = w.store.clock.NowMs();
+    auto ev = MemoryEvents(db);
+    REQUIRE(ev.size() == 2);
+    auto before = GetEntry(db, MemoryEntryId(ev[0].id), now);
+    auto after = GetEntry(db, MemoryEntryId(ev[1].id), now);
+    REQUIRE(before);
+    REQUIRE(after);
+    CHECK(before->author == "claude-code@testbox");
+    CHECK(after->author == "claude-code@laptop");
+    CHECK(after->supersedes == before->id);
   }
 
   TEST_CASE("memory entries: one per file, superseded as it changes, ended when deleted") {

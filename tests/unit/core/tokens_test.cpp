@@ -9,6 +9,9 @@
 #include <iterator>
 
 #include "core/c/sqlite.hpp"
+#include "core/entries/entries.hpp"
+#include "core/forget/forget.hpp"
+#include "core/store/schema.hpp"
 #include "core/util/hash.hpp"
 #include "core/util/op_error.hpp"
 #include "tests/support/support.hpp"
@@ -21,6 +24,25 @@ namespace {
 std::string FileBytes(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// A store holding one event (t:1) to cite or forget.
+void OneEvent(TestStore& s) {
+  s.db->Exec(
+      "INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
+      "VALUES (1, 't', 'k', 1, '/x', 't/k', 0);"
+      "INSERT INTO event(id, source, session, ts, role, kind, text, file_id, line) VALUES "
+      "('t:1', 't', 't:s', 100, 'user', 'message', 'a line to cite', 1, 1)");
+}
+
+RememberInput Citing(const std::string& event) {
+  RememberInput in;
+  in.kind = "knowledge";
+  in.text = "what the line says";
+  in.confidence = 0.9;
+  in.author = "user@x";
+  in.sources = {{event, std::nullopt}};
+  return in;
 }
 
 // The code of the OpError `fn` throws (none: a failure of the test).
@@ -108,5 +130,75 @@ TEST_SUITE("tokens") {
     CHECK_THROWS_AS(s.db->Exec("UPDATE api_token SET name = 'other'"), SqliteError);
     RevokeToken(*s.db, s.clock.NowMs(), "laptop", "cli", "cli");
     CHECK_THROWS_AS(s.db->Exec("UPDATE api_token SET revoked_at = NULL"), SqliteError);
+  }
+
+  TEST_CASE("tokens: --device renames a store until it writes an entry or a tombstone, or syncs") {
+    auto name_as = [](TestStore& t, const char* name, const char* connected = "") {
+      return RenameStore(*t.db, name, connected, true);
+    };
+    TestStore s;
+    OneEvent(s);
+    for (const char* bad : {"", "Laptop", "a b", "../x"})
+      CHECK_MESSAGE(CodeOf([&] { name_as(s, bad); }) == OpError::Code::kInvalidArgument, bad);
+    const std::string before = StoreNameOf(*s.db);  // ORIGIN_DEVICE or the host name
+    CHECK_FALSE(GetSetting(*s.db, "store.name"));
+    // A check only (before the hub is asked) writes nothing.
+    CHECK(RenameStore(*s.db, "desk", "", false) == before);
+    CHECK(StoreNameOf(*s.db) == before);
+    CHECK_FALSE(GetSetting(*s.db, "store.name"));
+    // Its own name is fixed: ORIGIN_DEVICE or the host name count no more.
+    CHECK(name_as(s, before.c_str()) == before);
+    CHECK(GetSetting(*s.db, "store.name") == before);
+    CHECK(name_as(s, "desk") == before);
+    CHECK(StoreNameOf(*s.db) == "desk");
+    CHECK(name_as(s, "laptop") == "desk");  // nothing written yet: again
+    CHECK(name_as(s, "laptop") == "laptop");
+    CHECK_FALSE(s.db->InTransaction());
+
+    // An entry derived from a memory file is never sent: it fixes no name.
+    const std::string imported = Remember(*s.db, s.clock, "laptop", Citing("t:1")).id;
+    s.db->Prepare("INSERT INTO imported_entry(entry_id, event_id) VALUES (?, 't:1')")
+        .Bind(1, imported)
+        .Run();
+    CHECK(name_as(s, "box") == "laptop");
+    CHECK(StoreNameOf(*s.db) == "box");
+
+    // An entry of its own does; its own name is still taken.
+    RememberInput own = Citing("t:1");
+    own.text = "what the line says, in the store's own words";
+    REQUIRE_FALSE(Remember(*s.db, s.clock, "box", own).duplicate);
+    CHECK(CodeOf([&] { name_as(s, "laptop"); }) == OpError::Code::kConflict);
+    CHECK(CodeOf([&] { RenameStore(*s.db, "laptop", "", false); }) == OpError::Code::kConflict);
+    CHECK(StoreNameOf(*s.db) == "box");
+    CHECK(name_as(s, "box") == "box");
+
+    // So does a tombstone.
+    TestStore t;
+    OneEvent(t);
+    name_as(t, "desk");
+    TombstoneInput forget;
+    forget.target = "t:1";
+    forget.reason = "not for the hub";
+    forget.author = "user@desk";
+    REQUIRE(Forget(*t.db, t.clock, "desk", forget).tombstone);
+    CHECK(CodeOf([&] { name_as(t, "laptop"); }) == OpError::Code::kConflict);
+    CHECK(StoreNameOf(*t.db) == "desk");
+    CHECK_FALSE(t.db->InTransaction());
+
+    // A store connected to a hub keeps its name, and so does one that has
+    // synced, or tried to, with one (its mirrors may be there).
+    TestStore u;
+    name_as(u, "desk");
+    CHECK(CodeOf([&] { name_as(u, "laptop", "https://hub.example.net"); }) ==
+          OpError::Code::kConflict);
+    CHECK(name_as(u, "desk", "https://hub.example.net") == "desk");
+    for (const char* key : {"hub.last_sync", "hub.last_error", "hub.push https://hub.example.net",
+                            "hub.pull https://hub.example.net", "relay.file claude-code a.jsonl"}) {
+      TestStore v;
+      name_as(v, "desk");
+      PutSetting(*v.db, key, "1");
+      CHECK_MESSAGE(CodeOf([&] { name_as(v, "laptop"); }) == OpError::Code::kConflict, key);
+      CHECK(StoreNameOf(*v.db) == "desk");
+    }
   }
 }
