@@ -13,7 +13,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <filesystem>
+#include <functional>
 
 #include "core/c/sqlite.hpp"
 #include "core/store/schema.hpp"
@@ -184,24 +186,54 @@ std::int64_t StoreBytes(const std::string& home, std::map<std::string, std::int6
   return bytes;
 }
 
-std::vector<test::CorpusFile> CorpusIn(const std::string& dir, std::int64_t mb,
-                                       const std::string& kind) {
+namespace {
+
+// Log bytes per event of the small-events corpus (measured: search_bench's
+// output), and of the real-shaped corpus (corpus_stats: 3,400 an event).
+constexpr double kLogBytesPerEvent = 2000;
+constexpr double kRealLogBytesPerEvent = 3400;
+
+// The corpus under `dir`: generated with `seed` and what `size` sets when
+// claude/ is not there yet, else the files there.
+std::vector<test::CorpusFile> Corpus(const std::string& dir, const std::string& kind,
+                                     std::uint64_t seed,
+                                     const std::function<void(test::CorpusOptions&)>& size) {
   const std::string claude = dir + "/claude", codex = dir + "/codex";
   std::vector<test::CorpusFile> files;
   if (!std::filesystem::exists(claude)) {
     test::CorpusOptions opts;
-    opts.total_bytes = mb << 20;
-    opts.seed = 7;
+    opts.seed = seed;
     if (!test::ParseCorpusKind(kind, &opts)) {
       std::fprintf(stderr, "unknown corpus %s\n", kind.c_str());
       std::exit(2);
     }
+    size(opts);
     return test::GenerateCorpus(claude, codex, opts);
   }
   for (auto& e : std::filesystem::recursive_directory_iterator(dir))
     if (e.is_regular_file() && e.path().extension() == ".jsonl")
       files.push_back({e.path().string(), static_cast<std::int64_t>(e.file_size())});
   return files;
+}
+
+}  // namespace
+
+std::vector<test::CorpusFile> CorpusIn(const std::string& dir, std::int64_t mb,
+                                       const std::string& kind) {
+  return Corpus(dir, kind, 7, [mb](test::CorpusOptions& opts) { opts.total_bytes = mb << 20; });
+}
+
+std::vector<test::CorpusFile> EventCorpusIn(const std::string& dir, std::int64_t events,
+                                            const std::string& kind) {
+  return Corpus(dir, kind, 11, [events](test::CorpusOptions& opts) {
+    opts.total_bytes =
+        static_cast<std::int64_t>(static_cast<double>(events) *
+                                  (opts.real_shaped ? kRealLogBytesPerEvent : kLogBytesPerEvent));
+    // Sessions start an hour apart and end now: the last 7 days hold the
+    // newest.
+    const std::int64_t sessions = opts.total_bytes / opts.mean_session_bytes + 1;
+    opts.start_ms = static_cast<std::int64_t>(::time(nullptr)) * 1000 - sessions * 3600 * 1000;
+  });
 }
 
 rapidjson::Document ParseObject(const std::string& json) {

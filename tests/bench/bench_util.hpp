@@ -79,6 +79,10 @@ class Daemon {
 std::vector<test::CorpusFile> CorpusIn(const std::string& dir, std::int64_t mb,
                                        const std::string& kind);
 
+/// The same with about `events` events (seed 11), whose sessions start an
+/// hour apart and end now (search_bench, hub_mcp_bench).
+std::vector<test::CorpusFile> EventCorpusIn(const std::string& dir, std::int64_t events,
+                                            const std::string& kind);
 /// The size of origin.db and index.db under `home`, and dbstat's bytes by
 /// table (FTS5 shadow tables folded into their table).
 std::int64_t StoreBytes(const std::string& home, std::map<std::string, std::int64_t>* tables);

@@ -49,11 +49,6 @@ struct Query {
   std::vector<std::string> flags;  // origin search flags
 };
 
-// Log bytes per event of the small-events corpus (measured: see the output).
-constexpr double kLogBytesPerEvent = 2000;
-// The same for the real-shaped corpus (corpus_stats: 3,400 log bytes an event).
-constexpr double kRealLogBytesPerEvent = 3400;
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -92,19 +87,8 @@ int main(int argc, char** argv) {
   const std::string claude = dir + "/claude", codex = dir + "/codex", home = dir + "/home";
   double t = Now();
   if (!fs::exists(claude)) {
-    CorpusOptions opts;
-    opts.seed = 11;
-    if (!ParseCorpusKind(corpus, &opts)) {
-      std::fprintf(stderr, "search_bench: unknown corpus %s\n", corpus.c_str());
-      return 2;
-    }
-    opts.total_bytes = static_cast<std::int64_t>(
-        static_cast<double>(events) * (opts.real_shaped ? kRealLogBytesPerEvent : kLogBytesPerEvent));
-    // Sessions start an hour apart and end now: the last 7 days hold the newest.
-    std::int64_t sessions = opts.total_bytes / opts.mean_session_bytes + 1;
-    opts.start_ms = static_cast<std::int64_t>(::time(nullptr)) * 1000 - sessions * 3600 * 1000;
-    auto files = GenerateCorpus(claude, codex, opts);
-    std::printf("corpus: %zu files generated in %.1f s\n", files.size(), Now() - t);
+    const std::size_t files = EventCorpusIn(dir, events, corpus).size();
+    std::printf("corpus: %zu files generated in %.1f s\n", files, Now() - t);
   }
   std::int64_t log_bytes = 0;
   for (auto& e : fs::recursive_directory_iterator(dir))
