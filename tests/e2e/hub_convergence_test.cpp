@@ -288,11 +288,14 @@ void Converge(unsigned seed, int steps) {
       const std::vector<std::string> args = {"forget", target, "--reason",
                                              "step " + std::to_string(step), "--yes", "--json"};
       RunResult r = store.Cli(args);
-      if (r.status != 0) {  // it would hide nothing new
+      // Refused, or nothing new to hide and so not recorded (a tombstone
+      // synced in meanwhile may have hidden the target since it was picked).
+      const rapidjson::Document out = r.status == 0 ? Json(r.out) : rapidjson::Document();
+      if (r.status != 0 || !out.IsObject() || !out["tombstone"].IsString()) {
         note_refusal(step, where, args, r);
         continue;
       }
-      model.Forget(Json(r.out)["tombstone"].GetString(), target);
+      model.Forget(out["tombstone"].GetString(), target);
       ++forgets;
     } else if (op < 50) {
       const std::string where = store_names[rng() % 3];

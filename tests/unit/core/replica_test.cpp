@@ -279,4 +279,38 @@ TEST_SUITE("forget") {
     CHECK(EventHidden(*p.dev.s.db, p.alpha));
     CHECK_FALSE(EventHidden(*p.dev.s.db, gamma));
   }
+
+  TEST_CASE(
+      "forget across stores: a new version of a chain that a device reported hidden by "
+      "rule 3 does not make that forget hide the events the chain cites on the hub "
+      "(invariant 2; found by the convergence test)") {
+    Pair p;
+    const std::string gamma = p.Say("s2", "gamma line");
+    const std::string entry = p.Entry({p.alpha}, "alpha only");
+    // Session s1 forgotten on the device: alpha, and the entry by rule 3,
+    // which the device reports with the forget.
+    const std::string f1 = *p.dev.Forget("claude-code:s1").tombstone;
+    CHECK(EntryHidden(*p.dev.s.db, entry));
+    const ReplicaTombstone report = Load(p.dev, f1);
+    CHECK(report.entries == std::vector<std::string>{entry});
+    // Restored there, and the entry corrected with gamma as a source.
+    const std::string r1 = *p.dev.Restore(f1).tombstone;
+    const std::string v2 = p.dev.Correct(entry, {gamma});
+    CHECK_FALSE(EntryHidden(*p.dev.s.db, v2));
+    // The hub has the forget and its report, not the restore yet, when the
+    // new version arrives: alpha stays hidden (session s1 is forgotten
+    // there), gamma was forgotten by nobody and stays shown.
+    Apply(p.hub, "hub", {report}, ListedBy::kDevice);
+    CHECK(EntryHidden(*p.hub.s.db, entry));
+    std::optional<EntryRow> row = LoadEntryToSend(*p.dev.s.db, v2);
+    REQUIRE(row);
+    REQUIRE(!ApplyPushedEntries(*p.hub.s.db, "box", {*row}).pending);
+    CHECK(EventHidden(*p.hub.s.db, p.alpha));
+    CHECK_FALSE(EventHidden(*p.hub.s.db, gamma));
+    // The restore and the new report: everything shown on the hub.
+    Apply(p.hub, "hub", {Load(p.dev, r1), Load(p.dev, f1)}, ListedBy::kDevice);
+    CHECK_FALSE(EventHidden(*p.hub.s.db, p.alpha));
+    CHECK_FALSE(EventHidden(*p.hub.s.db, gamma));
+    CHECK_FALSE(EntryHidden(*p.hub.s.db, v2));
+  }
 }
