@@ -346,8 +346,6 @@ LastSync ReadLastSync(Db& db) {
   return out;
 }
 
-std::string Syncer::StoreName() { return ctx_.store_name.Get(); }
-
 void Syncer::Request(std::function<void(SyncReport)> done, bool automatic) {
   bool queue = false;
   {
@@ -372,7 +370,7 @@ void Syncer::SyncJob() {
     if (c) {
       report.connected = true;
       report.url = c->url;
-      const std::string store = StoreName();
+      const std::string store = ctx_.store_name.Get();
       Http http(*c, store, kRequestTimeoutMs);
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -430,7 +428,7 @@ CheckReport Syncer::CheckOn(const Connection& c, std::string as) {
   out.url = c.url;
   const bool renaming = !as.empty();  // --device
   try {
-    out.store = renaming ? std::move(as) : StoreName();
+    out.store = renaming ? std::move(as) : ctx_.store_name.Get();
     Http http(c, out.store, kRequestTimeoutMs);
     rapidjson::Document d = Expect(http.Get("/v1/device"), 200, "GET /v1/device");
     const rapidjson::Value* device = hub_wire::Member(d, "device");

@@ -103,7 +103,6 @@ class Syncer {
   void Run();
   void SyncJob();
   CheckReport CheckOn(const Connection& c, std::string as);
-  std::string StoreName();
 
   Context& ctx_;
   std::mutex mu_;
