@@ -86,7 +86,7 @@ void Insert(Db& db, const std::string& id, const std::string& kind, const std::s
             const std::optional<std::string>& supersedes, const std::string& root,
             const std::optional<std::int64_t>& from, const std::optional<std::int64_t>& to,
             std::int64_t created_at, const std::string& origin,
-            const std::vector<EntrySource>& sources) {
+            const std::vector<EntrySource>& sources, bool index = true) {
   auto ins = db.Prepare(
       "INSERT INTO entry(id, kind, text, confidence, author, project, supersedes, root, "
       "valid_from, valid_to, created_at, origin) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)");
@@ -101,6 +101,13 @@ void Insert(Db& db, const std::string& id, const std::string& kind, const std::s
   else
     ins.Bind(10, nullptr);
   ins.Bind(11, created_at).Bind(12, origin).Run();
+  // Its search index (kEntryFtsInsertVersion), unless the caller indexes
+  // a batch of entries at once (IndexEntriesAfter).
+  if (index)
+    db.Prepare("INSERT INTO entry_fts(rowid, text) VALUES (?, ?)")
+        .Bind(1, db.LastInsertRowid())
+        .Bind(2, text)
+        .Run();
   auto src = db.Prepare("INSERT INTO entry_source(entry_id, event_id, quote) VALUES (?,?,?)");
   for (const EntrySource& s : sources) {
     src.Reset();
@@ -342,9 +349,17 @@ void CheckEntryFields(const EntryRow& e) {
   CheckFields(e.kind, e.text, e.confidence, e.valid_from, e.valid_to);
 }
 
-void InsertVersion(Db& db, const EntryRow& e) {
+void InsertVersion(Db& db, const EntryRow& e, bool index) {
   Insert(db, e.id, e.kind, e.text, e.confidence, e.author, e.project, e.supersedes, e.root,
-         e.valid_from, e.valid_to, e.created_at, e.origin, e.sources);
+         e.valid_from, e.valid_to, e.created_at, e.origin, e.sources, index);
+}
+
+std::int64_t LastEntrySeq(Db& db) { return db.QueryInt("SELECT coalesce(max(seq), 0) FROM entry"); }
+
+void IndexEntriesAfter(Db& db, std::int64_t after) {
+  db.Prepare("INSERT INTO entry_fts(rowid, text) SELECT seq, text FROM entry WHERE seq > ?")
+      .Bind(1, after)
+      .Run();
 }
 
 std::optional<EntryRow> LoadVersion(Db& db, const std::string& id) {

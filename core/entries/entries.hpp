@@ -151,8 +151,19 @@ std::string CurrentVersion(Db& db, const std::string& root);
 void CheckEntryFields(const EntryRow& e);
 /// Inserts the version `e` as it is, with its sources (entries derived by
 /// the store itself, core/entries/memories): no check beyond the schema's.
-/// In the caller's transaction.
-void InsertVersion(Db& db, const EntryRow& e);
+/// In the caller's transaction.  `index` false leaves its entry_fts row to
+/// the caller, who must then call IndexEntriesAfter before its commit.
+void InsertVersion(Db& db, const EntryRow& e, bool index = true);
+/// The greatest entry.seq (0 without entries): what a batch of versions
+/// inserted with `index` false follows.
+std::int64_t LastEntrySeq(Db& db);
+/// Writes entry_fts for every entry after `after` (LastEntrySeq before the
+/// batch), in one statement.  An entry's own INSERT opens a statement
+/// savepoint (entry has triggers and constraints), at which FTS5 writes out
+/// the terms it holds as a segment: entries indexed one by one between
+/// such inserts make a segment each, and a batch indexed after them makes
+/// one (kEntryFtsInsertVersion; a hub applying pushed entries).
+void IndexEntriesAfter(Db& db, std::int64_t after);
 /// A version as stored (no derived fields), hidden or not; nothing when
 /// there is no such version.
 std::optional<EntryRow> LoadVersion(Db& db, const std::string& id);

@@ -87,6 +87,8 @@ PushedEntries ApplyPushedEntries(Db& db, std::string_view device,
   for (const EntryRow& e : entries) Check(e, device);
   PushedEntries out;
   Transaction tx(db);
+  // Their search index is written once they are all in: one segment.
+  const std::int64_t before = LastEntrySeq(db);
   for (const EntryRow& pushed : entries) {
     if (std::optional<EntryRow> held = LoadEntryToSend(db, pushed.id)) {
       if (!SameBody(*held, pushed))
@@ -116,10 +118,11 @@ PushedEntries ApplyPushedEntries(Db& db, std::string_view device,
       out.pending = PushedEntries::Pending{e.id, std::move(missing)};
       break;
     }
-    InsertVersion(db, e);
+    InsertVersion(db, e, false);
     CoverArrival(db, e.id);  // hidden on arrival when forgotten here (invariant 2)
     ++out.applied;
   }
+  IndexEntriesAfter(db, before);
   tx.Commit();
   return out;
 }

@@ -545,6 +545,16 @@ BEGIN SELECT RAISE(ABORT, 'a token is only ever revoked'); END;
        }},
       {kChangeLogIdVersion, "change_log_id: the rows change_log holds for one entry or tombstone",
        [](Db& db) { db.Exec("CREATE INDEX change_log_id ON change_log(kind, id, seq)"); }},
+      {kEntryFtsInsertVersion, "entry_fts: written by the insert of an entry, not by its trigger",
+       [](Db& db) {
+         db.Exec(R"sql(
+DROP TRIGGER entry_insert;
+CREATE TRIGGER entry_insert AFTER INSERT ON entry
+BEGIN
+  INSERT INTO change_log(kind, id, origin, at) VALUES ('entry', new.id, new.origin, new.created_at);
+END;
+)sql");
+       }},
   };
   return kMigrations;
 }

@@ -34,8 +34,10 @@ namespace origin {
 /// 8: `ref`, the hashes of every id for short references
 /// (core/store/refs.hpp).  9: erasure (core/erase/erase.hpp).  10:
 /// generated_cursor (a generated stream whose last line is erased).  11:
-/// api_token, a hub's access tokens (core/hub/tokens.hpp).
-inline constexpr int kSchemaVersion = 12;
+/// api_token, a hub's access tokens (core/hub/tokens.hpp).  12:
+/// change_log_id.  13: entry_fts written by the insert of an entry, not by
+/// its trigger (kEntryFtsInsertVersion).
+inline constexpr int kSchemaVersion = 13;
 /// The version that made title_wait and derived sessions' models again.
 inline constexpr int kLeafTitlesVersion = 6;
 /// The migration that derives sessions' projects (session_cwd) and parents
@@ -50,6 +52,13 @@ inline constexpr int kTokensVersion = 11;
 /// change_log's rows of one id: a hub's feed of tombstones tells a first
 /// logging from a later one (core/forget/replica.hpp).
 inline constexpr int kChangeLogIdVersion = 12;
+/// The trigger entry_insert no longer writes entry_fts: the insert of an
+/// entry does (core/entries).  A trigger that writes an FTS5 table makes
+/// SQLite open a statement savepoint for every INSERT INTO entry, at which
+/// FTS5 writes out its pending terms as a segment of their own: one segment
+/// per entry, twice the cost of the same rows written by their own
+/// statements (docs/performance.md, pushing entries to a hub).
+inline constexpr int kEntryFtsInsertVersion = 13;
 /// The version kSchemaSql is: a new store starts there and runs the
 /// migrations after it.
 inline constexpr int kBaseSchemaVersion = 3;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Entries (spec: Entries): remember, correct, chains and forks, validity,
 // sources (invariant 1), never changed in place (invariant 3).
+#include "core/entries/entries.hpp"
+
 #include <doctest/doctest.h>
 
-#include "core/entries/entries.hpp"
+#include "core/hub/replicate.hpp"
 #include "core/util/op_error.hpp"
 #include "tests/support/support.hpp"
 
@@ -63,6 +65,52 @@ TEST_SUITE("entries") {
     CHECK(e->sources[1].quote == "depends   ON library");
     CHECK(f.s.db->QueryInt("SELECT count(*) FROM change_log WHERE kind = 'entry'") == 1);
     CHECK(f.s.db->QueryInt("SELECT count(*) FROM entry_fts WHERE entry_fts MATCH '\"small comm\"'") == 1);
+  }
+
+  TEST_CASE(
+      "entries: a hub applies a push's entries with one segment of entry_fts, not one an entry "
+      "(kEntryFtsInsertVersion)") {
+    // An INSERT INTO entry opens a statement savepoint (triggers and
+    // constraints), at which FTS5 writes out the terms it holds: entries
+    // indexed one by one make a segment each, whether by a trigger (before
+    // migration 13) or by a statement after each insert.
+    auto segments = [](Db& db) {
+      return db.QueryInt("SELECT count(DISTINCT segid) FROM entry_fts_idx");
+    };
+    auto pushed = [](int i) {
+      EntryRow e;
+      e.id = "ent_" + std::string(20, '0') + std::to_string(1000 + i);
+      e.kind = "knowledge";
+      e.text = "pushed entry number " + std::to_string(i) + " about meson";
+      e.confidence = 0.5;
+      e.author = "user@laptop";
+      e.root = e.id;
+      e.created_at = 1000 + i;
+      e.origin = "laptop";
+      e.sources = {{std::string("t:1"), std::nullopt}};
+      return e;
+    };
+    Fixture one, hub;
+    for (Fixture* f : {&one, &hub})  // no merging: each segment written stays one
+      f->s.db->Exec(
+          "INSERT INTO entry_fts(entry_fts, rank) VALUES ('automerge', 0);"
+          "INSERT INTO entry_fts(entry_fts, rank) VALUES ('crisismerge', 100000)");
+    {
+      Transaction tx(*one.s.db);
+      for (int i = 0; i < 200; ++i) InsertVersion(*one.s.db, pushed(i));
+      tx.Commit();
+    }
+    CHECK(segments(*one.s.db) == 200);
+    std::vector<EntryRow> push;
+    for (int i = 0; i < 200; ++i) push.push_back(pushed(i));
+    CHECK(ApplyPushedEntries(*hub.s.db, "laptop", push).applied == 200);
+    CHECK(segments(*hub.s.db) == 1);
+    for (Fixture* f : {&one, &hub}) {
+      CHECK(f->s.db->QueryInt("SELECT count(*) FROM entry_fts WHERE entry_fts MATCH 'meson'") ==
+            200);
+      CHECK(f->s.db->QueryInt("SELECT count(*) FROM change_log WHERE kind = 'entry'") == 200);
+      f->s.db->Exec("INSERT INTO entry_fts(entry_fts) VALUES ('integrity-check')");
+    }
   }
 
   TEST_CASE("entries: bad input is refused with the reason") {

@@ -257,4 +257,31 @@ TEST_SUITE("schema") {
     CHECK(db->QueryInt("SELECT count(*) FROM entry_source WHERE quote IS NULL") == 1);
     CHECK_THROWS_WITH(db->Exec("DELETE FROM erasure"), doctest::Contains("never deleted"));
   }
+
+  TEST_CASE(
+      "schema: migration 13 leaves entry_fts to the insert of an entry, and the entries indexed "
+      "before it stay found") {
+    ScopedTempDir d;
+    const std::string path = d / "s.db";
+    const char* insert =
+        "INSERT INTO entry(id, kind, text, confidence, author, root, created_at, origin) "
+        "VALUES (?, 'memory', ?, 1, 'u@d', ?, 1, 'd')";
+    {
+      auto old = OpenWriteConnection(path, Migrations(), kEntryFtsInsertVersion - 1);
+      old->Prepare(insert)
+          .Bind(1, "ent_1")
+          .Bind(2, "indexed by the trigger")
+          .Bind(3, "ent_1")
+          .Run();
+      CHECK(old->QueryInt("SELECT count(*) FROM entry_fts WHERE entry_fts MATCH 'trigger'") == 1);
+    }
+    auto db = OpenWriteConnection(path);
+    CHECK(Version(*db) == kSchemaVersion);
+    CHECK(db->QueryInt("SELECT count(*) FROM entry_fts WHERE entry_fts MATCH 'trigger'") == 1);
+    // The trigger now writes change_log alone (core/entries writes entry_fts).
+    db->Prepare(insert).Bind(1, "ent_2").Bind(2, "inserted by hand").Bind(3, "ent_2").Run();
+    CHECK(db->QueryInt("SELECT count(*) FROM change_log WHERE kind = 'entry'") == 2);
+    CHECK(db->QueryInt("SELECT count(*) FROM entry_fts WHERE entry_fts MATCH 'hand'") == 0);
+    db->Exec("INSERT INTO entry_fts(entry_fts) VALUES ('integrity-check')");
+  }
 }
