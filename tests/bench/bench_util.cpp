@@ -129,7 +129,13 @@ Daemon::Daemon(const std::string& originsd, const std::string& origin, const std
     ::_exit(127);
   }
   std::string sock = home + "/run/originsd.sock";
-  while (!std::filesystem::exists(sock)) ::usleep(2000);
+  while (!std::filesystem::exists(sock)) {
+    if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
+      std::fprintf(stderr, "originsd exited before its socket was up: see %s\n", log.c_str());
+      std::exit(1);
+    }
+    ::usleep(2000);
+  }
 }
 
 Daemon::~Daemon() {
@@ -246,10 +252,65 @@ rapidjson::Document ParseObject(const std::string& json) {
   return d;
 }
 
-int WaitHubPort(const std::string& log) {
+int WaitHubPort(const std::string& log, pid_t pid) {
   int port = 0;
-  while ((port = test::HubPortInLog(log)) == 0) ::usleep(10000);
+  while ((port = test::HubPortInLog(log)) == 0) {
+    if (::waitpid(pid, nullptr, WNOHANG) == pid) {
+      std::fprintf(stderr, "the hub exited before it listened: see %s\n", log.c_str());
+      std::exit(1);
+    }
+    ::usleep(10000);
+  }
   return port;
+}
+
+Options& Options::Add(const std::string& name, std::string* value, const std::string& meta) {
+  return Value(name, meta, [value](const std::string& v) {
+    *value = v;
+    return true;
+  });
+}
+
+Options& Options::Value(const std::string& name, const std::string& meta,
+                        std::function<bool(const std::string&)> set) {
+  options_.push_back({name, meta, std::move(set), nullptr});
+  return *this;
+}
+
+Options& Options::Flag(const std::string& name, bool* value) {
+  options_.push_back({name, "", nullptr, value});
+  return *this;
+}
+
+std::string Options::Usage() const {
+  std::string u = "usage: " + program_;
+  for (const Option& o : options_) u += " [" + o.name + (o.flag ? "" : " " + o.meta) + "]";
+  return u;
+}
+
+bool Options::Parse(int argc, char** argv) const {
+  auto fail = [&](const std::string& why) {
+    std::fprintf(stderr, "%s: %s\n%s\n", program_.c_str(), why.c_str(), Usage().c_str());
+    return false;
+  };
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") {
+      std::printf("%s\n", Usage().c_str());
+      std::exit(0);
+    }
+    auto o = std::find_if(options_.begin(), options_.end(),
+                          [&](const Option& x) { return x.name == a; });
+    if (o == options_.end()) return fail("unknown option " + a);
+    if (o->flag) {
+      *o->flag = true;
+      continue;
+    }
+    if (i + 1 >= argc) return fail(a + " needs a value");
+    const std::string v = argv[++i];
+    if (!o->set(v)) return fail(a + " takes " + o->meta + ", not " + v);
+  }
+  return true;
 }
 
 }  // namespace origin::bench

@@ -7,7 +7,10 @@
 
 #include <sys/types.h>
 
+#include <charconv>
+#include <concepts>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -15,6 +18,44 @@
 #include "tests/support/loggen.hpp"
 
 namespace origin::bench {
+
+/// A benchmark's command line: each option with where its value goes.
+/// Parse refuses an option it does not know, one without its value and a
+/// number that is not one, saying which and printing the usage made from
+/// the options (a benchmark that ignored a mistyped option would measure
+/// something else than asked, and say nothing).
+class Options {
+ public:
+  explicit Options(std::string program) : program_(std::move(program)) {}
+  /// `--name VALUE` into `*value`, shown as `--name <meta>` in the usage.
+  Options& Add(const std::string& name, std::string* value, const std::string& meta = "S");
+  template <std::integral T>
+  Options& Add(const std::string& name, T* value, const std::string& meta = "N") {
+    return Value(name, meta, [value](const std::string& v) {
+      const char* end = v.data() + v.size();
+      auto [p, ec] = std::from_chars(v.data(), end, *value);
+      return ec == std::errc() && p == end;
+    });
+  }
+  /// `--name` alone sets `*value`.
+  Options& Flag(const std::string& name, bool* value);
+  /// Parses argv; false when the program should exit with status 2 (what
+  /// was wrong and the usage printed on stderr).  --help prints the usage
+  /// and exits.
+  bool Parse(int argc, char** argv) const;
+  std::string Usage() const;
+
+ private:
+  struct Option {
+    std::string name, meta;
+    std::function<bool(const std::string&)> set;  // nullptr for a flag
+    bool* flag = nullptr;
+  };
+  Options& Value(const std::string& name, const std::string& meta,
+                 std::function<bool(const std::string&)> set);
+  std::string program_;
+  std::vector<Option> options_;
+};
 
 /// Seconds on the monotonic clock.
 double Now();
@@ -28,8 +69,9 @@ double TimeProcess(const std::vector<std::string>& argv, const std::vector<std::
 /// `json` parsed, or exits saying what it was: a benchmark of wrong answers
 /// is no benchmark.
 rapidjson::Document ParseObject(const std::string& json);
-/// The port a hub logs at `log` once it listens (polled until it does).
-int WaitHubPort(const std::string& log);
+/// The port the hub `pid` logs at `log` once it listens (polled until it
+/// does); exits saying so when the hub exits first.
+int WaitHubPort(const std::string& log, pid_t pid);
 /// Peak and current resident memory of a process, in KiB (VmHWM, VmRSS).
 std::int64_t PeakRssKb(pid_t pid);
 std::int64_t RssKb(pid_t pid);

@@ -40,11 +40,13 @@
 #include "adapters/claude_code/claude_code.hpp"
 #include "adapters/codex/codex.hpp"
 #include "core/util/text.hpp"
+#include "tests/bench/bench_util.hpp"
 #include "tests/support/loggen.hpp"
 #include "tests/support/support.hpp"
 
 using namespace origin;
 using namespace origin::test;
+using origin::bench::Options;
 
 namespace {
 
@@ -336,25 +338,13 @@ int main(int argc, char** argv) {
   std::string claude, codex, corpus = "synthetic";
   std::int64_t generate = 0;
   std::uint32_t seed = 7;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string a = argv[i];
-    if (a == "--claude")
-      claude = argv[i + 1];
-    else if (a == "--codex")
-      codex = argv[i + 1];
-    else if (a == "--generate")
-      generate = std::atoll(argv[i + 1]);
-    else if (a == "--corpus")
-      corpus = argv[i + 1];
-    else if (a == "--seed")
-      seed = static_cast<std::uint32_t>(std::atoll(argv[i + 1]));
-    else {
-      std::fprintf(stderr,
-                   "usage: corpus_stats [--claude DIR] [--codex DIR] | --generate MIB "
-                   "[--corpus synthetic|real-shaped|small] [--seed S]\n");
-      return 2;
-    }
-  }
+  Options options("corpus_stats");
+  options.Add("--claude", &claude, "DIR");
+  options.Add("--codex", &codex, "DIR");
+  options.Add("--generate", &generate, "MIB");
+  options.Add("--corpus", &corpus, "synthetic|real-shaped|small");
+  options.Add("--seed", &seed, "S");
+  if (!options.Parse(argc, argv)) return 2;
   ScopedTempDir tmp;
   if (generate > 0) {
     CorpusOptions opts;

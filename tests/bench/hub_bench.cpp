@@ -74,29 +74,15 @@ int main(int argc, char** argv) {
   std::string corpus = "synthetic";
   std::string dir, originsd = "build-release/daemon/originsd",
                    origin_cli = "build-release/client/origin";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i];
-    if (a == "--mb")
-      mb = std::atoll(argv[i + 1]);
-    else if (a == "--entries")
-      entries = std::atoi(argv[i + 1]);
-    else if (a == "--runs")
-      runs = std::atoi(argv[i + 1]);
-    else if (a == "--dir")
-      dir = argv[i + 1];
-    else if (a == "--originsd")
-      originsd = argv[i + 1];
-    else if (a == "--origin")
-      origin_cli = argv[i + 1];
-    else if (a == "--corpus")
-      corpus = argv[i + 1];
-    else {
-      std::fprintf(stderr,
-                   "usage: hub_bench [--mb N] [--entries N] [--runs R] [--dir DIR] "
-                   "[--corpus synthetic|real-shaped] [--originsd P] [--origin P]\n");
-      return 2;
-    }
-  }
+  Options options("hub_bench");
+  options.Add("--mb", &mb, "N");
+  options.Add("--entries", &entries, "N");
+  options.Add("--runs", &runs, "R");
+  options.Add("--dir", &dir, "DIR");
+  options.Add("--corpus", &corpus, "synthetic|real-shaped");
+  options.Add("--originsd", &originsd, "PATH");
+  options.Add("--origin", &origin_cli, "PATH");
+  if (!options.Parse(argc, argv)) return 2;
   originsd = fs::absolute(originsd).string();
   origin_cli = fs::absolute(origin_cli).string();
   ScopedTempDir tmp;
@@ -137,7 +123,8 @@ int main(int argc, char** argv) {
     const std::string empty = run + "/no-agents";
     bench::Daemon hub(originsd, origin_cli, run + "/hub", empty, empty, run + "/hub.log", {},
                       {"--hub", "--port", "0"});
-    const std::string url = "http://127.0.0.1:" + std::to_string(WaitHubPort(run + "/hub.log"));
+    const std::string url =
+        "http://127.0.0.1:" + std::to_string(WaitHubPort(run + "/hub.log", hub.pid()));
     const std::string token =
         ParseObject(Capture(hub.cli() + "token create laptop --json"))["token"].GetString();
     {

@@ -94,29 +94,15 @@ int main(int argc, char** argv) {
   int clients = 8, rounds = 10;
   std::string corpus = "real-shaped";
   std::string dir, originsd = "daemon/originsd", origin_cli = "client/origin";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i];
-    if (a == "--events")
-      events = std::atoll(argv[i + 1]);
-    else if (a == "--clients")
-      clients = std::atoi(argv[i + 1]);
-    else if (a == "--rounds")
-      rounds = std::atoi(argv[i + 1]);
-    else if (a == "--dir")
-      dir = argv[i + 1];
-    else if (a == "--corpus")
-      corpus = argv[i + 1];
-    else if (a == "--originsd")
-      originsd = argv[i + 1];
-    else if (a == "--origin")
-      origin_cli = argv[i + 1];
-    else {
-      std::fprintf(stderr,
-                   "usage: hub_mcp_bench [--events N] [--clients C] [--rounds R] [--dir DIR] "
-                   "[--corpus small|real-shaped] [--originsd P] [--origin P]\n");
-      return 2;
-    }
-  }
+  Options options("hub_mcp_bench");
+  options.Add("--events", &events, "N");
+  options.Add("--clients", &clients, "C");
+  options.Add("--rounds", &rounds, "R");
+  options.Add("--dir", &dir, "DIR");
+  options.Add("--corpus", &corpus, "small|real-shaped");
+  options.Add("--originsd", &originsd, "PATH");
+  options.Add("--origin", &origin_cli, "PATH");
+  if (!options.Parse(argc, argv)) return 2;
   if (argc % 2 == 0 || clients < 1 || rounds < 1) {
     std::fprintf(stderr, "hub_mcp_bench: options take a value; --clients and --rounds >= 1\n");
     return 2;
@@ -140,7 +126,7 @@ int main(int argc, char** argv) {
   t = Now();
   bench::Daemon hub(originsd, origin_cli, home, dir + "/claude", dir + "/codex", log, {},
                     {"--hub", "--port", "0"});
-  const int port = WaitHubPort(log);
+  const int port = WaitHubPort(log, hub.pid());
   hub.SyncAndIndex();
   if (fresh) std::printf("imported and indexed in %.1f s\n", Now() - t);
   std::printf("hub idle after %.0f s more\n", hub.WaitIdle());

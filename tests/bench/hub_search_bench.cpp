@@ -89,30 +89,15 @@ int main(int argc, char** argv) {
   std::string dir, originsd = "build-release/daemon/originsd",
                    origin_cli = "build-release/client/origin",
                    shim = "build-release/client/origin-mcp";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string a = argv[i];
-    if (a == "--mb")
-      mb = std::atoll(argv[i + 1]);
-    else if (a == "--rounds")
-      rounds = std::atoi(argv[i + 1]);
-    else if (a == "--dir")
-      dir = argv[i + 1];
-    else if (a == "--corpus")
-      corpus = argv[i + 1];
-    else if (a == "--originsd")
-      originsd = argv[i + 1];
-    else if (a == "--origin")
-      origin_cli = argv[i + 1];
-    else if (a == "--origin-mcp")
-      shim = argv[i + 1];
-    else {
-      std::fprintf(stderr,
-                   "usage: hub_search_bench [--mb N] [--rounds R] [--dir DIR] "
-                   "[--corpus synthetic|real-shaped] [--originsd P] [--origin P] "
-                   "[--origin-mcp P]\n");
-      return 2;
-    }
-  }
+  Options options("hub_search_bench");
+  options.Add("--mb", &mb, "N");
+  options.Add("--rounds", &rounds, "R");
+  options.Add("--dir", &dir, "DIR");
+  options.Add("--corpus", &corpus, "synthetic|real-shaped");
+  options.Add("--originsd", &originsd, "PATH");
+  options.Add("--origin", &origin_cli, "PATH");
+  options.Add("--origin-mcp", &shim, "PATH");
+  if (!options.Parse(argc, argv)) return 2;
   originsd = fs::absolute(originsd).string();
   origin_cli = fs::absolute(origin_cli).string();
   shim = fs::absolute(shim).string();
@@ -132,7 +117,8 @@ int main(int argc, char** argv) {
   const std::string empty = run + "/no-agents";
   bench::Daemon hub(originsd, origin_cli, run + "/hub", empty, empty, run + "/hub.log", {},
                     {"--hub", "--port", "0"});
-  const std::string url = "http://127.0.0.1:" + std::to_string(WaitHubPort(run + "/hub.log"));
+  const std::string url =
+      "http://127.0.0.1:" + std::to_string(WaitHubPort(run + "/hub.log", hub.pid()));
   const std::string token =
       ParseObject(Capture(hub.cli() + "token create laptop --json"))["token"].GetString();
   const std::string connect = device.cli() + "hub connect " + url + " --token " + token + " --json";

@@ -58,28 +58,14 @@ int main(int argc, char** argv) {
   std::string corpus = "synthetic";
   std::string dir, originsd = "build-release/daemon/originsd",
                    origin_cli = "build-release/client/origin";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string a = argv[i];
-    if (a == "--mb")
-      mb = std::atoll(argv[i + 1]);
-    else if (a == "--runs")
-      runs = std::atoi(argv[i + 1]);
-    else if (a == "--dir")
-      dir = argv[i + 1];
-    else if (a == "--originsd")
-      originsd = argv[i + 1];
-    else if (a == "--origin")
-      origin_cli = argv[i + 1];
-    else if (a == "--corpus")
-      corpus = argv[i + 1];
-    else {
-      std::fprintf(
-          stderr,
-          "usage: ingest_bench [--mb N] [--runs R] [--dir DIR] [--corpus synthetic|real-shaped] "
-          "[--originsd P] [--origin P]\n");
-      return 2;
-    }
-  }
+  Options options("ingest_bench");
+  options.Add("--mb", &mb, "N");
+  options.Add("--runs", &runs, "R");
+  options.Add("--dir", &dir, "DIR");
+  options.Add("--corpus", &corpus, "synthetic|real-shaped");
+  options.Add("--originsd", &originsd, "PATH");
+  options.Add("--origin", &origin_cli, "PATH");
+  if (!options.Parse(argc, argv)) return 2;
   originsd = fs::absolute(originsd).string();
   origin_cli = fs::absolute(origin_cli).string();
   ScopedTempDir tmp;

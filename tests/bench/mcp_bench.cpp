@@ -182,38 +182,18 @@ int main(int argc, char** argv) {
   std::string corpus = "small";  // or real-shaped (issue 15)
   std::string node = "/usr/bin/node", originsd = "daemon/originsd", origin_cli = "client/origin",
               shim = "client/origin-mcp";
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--sizes-only" || a == "--show") {
-      (a == "--show" ? g_show : sizes_only) = true;
-      continue;
-    }
-    if (i + 1 >= argc) {
-      std::fprintf(stderr, "mcp_bench: %s needs a value\n", a.c_str());
-      return 2;
-    }
-    std::string v = argv[++i];
-    if (a == "--events")
-      events = std::atoi(v.c_str());
-    else if (a == "--handshakes")
-      handshakes = std::atoi(v.c_str());
-    else if (a == "--calls")
-      calls = std::atoi(v.c_str());
-    else if (a == "--corpus")
-      corpus = v;
-    else if (a == "--node")
-      node = v;
-    else if (a == "--originsd")
-      originsd = v;
-    else if (a == "--origin")
-      origin_cli = v;
-    else if (a == "--origin-mcp")
-      shim = v;
-    else {
-      std::fprintf(stderr, "mcp_bench: unknown option %s\n", a.c_str());
-      return 2;
-    }
-  }
+  Options options("mcp_bench");
+  options.Add("--events", &events, "N");
+  options.Add("--handshakes", &handshakes, "N");
+  options.Add("--calls", &calls, "N");
+  options.Add("--corpus", &corpus, "small|real-shaped");
+  options.Add("--node", &node, "PATH");
+  options.Add("--originsd", &originsd, "PATH");
+  options.Add("--origin", &origin_cli, "PATH");
+  options.Add("--origin-mcp", &shim, "PATH");
+  options.Flag("--sizes-only", &sizes_only);
+  options.Flag("--show", &g_show);
+  if (!options.Parse(argc, argv)) return 2;
   const std::string reference =
       std::string(ORIGIN_SOURCE_DIR) + "/tests/clients/reference-server.mjs";
   if (!fs::exists(std::string(ORIGIN_SOURCE_DIR) + "/tests/clients/node_modules")) {

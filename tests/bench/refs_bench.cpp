@@ -28,6 +28,7 @@
 using namespace origin;
 using origin::bench::Median;
 using origin::bench::Now;
+using origin::bench::Options;
 using origin::bench::Percentile;
 
 namespace {
@@ -88,13 +89,12 @@ int main(int argc, char** argv) {
   std::int64_t n = 2000000, per_tx = 50000;
   std::size_t text_bytes = 12;
   std::string dir = "/var/tmp/refs_bench";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i];
-    if (k == "--events") n = std::stoll(argv[i + 1]);
-    if (k == "--dir") dir = argv[i + 1];
-    if (k == "--per-tx") per_tx = std::stoll(argv[i + 1]);
-    if (k == "--text") text_bytes = std::stoul(argv[i + 1]);
-  }
+  Options options("refs_bench");
+  options.Add("--events", &n, "N");
+  options.Add("--dir", &dir, "DIR");
+  options.Add("--per-tx", &per_tx, "N");
+  options.Add("--text", &text_bytes, "BYTES");
+  if (!options.Parse(argc, argv)) return 2;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   std::printf("events: %lld, %lld per transaction, text of %zu bytes\n", static_cast<long long>(n),

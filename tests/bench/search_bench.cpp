@@ -56,29 +56,15 @@ int main(int argc, char** argv) {
   int reps = 15, rg_reps = 3;
   std::string corpus = "small";
   std::string dir, originsd = "daemon/originsd", origin_cli = "client/origin";
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (i + 1 >= argc) {
-      std::fprintf(stderr,
-                   "usage: search_bench [--events N] [--dir DIR] [--reps R] [--rg-reps R] "
-                   "[--originsd P] [--origin P]\n");
-      return 2;
-    }
-    if (a == "--events")
-      events = std::atoll(argv[++i]);
-    else if (a == "--dir")
-      dir = argv[++i];
-    else if (a == "--reps")
-      reps = std::atoi(argv[++i]);
-    else if (a == "--rg-reps")
-      rg_reps = std::atoi(argv[++i]);
-    else if (a == "--originsd")
-      originsd = argv[++i];
-    else if (a == "--origin")
-      origin_cli = argv[++i];
-    else if (a == "--corpus")
-      corpus = argv[++i];
-  }
+  Options options("search_bench");
+  options.Add("--events", &events, "N");
+  options.Add("--dir", &dir, "DIR");
+  options.Add("--reps", &reps, "R");
+  options.Add("--rg-reps", &rg_reps, "R");
+  options.Add("--corpus", &corpus, "small|real-shaped");
+  options.Add("--originsd", &originsd, "PATH");
+  options.Add("--origin", &origin_cli, "PATH");
+  if (!options.Parse(argc, argv)) return 2;
   originsd = fs::absolute(originsd).string();
   origin_cli = fs::absolute(origin_cli).string();
   ScopedTempDir tmp;

@@ -40,27 +40,21 @@ constexpr int kCountUpto = 1000;
 int main(int argc, char** argv) {
   std::string home, only;
   int reps = 9;
-  bool interleave = false;
+  int interleave_n = 0;                  // --interleave 1: the queries in turn
   int cache_kib = 0, idx_cache_kib = 0;  // 0: as the daemon's readers
-  for (int i = 1; i + 1 < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--home")
-      home = argv[++i];
-    else if (a == "--reps")
-      reps = std::atoi(argv[++i]);
-    else if (a == "--only")
-      only = argv[++i];
-    else if (a == "--interleave")
-      interleave = std::atoi(argv[++i]) != 0;
-    else if (a == "--cache-kib")
-      cache_kib = std::atoi(argv[++i]);
-    else if (a == "--idx-cache-kib")
-      idx_cache_kib = std::atoi(argv[++i]);
-  }
+  Options options("search_profile");
+  options.Add("--home", &home, "DIR");
+  options.Add("--reps", &reps, "R");
+  options.Add("--only", &only, "QUERY");
+  options.Add("--interleave", &interleave_n, "0|1");
+  options.Add("--cache-kib", &cache_kib, "KIB");
+  options.Add("--idx-cache-kib", &idx_cache_kib, "KIB");
+  if (!options.Parse(argc, argv)) return 2;
   if (home.empty()) {
-    std::fprintf(stderr, "usage: search_profile --home DIR [--reps R]\n");
+    std::fprintf(stderr, "search_profile: --home is needed\n%s\n", options.Usage().c_str());
     return 2;
   }
+  const bool interleave = interleave_n != 0;
   auto db = OpenReadConnection(home + "/origin.db");
   AttachIndex(*db, home + "/index.db");
   // Other page caches than the readers', to see what they change.

@@ -153,17 +153,12 @@ Import Run(const SourceAdapter& a, const std::string& base) {
 int main(int argc, char** argv) {
   int messages = 100000, workspaces = 300, runs = 3;
   std::string dir = fs::temp_directory_path() / "origin-sources-bench";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    std::string a = argv[i];
-    if (a == "--messages")
-      messages = std::atoi(argv[i + 1]);
-    else if (a == "--workspaces")
-      workspaces = std::atoi(argv[i + 1]);
-    else if (a == "--runs")
-      runs = std::atoi(argv[i + 1]);
-    else if (a == "--dir")
-      dir = argv[i + 1];
-  }
+  Options options("sources_bench");
+  options.Add("--messages", &messages, "N");
+  options.Add("--workspaces", &workspaces, "N");
+  options.Add("--runs", &runs, "R");
+  options.Add("--dir", &dir, "DIR");
+  if (!options.Parse(argc, argv)) return 2;
   fs::remove_all(dir);
   fs::create_directories(dir + "/stores");
   const std::string stores = dir + "/stores";

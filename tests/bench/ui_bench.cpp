@@ -26,6 +26,7 @@
 using namespace origin;
 using origin::bench::Median;
 using origin::bench::Now;
+using origin::bench::Options;
 
 namespace {
 
@@ -38,19 +39,11 @@ int main(int argc, char** argv) {
   std::int64_t events = 2000000;
   int runs = 15;
   std::string dir;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--events" && i + 1 < argc)
-      events = std::atoll(argv[++i]);
-    else if (a == "--runs" && i + 1 < argc)
-      runs = std::atoi(argv[++i]);
-    else if (a == "--dir" && i + 1 < argc)
-      dir = argv[++i];
-    else {
-      std::fprintf(stderr, "usage: ui_bench [--events N] [--runs R] [--dir DIR]\n");
-      return 2;
-    }
-  }
+  Options options("ui_bench");
+  options.Add("--events", &events, "N");
+  options.Add("--runs", &runs, "R");
+  options.Add("--dir", &dir, "DIR");
+  if (!options.Parse(argc, argv)) return 2;
   const bool keep = !dir.empty();
   if (!keep) dir = std::filesystem::temp_directory_path() / ("ui_bench." + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);

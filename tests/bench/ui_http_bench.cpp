@@ -154,25 +154,13 @@ int main(int argc, char** argv) {
   std::int64_t events = 2000000;
   int runs = 7;
   std::string dir, originsd = "daemon/originsd", origin = "client/origin";
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--events" && i + 1 < argc)
-      events = std::atoll(argv[++i]);
-    else if (a == "--runs" && i + 1 < argc)
-      runs = std::atoi(argv[++i]);
-    else if (a == "--dir" && i + 1 < argc)
-      dir = argv[++i];
-    else if (a == "--originsd" && i + 1 < argc)
-      originsd = argv[++i];
-    else if (a == "--origin" && i + 1 < argc)
-      origin = argv[++i];
-    else {
-      std::fprintf(stderr,
-                   "usage: ui_http_bench [--events N] [--runs R] [--dir DIR] [--originsd PATH] "
-                   "[--origin PATH]\n");
-      return 2;
-    }
-  }
+  Options options("ui_http_bench");
+  options.Add("--events", &events, "N");
+  options.Add("--runs", &runs, "R");
+  options.Add("--dir", &dir, "DIR");
+  options.Add("--originsd", &originsd, "PATH");
+  options.Add("--origin", &origin, "PATH");
+  if (!options.Parse(argc, argv)) return 2;
   originsd = fs::absolute(originsd);
   origin = fs::absolute(origin);
   const bool keep = !dir.empty();
