@@ -117,7 +117,7 @@ bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
             const std::vector<Term>& terms, const std::optional<Ranges>& scope, NewestK& k,
             std::int64_t budget) {
   struct Cursor {
-    Stmt st;
+    StmtLease st;  // the connection's cached statement (a second chain: its own)
     const Chains::Chain* chain;
     const Source* src;
     Ranges left;         // to read, ascending: the newest last
@@ -153,7 +153,7 @@ bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
         if (lo <= hi) left.push_back({lo, hi});
       }
       if (left.empty()) continue;
-      Stmt st(db.get(), src.sql);
+      StmtLease st = db.Prepare(src.sql);
       const std::int64_t next = left.back().second;
       cursors.push_back({std::move(st), &c, &src, std::move(left), false, next, c.Bound(next),
                          std::make_unique<ScopeFilter>(ScopeFilter{&in_scope, 0})});

@@ -151,8 +151,7 @@ std::string CjkMatch(const std::vector<Term>& terms) {
 
 bool HasIndex(Db& db) {
   try {
-    Stmt st(db.get(), "SELECT 1 FROM idx.index_state LIMIT 1");
-    st.Step();
+    db.Prepare("SELECT 1 FROM idx.index_state LIMIT 1").Step();
     return true;
   } catch (const SqliteError&) {
     return false;

@@ -334,7 +334,7 @@ void AttachIndex(Db& db, const std::string& index_path) {
 
 std::int64_t IndexedUpto(Db& db) {
   try {
-    Stmt st(db.get(), "SELECT value FROM idx.index_state WHERE key = 'upto'");
+    auto st = db.Prepare("SELECT value FROM idx.index_state WHERE key = 'upto'");
     return st.Step() ? std::stoll(std::string(st.Text(0))) : 0;
   } catch (const SqliteError&) {
     return 0;  // not created yet
