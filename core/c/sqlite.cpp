@@ -117,17 +117,20 @@ void Db::Exec(std::string_view sql) {
 }
 
 StmtLease Db::Prepare(std::string_view sql) {
-  auto it = cache_.find(std::string(sql));
-  if (it == cache_.end())
-    it = cache_.emplace(std::string(sql), std::make_unique<Cached>(Cached{Stmt(db_, sql)})).first;
-  Cached& c = *it->second;
-  if (c.leased) {
+  std::vector<std::unique_ptr<Cached>>& pool = cache_[std::string(sql)];
+  for (const std::unique_ptr<Cached>& c : pool)
+    if (!c->leased) {
+      c->leased = true;
+      return StmtLease(&c->stmt, &c->leased, nullptr);
+    }
+  if (pool.size() >= kPoolPerSql) {
     auto own = std::make_unique<Stmt>(db_, sql);
     Stmt* st = own.get();
     return StmtLease(st, nullptr, std::move(own));
   }
-  c.leased = true;
-  return StmtLease(&c.stmt, &c.leased, nullptr);
+  pool.push_back(std::make_unique<Cached>(Cached{Stmt(db_, sql)}));
+  pool.back()->leased = true;
+  return StmtLease(&pool.back()->stmt, &pool.back()->leased, nullptr);
 }
 
 std::int64_t Db::QueryInt(std::string_view sql) {

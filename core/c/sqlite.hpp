@@ -96,10 +96,11 @@ class Stmt {
 /// A cached statement lent out by Db::Prepare: reset, with its bindings
 /// cleared, when the lease ends (so no read snapshot outlives it).  It
 /// forwards Stmt's calls; Reset() resets it early, to use it again within
-/// the lease.  A statement whose SQL is leased already gets a fresh one of
-/// its own, finalized with the lease, so that two leases of one SQL (an
-/// outer loop and a call inside it) never reset each other.  Must not
-/// outlive its Db.
+/// the lease.  Two leases of one SQL (an outer loop and a call inside it,
+/// a search reading several chains with one statement each) get a statement
+/// each, so that they never reset each other: up to kPoolPerSql statements
+/// of one SQL are kept, a lease beyond them gets one of its own, finalized
+/// with the lease.  Must not outlive its Db.
 class StmtLease {
  public:
   StmtLease(StmtLease&& o) noexcept
@@ -173,7 +174,10 @@ class Db {
     Stmt stmt;
     bool leased = false;  // a StmtLease holds it
   };
-  std::unordered_map<std::string, std::unique_ptr<Cached>> cache_;
+  // Statements of one SQL kept for leases at once (a search's chains:
+  // core/query/gather.hpp, Chains::kMaxChains).
+  static constexpr std::size_t kPoolPerSql = 32;
+  std::unordered_map<std::string, std::vector<std::unique_ptr<Cached>>> cache_;
 };
 
 /// BEGIN IMMEDIATE in the constructor (waiting up to the busy timeout for

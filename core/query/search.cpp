@@ -92,7 +92,9 @@ std::string EventJoin(const EventQuery& q, Holds holds) {
 // With several tables (which hold disjoint rows), a phrase's rows in all.
 std::string EstimateDfs(Db& db, const std::vector<std::string>& tables,
                         const std::vector<std::string>& phrases, std::int64_t probe = kProbeSeqs) {
-  const std::int64_t max_seq = db.QueryInt("SELECT coalesce(max(seq), 0) FROM event");
+  auto last = db.Prepare("SELECT coalesce(max(seq), 0) FROM event");
+  const std::int64_t max_seq = last.Step() ? last.Int(0) : 0;
+  last.Reset();
   const std::int64_t from = std::max<std::int64_t>(0, max_seq - probe);
   const double scale =
       max_seq > from ? static_cast<double>(max_seq) / static_cast<double>(max_seq - from) : 1;

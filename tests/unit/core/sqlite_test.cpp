@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -138,5 +139,28 @@ TEST_SUITE("sqlite") {
       while (inner.Step()) pairs.push_back(outer.Int(0) * 10 + inner.Int(0));
     }
     CHECK(pairs == std::vector<std::int64_t>{12, 13, 23});
+  }
+
+  TEST_CASE("sqlite: statements of one SQL leased at once are kept for the next leases at once") {
+    // A search reads each chain of the store with a statement of its own
+    // (core/query/gather.cpp): the second and later are kept too, not
+    // prepared again for every search.
+    ScopedTempDir d;
+    Db db(d / "t.db", Db::Mode::kReadWrite);
+    db.Exec("CREATE TABLE t(v INTEGER)");
+    const char* kAll = "SELECT v FROM t";
+    std::set<sqlite3_stmt*> first, again;
+    {
+      std::vector<StmtLease> leases;
+      for (int i = 0; i < 3; ++i) leases.push_back(db.Prepare(kAll));
+      for (const StmtLease& l : leases) first.insert(l.get());
+    }
+    {
+      std::vector<StmtLease> leases;
+      for (int i = 0; i < 3; ++i) leases.push_back(db.Prepare(kAll));
+      for (const StmtLease& l : leases) again.insert(l.get());
+    }
+    CHECK(first.size() == 3);
+    CHECK(again == first);
   }
 }
