@@ -89,7 +89,7 @@ void Daemon::Start() {
   if (check_after.count() > 0)
     LOG_INFO("search index: %lld MiB, checked a minute after the start",
              static_cast<long long>(index_bytes >> 20));
-  // entry_fts is kept in origin.db by a trigger: checked before any write.
+  // entry_fts is written with the entries in origin.db: checked before any write.
   writer_->Post([](Db& db) {
     try {
       if (std::string problem = RepairEntryIndex(db); !problem.empty())

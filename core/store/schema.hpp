@@ -53,11 +53,11 @@ inline constexpr int kTokensVersion = 11;
 /// logging from a later one (core/forget/replica.hpp).
 inline constexpr int kChangeLogIdVersion = 12;
 /// The trigger entry_insert no longer writes entry_fts: the insert of an
-/// entry does (core/entries).  A trigger that writes an FTS5 table makes
-/// SQLite open a statement savepoint for every INSERT INTO entry, at which
-/// FTS5 writes out its pending terms as a segment of their own: one segment
-/// per entry, twice the cost of the same rows written by their own
-/// statements (docs/performance.md, pushing entries to a hub).
+/// entry does, or its caller for a batch (core/entries, IndexEntriesAfter).
+/// Every INSERT INTO entry opens a statement savepoint (its triggers and
+/// constraints), at which FTS5 writes out the terms it holds as a segment:
+/// entries indexed one by one make one segment each, a batch indexed after
+/// its inserts one (docs/performance.md, pushing entries to a hub).
 inline constexpr int kEntryFtsInsertVersion = 13;
 /// The version kSchemaSql is: a new store starts there and runs the
 /// migrations after it.

@@ -109,7 +109,8 @@ TEST_SUITE("entries") {
       CHECK(f->s.db->QueryInt("SELECT count(*) FROM entry_fts WHERE entry_fts MATCH 'meson'") ==
             200);
       CHECK(f->s.db->QueryInt("SELECT count(*) FROM change_log WHERE kind = 'entry'") == 200);
-      f->s.db->Exec("INSERT INTO entry_fts(entry_fts) VALUES ('integrity-check')");
+      // With rank 1, the index is compared with the entries themselves.
+      f->s.db->Exec("INSERT INTO entry_fts(entry_fts, rank) VALUES ('integrity-check', 1)");
     }
   }
 
@@ -183,9 +184,11 @@ TEST_SUITE("entries") {
     std::string mine = Correct(*f.s.db, f.s.clock, "box", v1, c);
     // Another store corrected v1 too, a little later: it arrives here.
     std::int64_t later = GetEntry(*f.s.db, mine, 0)->created_at + 5;
+    const std::int64_t indexed = LastEntrySeq(*f.s.db);
     f.s.db->Prepare("INSERT INTO entry(id, kind, text, confidence, author, supersedes, root, created_at, origin) "
                     "VALUES ('ent_ffffffffffffffffffffffff', 'cognition', 'there', 0.5, 'user@laptop', ?, ?, ?, 'laptop')")
         .Bind(1, v1).Bind(2, v1).Bind(3, later).Run();
+    IndexEntriesAfter(*f.s.db, indexed);
     auto hist = EntryHistory(*f.s.db, v1, f.s.clock.NowMs());
     REQUIRE(hist.size() == 3);
     CHECK(hist[0].id == v1);  // oldest first

@@ -39,9 +39,11 @@ TEST_SUITE("forget") {
     std::string v1 = w.Remember({e1});
     std::string v2 = w.Correct(v1, {e2});
     // A fork from another store.
+    const std::int64_t indexed = LastEntrySeq(*w.s.db);
     w.s.db->Prepare("INSERT INTO entry(id, kind, text, confidence, author, supersedes, root, created_at, origin) "
                     "VALUES ('ent_ffffffffffffffffffffffff', 'knowledge', 'fork', 0.5, 'user@laptop', ?, ?, ?, 'laptop')")
         .Bind(1, v1).Bind(2, v1).Bind(3, w.s.clock.NowMs() - 5).Run();
+    IndexEntriesAfter(*w.s.db, indexed);
     CHECK(w.SessionEventsCount("s1") == 3);
     auto o = w.Forget(v2);
     REQUIRE(o.tombstone);
@@ -560,9 +562,11 @@ TEST_SUITE("forget") {
           std::snprintf(id, sizeof id, "ent_f%023d", forks++);
           std::int64_t created = parent->created + 1 + static_cast<std::int64_t>(rng() % 30);
           std::string ev = pick(vis);
+          const std::int64_t indexed = LastEntrySeq(*w.s.db);
           w.s.db->Prepare("INSERT INTO entry(id, kind, text, confidence, author, supersedes, root, created_at, origin) "
                           "VALUES (?, 'knowledge', 'fork', 0.5, 'user@laptop', ?, ?, ?, 'laptop')")
               .Bind(1, std::string(id)).Bind(2, parent->id).Bind(3, root).Bind(4, created).Run();
+          IndexEntriesAfter(*w.s.db, indexed);
           w.s.db->Prepare("INSERT INTO entry_source(entry_id, event_id) VALUES (?, ?)").Bind(1, std::string(id)).Bind(2, ev).Run();
           versions.push_back({id, root, created, {ev}});
         } else if (op <= 7) {  // forget anything: visible, hidden, event, entry or session

@@ -91,7 +91,7 @@ TEST_SUITE("fts5_commands") {
   }
 
   TEST_CASE(
-      "fts5_commands: entry_fts (origin.db, kept by its trigger) holds after 3,000 one-entry "
+      "fts5_commands: entry_fts (origin.db, written with each entry) holds after 3,000 one-entry "
       "transactions, and its 'rebuild' too") {
     TestStore s;
     s.db->Exec(
