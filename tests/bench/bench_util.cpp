@@ -16,6 +16,7 @@
 #include <ctime>
 #include <filesystem>
 #include <functional>
+#include <set>
 
 #include "core/c/sqlite.hpp"
 #include "core/store/schema.hpp"
@@ -110,6 +111,24 @@ double Percentile(std::vector<double> v, double p) {
   return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
 }
 
+namespace {
+
+// The daemons running, stopped when a benchmark gives up (std::exit runs
+// the destructors of no local object: those of main's daemons).
+std::set<pid_t>& Running() {
+  static std::set<pid_t> pids;
+  return pids;
+}
+
+void StopRunning() {
+  for (pid_t pid : Running()) {
+    ::kill(pid, SIGTERM);
+    ::waitpid(pid, nullptr, 0);
+  }
+}
+
+}  // namespace
+
 Daemon::Daemon(const std::string& originsd, const std::string& origin, const std::string& home,
                const std::string& claude, const std::string& codex, const std::string& log,
                const std::vector<std::string>& env, const std::vector<std::string>& args) {
@@ -128,21 +147,32 @@ Daemon::Daemon(const std::string& originsd, const std::string& origin, const std
     ::execv(originsd.c_str(), const_cast<char* const*>(argv.data()));
     ::_exit(127);
   }
+  log_ = log;
+  Running();  // made before StopRunning is registered, so destroyed after it runs
+  static const bool registered = std::atexit(StopRunning) == 0;
+  (void)registered;
+  Running().insert(pid_);
   std::string sock = home + "/run/originsd.sock";
   while (!std::filesystem::exists(sock)) {
-    if (::waitpid(pid_, nullptr, WNOHANG) == pid_) {
-      std::fprintf(stderr, "originsd exited before its socket was up: see %s\n", log.c_str());
-      std::exit(1);
-    }
+    ExitIfGone("before its socket was up");
     ::usleep(2000);
   }
 }
 
 Daemon::~Daemon() {
   if (pid_ > 0) {
+    Running().erase(pid_);
     ::kill(pid_, SIGTERM);
     ::waitpid(pid_, nullptr, 0);
   }
+}
+
+void Daemon::ExitIfGone(const char* when) {
+  if (pid_ <= 0 || ::waitpid(pid_, nullptr, WNOHANG) != pid_) return;
+  Running().erase(pid_);
+  pid_ = -1;
+  std::fprintf(stderr, "originsd exited %s: see %s\n", when, log_.c_str());
+  std::exit(1);
 }
 
 std::string Daemon::SyncAndIndex() {
@@ -160,6 +190,7 @@ std::string Daemon::WaitIndexed() {
     if (!s.HasParseError() &&
         s["store"]["search_indexed_upto"].GetInt64() == s["store"]["max_seq"].GetInt64())
       return status;
+    ExitIfGone("before its search index caught up");
     ::usleep(20000);
   }
 }
@@ -252,13 +283,10 @@ rapidjson::Document ParseObject(const std::string& json) {
   return d;
 }
 
-int WaitHubPort(const std::string& log, pid_t pid) {
+int WaitHubPort(const std::string& log, Daemon& hub) {
   int port = 0;
   while ((port = test::HubPortInLog(log)) == 0) {
-    if (::waitpid(pid, nullptr, WNOHANG) == pid) {
-      std::fprintf(stderr, "the hub exited before it listened: see %s\n", log.c_str());
-      std::exit(1);
-    }
+    hub.ExitIfGone("before it listened");
     ::usleep(10000);
   }
   return port;

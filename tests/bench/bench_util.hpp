@@ -69,9 +69,10 @@ double TimeProcess(const std::vector<std::string>& argv, const std::vector<std::
 /// `json` parsed, or exits saying what it was: a benchmark of wrong answers
 /// is no benchmark.
 rapidjson::Document ParseObject(const std::string& json);
-/// The port the hub `pid` logs at `log` once it listens (polled until it
-/// does); exits saying so when the hub exits first.
-int WaitHubPort(const std::string& log, pid_t pid);
+class Daemon;
+/// The port the hub logs at `log` once it listens (polled until it does);
+/// exits saying so when the hub exits first.
+int WaitHubPort(const std::string& log, Daemon& hub);
 /// Peak and current resident memory of a process, in KiB (VmHWM, VmRSS).
 std::int64_t PeakRssKb(pid_t pid);
 std::int64_t RssKb(pid_t pid);
@@ -108,9 +109,13 @@ class Daemon {
   /// merges of the search indexes after an import are done); returns the
   /// seconds waited.
   double WaitIdle();
+  /// Exits the benchmark (status 1, every daemon stopped) when this daemon
+  /// has exited, saying so with `when`.
+  void ExitIfGone(const char* when);
 
  private:
   pid_t pid_ = -1;
+  std::string log_;
   std::string cli_;
   std::vector<std::string> env_;
 };

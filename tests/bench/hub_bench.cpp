@@ -124,7 +124,7 @@ int main(int argc, char** argv) {
     bench::Daemon hub(originsd, origin_cli, run + "/hub", empty, empty, run + "/hub.log", {},
                       {"--hub", "--port", "0"});
     const std::string url =
-        "http://127.0.0.1:" + std::to_string(WaitHubPort(run + "/hub.log", hub.pid()));
+        "http://127.0.0.1:" + std::to_string(WaitHubPort(run + "/hub.log", hub));
     const std::string token =
         ParseObject(Capture(hub.cli() + "token create laptop --json"))["token"].GetString();
     {

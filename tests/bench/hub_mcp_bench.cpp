@@ -103,8 +103,8 @@ int main(int argc, char** argv) {
   options.Add("--originsd", &originsd, "PATH");
   options.Add("--origin", &origin_cli, "PATH");
   if (!options.Parse(argc, argv)) return 2;
-  if (argc % 2 == 0 || clients < 1 || rounds < 1) {
-    std::fprintf(stderr, "hub_mcp_bench: options take a value; --clients and --rounds >= 1\n");
+  if (clients < 1 || rounds < 1) {
+    std::fprintf(stderr, "hub_mcp_bench: --clients and --rounds take 1 or more\n");
     return 2;
   }
   originsd = fs::absolute(originsd).string();
@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
   t = Now();
   bench::Daemon hub(originsd, origin_cli, home, dir + "/claude", dir + "/codex", log, {},
                     {"--hub", "--port", "0"});
-  const int port = WaitHubPort(log, hub.pid());
+  const int port = WaitHubPort(log, hub);
   hub.SyncAndIndex();
   if (fresh) std::printf("imported and indexed in %.1f s\n", Now() - t);
   std::printf("hub idle after %.0f s more\n", hub.WaitIdle());

@@ -117,8 +117,7 @@ int main(int argc, char** argv) {
   const std::string empty = run + "/no-agents";
   bench::Daemon hub(originsd, origin_cli, run + "/hub", empty, empty, run + "/hub.log", {},
                     {"--hub", "--port", "0"});
-  const std::string url =
-      "http://127.0.0.1:" + std::to_string(WaitHubPort(run + "/hub.log", hub.pid()));
+  const std::string url = "http://127.0.0.1:" + std::to_string(WaitHubPort(run + "/hub.log", hub));
   const std::string token =
       ParseObject(Capture(hub.cli() + "token create laptop --json"))["token"].GetString();
   const std::string connect = device.cli() + "hub connect " + url + " --token " + token + " --json";
