@@ -80,9 +80,11 @@ constexpr std::int64_t kProbeSeqs = 1 << 14;
 // How a candidate's timestamp is read: from the narrow (seq, ts) index when
 // nothing else of the event is needed (source and project filters need the
 // row; a kind filter too, which a source of one kind of rows may not need).
+bool NarrowJoin(const EventQuery& q, Holds holds) {
+  return !q.source && !q.project && !KindFilter(q, holds);
+}
 std::string EventJoin(const EventQuery& q, Holds holds) {
-  const bool narrow = !q.source && !q.project && !KindFilter(q, holds);
-  return narrow ? " JOIN event e INDEXED BY event_seq_ts" : " JOIN event e";
+  return NarrowJoin(q, holds) ? " JOIN event e INDEXED BY event_seq_ts" : " JOIN event e";
 }
 
 // Estimates of how many rows of `table` hold each phrase, for origin_bm25
@@ -161,20 +163,27 @@ bool HasIndex(Db& db) {
 }
 
 // The statement of a Source reading the FTS5 table `name` (in `schema`) as
-// `alias`, scored by origin_bm25 when `ranked` (as trigrams over the
-// collection ?11 when `trigrams`).
+// `alias`, joined to the events as `q` needs for rows holding `holds`,
+// scored by origin_bm25 when `ranked` (as trigrams over the collection ?11
+// when `trigrams`).  Joined through event_seq_ts, a candidate's length comes
+// from there with its timestamp, for origin_bm25 (kEventLengthVersion);
+// through the event's row, from FTS5's docsize: length(e.text) would read
+// the whole text.
 std::string FtsSql(const std::string& schema, const std::string& name, const std::string& alias,
-                   bool ranked, const std::string& join, const std::string& where, bool scoped,
-                   bool trigrams = false) {
+                   bool ranked, const EventQuery& q, Holds holds, const std::string& where,
+                   bool scoped, bool trigrams = false) {
   const std::string column = alias + "." + name;  // the table's hidden column
   const std::string rowid = alias + ".rowid";
+  const bool narrow = NarrowJoin(q, holds);
+  const std::string length = narrow ? ", length(e.text)" : "";
   return "SELECT e.seq, e.ts, " +
          (ranked ? "CASE WHEN origin_gate(?10, e.ts, e.seq) THEN origin_bm25(" + column +
-                       (trigrams ? ", ?4, ?11)" : ", ?4)") + " ELSE 0 END"
+                       (trigrams ? ", ?4, ?11" : ", ?4" + std::string(narrow ? ", NULL" : "")) +
+                       length + ") ELSE 0 END"
                  : std::string("0.0")) +
-         " FROM " + schema + "." + name + " " + alias + join + " ON e.seq = " + rowid + " WHERE " +
-         column + " MATCH ?1 AND " + rowid + " BETWEEN ?2 AND ?3" + ScopeSql(scoped, rowid) +
-         where + " ORDER BY " + rowid + " DESC";
+         " FROM " + schema + "." + name + " " + alias + EventJoin(q, holds) +
+         " ON e.seq = " + rowid + " WHERE " + column + " MATCH ?1 AND " + rowid +
+         " BETWEEN ?2 AND ?3" + ScopeSql(scoped, rowid) + where + " ORDER BY " + rowid + " DESC";
 }
 
 // The statement of a Source reading the FTS5 table `name` whose candidates'
@@ -263,9 +272,14 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
                       "", true, upto + 1};
   if (has_long && messages_only && indexed) {
     std::vector<std::string> phrases = TrigramPhrases(terms);
-    Source src{FtsSql("idx", "message_fts", "m", ranked, EventJoin(q, Holds::kMessages),
+    Source src{FtsSql("idx", "message_fts", "m", ranked, q, Holds::kMessages,
                       Where(q, Holds::kMessages), scoped),
-               JoinAnd(phrases), !PhrasesExact(terms), 0, upto, "", ranked};
+               JoinAnd(phrases),
+               !PhrasesExact(terms),
+               0,
+               upto,
+               "",
+               ranked};
     if (ranked) src.dfs = EstimateDfs(db, {"idx.message_fts"}, phrases);
     Gather(db, chains, {direct, src}, q, terms, scope, k);
     cands = k.Take();
@@ -289,7 +303,7 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
     others.text_in_row = true;
     sources.push_back(others);
     if (with_messages)
-      sources.push_back({FtsSql("idx", "message_fts", "m", ranked, EventJoin(q, Holds::kMessages),
+      sources.push_back({FtsSql("idx", "message_fts", "m", ranked, q, Holds::kMessages,
                                 Where(q, Holds::kMessages), scoped, true),
                          TrigramMatch(terms), !PhrasesExact(terms), 0, upto, "", ranked});
     TrigramRank rank;
@@ -311,9 +325,8 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
   } else if (!has_long && !cjk.empty() && indexed) {
     const bool exact = std::all_of(terms.begin(), terms.end(),
                                    [](const Term& t) { return t.kind == Term::Kind::kCjkShort; });
-    const Source pairs{
-        FtsSql("idx", "event_cjk", "c", false, EventJoin(q, Holds::kAny), where, scoped), cjk,
-        !exact, 0, upto};
+    const Source pairs{FtsSql("idx", "event_cjk", "c", false, q, Holds::kAny, where, scoped), cjk,
+                       !exact, 0, upto};
     Gather(db, chains, {direct, pairs}, q, terms, scope, k);
     cands = k.Take();
   } else if (has_long || !cjk.empty()) {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "core/store/fts_rank.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <vector>
 
@@ -14,6 +16,16 @@ void Bm25(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, i
   constexpr double k1 = 1.2, b = 0.75;
   sqlite3_int64 rows = 0, total = 0;
   int len = 0, insts = 0;
+  // The row's length in tokens: from its length in characters when given
+  // (one trigram a character but the last two), else FTS5's docsize.
+  auto row_length = [&]() -> bool {
+    if (n_args > 2 && sqlite3_value_type(args[2]) == SQLITE_INTEGER) {
+      const sqlite3_int64 chars = sqlite3_value_int64(args[2]);
+      len = chars >= 3 ? static_cast<int>(std::min<sqlite3_int64>(chars - 2, INT32_MAX)) : 0;
+      return true;
+    }
+    return api->xColumnSize(fts, -1, &len) == SQLITE_OK;
+  };
   // With the collection given ('rows tokens'), every df given is a term
   // counted once (the score of a detail=none table of trigrams): the score
   // search computes itself for the texts it reads (TrigramRank).
@@ -24,7 +36,7 @@ void Bm25(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, i
               ? reinterpret_cast<const char*>(sqlite3_value_text(args[0]))
               : "",
           reinterpret_cast<const char*>(sqlite3_value_text(args[1])));
-      sqlite3_result_double(ctx, api->xColumnSize(fts, -1, &len) == SQLITE_OK ? rank.Score(len) : 0);
+      sqlite3_result_double(ctx, row_length() ? rank.Score(len) : 0);
     } catch (...) {
       sqlite3_result_error_nomem(ctx);
     }
@@ -32,8 +44,8 @@ void Bm25(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, i
   }
   const int phrases = api->xPhraseCount(fts);
   if (api->xRowCount(fts, &rows) != SQLITE_OK ||
-      api->xColumnTotalSize(fts, -1, &total) != SQLITE_OK ||
-      api->xColumnSize(fts, -1, &len) != SQLITE_OK || rows <= 0 || phrases <= 0) {
+      api->xColumnTotalSize(fts, -1, &total) != SQLITE_OK || !row_length() || rows <= 0 ||
+      phrases <= 0) {
     sqlite3_result_double(ctx, 0);
     return;
   }

@@ -17,6 +17,12 @@
 // collection of `rows` rows holding `tokens` tokens in all, with the row's
 // own length.  Search ranks events from two tables this way (message_fts and
 // event_fts, which together hold every event once) as if they were one.
+//
+// Either form takes, after those, the row's length in characters (NULL for
+// the collection when there is none): a table of trigrams holds one token a
+// character but the last two, so that the row's length in tokens need not
+// be read from FTS5's docsize (a lookup a candidate; search reads the
+// length with the timestamp, from event_seq_ts: kEventLengthVersion).
 
 //
 // origin_gate(?, ts, seq) asks a RankGate, bound as a pointer of type

@@ -426,7 +426,8 @@ CREATE INDEX request_key_at ON request_key(at_ms);
                          "EXISTS (SELECT 1 FROM event)"))
            db.Exec(kAddScopeBlocksSql);
        }},
-      {kLeafTitlesVersion, "titles that wait for the session they name; sessions' models derived again",
+      {kLeafTitlesVersion,
+       "titles that wait for the session they name; sessions' models derived again",
        [](Db& db) {
          db.Exec(R"sql(
 -- Titles that name the conversation holding a line (a Claude Code summary's
@@ -450,8 +451,9 @@ CREATE INDEX title_wait_source ON title_wait(source);
              "UPDATE session SET model = (SELECT model FROM event WHERE session = session.id "
              "AND model IS NOT NULL AND model NOT LIKE '<%>' AND agent IS NULL "
              "ORDER BY ts DESC, seq DESC LIMIT 1)");
-        }},
-      {kSessionProjectsVersion, "a session keeps its project inside its first working directory; parent links",
+       }},
+      {kSessionProjectsVersion,
+       "a session keeps its project inside its first working directory; parent links",
        [](Db& db) {
          db.Exec(R"sql(
 -- Where each session works (ProjectSessions, core/store/sessions.hpp): a
@@ -474,7 +476,7 @@ CREATE INDEX event_parent ON event(session, seq) WHERE kind = 'meta' AND tool_na
          // Stores made before: every session's projects derived again.
          ProjectSessions(db);
          RelinkSessions(db);
-        }},
+       }},
       {kRefsVersion, "short references: every id's hash, in hash order",
        [](Db& db) {
          db.Exec(R"sql(
@@ -507,7 +509,8 @@ INSERT INTO ref(h, kind, item)
        }},
       {kErasureVersion, "erasure: the recorded exception to invariant 3, for secrets",
        [](Db& db) { db.Exec(kErasureSql); }},
-      {kGeneratedCursorVersion, "generated_cursor: where a generated stream goes on from an erased line",
+      {kGeneratedCursorVersion,
+       "generated_cursor: where a generated stream goes on from an erased line",
        [](Db& db) {
          db.Exec(R"sql(
 -- A generated stream reads where to go on from its last mirrored line
@@ -554,6 +557,12 @@ BEGIN
   INSERT INTO change_log(kind, id, origin, at) VALUES ('entry', new.id, new.origin, new.created_at);
 END;
 )sql");
+       }},
+      {kEventLengthVersion, "event_seq_ts: each event's length too, for ranking without docsize",
+       [](Db& db) {
+         db.Exec(
+             "DROP INDEX event_seq_ts;"
+             "CREATE INDEX event_seq_ts ON event(seq, ts, length(text));");
        }},
   };
   return kMigrations;

@@ -36,8 +36,9 @@ namespace origin {
 /// generated_cursor (a generated stream whose last line is erased).  11:
 /// api_token, a hub's access tokens (core/hub/tokens.hpp).  12:
 /// change_log_id.  13: entry_fts written by the insert of an entry, not by
-/// its trigger (kEntryFtsInsertVersion).
-inline constexpr int kSchemaVersion = 13;
+/// its trigger (kEntryFtsInsertVersion).  14: event_seq_ts holds each
+/// event's length (kEventLengthVersion).
+inline constexpr int kSchemaVersion = 14;
 /// The version that made title_wait and derived sessions' models again.
 inline constexpr int kLeafTitlesVersion = 6;
 /// The migration that derives sessions' projects (session_cwd) and parents
@@ -59,6 +60,11 @@ inline constexpr int kChangeLogIdVersion = 12;
 /// entries indexed one by one make one segment each, a batch indexed after
 /// its inserts one (docs/performance.md, pushing entries to a hub).
 inline constexpr int kEntryFtsInsertVersion = 13;
+/// event_seq_ts on (seq, ts, length(text)): a ranked search reads each
+/// candidate message's timestamp there, and now its length in characters
+/// with it, which gives its length in trigrams (one a character but the last
+/// two) without FTS5's docsize lookup (core/store/fts_rank.hpp).
+inline constexpr int kEventLengthVersion = 14;
 /// The version kSchemaSql is: a new store starts there and runs the
 /// migrations after it.
 inline constexpr int kBaseSchemaVersion = 3;

@@ -156,6 +156,50 @@ TEST_SUITE("search") {
     }
   }
 
+  TEST_CASE(
+      "search: origin_bm25 given each row's length in characters scores as with FTS5's docsize "
+      "(kEventLengthVersion)") {
+    Corpus c(3000, 5, 3000);
+    c.s.db->Exec(
+        "INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
+        "VALUES (900, 't', 'len', 1, '/len', 't/len', 0)");
+    int line = 0;
+    for (const char* text : {"ab", "abc", "catalog", "部署 catalog 到生产环境",
+                             "über catalog 🙂🙂", "catalog\ttab and  spaces  "}) {
+      ++line;
+      c.s.db
+          ->Prepare(
+              "INSERT INTO event(id, source, ts, role, kind, text, file_id, line) "
+              "VALUES (?, 't', 5, 'user', 'message', ?, 900, ?)")
+          .Bind(1, "t:len" + std::to_string(line))
+          .Bind(2, text)
+          .Bind(3, line)
+          .Run();
+    }
+    EventIndex index(c.s.dir / "index.db", c.s.db_path());
+    index.CatchUp();
+    for (const char* match : {"\"cat\"", "\"catalog\"", "\"ata\" AND \"log\""}) {
+      for (const char* totals : {"NULL", "'9000 400000'"}) {
+        Stmt st(c.s.db->get(), std::string("SELECT origin_bm25(m.message_fts, '40 7', ") + totals +
+                                   "), origin_bm25(m.message_fts, '40 7', " + totals +
+                                   ", length(e.text)), origin_bm25(m.message_fts, '40 7', " +
+                                   totals +
+                                   ", length(e.text) + 50) FROM idx.message_fts m JOIN event e "
+                                   "INDEXED BY event_seq_ts ON e.seq = m.rowid WHERE "
+                                   "m.message_fts MATCH ?");
+        st.Bind(1, match);
+        int rows = 0;
+        while (st.Step()) {
+          ++rows;
+          CHECK(st.Double(1) == st.Double(0));
+          CHECK(st.Double(2) > st.Double(1));  // the length given is the one used: longer, worse
+        }
+        INFO(match << " " << totals);
+        CHECK(rows > 0);
+      }
+    }
+  }
+
   TEST_CASE("search: event search equals a substring scan, in the spec's order") {
     for (int indexed : {3000, 1200}) {  // an index that is complete, and one that lags
       Corpus c(3000, 77 + static_cast<std::uint32_t>(indexed), indexed);
