@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 #pragma once
 // The store's schema, its numbered migrations (PRAGMA user_version), and
-// opening a connection with the settings every connection needs.
+// opening a connection with the settings every connection needs.  The
+// schema's text and the migrations are in migrations.cpp, the rest in
+// schema.cpp.
 //
 // Everything in origin.db's schema is made by a numbered version: a new
 // store gets kSchemaSql, which is version 3 (kBaseSchemaVersion) frozen,
