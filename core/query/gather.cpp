@@ -67,7 +67,7 @@ void CountText(SearchCost* cost, std::string_view text, bool match) {
 double TrigramTokens(std::string_view text) {
   std::size_t chars = 0;
   for (char c : text) chars += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-  return chars >= 3 ? static_cast<double>(chars - 2) : 0;
+  return static_cast<double>(TrigramsOfChars(static_cast<std::int64_t>(chars)));
 }
 
 bool TextMatches(Db& db, std::int64_t seq, const std::vector<Term>& terms, SearchCost* cost,

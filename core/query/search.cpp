@@ -96,7 +96,6 @@ std::string EstimateDfs(Db& db, const std::vector<std::string>& tables,
                         const std::vector<std::string>& phrases, std::int64_t probe = kProbeSeqs) {
   auto last = db.Prepare("SELECT coalesce(max(seq), 0) FROM event");
   const std::int64_t max_seq = last.Step() ? last.Int(0) : 0;
-  last.Reset();
   const std::int64_t from = std::max<std::int64_t>(0, max_seq - probe);
   const double scale =
       max_seq > from ? static_cast<double>(max_seq) / static_cast<double>(max_seq - from) : 1;
@@ -174,12 +173,14 @@ std::string FtsSql(const std::string& schema, const std::string& name, const std
                    bool scoped, bool trigrams = false) {
   const std::string column = alias + "." + name;  // the table's hidden column
   const std::string rowid = alias + ".rowid";
+  // origin_bm25(table, dfs[, collection][, length]): the collection NULL
+  // when only the length follows.
   const bool narrow = NarrowJoin(q, holds);
+  const std::string collection = trigrams ? ", ?11" : narrow ? ", NULL" : "";
   const std::string length = narrow ? ", length(e.text)" : "";
   return "SELECT e.seq, e.ts, " +
-         (ranked ? "CASE WHEN origin_gate(?10, e.ts, e.seq) THEN origin_bm25(" + column +
-                       (trigrams ? ", ?4, ?11" : ", ?4" + std::string(narrow ? ", NULL" : "")) +
-                       length + ") ELSE 0 END"
+         (ranked ? "CASE WHEN origin_gate(?10, e.ts, e.seq) THEN origin_bm25(" + column + ", ?4" +
+                       collection + length + ") ELSE 0 END"
                  : std::string("0.0")) +
          " FROM " + schema + "." + name + " " + alias + EventJoin(q, holds) +
          " ON e.seq = " + rowid + " WHERE " + column + " MATCH ?1 AND " + rowid +

@@ -20,8 +20,8 @@ void Bm25(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, i
   // (one trigram a character but the last two), else FTS5's docsize.
   auto row_length = [&]() -> bool {
     if (n_args > 2 && sqlite3_value_type(args[2]) == SQLITE_INTEGER) {
-      const sqlite3_int64 chars = sqlite3_value_int64(args[2]);
-      len = chars >= 3 ? static_cast<int>(std::min<sqlite3_int64>(chars - 2, INT32_MAX)) : 0;
+      len = static_cast<int>(
+          std::min<std::int64_t>(TrigramsOfChars(sqlite3_value_int64(args[2])), INT32_MAX));
       return true;
     }
     return api->xColumnSize(fts, -1, &len) == SQLITE_OK;

@@ -53,6 +53,10 @@ struct ScopeFilter {
 };
 inline constexpr const char* kScopeFilterType = "origin_scope";
 
+/// The tokens FTS5's trigram tokenizer makes of a text of `chars`
+/// characters: one a character but the last two.
+inline std::int64_t TrigramsOfChars(std::int64_t chars) { return chars >= 3 ? chars - 2 : 0; }
+
 /// The score origin_bm25(table, dfs, 'rows tokens') gives, for a row of
 /// `len` tokens; search computes it itself for the texts it reads anyway
 /// (a trigram tokenizer makes n - 2 tokens of n characters), so that
