@@ -45,6 +45,15 @@ namespace origin {
 
 inline constexpr int kScanLimit = 25000;
 inline constexpr int kRankWindow = 2000;
+/// A search with totals (the CLI's, the web UI's) counts each section's
+/// matches up to kTotalsUpto, and the tool calls and results that --all
+/// would add up to kToolMatchesUpto: a hint that they exist ("100+ more"),
+/// not a total.  Each candidate of `event_fts` is checked by reading its
+/// text, so that count's cost grows with it: at 1,000 it read about 1,000
+/// texts (2 MB) for a rare word and took longer than the search it runs
+/// beside (docs/performance.md, issue 15).
+inline constexpr int kTotalsUpto = 1000;
+inline constexpr int kToolMatchesUpto = 100;
 
 /// What a search read, for benchmarks and tests (filled when asked).
 struct SearchCost {

@@ -21,8 +21,6 @@ namespace origin::ops {
 namespace {
 
 constexpr std::int64_t kDayMs = 24LL * 3600 * 1000;
-// A search with totals counts each section's matches up to this many.
-constexpr int kCountUpto = 1000;
 
 [[noreturn]] void NotFound(const std::string& id) {
   throw OpError(OpError::Code::kNotFound, "no event or entry " + id);
@@ -273,8 +271,8 @@ void Search(Context& ctx, Db& db, const proto::SearchRequest& r, rpc::Writer& w)
   eq.to_ms = r.until;
   eq.limit = static_cast<int>(r.limit);
   if (r.totals) {
-    eq.count_upto = kCountUpto;
-    ef.limit = std::max(ef.limit, kCountUpto);
+    eq.count_upto = kTotalsUpto;
+    ef.limit = std::max(ef.limit, kTotalsUpto);
   }
   // A damaged index: the search answers from the events, the indexer
   // checks it and rebuilds it.
@@ -285,15 +283,17 @@ void Search(Context& ctx, Db& db, const proto::SearchRequest& r, rpc::Writer& w)
              events = r.scope != "entries" && !ParseTerms(r.query).empty();
   // The matches in tool calls and results (and meta events), which --all
   // would add: one count of the events that are not messages, newest
-  // first (a count needs no ranking: it gathers kCountUpto matches where a
-  // ranked search gathers kRankWindow and scores them).  It is counted
-  // beside the search, by another reader when one is free (what it needs
-  // is copied: the job may outlive this call when it throws).
+  // first, up to kToolMatchesUpto (a count needs no ranking: it gathers
+  // that many matches where a ranked search gathers kRankWindow and scores
+  // them).  It is counted beside the search, by another reader when one is
+  // free (what it needs is copied: the job may outlive this call when it
+  // throws).
   auto tool_count = std::make_shared<std::int64_t>(-1);
   std::optional<DbWorkers::Forked> counting;
   if (r.totals && events && !r.include_tools) {
     auto count = [q = eq, tool_count](Db& d) mutable {
       q.tools_only = true;
+      q.count_upto = kToolMatchesUpto;
       q.limit = 1;
       q.recent = true;
       std::int64_t n = 0;
@@ -316,8 +316,8 @@ void Search(Context& ctx, Db& db, const proto::SearchRequest& r, rpc::Writer& w)
   bool tools_at_least = false;
   if (counting) counting->Join(db);
   if (*tool_count >= 0) {
-    tools = std::min<std::int64_t>(*tool_count, kCountUpto);
-    tools_at_least = *tool_count >= kCountUpto;
+    tools = std::min<std::int64_t>(*tool_count, kToolMatchesUpto);
+    tools_at_least = *tool_count >= kToolMatchesUpto;
   }
   // Each hit's session title (or first prompt), read once a session.
   std::map<std::string, std::optional<std::string>> titles;
@@ -385,13 +385,13 @@ void Search(Context& ctx, Db& db, const proto::SearchRequest& r, rpc::Writer& w)
   w.EndArray();
   if (r.totals) {
     // What the limit left out: each section's matches, counted up to
-    // kCountUpto (`totals_at_least`: there may be more).
+    // kTotalsUpto (`totals_at_least`: there may be more).
     w.Key("entries_total");
-    w.Int64(std::min<std::int64_t>(entries_total, kCountUpto));
+    w.Int64(std::min<std::int64_t>(entries_total, kTotalsUpto));
     w.Key("events_total");
-    w.Int64(std::min<std::int64_t>(events_total, kCountUpto));
+    w.Int64(std::min<std::int64_t>(events_total, kTotalsUpto));
     w.Key("totals_at_least");
-    w.Bool(entries_total >= kCountUpto || events_total >= kCountUpto);
+    w.Bool(entries_total >= kTotalsUpto || events_total >= kTotalsUpto);
     if (tools) {
       w.Key("tool_matches");
       w.Int64(*tools);

@@ -32,9 +32,6 @@ struct Query {
   const char* project = nullptr;
 };
 
-// As daemon/operations/queries.cpp: a search with totals counts to this.
-constexpr int kCountUpto = 1000;
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -93,7 +90,7 @@ int main(int argc, char** argv) {
     q.include_tools = qq.all;
     q.recent = qq.recent;
     if (qq.project) q.project = qq.project;
-    q.count_upto = kCountUpto;
+    q.count_upto = kTotalsUpto;
     SearchCost c1, c2;
     q.cost = &c1;
     double t0 = Now();
@@ -105,6 +102,7 @@ int main(int argc, char** argv) {
       t.tools_only = true;
       t.recent = true;
       t.limit = 1;
+      t.count_upto = kToolMatchesUpto;
       t.cost = &c2;
       std::int64_t m = 0;
       SearchEvents(*db, t, &m);

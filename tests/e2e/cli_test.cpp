@@ -246,6 +246,15 @@ TEST_SUITE("e2e") {
   TEST_CASE("cli: nothing is cut without saying what was left out and how to get it") {
     DaemonFixture f;
     WriteSessions(f);
+    // 120 tool results holding a word no message holds: counted up to 100.
+    std::string s3;
+    for (int i = 0; i < 120; ++i)
+      s3 += Line("user", "q" + std::to_string(i), "s3",
+                 "2026-01-06T10:" + std::to_string(10 + i / 50) + ":" +
+                     std::to_string(10 + i % 50) + ".000Z",
+                 R"([{"type":"tool_result","tool_use_id":"u)" + std::to_string(i) +
+                     R"(","content":"grep found quokkafile )" + std::to_string(i) + R"("}])");
+    WriteFile(f.claude() + "/projects/-home-dev-app/s3.jsonl", s3);
     f.Start({"--rescan-ms", "600000"});
     const std::string whole = Words(10000, "deploy output");
     // A tool result ingestion cut at 4,000 characters.
@@ -290,6 +299,15 @@ TEST_SUITE("e2e") {
     r = f.Cli({"search", "w0500"});
     CHECK(r.out.find("Nothing found.") != std::string::npos);
     CHECK(r.out.find("1 more in tool calls and results: --all") != std::string::npos);
+    // More than 100 of them: "100+" (kToolMatchesUpto), a hint, not a total.
+    r = f.Cli({"search", "quokkafile"});
+    CHECK(r.out.find("Nothing found.") != std::string::npos);
+    CHECK(r.out.find("100+ more in tool calls and results: --all") != std::string::npos);
+    d = Json(f.Cli({"search", "quokkafile", "--json"}).out);
+    CHECK(d["tool_matches"].GetInt64() == 100);
+    CHECK(d["tool_matches_at_least"].GetBool());
+    CHECK(Json(f.Cli({"search", "quokkafile", "--all", "--limit", "1000", "--json"}).out)["events"]
+              .Size() == 120);
 
     // A session's events: what comes after the page, and where it starts.
     r = f.Cli({"timeline", "claude-code:s1", "--limit", "5"});
@@ -303,11 +321,11 @@ TEST_SUITE("e2e") {
               .out.find("10 events before these") != std::string::npos);
     // Sessions, entries and forgets past the limit.
     r = f.Cli({"timeline", "--days", "100000", "--limit", "1"});
-    CHECK(r.out.find("… 1 more session: --limit 2") != std::string::npos);
+    CHECK(r.out.find("… 2 more sessions: --limit 3") != std::string::npos);
     CHECK(
         Json(
             f.Cli({"timeline", "--days", "100000", "--limit", "1", "--json"}).out)["sessions_total"]
-            .GetInt64() == 2);
+            .GetInt64() == 3);
     for (const char* id : {"claude-code:m10", "claude-code:m12"})
       REQUIRE(f.Cli({"remember", std::string("note ") + id, "--cite", id}).status == 0);
     r = f.Cli({"entries", "--limit", "1"});
