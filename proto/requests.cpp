@@ -4,6 +4,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <cmath>
 #include <stdexcept>
 
 namespace origin::proto {
@@ -43,6 +44,9 @@ class Reader {
     const rapidjson::Value* v = Get(key);
     if (v == nullptr) return std::nullopt;
     if (!v->IsNumber()) throw Invalid(std::string(key) + " must be a number");
+    // A literal beyond a double's range (4.4e343) parses as infinity, which
+    // no JSON can say again (found by the protocol fuzz harness).
+    if (!std::isfinite(v->GetDouble())) throw Invalid(std::string(key) + " is too large a number");
     return v->GetDouble();
   }
   /// A required string: missing or empty is an error.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "core/hub/replicate.hpp"
 #include "core/util/text.hpp"
@@ -84,7 +85,8 @@ bool IntField(const rapidjson::Value& o, const char* name, bool required, std::i
 bool NumberField(const rapidjson::Value& o, const char* name, bool required, double* out,
                  std::string* error) {
   return Field(o, name, required, error, [out](const rapidjson::Value& v) -> std::string {
-    if (!v.IsNumber()) return "a number";
+    // Not a literal beyond a double's range, which parses as infinity.
+    if (!v.IsNumber() || !std::isfinite(v.GetDouble())) return "a finite number";
     *out = v.GetDouble();
     return "";
   });

@@ -7,6 +7,8 @@
 #include "daemon/http/gzip.hpp"
 #include "daemon/http/hub_service.hpp"
 #include "daemon/hub/backoff.hpp"
+#include "daemon/hub/wire.hpp"
+#include "proto/protocol.hpp"
 #include "tests/support/http_client.hpp"
 
 using namespace origin::http;
@@ -100,6 +102,19 @@ TEST_SUITE("hub") {
 // A device's own syncs after failures (daemon/hub/backoff.hpp): the rule
 // the Syncer applies on its steady clock, here on a clock of the test's.
 TEST_SUITE("hub") {
+  TEST_CASE("hub: a pushed number beyond a double's range is refused, not read as infinity") {
+    rapidjson::Document d;
+    d.Parse<origin::proto::kJsonParseFlags>(
+        R"({"confidence":444000000000000017982712088562470448.51e308,"ok":0.5})");
+    REQUIRE_FALSE(d.HasParseError());
+    double v = 0;
+    std::string error;
+    CHECK_FALSE(origin::hub_wire::NumberField(d, "confidence", true, &v, &error));
+    CHECK(error == "confidence is a finite number");
+    CHECK(origin::hub_wire::NumberField(d, "ok", true, &v, &error));
+    CHECK(v == 0.5);
+  }
+
   TEST_CASE("hub: the daemon's own syncs back off after failures, doubling up to the longest "
             "wait, and a success ends it") {
     origin::hub::Backoff b(5'000, 300'000);

@@ -5,6 +5,9 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+
+#include "proto/protocol.hpp"
 #include "proto/time.hpp"
 
 using namespace origin::proto;
@@ -105,6 +108,25 @@ TEST_SUITE("proto") {
     CHECK(back.sources[0].event_id == "codex:x:1");
     CHECK(back.sources[1].quote == "a quote");
     CHECK(back.request_key == "k1");
+  }
+
+  TEST_CASE(
+      "requests: a number beyond a double's range is refused, not read as infinity "
+      "(fuzz: protocol)") {
+    // What a client sent (parsed as the daemon parses every line) parses as
+    // infinity, which no encoding could say again.
+    const std::string params =
+        R"({"id":"entry:1","text":"t","confidence":444000000000000017982712088562470448.51e308})";
+    rapidjson::Document d;
+    d.Parse<kJsonParseFlags>(params.c_str());
+    REQUIRE_FALSE(d.HasParseError());
+    REQUIRE(std::isinf(d["confidence"].GetDouble()));
+    for (bool correct : {false, true}) {
+      EntryRequest r;
+      std::string err;
+      CHECK_FALSE(Decode(&d, &r, &err, correct));
+      CHECK(err == "confidence is too large a number");
+    }
   }
 
   TEST_CASE("requests: forget and restore name their target differently") {
