@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // What the hub answers before a token is even looked at
 // (daemon/http/hub_service.hpp): the Host a request is addressed to, the
-// Origin of a browser's page, and the public URL both are checked against.
+// Origin of a browser's page, and the public URL both are checked against;
+// and how a push's body is read (gzip, its fields: daemon/hub/wire.hpp).
 #include <doctest/doctest.h>
 
 #include "daemon/http/gzip.hpp"
@@ -97,11 +98,7 @@ TEST_SUITE("hub") {
     CHECK(Gunzip(lines, 1 << 20, &out) == InflateStatus::kMalformed);
     CHECK(Gunzip("", 1 << 20, &out) == InflateStatus::kMalformed);
   }
-}
 
-// A device's own syncs after failures (daemon/hub/backoff.hpp): the rule
-// the Syncer applies on its steady clock, here on a clock of the test's.
-TEST_SUITE("hub") {
   TEST_CASE("hub: a pushed number beyond a double's range is refused, not read as infinity") {
     rapidjson::Document d;
     d.Parse<origin::proto::kJsonParseFlags>(
@@ -114,7 +111,11 @@ TEST_SUITE("hub") {
     CHECK(origin::hub_wire::NumberField(d, "ok", true, &v, &error));
     CHECK(v == 0.5);
   }
+}
 
+// A device's own syncs after failures (daemon/hub/backoff.hpp): the rule
+// the Syncer applies on its steady clock, here on a clock of the test's.
+TEST_SUITE("hub") {
   TEST_CASE("hub: the daemon's own syncs back off after failures, doubling up to the longest "
             "wait, and a success ends it") {
     origin::hub::Backoff b(5'000, 300'000);
