@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "core/query/gather.hpp"
 
+#include <stdexcept>
+
 #include "core/util/text.hpp"
 
 namespace origin::search_read {
@@ -113,6 +115,72 @@ std::optional<Ranges> ScopeRanges(Db& db, const EventQuery& q) {
 // frequent word.
 constexpr std::int64_t kGapRows = 4096;
 
+namespace {
+
+// The scope's blocks, for origin_scope (empty without a scope).
+std::vector<bool> ScopeBlocks(const std::optional<Ranges>& scope) {
+  std::vector<bool> in_scope;
+  if (scope)
+    for (const auto& [from, to] : *scope) {
+      if (in_scope.size() <= static_cast<std::size_t>(to >> 12))
+        in_scope.resize(static_cast<std::size_t>(to >> 12) + 1);
+      for (std::int64_t b = from >> 12; b <= to >> 12; ++b)
+        in_scope[static_cast<std::size_t>(b)] = true;
+    }
+  return in_scope;
+}
+
+// Whether the row `st` read from `src` holds every term (and, for a
+// tool_only search, is a tool call or result): from the text in the row
+// when the statement read it, else from the event's.
+bool RowMatches(Db& db, Stmt& st, const Source& src, const EventQuery& q,
+                const std::vector<Term>& terms, std::string_view* text) {
+  // A tool_only search of event_fts, which holds meta events too, learns
+  // the kind with the text (which it checks anyway).
+  const bool tools_only = q.tools_only && !q.kind;
+  if (src.text_in_row) {
+    if (tools_only && st.Int(4) == 0) return false;
+    *text = st.Text(3);
+    const bool match = MatchesAll(*text, terms);
+    CountText(q.cost, *text, match);
+    return match;
+  }
+  return !src.check || TextMatches(db, st.Int(0), terms, q.cost, tools_only);
+}
+
+// `sql` (a Source's: newest first) oldest first.
+std::string OldestFirst(const std::string& sql) {
+  constexpr std::string_view kDesc = " DESC";
+  if (!std::string_view(sql).ends_with(kDesc))
+    throw std::logic_error("a source's statement does not end newest first: " + sql);
+  return sql.substr(0, sql.size() - kDesc.size()) + " ASC";
+}
+
+}  // namespace
+
+std::int64_t Count(Db& db, const std::vector<Source>& sources, const EventQuery& q,
+                   const std::vector<Term>& terms, const std::optional<Ranges>& scope,
+                   std::int64_t upto) {
+  if (scope && scope->empty()) return 0;
+  const std::vector<bool> in_scope = ScopeBlocks(scope);
+  std::int64_t n = 0;
+  for (const Source& src : sources) {
+    const std::int64_t lo = std::max(src.lo, scope ? scope->front().first : 0),
+                       hi = std::min(src.hi, scope ? scope->back().second : INT64_MAX);
+    if (n >= upto) break;
+    if (lo > hi) continue;
+    StmtLease st = db.Prepare(OldestFirst(src.sql));
+    ScopeFilter filter{&in_scope, 0};
+    BindParams(st, q, src.match, lo, hi, src.dfs, src.totals, nullptr, &filter);
+    while (n < upto && st.Step()) {
+      if (q.cost != nullptr) ++q.cost->rows;
+      std::string_view text;
+      if (RowMatches(db, st, src, q, terms, &text)) ++n;
+    }
+  }
+  return n;
+}
+
 bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, const EventQuery& q,
             const std::vector<Term>& terms, const std::optional<Ranges>& scope, NewestK& k,
             std::int64_t budget) {
@@ -129,15 +197,7 @@ bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
     std::unique_ptr<ScopeFilter> filter;
     std::int64_t blocks = 0;
   };
-  // The scope's blocks, for origin_scope.
-  std::vector<bool> in_scope;
-  if (scope)
-    for (const auto& [from, to] : *scope) {
-      if (in_scope.size() <= static_cast<std::size_t>(to >> 12))
-        in_scope.resize(static_cast<std::size_t>(to >> 12) + 1);
-      for (std::int64_t b = from >> 12; b <= to >> 12; ++b)
-        in_scope[static_cast<std::size_t>(b)] = true;
-    }
+  const std::vector<bool> in_scope = ScopeBlocks(scope);
   // Scores are computed only for candidates that could be kept.
   RankGate gate{[](const void* ctx, std::int64_t ts, std::int64_t seq) {
                   return static_cast<const NewestK*>(ctx)->CouldEnter({seq, ts, 0});
@@ -201,19 +261,9 @@ bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
     cur->next = c.seq - 1;
     cur->bound = cur->chain->Bound(c.seq - 1);
     if (!k.CouldEnter(c)) continue;  // older than all kept: its text is not checked
-    // A tool_only search of event_fts, which holds meta events too, learns
-    // the kind with the text (which it checks anyway).
-    const bool tools_only = q.tools_only && !q.kind;
-    if (src.text_in_row) {
-      if (tools_only && cur->st.Int(4) == 0) continue;
-      const std::string_view text = cur->st.Text(3);
-      const bool match = MatchesAll(text, terms);
-      CountText(q.cost, text, match);
-      if (!match) continue;
-      if (src.rank != nullptr) c.score = src.rank->Score(TrigramTokens(text));
-    } else if (src.check && !TextMatches(db, c.seq, terms, q.cost, tools_only)) {
-      continue;
-    }
+    std::string_view text;
+    if (!RowMatches(db, cur->st, src, q, terms, &text)) continue;
+    if (src.rank != nullptr && src.text_in_row) c.score = src.rank->Score(TrigramTokens(text));
     k.Offer(c);
   }
   return true;

@@ -2,14 +2,15 @@
 #include "core/query/search.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <set>
 
 #include "core/query/gather.hpp"
 #include "core/query/terms.hpp"
-#include "core/store/visible.hpp"
 #include "core/store/event_index.hpp"
 #include "core/store/fts_rank.hpp"
 #include "core/store/sessions.hpp"
+#include "core/store/visible.hpp"
 #include "core/util/text.hpp"
 
 namespace origin {
@@ -238,40 +239,47 @@ bool PhrasesExact(const std::vector<Term>& terms) {
   });
 }
 
+// What a search reads its candidates from.
+struct Plan {
+  std::vector<Term> terms;
+  std::string where;      // the scope and filters, on `e`
+  std::int64_t upto = 0;  // how far the indexes have got
+  bool ranked = false;    // by relevance (else newest first)
+  std::optional<Ranges> scope;
+  bool messages_only = false;
+  // The sources, newest first; none for terms no index can find (the
+  // newest events in scope are scanned instead).
+  std::optional<std::vector<Source>> sources;
+  std::unique_ptr<TrigramRank> rank;  // what sources[1] of event_fts is scored by
+};
 
-// The search itself; `use_index`: read index.db's tables (else every
-// candidate is read from the events).
-std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::int64_t* matches) {
-  std::vector<Term> terms = ParseTerms(q.query);
-  std::vector<EventHit> out;
-  if (matches != nullptr) *matches = 0;
-  if (terms.empty() || q.limit <= 0) return out;
-  const std::string where = Where(q);
+// The plan of a search of q; `use_index`: read index.db's tables (else
+// every candidate is read from the events); `rank`: by relevance when the
+// terms can be (a count is not: its sources need no score).
+Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
+  Plan p;
+  p.terms = ParseTerms(q.query);
+  const std::vector<Term>& terms = p.terms;
+  p.where = Where(q);
+  const std::string& where = p.where;
   const bool has_long = !TrigramMatch(terms).empty();
   const bool indexed = use_index && HasIndex(db);
   // The events the indexes have not reached are read directly, the others
   // through an index of index.db.
-  const std::int64_t upto = indexed ? IndexedUpto(db) : 0;
+  const std::int64_t upto = p.upto = indexed ? IndexedUpto(db) : 0;
   // By relevance: the newest kRankWindow matches are ranked; else the
   // newest `limit`.  Without an index that has reached anything (none
   // attached, damaged, or built again from the start), nothing can be
   // ranked: newest first.
-  const bool ranked = has_long && !q.recent && upto > 0;
-  const std::size_t need =
-      std::max(ranked ? static_cast<std::size_t>(kRankWindow) : static_cast<std::size_t>(q.limit),
-               static_cast<std::size_t>(std::clamp(q.count_upto, 0, kRankWindow)));
-  NewestK k(need);
-  const Chains chains(db);
-  const std::optional<Ranges> scope = ScopeRanges(db, q);
-  const bool scoped = scope.has_value();
-  const bool messages_only =
-      q.kind ? *q.kind == "message" : !q.include_tools && !q.tools_only;
-  std::vector<Candidate> cands;
+  const bool ranked = p.ranked = rank && has_long && !q.recent && upto > 0;
+  p.scope = ScopeRanges(db, q);
+  const bool scoped = p.scope.has_value();
+  p.messages_only = q.kind ? *q.kind == "message" : !q.include_tools && !q.tools_only;
   const std::string cjk = CjkMatch(terms);
   const Source direct{"SELECT e.seq, e.ts, 0.0 FROM event e WHERE e.seq BETWEEN ?2 AND ?3" +
                           ScopeSql(scoped, "e.seq") + where + " ORDER BY e.seq DESC",
                       "", true, upto + 1};
-  if (has_long && messages_only && indexed) {
+  if (has_long && p.messages_only && indexed) {
     std::vector<std::string> phrases = TrigramPhrases(terms);
     Source src{FtsSql("idx", "message_fts", "m", ranked, q, Holds::kMessages,
                       Where(q, Holds::kMessages), scoped),
@@ -282,8 +290,7 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
                "",
                ranked};
     if (ranked) src.dfs = EstimateDfs(db, {"idx.message_fts"}, phrases);
-    Gather(db, chains, {direct, src}, q, terms, scope, k);
-    cands = k.Take();
+    p.sources = {direct, src};
   } else if (has_long && indexed) {
     // Messages from message_fts (each term a phrase), every other event
     // from event_fts (the AND of every trigram): the two hold every event
@@ -307,54 +314,99 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
       sources.push_back({FtsSql("idx", "message_fts", "m", ranked, q, Holds::kMessages,
                                 Where(q, Holds::kMessages), scoped, true),
                          TrigramMatch(terms), !PhrasesExact(terms), 0, upto, "", ranked});
-    TrigramRank rank;
     if (ranked) {
       // The frequencies scale every score alike and do not change the
       // order: a smaller probe does.
       const std::vector<std::string> tables = {"idx.event_fts", "idx.message_fts"};
       const std::string dfs = EstimateDfs(db, tables, grams, kProbeSeqs / 4);
       const std::string totals = CollectionTotals(db, tables);
-      rank = TrigramRank::Parse(dfs.c_str(), totals.c_str());
-      sources[1].rank = &rank;
+      p.rank = std::make_unique<TrigramRank>(TrigramRank::Parse(dfs.c_str(), totals.c_str()));
+      sources[1].rank = p.rank.get();
       for (std::size_t i = 1; i < sources.size(); ++i) {
         sources[i].dfs = dfs;
         sources[i].totals = totals;
       }
     }
-    Gather(db, chains, sources, q, terms, scope, k);
-    cands = k.Take();
+    p.sources = std::move(sources);
   } else if (!has_long && !cjk.empty() && indexed) {
     const bool exact = std::all_of(terms.begin(), terms.end(),
                                    [](const Term& t) { return t.kind == Term::Kind::kCjkShort; });
     const Source pairs{FtsSql("idx", "event_cjk", "c", false, q, Holds::kAny, where, scoped), cjk,
                        !exact, 0, upto};
-    Gather(db, chains, {direct, pairs}, q, terms, scope, k);
-    cands = k.Take();
+    p.sources = {direct, pairs};
   } else if (has_long || !cjk.empty()) {
     // No index to read (none attached, or being rebuilt): every event in
     // scope, newest first, until enough match.
-    Gather(db, chains, {{direct.sql, "", true}}, q, terms, scope, k);
+    p.sources = {{direct.sql, "", true}};
+  }
+  return p;
+}
+
+// The newest `need` matches of a plan without sources (terms no index can
+// find): the newest q.scan_limit (kScanLimit) events in scope, then their
+// text, newest first, until `need` match.  Read first newest first, each
+// row with its text, keeping the newest `need` matches: when Gather has
+// them within scan_limit rows, they are that answer (every row newer than
+// the oldest kept was read, so it is among the newest scan_limit), and a
+// frequent term reads a few thousand rows where the scan reads scan_limit.
+std::vector<Candidate> Scanned(Db& db, const Chains& chains, const EventQuery& q, const Plan& p,
+                               std::size_t need) {
+  NewestK near(need);
+  Source rows{
+      "SELECT e.seq, e.ts, 0.0, e.text, e.kind IN ('tool_call', 'tool_result') "
+      "FROM event e WHERE e.seq BETWEEN ?2 AND ?3" +
+          ScopeSql(p.scope.has_value(), "e.seq") + p.where + " ORDER BY e.seq DESC",
+      "", true};
+  rows.text_in_row = true;
+  if (Gather(db, chains, {rows}, q, p.terms, p.scope, near, std::max(q.scan_limit, 0)))
+    return near.Take();
+  return NewestScanned(db, chains, q, p.terms, p.scope, p.messages_only, p.where, need);
+}
+
+// How many events match q, counted up to `upto` (see CountEvents).
+std::int64_t CountMatches(Db& db, const EventQuery& q, bool use_index, std::int64_t upto) {
+  if (upto <= 0) return 0;
+  const Plan p = MakePlan(db, q, use_index, false);
+  if (p.terms.empty()) return 0;
+  if (p.sources) return Count(db, *p.sources, q, p.terms, p.scope, upto);
+  // Terms no index can find: the matches among the newest events in scope,
+  // as a search finds them.
+  return static_cast<std::int64_t>(Scanned(db, Chains(db), q, p, upto).size());
+}
+
+// The search itself; `use_index`: read index.db's tables (else every
+// candidate is read from the events).
+std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::int64_t* matches) {
+  std::vector<EventHit> out;
+  if (matches != nullptr) *matches = 0;
+  if (q.limit <= 0) return out;
+  const Plan p = MakePlan(db, q, use_index, true);
+  const std::vector<Term>& terms = p.terms;
+  if (terms.empty()) return out;
+  const bool ranked = p.ranked;
+  const auto count = static_cast<std::size_t>(std::clamp(q.count_upto, 0, kRankWindow));
+  // Ranked, the count comes with the window; newest first, only the newest
+  // `limit` are needed, and the matches beyond them are counted apart, in
+  // any order (Count), which costs less than gathering them newest first.
+  const bool count_apart =
+      matches != nullptr && p.sources && !ranked && count > static_cast<std::size_t>(q.limit);
+  const std::size_t need =
+      ranked ? std::max(static_cast<std::size_t>(kRankWindow), count)
+             : std::max(static_cast<std::size_t>(q.limit), count_apart ? 0 : count);
+  const Chains chains(db);
+  NewestK k(need);
+  std::vector<Candidate> cands;
+  if (p.sources) {
+    Gather(db, chains, *p.sources, q, terms, p.scope, k);
     cands = k.Take();
   } else {
-    // Terms no index can find: the newest q.scan_limit (kScanLimit) events
-    // in scope, then their text, newest first, until `need` match.  Read
-    // first newest first, each row with its text, keeping the newest `need`
-    // matches: when Gather has them within scan_limit rows, they are that
-    // answer (every row newer than the oldest kept was read, so it is among
-    // the newest scan_limit), and a frequent term reads a few thousand rows
-    // where the scan reads scan_limit.
-    NewestK near(need);
-    Source rows{"SELECT e.seq, e.ts, 0.0, e.text, e.kind IN ('tool_call', 'tool_result') "
-                "FROM event e WHERE e.seq BETWEEN ?2 AND ?3" + ScopeSql(scoped, "e.seq") + where +
-                    " ORDER BY e.seq DESC",
-                "", true};
-    rows.text_in_row = true;
-    if (Gather(db, chains, {rows}, q, terms, scope, near, std::max(q.scan_limit, 0)))
-      cands = near.Take();
-    else
-      cands = NewestScanned(db, chains, q, terms, scope, messages_only, where, need);
+    cands = Scanned(db, chains, q, p, need);
   }
-  if (matches != nullptr) *matches = static_cast<std::int64_t>(cands.size());
+  if (matches != nullptr)
+    *matches = std::max(
+        static_cast<std::int64_t>(cands.size()),
+        count_apart ? Count(db, *p.sources, q, terms, p.scope, static_cast<std::int64_t>(count))
+                    : 0);
   const bool by_relevance = ranked;
   if (by_relevance) {
     if (cands.size() > static_cast<std::size_t>(kRankWindow)) cands.resize(kRankWindow);
@@ -398,19 +450,31 @@ auto InOneSnapshot(Db& db, Fn fn) {
   }
 }
 
-}  // namespace
-
-std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q, std::int64_t* matches) {
+// Runs `fn(use_index)` in one snapshot; on damage to index.db, again from
+// the events alone (damage in origin.db is thrown), and tells the indexer
+// only once they did.
+template <class Fn>
+auto WithIndexOrEvents(Db& db, const EventQuery& q, Fn fn) {
   try {
-    return InOneSnapshot(db, [&] { return Search(db, q, true, matches); });
+    return InOneSnapshot(db, [&] { return fn(true); });
   } catch (const SqliteError& e) {
     if (!IsCorruption(e) || !HasIndex(db)) throw;
-    // Damage: the events answer without the indexes.  Only when they can
-    // is the damage the index's, and the indexer told.
-    auto out = InOneSnapshot(db, [&] { return Search(db, q, false, matches); });
+    auto out = InOneSnapshot(db, [&] { return fn(false); });
     if (q.index_failed) q.index_failed(e.what());
     return out;
   }
+}
+
+}  // namespace
+
+std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q, std::int64_t* matches) {
+  return WithIndexOrEvents(db, q,
+                           [&](bool use_index) { return Search(db, q, use_index, matches); });
+}
+
+std::int64_t CountEvents(Db& db, const EventQuery& q, std::int64_t upto) {
+  return WithIndexOrEvents(db, q,
+                           [&](bool use_index) { return CountMatches(db, q, use_index, upto); });
 }
 
 }  // namespace origin

@@ -99,4 +99,11 @@ struct EventHit {
 /// be short of the whole).
 std::vector<EventHit> SearchEvents(Db& db, const EventQuery& q, std::int64_t* matches = nullptr);
 
+/// How many events match q, counted up to `upto`: exact below it, and at
+/// least `upto` when it is reached.  q's limit, order and count_upto do not
+/// matter: a count reads in whatever order costs least (without an index
+/// for its terms, the events a search looks in: the newest q.scan_limit in
+/// scope).
+std::int64_t CountEvents(Db& db, const EventQuery& q, std::int64_t upto);
+
 }  // namespace origin

@@ -282,10 +282,9 @@ void Search(Context& ctx, Db& db, const proto::SearchRequest& r, rpc::Writer& w)
   const bool entries = r.scope != "events",
              events = r.scope != "entries" && !ParseTerms(r.query).empty();
   // The matches in tool calls and results (and meta events), which --all
-  // would add: one count of the events that are not messages, newest
-  // first, up to kToolMatchesUpto (a count needs no ranking: it gathers
-  // that many matches where a ranked search gathers kRankWindow and scores
-  // them).  It is counted beside the search, by another reader when one is
+  // would add: one count of the events that are not messages, up to
+  // kToolMatchesUpto (CountEvents: no ranking and no order, in whatever
+  // order reads least).  It is counted beside the search, by another reader when one is
   // free (what it needs is copied: the job may outlive this call when it
   // throws).
   auto tool_count = std::make_shared<std::int64_t>(-1);
@@ -293,12 +292,7 @@ void Search(Context& ctx, Db& db, const proto::SearchRequest& r, rpc::Writer& w)
   if (r.totals && events && !r.include_tools) {
     auto count = [q = eq, tool_count](Db& d) mutable {
       q.tools_only = true;
-      q.count_upto = kToolMatchesUpto;
-      q.limit = 1;
-      q.recent = true;
-      std::int64_t n = 0;
-      SearchEvents(d, q, &n);
-      *tool_count = n;
+      *tool_count = CountEvents(d, q, kToolMatchesUpto);
     };
     if (ctx.readers != nullptr)
       counting = ctx.readers->Fork(std::move(count));

@@ -100,12 +100,8 @@ int main(int argc, char** argv) {
     if (!qq.all) {
       EventQuery t = q;
       t.tools_only = true;
-      t.recent = true;
-      t.limit = 1;
-      t.count_upto = kToolMatchesUpto;
       t.cost = &c2;
-      std::int64_t m = 0;
-      SearchEvents(*db, t, &m);
+      CountEvents(*db, t, kToolMatchesUpto);
     }
     double t2 = Now();
     Runs& r = runs[i];

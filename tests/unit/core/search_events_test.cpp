@@ -436,6 +436,65 @@ TEST_SUITE("search") {
     }
   }
 
+  TEST_CASE("search: counts (a search's count_upto, CountEvents) equal the reference's, up to their cap") {
+    // Five blocks arriving out of time order, an index that lags behind the
+    // last two (read directly), filters that scope the blocks read: a count
+    // reads its sources oldest first, in one statement each, and must count
+    // exactly what a search newest first would gather.
+    Corpus c(20000, 5, 12000);
+    CHECK(IndexedUpto(*c.s.db) < 20000);
+    int capped = 0, whole = 0;
+    for (const char* text : {"catalog", "deploy parser", "atalo", "über", "AI", "部署", "库", "x",
+                             "ok c#", "zzz", "schema"}) {
+      for (int filter = 0; filter < 4; ++filter) {
+        for (int mode : {0, 1, 2}) {  // messages, every event, tool calls and results only
+          for (int scan : {kScanLimit, 3000}) {
+            EventQuery q;
+            q.query = text;
+            q.include_tools = mode == 1;
+            q.tools_only = mode == 2;
+            q.scan_limit = scan;
+            if (filter == 1) q.project = "lib";
+            if (filter == 2) q.source = "codex";
+            if (filter == 3) {
+              q.from_ms = 1700000000000 + 20000 * 1000LL;
+              q.to_ms = 1700000000000 + 70000 * 1000LL;
+            }
+            // Terms no index can find look in the newest scan_limit events in scope.
+            const std::vector<Term> terms = ParseTerms(text);
+            const bool scanned = std::all_of(terms.begin(), terms.end(), [](const Term& t) {
+              return t.kind == Term::Kind::kShort;
+            });
+            const auto ref = static_cast<std::int64_t>(Reference(*c.s.db, q, scanned ? scan : -1).size());
+            INFO("'" << text << "' filter " << filter << " mode " << mode << " scan " << scan);
+            for (std::int64_t upto : {1, 7, 100, 1000, 2000}) {
+              CHECK(CountEvents(*c.s.db, q, upto) == std::min(ref, upto));
+              capped += ref > upto;
+              whole += ref <= upto && ref > 0;
+            }
+            for (bool recent : {false, true}) {
+              for (int limit : {1, 20}) {
+                for (int count : {0, 100, 1000}) {
+                  q.recent = recent;
+                  q.limit = limit;
+                  q.count_upto = count;
+                  const bool ranked = !recent && !TrigramMatch(ParseTerms(text)).empty();
+                  const std::int64_t need = std::max<std::int64_t>(ranked ? kRankWindow : limit, count);
+                  std::int64_t n = -1;
+                  SearchEvents(*c.s.db, q, &n);
+                  INFO("recent " << recent << " limit " << limit << " count_upto " << count);
+                  CHECK(n == std::min(ref, need));
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    CHECK(capped > 100);  // many counts reached their cap
+    CHECK(whole > 100);   // and many counted every match
+  }
+
   TEST_CASE("search: a scope of many ranges is read across the gaps worth reading, and stays exact") {
     // 16 blocks of one history; the project "spread" in a short stretch of
     // every other block (8 ranges of the scope, gaps of one block), so that
