@@ -17,6 +17,7 @@
 
 #include "adapters/registry.hpp"
 #include "core/c/faults.hpp"
+#include "core/c/sqlite.hpp"
 #include "core/entries/entries.hpp"
 #include "core/hub/relay.hpp"
 #include "core/store/event_index.hpp"
@@ -204,6 +205,7 @@ int main(int argc, char** argv) try {
   ::mallopt(M_MMAP_THRESHOLD, 8 << 20);
   ::mallopt(M_TRIM_THRESHOLD, 16 << 20);
   ::signal(SIGPIPE, SIG_IGN);
+  origin::StopSqliteMemoryCount();  // before any connection
   Args args;
   if (!ParseArgs(argc, argv, args)) return 2;
   if (args.hub && args.public_url.empty())

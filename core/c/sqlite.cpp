@@ -194,6 +194,8 @@ bool FalseNullReport(Db& db, const std::string& schema, std::string_view line) {
 
 }  // namespace
 
+bool StopSqliteMemoryCount() { return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0) == SQLITE_OK; }
+
 std::vector<std::string> QuickCheck(Db& db, const std::string& schema, int max_problems) {
   std::vector<std::string> lines;
   {

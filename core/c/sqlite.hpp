@@ -208,6 +208,15 @@ class Transaction {
   bool nested_;
 };
 
+/// For a process of many threads, before its first connection: SQLite's
+/// count of the memory it holds (on in Debian's build) takes one global
+/// mutex at every allocation and free, which the readers, the writer and
+/// the indexer all contend on, and costs a few percent of a search's CPU
+/// even on one thread.  Nothing of Origin reads it (sqlite3_memory_used,
+/// sqlite3_status64 and the heap limits go inert).  False when too late
+/// (SQLite was initialized already).
+bool StopSqliteMemoryCount();
+
 /// SQLite's quick_check of `schema` ("main", or an attached name): what it
 /// reports, at most `max_problems` lines, none when all is well.  SQLite
 /// 3.40 reports "NULL value in T.C" for every NOT NULL column of a WITHOUT

@@ -35,6 +35,7 @@ struct Query {
 }  // namespace
 
 int main(int argc, char** argv) {
+  StopSqliteMemoryCount();  // as originsd does
   std::string home, only;
   int reps = 9;
   int interleave_n = 0;                  // --interleave 1: the queries in turn
