@@ -107,14 +107,6 @@ std::optional<Ranges> ScopeRanges(Db& db, const EventQuery& q) {
   return out;
 }
 
-// A gap between two ranges of a scope that one statement reads across
-// rather than starting another, in candidates it is expected to hold: each
-// statement costs FTS5 a seek in every segment of every phrase to start
-// (150 to 250 us at 2M events), and a candidate origin_scope drops little.
-// Measured (docs/performance.md): 2,048 to 8,192 alike, 16,384 slower for a
-// frequent word.
-constexpr std::int64_t kGapRows = 4096;
-
 namespace {
 
 // The scope's blocks, for origin_scope (empty without a scope).
@@ -156,26 +148,67 @@ std::string OldestFirst(const std::string& sql) {
   return sql.substr(0, sql.size() - kDesc.size()) + " ASC";
 }
 
+// A gap between two ranges of a scope that one statement reads across
+// rather than starting another, in candidates it is expected to hold: each
+// statement costs FTS5 a seek in every segment of every phrase to start
+// (150 to 250 us at 2M events), and a candidate origin_scope drops little.
+// Measured (docs/performance.md): 2,048 to 8,192 alike, 16,384 slower for a
+// frequent word.
+constexpr std::int64_t kGapRows = 4096;
+
+// Candidates per block that a statement met in the `blocks` blocks it read
+// (`seen`, counted by origin_scope): one more than met, so that none met is
+// not taken for none to come, rounded up; nothing is known before the first
+// range.
+std::int64_t PerBlock(std::int64_t seen, std::int64_t blocks) {
+  return blocks == 0 ? kGapRows + 1 : (seen + 1 + blocks - 1) / blocks;
+}
+
+// Whether the gap between a range of a scope ending at `hi` and the next,
+// from `lo`, is worth reading across at `per_block` candidates a block.
+bool ReadAcross(std::int64_t hi, std::int64_t lo, std::int64_t per_block) {
+  const std::int64_t gap_blocks = ((lo - hi - 1) >> 12) + 1;
+  return gap_blocks * per_block <= kGapRows;
+}
+
+// The ranges of `scope` (or everything) within [lo, hi], ascending.
+Ranges Within(const std::optional<Ranges>& scope, std::int64_t lo, std::int64_t hi) {
+  static const Ranges kEverything = {{0, INT64_MAX}};
+  Ranges out;
+  for (const auto& [from, to] : scope ? *scope : kEverything) {
+    const std::int64_t a = std::max(lo, from), b = std::min(hi, to);
+    if (a <= b) out.push_back({a, b});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::int64_t Count(Db& db, const std::vector<Source>& sources, const EventQuery& q,
                    const std::vector<Term>& terms, const std::optional<Ranges>& scope,
                    std::int64_t upto) {
-  if (scope && scope->empty()) return 0;
   const std::vector<bool> in_scope = ScopeBlocks(scope);
   std::int64_t n = 0;
   for (const Source& src : sources) {
-    const std::int64_t lo = std::max(src.lo, scope ? scope->front().first : 0),
-                       hi = std::min(src.hi, scope ? scope->back().second : INT64_MAX);
-    if (n >= upto) break;
-    if (lo > hi) continue;
+    const Ranges left = Within(scope, src.lo, src.hi);
+    if (left.empty()) continue;
+    // The scope's ranges oldest first, read as one across the gaps worth
+    // reading across, as Gather does.
     StmtLease st = db.Prepare(OldestFirst(src.sql));
     ScopeFilter filter{&in_scope, 0};
-    BindParams(st, q, src.match, lo, hi, src.dfs, src.totals, nullptr, &filter);
-    while (n < upto && st.Step()) {
-      if (q.cost != nullptr) ++q.cost->rows;
-      std::string_view text;
-      if (RowMatches(db, st, src, q, terms, &text)) ++n;
+    std::int64_t blocks = 0;
+    for (std::size_t i = 0; i < left.size() && n < upto;) {
+      auto [lo, hi] = left[i++];
+      const std::int64_t per_block = PerBlock(filter.seen, blocks);
+      while (i < left.size() && ReadAcross(hi, left[i].first, per_block)) hi = left[i++].second;
+      blocks += ((hi - lo) >> 12) + 1;
+      st.Reset();
+      BindParams(st, q, src.match, lo, hi, src.dfs, src.totals, nullptr, &filter);
+      while (n < upto && st.Step()) {
+        if (q.cost != nullptr) ++q.cost->rows;
+        std::string_view text;
+        if (RowMatches(db, st, src, q, terms, &text)) ++n;
+      }
     }
   }
   return n;
@@ -204,14 +237,9 @@ bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
                 },
                 &k};
   std::vector<Cursor> cursors;
-  const Ranges everything = {{0, INT64_MAX}};
   for (const Chains::Chain& c : chains.list()) {
     for (const Source& src : sources) {
-      Ranges left;
-      for (const auto& [from, to] : scope ? *scope : everything) {
-        std::int64_t lo = std::max({c.lo(), src.lo, from}), hi = std::min({c.hi(), src.hi, to});
-        if (lo <= hi) left.push_back({lo, hi});
-      }
+      Ranges left = Within(scope, std::max(c.lo(), src.lo), std::min(c.hi(), src.hi));
       if (left.empty()) continue;
       StmtLease st = db.Prepare(src.sql);
       const std::int64_t next = left.back().second;
@@ -224,15 +252,8 @@ bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
   auto open = [&](Cursor& cur) {
     auto [lo, hi] = cur.left.back();
     cur.left.pop_back();
-    // Candidates per block met so far (one more than met, so that none met
-    // is not taken for none to come), rounded up; nothing is known before
-    // the first range.
-    const std::int64_t seen = cur.filter->seen;
-    const std::int64_t per_block =
-        cur.blocks == 0 ? kGapRows + 1 : (seen + 1 + cur.blocks - 1) / cur.blocks;
-    while (!cur.left.empty()) {
-      const std::int64_t gap_blocks = ((lo - cur.left.back().second - 1) >> 12) + 1;
-      if (gap_blocks * per_block > kGapRows) break;
+    const std::int64_t per_block = PerBlock(cur.filter->seen, cur.blocks);
+    while (!cur.left.empty() && ReadAcross(cur.left.back().second, lo, per_block)) {
       lo = cur.left.back().first;
       cur.left.pop_back();
     }

@@ -183,11 +183,11 @@ bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
 
 // How many rows of `sources` hold every term (of the scope's ranges, when
 // given), counted up to `upto`: exact below it.  A count needs no order,
-// so it reads what costs least: each source by one statement over all its
-// rows (across the gaps of a scope, whose candidates origin_scope drops
-// before their rows are read; no chains, no timestamps compared), oldest
-// first, since FTS5 reads a doclist newest first a page at a time, each
-// page decoded whole before its last row is known (on a large doclist, the
+// so it reads what costs least: each source by one statement (no chains,
+// no timestamps compared; a scope's ranges read one after the other, and
+// across the gaps worth reading across, as Gather does), oldest first,
+// since FTS5 reads a doclist newest first a page at a time, each page
+// decoded whole before its last row is known (on a large doclist, the
 // reading of an AND of trigrams newest first cost several times as much).
 std::int64_t Count(Db& db, const std::vector<Source>& sources, const EventQuery& q,
                    const std::vector<Term>& terms, const std::optional<Ranges>& scope,

@@ -259,6 +259,7 @@ struct Plan {
 Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
   Plan p;
   p.terms = ParseTerms(q.query);
+  if (p.terms.empty()) return p;  // nothing to read
   const std::vector<Term>& terms = p.terms;
   p.where = Where(q);
   const std::string& where = p.where;
