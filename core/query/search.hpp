@@ -72,9 +72,9 @@ struct EventQuery {
   std::optional<std::string> source, project;
   std::optional<std::int64_t> from_ms, to_ms;
   int limit = 20;
-  /// When > 0, the matches are gathered up to this many (at most
-  /// kRankWindow; when ranked, kRankWindow) so that SearchEvents can say how
-  /// many there are.
+  /// When > 0, SearchEvents says how many events match, counted up to this
+  /// many (at most kRankWindow): ranked, from the window it gathers anyway;
+  /// newest first, counted apart from the hits, as CountEvents counts.
   int count_upto = 0;
   /// Called (on the searching thread) when an index of index.db turned out
   /// to be damaged: the search then answers from the events alone, and
