@@ -144,6 +144,17 @@ namespace {
 constexpr const char* kSavepoint = "origin_nested";
 }  // namespace
 
+SecureDelete::SecureDelete(Db& db) : db_(db), was_(db.QueryInt("PRAGMA secure_delete")) {
+  db_.Exec("PRAGMA secure_delete = ON");
+}
+
+SecureDelete::~SecureDelete() {
+  try {
+    db_.Exec("PRAGMA secure_delete = " + std::to_string(was_));
+  } catch (...) {  // a pragma of the connection's own: nothing to undo
+  }
+}
+
 Transaction::Transaction(Db& db) : db_(&db), nested_(db.InTransaction()) {
   db.Exec(nested_ ? std::string("SAVEPOINT ") + kSavepoint : std::string("BEGIN IMMEDIATE"));
 }

@@ -208,6 +208,22 @@ class Transaction {
   bool nested_;
 };
 
+/// Turns `PRAGMA secure_delete` on for `db` while it lives, then puts back
+/// the connection's setting as it was (on by default in Debian's build, so
+/// that whatever the store deletes is zeroed: a step that needs it on must
+/// not leave it off).
+class SecureDelete {
+ public:
+  explicit SecureDelete(Db& db);
+  ~SecureDelete();
+  SecureDelete(const SecureDelete&) = delete;
+  SecureDelete& operator=(const SecureDelete&) = delete;
+
+ private:
+  Db& db_;
+  std::int64_t was_;
+};
+
 /// For a process of many threads, before its first connection: SQLite's
 /// count of the memory it holds (on in Debian's build) takes one global
 /// mutex at every allocation and free, which the readers, the writer and

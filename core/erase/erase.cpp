@@ -271,26 +271,6 @@ void EraseTexts(Db& db, const Plan& p, std::int64_t erasure, const EraseInput& i
   tx.Commit();
 }
 
-// Turns secure_delete on for the connection while it lives.
-class SecureDelete {
- public:
-  explicit SecureDelete(Db& db) : db_(db), was_(db.QueryInt("PRAGMA secure_delete")) {
-    db_.Exec("PRAGMA secure_delete = ON");
-  }
-  ~SecureDelete() {
-    try {
-      db_.Exec("PRAGMA secure_delete = " + std::to_string(was_));
-    } catch (...) {  // a pragma of the connection's own: nothing to undo
-    }
-  }
-  SecureDelete(const SecureDelete&) = delete;
-  SecureDelete& operator=(const SecureDelete&) = delete;
-
- private:
-  Db& db_;
-  std::int64_t was_;
-};
-
 }  // namespace
 
 std::optional<ErasureRef> ErasureOf(Db& db, const std::string& forget) {

@@ -183,60 +183,54 @@ void EventIndex::Rebuild() {
 }
 
 void EventIndex::EraseEvents(const std::vector<std::int64_t>& seqs) {
-  index_->Exec("PRAGMA secure_delete = ON");
+  SecureDelete secure(*index_);
   try {
-    try {
-      Transaction tx(*index_);
-      index_->Exec(kIndexErasedSql);
-      const std::int64_t upto = Upto();
-      auto done = index_->Prepare("SELECT 1 FROM index_erased WHERE seq = ?");
-      auto mark = index_->Prepare("INSERT INTO index_erased(seq) VALUES (?)");
-      auto others = index_->Prepare(
-          "INSERT INTO event_fts(event_fts, rowid, text) VALUES ('delete', ?, ?)");
-      auto messages = index_->Prepare(
-          "INSERT INTO message_fts(message_fts, rowid, text) VALUES ('delete', ?, ?)");
-      auto cjk = index_->Prepare(
-          "INSERT INTO event_cjk(event_cjk, rowid, bigrams) VALUES ('delete', ?, ?)");
-      auto rd = store_->Prepare("SELECT text, kind = 'message' FROM event WHERE seq = ?");
-      bool any = false;
-      for (std::int64_t seq : seqs) {
-        if (seq > upto) continue;  // not indexed yet: CatchUp will index its empty text
-        done.Reset();
-        done.Bind(1, seq);
-        if (done.Step()) continue;
-        rd.Reset();
-        rd.Bind(1, seq);
-        if (!rd.Step()) continue;
-        // The values CatchUp indexed, as it did: one table or the other.
-        const std::string text(rd.Text(0));
-        StmtLease& from = rd.Int(1) != 0 ? messages : others;
-        rd.Reset();
-        from.Reset();
-        from.Bind(1, seq).Bind(2, text).Run();
-        if (std::string tokens = CjkTokens(text); !tokens.empty()) {
-          cjk.Reset();
-          cjk.Bind(1, seq).Bind(2, tokens).Run();
-        }
-        mark.Reset();
-        mark.Bind(1, seq).Run();
-        any = true;
+    Transaction tx(*index_);
+    index_->Exec(kIndexErasedSql);
+    const std::int64_t upto = Upto();
+    auto done = index_->Prepare("SELECT 1 FROM index_erased WHERE seq = ?");
+    auto mark = index_->Prepare("INSERT INTO index_erased(seq) VALUES (?)");
+    auto others =
+        index_->Prepare("INSERT INTO event_fts(event_fts, rowid, text) VALUES ('delete', ?, ?)");
+    auto messages = index_->Prepare(
+        "INSERT INTO message_fts(message_fts, rowid, text) VALUES ('delete', ?, ?)");
+    auto cjk =
+        index_->Prepare("INSERT INTO event_cjk(event_cjk, rowid, bigrams) VALUES ('delete', ?, ?)");
+    auto rd = store_->Prepare("SELECT text, kind = 'message' FROM event WHERE seq = ?");
+    bool any = false;
+    for (std::int64_t seq : seqs) {
+      if (seq > upto) continue;  // not indexed yet: CatchUp will index its empty text
+      done.Reset();
+      done.Bind(1, seq);
+      if (done.Step()) continue;
+      rd.Reset();
+      rd.Bind(1, seq);
+      if (!rd.Step()) continue;
+      // The values CatchUp indexed, as it did: one table or the other.
+      const std::string text(rd.Text(0));
+      StmtLease& from = rd.Int(1) != 0 ? messages : others;
+      rd.Reset();
+      from.Reset();
+      from.Bind(1, seq).Bind(2, text).Run();
+      if (std::string tokens = CjkTokens(text); !tokens.empty()) {
+        cjk.Reset();
+        cjk.Bind(1, seq).Bind(2, tokens).Run();
       }
-      // 'delete' adds a delete marker; the tokens stay in older segments
-      // until they are merged.  'optimize' merges them all into one.
-      if (any)
-        for (const char* t : kEventIndexTables)
-          index_->Exec(std::string("INSERT INTO ") + t + "(" + t + ") VALUES ('optimize')");
-      tx.Commit();
-    } catch (const SqliteError& e) {
-      if (!IsCorruption(e)) throw;
-      Rebuild();  // what cannot be read cannot be deleted from: all goes
+      mark.Reset();
+      mark.Bind(1, seq).Run();
+      any = true;
     }
-    index_->Exec("PRAGMA wal_checkpoint(TRUNCATE)");
-  } catch (...) {
-    index_->Exec("PRAGMA secure_delete = OFF");
-    throw;
+    // 'delete' adds a delete marker; the tokens stay in older segments
+    // until they are merged.  'optimize' merges them all into one.
+    if (any)
+      for (const char* t : kEventIndexTables)
+        index_->Exec(std::string("INSERT INTO ") + t + "(" + t + ") VALUES ('optimize')");
+    tx.Commit();
+  } catch (const SqliteError& e) {
+    if (!IsCorruption(e)) throw;
+    Rebuild();  // what cannot be read cannot be deleted from: all goes
   }
-  index_->Exec("PRAGMA secure_delete = OFF");
+  index_->Exec("PRAGMA wal_checkpoint(TRUNCATE)");
 }
 
 std::string EventIndex::Check() {

@@ -99,6 +99,9 @@ class EventIndex {
   /// Makes what runs on the index now, and whatever is started after, stop
   /// with SQLITE_INTERRUPT (for good: at shutdown).  Thread-safe.
   void Interrupt();
+  /// The index's connection, for its owner's thread: tests read its
+  /// settings through it.
+  Db& connection() { return *index_; }
 
  private:
   void Create();

@@ -275,6 +275,19 @@ TEST_SUITE("erase") {
     }
   }
 
+  TEST_CASE(
+      "erase: afterwards secure_delete is as it was on origin.db's connection and on index.db's "
+      "(on, as Debian builds SQLite), so that what either deletes later is zeroed too") {
+    World w;
+    w.Build();
+    Db& idx = w.index->connection();
+    REQUIRE(w.s.db->QueryInt("PRAGMA secure_delete") == 1);
+    REQUIRE(idx.QueryInt("PRAGMA secure_delete") == 1);
+    REQUIRE(w.Erase(w.Forget(w.Remember())).erasure);
+    CHECK(w.s.db->QueryInt("PRAGMA secure_delete") == 1);
+    CHECK(idx.QueryInt("PRAGMA secure_delete") == 1);
+  }
+
   TEST_CASE("erase: an erasure interrupted after its record is taken up again by running it again") {
     World w;
     w.Build();
