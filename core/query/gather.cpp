@@ -182,36 +182,66 @@ Ranges Within(const std::optional<Ranges>& scope, std::int64_t lo, std::int64_t 
   return out;
 }
 
-}  // namespace
-
-std::int64_t Count(Db& db, const std::vector<Source>& sources, const EventQuery& q,
-                   const std::vector<Term>& terms, const std::optional<Ranges>& scope,
-                   std::int64_t upto) {
+// Reads every source oldest first, each by one statement (a scope's ranges
+// one after the other, across the gaps Gather would read across), and
+// hands each row whose text holds every term to `on_match` (the row's
+// statement, its source, the text when read) until it returns false.
+// Returns false when `on_match` stopped it.
+template <class OnMatch>
+bool ReadOldestFirst(Db& db, const std::vector<Source>& sources, const EventQuery& q,
+                     const std::vector<Term>& terms, const std::optional<Ranges>& scope,
+                     const RankGate* gate, OnMatch on_match) {
   const std::vector<bool> in_scope = ScopeBlocks(scope);
-  std::int64_t n = 0;
   for (const Source& src : sources) {
     const Ranges left = Within(scope, src.lo, src.hi);
     if (left.empty()) continue;
-    // The scope's ranges oldest first, read as one across the gaps worth
-    // reading across, as Gather does.
     StmtLease st = db.Prepare(OldestFirst(src.sql));
     ScopeFilter filter{&in_scope, 0};
     std::int64_t blocks = 0;
-    for (std::size_t i = 0; i < left.size() && n < upto;) {
+    for (std::size_t i = 0; i < left.size();) {
       auto [lo, hi] = left[i++];
       const std::int64_t per_block = PerBlock(filter.seen, blocks);
       while (i < left.size() && ReadAcross(hi, left[i].first, per_block)) hi = left[i++].second;
       blocks += ((hi - lo) >> 12) + 1;
       st.Reset();
-      BindParams(st, q, src.match, lo, hi, src.dfs, src.totals, nullptr, &filter);
-      while (n < upto && st.Step()) {
+      BindParams(st, q, src.match, lo, hi, src.dfs, src.totals, gate, &filter);
+      while (st.Step()) {
         if (q.cost != nullptr) ++q.cost->rows;
         std::string_view text;
-        if (RowMatches(db, st, src, q, terms, &text)) ++n;
+        if (RowMatches(db, st, src, q, terms, &text) && !on_match(st, src, text)) return false;
       }
     }
   }
+  return true;
+}
+
+}  // namespace
+
+std::int64_t Count(Db& db, const std::vector<Source>& sources, const EventQuery& q,
+                   const std::vector<Term>& terms, const std::optional<Ranges>& scope,
+                   std::int64_t upto) {
+  std::int64_t n = 0;
+  if (upto <= 0) return 0;
+  ReadOldestFirst(db, sources, q, terms, scope, nullptr,
+                  [&](Stmt&, const Source&, std::string_view) { return ++n < upto; });
   return n;
+}
+
+bool GatherAll(Db& db, const std::vector<Source>& sources, const EventQuery& q,
+               const std::vector<Term>& terms, const std::optional<Ranges>& scope, NewestK& k,
+               std::size_t cap) {
+  // Every match is kept while there are at most `cap`: each is scored.
+  const RankGate gate{[](const void*, std::int64_t, std::int64_t) { return true; }, nullptr};
+  std::size_t n = 0;
+  return ReadOldestFirst(db, sources, q, terms, scope, &gate,
+                         [&](Stmt& st, const Source& src, std::string_view text) {
+                           if (++n > cap) return false;
+                           Candidate c{st.Int(0), st.Int(1), st.Double(2), src.scored};
+                           if (src.rank != nullptr && src.text_in_row)
+                             c.score = src.rank->Score(TrigramTokens(text));
+                           k.Offer(c);
+                           return true;
+                         });
 }
 
 bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, const EventQuery& q,

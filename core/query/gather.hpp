@@ -193,4 +193,12 @@ std::int64_t Count(Db& db, const std::vector<Source>& sources, const EventQuery&
                    const std::vector<Term>& terms, const std::optional<Ranges>& scope,
                    std::int64_t upto);
 
+// Every row of `sources` that holds every term (of the scope's ranges, when
+// given), read as Count reads them (oldest first, which costs FTS5 less),
+// offered to `k`, scored: true when there were at most `cap`; false, with
+// `k` holding some of them, when there were more.
+bool GatherAll(Db& db, const std::vector<Source>& sources, const EventQuery& q,
+               const std::vector<Term>& terms, const std::optional<Ranges>& scope, NewestK& k,
+               std::size_t cap);
+
 }  // namespace origin::search_read

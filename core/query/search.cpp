@@ -2,6 +2,7 @@
 #include "core/query/search.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <set>
 
@@ -88,29 +89,34 @@ std::string EventJoin(const EventQuery& q, Holds holds) {
   return NarrowJoin(q, holds) ? " JOIN event e INDEXED BY event_seq_ts" : " JOIN event e";
 }
 
-// Estimates of how many rows of `table` hold each phrase, for origin_bm25
-// (core/store/fts_rank.hpp): its rows among the newest kProbeSeqs arrivals,
-// scaled to every arrival; exact on a store with no more arrivals than that.
-// FTS5's bm25() would count every row, at a cost that grows with the store.
-// With several tables (which hold disjoint rows), a phrase's rows in all.
-std::string EstimateDfs(Db& db, const std::vector<std::string>& tables,
-                        const std::vector<std::string>& phrases, std::int64_t probe = kProbeSeqs) {
+// How many rows of `table` (e.g. "idx.message_fts") match `match`: its
+// rows among the newest `probe` arrivals, scaled to every arrival; exact on
+// a store with no more arrivals than that.  FTS5's bm25() would count every
+// row, at a cost that grows with the store.
+double EstimateRows(Db& db, const std::string& table, const std::string& match,
+                    std::int64_t probe = kProbeSeqs) {
   auto last = db.Prepare("SELECT coalesce(max(seq), 0) FROM event");
   const std::int64_t max_seq = last.Step() ? last.Int(0) : 0;
   const std::int64_t from = std::max<std::int64_t>(0, max_seq - probe);
   const double scale =
       max_seq > from ? static_cast<double>(max_seq) / static_cast<double>(max_seq - from) : 1;
+  auto st = db.Prepare("SELECT count(*) FROM " + table + " WHERE " +
+                       table.substr(table.find('.') + 1) + " MATCH ? AND rowid > ?");
+  st.Bind(1, match).Bind(2, from);
+  return (st.Step() ? static_cast<double>(st.Int(0)) : 0) * scale;
+}
+
+// Estimates of how many rows of `tables` hold each phrase, for origin_bm25
+// (core/store/fts_rank.hpp), by EstimateRows.  With several tables (which
+// hold disjoint rows), a phrase's rows in all.
+std::string EstimateDfs(Db& db, const std::vector<std::string>& tables,
+                        const std::vector<std::string>& phrases, std::int64_t probe = kProbeSeqs) {
   std::string out;
   for (const std::string& p : phrases) {
     double n = 0;
-    for (const std::string& table : tables) {
-      auto st = db.Prepare("SELECT count(*) FROM " + table + " WHERE " +
-                           table.substr(table.find('.') + 1) + " MATCH ? AND rowid > ?");
-      st.Bind(1, p).Bind(2, from);
-      n += st.Step() ? static_cast<double>(st.Int(0)) : 0;
-    }
+    for (const std::string& table : tables) n += EstimateRows(db, table, p, probe);
     char buf[32];
-    std::snprintf(buf, sizeof buf, "%.0f ", n * scale);
+    std::snprintf(buf, sizeof buf, "%.0f ", n);
     out += buf;
   }
   return out;
@@ -251,6 +257,8 @@ struct Plan {
   // newest events in scope are scanned instead).
   std::optional<std::vector<Source>> sources;
   std::unique_ptr<TrigramRank> rank;  // what sources[1] of event_fts is scored by
+  // Ranked: how many matches the indexes are estimated to hold.
+  double estimated = 0;
 };
 
 // The plan of a search of q; `use_index`: read index.db's tables (else
@@ -290,7 +298,12 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
                upto,
                "",
                ranked};
-    if (ranked) src.dfs = EstimateDfs(db, {"idx.message_fts"}, phrases);
+    if (ranked) {
+      src.dfs = EstimateDfs(db, {"idx.message_fts"}, phrases);
+      // One phrase: its estimate is the query's.
+      p.estimated = phrases.size() == 1 ? std::strtod(src.dfs.c_str(), nullptr)
+                                        : EstimateRows(db, "idx.message_fts", src.match);
+    }
     p.sources = {direct, src};
   } else if (has_long && indexed) {
     // Messages from message_fts (each term a phrase), every other event
@@ -322,6 +335,10 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
       const std::string dfs = EstimateDfs(db, tables, grams, kProbeSeqs / 4);
       const std::string totals = CollectionTotals(db, tables);
       p.rank = std::make_unique<TrigramRank>(TrigramRank::Parse(dfs.c_str(), totals.c_str()));
+      // Candidates of event_fts, before their texts are checked: more
+      // than the matches, which errs towards reading newest first.
+      p.estimated = EstimateRows(db, "idx.event_fts", sources[1].match) +
+                    (with_messages ? EstimateRows(db, "idx.message_fts", sources[2].match) : 0);
       sources[1].rank = p.rank.get();
       for (std::size_t i = 1; i < sources.size(); ++i) {
         sources[i].dfs = dfs;
@@ -398,7 +415,14 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
   NewestK k(need);
   std::vector<Candidate> cands;
   if (p.sources) {
-    Gather(db, chains, *p.sources, q, terms, p.scope, k);
+    // Few matches expected: all of them, oldest first, which FTS5 reads
+    // at about half the cost of newest first (docs/performance.md); more
+    // than the window after all, newest first from the start.
+    if (!(ranked && p.estimated <= q.read_all_upto &&
+          GatherAll(db, *p.sources, q, terms, p.scope, k, need))) {
+      k = NewestK(need);
+      Gather(db, chains, *p.sources, q, terms, p.scope, k);
+    }
     cands = k.Take();
   } else {
     cands = Scanned(db, chains, q, p, need);

@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: MIT
+// How a search reads what it cannot answer newest first: the counts beside
+// an answer (count_upto, CountEvents), and a ranked search's matches when few
+// are expected, both read oldest first; each against the brute-force
+// reference, or against the search reading newest first.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <limits>
+#include <random>
+#include <set>
+
+#include "core/query/gather.hpp"
+#include "core/query/search.hpp"
+#include "core/query/terms.hpp"
+#include "core/store/event_index.hpp"
+#include "tests/support/support.hpp"
+#include "tests/unit/core/search_corpus.hpp"
+
+using namespace origin;
+using namespace origin::test;
+
+TEST_SUITE("search") {
+  TEST_CASE(
+      "search: ranked, reading every match oldest first (few expected) answers as reading the "
+      "newest first does, and goes back to that when there are more than the window") {
+    // Arrival mostly in time order over three blocks, and random times with
+    // an index that lags (the newest events read from the event table).
+    Corpus ordered(9000, 21, 9000, /*ordered=*/true);
+    Corpus random(5000, 22, 3500);
+    int few = 0, many = 0;
+    for (Corpus* c : {&ordered, &random}) {
+      for (const char* text : {"catalog", "deploy parser", "snake_case_name ok", "kelvin schema",
+                               "über deploy", "部署 catalog", "atalo", "log", "zzz"}) {
+        for (int mode : {0, 1, 2}) {         // messages, every event, tool calls and results
+          for (int filter : {0, 1, 2, 3}) {  // none, a project, a source, a time range
+            EventQuery q;
+            q.query = text;
+            q.include_tools = mode == 1;
+            q.tools_only = mode == 2;
+            q.limit = 50;
+            if (filter == 1) q.project = "lib";
+            if (filter == 2) q.source = "codex";
+            if (filter == 3) {
+              q.from_ms = 1700000000000 + 20000 * 1000LL;
+              q.to_ms = 1700000000000 + 300000 * 60000LL;
+            }
+            const std::size_t matches = Reference(*c->s.db, q).size();
+            (matches <= static_cast<std::size_t>(kRankWindow) ? few : many) += matches > 0;
+            auto answer = [&](int read_all_upto) {
+              EventQuery r = q;
+              r.read_all_upto = read_all_upto;
+              r.count_upto = 100;
+              std::int64_t total = 0;
+              std::vector<std::pair<std::int64_t, double>> out;
+              for (const auto& h : SearchEvents(*c->s.db, r, &total))
+                out.push_back({h.event.seq, h.score.value_or(-1)});
+              out.push_back({total, 0});
+              return out;
+            };
+            INFO("query '" << text << "' mode " << mode << " filter " << filter << ", " << matches
+                           << " matches");
+            CHECK(answer(std::numeric_limits<int>::max()) == answer(-1));
+          }
+        }
+      }
+    }
+    CHECK(few > 20);  // read oldest first
+    CHECK(many > 5);  // more than the window: newest first after all
+  }
+
+  TEST_CASE(
+      "search: counts (a search's count_upto, CountEvents) equal the reference's, up to their "
+      "cap") {
+    // A count reads its sources oldest first, a scope's ranges across the
+    // gaps worth reading across, and must count exactly what a search newest
+    // first would gather, the hits beside it unchanged: on two histories
+    // (arrival goes back in time at the middle: several chains), an index
+    // that lags behind the second (read directly), a project in three
+    // stretches blocks apart (a scope of ranges and gaps), a source in one
+    // stretch, every seventh event forgotten (invariant 2: never counted).
+    TestStore s;
+    s.db->Exec(
+        "INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) VALUES (1, "
+        "'t', 'k', 1, '/x', 't/k', 0)");
+    std::mt19937 rng(5);
+    const int n = 24000;
+    const std::vector<std::string> kinds = {"message", "message", "tool_call", "tool_result",
+                                            "meta"};
+    {
+      Transaction tx(*s.db);
+      auto ins = s.db->Prepare(
+          "INSERT INTO event(id, source, session, ts, project, role, kind, text, file_id, line) "
+          "VALUES (?, ?, 's', ?, ?, 'user', ?, ?, 1, ?)");
+      auto forget = s.db->Prepare(
+          "INSERT INTO excluded_event(seq, event_id, tombstone) VALUES (?, ?, 'tmb')");
+      for (int i = 1; i <= n; ++i) {
+        const int j = i <= n / 2 ? i : i - n / 2;
+        const std::int64_t ts =
+            1700000000000 + j * 60000LL + static_cast<std::int64_t>(rng() % 600000);
+        const bool rare =
+            (i > 100 && i < 300) || (i > 13000 && i < 13200) || (i > 23500 && i < 23700);
+        std::string text;
+        for (int k = 0, len = 2 + static_cast<int>(rng() % 3); k < len; ++k)
+          text += (k ? " " : "") + kWords[rng() % kWords.size()];
+        ins.Reset();
+        ins.Bind(1, "t:" + std::to_string(i))
+            .Bind(2, i > 15000 && i < 15300 ? "grok" : (i <= n / 2 ? "claude-code" : "codex"))
+            .Bind(3, ts)
+            .Bind(4, rare ? "rare" : "app")
+            .Bind(5, kinds[rng() % kinds.size()])
+            .Bind(6, text)
+            .Bind(7, i)
+            .Run();
+        if (i % 7 == 0) {
+          forget.Reset();
+          forget.Bind(1, std::int64_t{i}).Bind(2, "t:" + std::to_string(i)).Run();
+        }
+      }
+      tx.Commit();
+    }
+    EventIndex index(s.dir / "index.db", s.db_path());
+    index.CatchUp(4096, [&] { return index.Upto() >= 14000; });
+    AttachIndex(*s.db, s.dir / "index.db");
+    CHECK(IndexedUpto(*s.db) < n);
+    CHECK(search_read::Chains(*s.db).list().size() >= 2);
+    int capped = 0, whole = 0, searches = 0;
+    for (const char* text : {"catalog", "deploy parser", "atalo", "über", "AI", "部署", "库", "x",
+                             "ok c#", "zzz", "schema"}) {
+      for (int filter = 0; filter < 7; ++filter) {
+        for (int mode : {0, 1, 2}) {  // messages, every event, tool calls and results only
+          for (int scan : {kScanLimit, 3000}) {
+            // Terms no index can find look in the newest scan_limit events in scope.
+            const std::vector<Term> terms = ParseTerms(text);
+            const bool scanned = std::all_of(terms.begin(), terms.end(), [](const Term& t) {
+              return t.kind == Term::Kind::kShort;
+            });
+            if (!scanned && scan != kScanLimit) continue;  // the window is theirs alone
+            EventQuery q;
+            q.query = text;
+            q.include_tools = mode == 1;
+            q.tools_only = mode == 2;
+            q.scan_limit = scan;
+            if (filter == 1) q.project = "rare";  // three ranges, blocks apart
+            if (filter == 2) q.source = "grok";
+            if (filter == 3) {
+              q.project = "rare";
+              q.source = "codex";
+            }
+            if (filter == 4) q.project = "nowhere";  // an empty scope
+            if (filter == 5) {
+              q.from_ms = 1700000000000 + 3000 * 60000LL;
+              q.to_ms = 1700000000000 + 9000 * 60000LL;
+            }
+            if (filter == 6) q.kind = "tool_result";
+            const auto ref =
+                static_cast<std::int64_t>(Reference(*s.db, q, scanned ? scan : -1).size());
+            INFO("'" << text << "' filter " << filter << " mode " << mode << " scan " << scan);
+            for (std::int64_t upto : {1, 7, 100, 1000, 2000}) {
+              CHECK(CountEvents(*s.db, q, upto) == std::min(ref, upto));
+              capped += ref > upto;
+              whole += ref <= upto && ref > 0;
+            }
+            for (bool recent : {false, true}) {
+              for (int limit : {1, 20}) {
+                q.recent = recent;
+                q.limit = limit;
+                q.count_upto = 0;
+                std::vector<std::int64_t> alone;
+                for (const auto& h : SearchEvents(*s.db, q)) alone.push_back(h.event.seq);
+                for (int count : {0, 100, 1000}) {
+                  q.count_upto = count;
+                  const bool ranked = !recent && !TrigramMatch(terms).empty();
+                  const std::int64_t need =
+                      std::max<std::int64_t>(ranked ? kRankWindow : limit, count);
+                  std::int64_t got = -1;
+                  std::vector<std::int64_t> hits;
+                  for (const auto& h : SearchEvents(*s.db, q, &got)) hits.push_back(h.event.seq);
+                  INFO("recent " << recent << " limit " << limit << " count_upto " << count);
+                  CHECK(got == std::min(ref, need));
+                  CHECK(hits == alone);  // a count beside them changes no hit
+                  capped += ref > need;
+                  ++searches;
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+    CHECK(searches > 1500);
+    CHECK(capped > 300);  // many counts reached their cap
+    CHECK(whole > 100);   // and many counted every match
+  }
+}
