@@ -437,7 +437,10 @@ std::vector<EntryHit> SearchEntries(Db& db, std::string_view query, const EntryF
 
 std::string RepairEntryIndex(Db& db) {
   try {
-    db.Exec("INSERT INTO entry_fts(entry_fts) VALUES ('integrity-check')");
+    // With rank 1, against the entries too (external content): without it,
+    // FTS5 checks only that the index is consistent with itself, and an
+    // entry missing from it (or one it holds with other words) passes.
+    db.Exec("INSERT INTO entry_fts(entry_fts, rank) VALUES ('integrity-check', 1)");
     return "";
   } catch (const SqliteError& e) {
     if (!IsCorruption(e)) throw;  // busy, a full disk: no verdict

@@ -226,6 +226,9 @@ void EraseTexts(Db& db, const Plan& p, std::int64_t erasure, const EraseInput& i
   Transaction tx(db);
   auto entry = db.Prepare("SELECT id, text FROM entry WHERE seq = ?");
   auto fts = db.Prepare("INSERT INTO entry_fts(entry_fts, rowid, text) VALUES ('delete', ?, ?)");
+  // The row again, with its text as the entry now holds it (empty): the
+  // index keeps one row per entry, as RepairEntryIndex checks.
+  auto empty = db.Prepare("INSERT INTO entry_fts(rowid, text) VALUES (?, '')");
   auto clear = db.Prepare("UPDATE entry SET text = '' WHERE seq = ?");
   auto quotes = db.Prepare(
       "UPDATE entry_source SET quote = NULL WHERE entry_id = ? AND quote IS NOT NULL");
@@ -240,6 +243,8 @@ void EraseTexts(Db& db, const Plan& p, std::int64_t erasure, const EraseInput& i
       // External content: FTS5 removes the tokens of the values it is given.
       fts.Reset();
       fts.Bind(1, s).Bind(2, text).Run();
+      empty.Reset();
+      empty.Bind(1, s).Run();
       clear.Reset();
       clear.Bind(1, s).Run();
     }

@@ -115,6 +115,51 @@ TEST_SUITE("fts5_commands") {
   }
 
   TEST_CASE(
+      "fts5_commands: an entry missing from entry_fts, or held with other words, is found by "
+      "RepairEntryIndex (checked against the entries) and indexed again") {
+    TestStore s;
+    s.db->Exec(
+        "INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
+        "VALUES (1, 't', 'k', 1, '/x', 't/k', 0)");
+    AddEvent(*s.db, 1);
+    for (const char* text : {"The build uses meson", "The tests use doctest", "Logs go to disk"}) {
+      RememberInput in;
+      in.kind = "knowledge";
+      in.text = text;
+      in.confidence = 0.9;
+      in.author = "user@test";
+      in.sources = {{std::string("t:1"), std::nullopt}};
+      Remember(*s.db, s.clock, "test", in);
+    }
+    CHECK(RepairEntryIndex(*s.db) == "");
+    auto found = [&](const char* word) {
+      return s.db->QueryInt(
+          std::string("SELECT count(*) FROM entry_fts WHERE entry_fts MATCH '\"") + word + "\"'");
+    };
+    SUBCASE("missing") {
+      // The index loses the second entry (its words and its row).
+      s.db->Exec(
+          "INSERT INTO entry_fts(entry_fts, rowid, text) SELECT 'delete', seq, text FROM entry "
+          "WHERE text = 'The tests use doctest'");
+      REQUIRE(found("doctest") == 0);
+    }
+    SUBCASE("other words") {
+      s.db->Exec(
+          "INSERT INTO entry_fts(entry_fts, rowid, text) SELECT 'delete', seq, text FROM entry "
+          "WHERE text = 'The tests use doctest'");
+      s.db->Exec(
+          "INSERT INTO entry_fts(rowid, text) SELECT seq, 'nothing of it' FROM entry WHERE text = "
+          "'The tests use doctest'");
+      REQUIRE(found("doctest") == 0);
+    }
+    CHECK(RepairEntryIndex(*s.db) != "");
+    CHECK(RepairEntryIndex(*s.db) == "");
+    CHECK(found("doctest") == 1);
+    CHECK(found("meson") == 1);
+    CHECK(found("nothing") == 0);
+  }
+
+  TEST_CASE(
       "fts5_commands: an entry_fts too damaged to be opened is dropped and built again from the "
       "entries (RepairEntryIndex), and remember works again") {
     TestStore s;
