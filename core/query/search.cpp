@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <set>
 
@@ -90,36 +91,51 @@ std::string EventJoin(const EventQuery& q, Holds holds) {
 }
 
 // How many rows of `table` (e.g. "idx.message_fts") match `match`: its
-// rows among the newest `probe` arrivals, scaled to every arrival; exact on
-// a store with no more arrivals than that.  FTS5's bm25() would count every
-// row, at a cost that grows with the store.
-double EstimateRows(Db& db, const std::string& table, const std::string& match,
-                    std::int64_t probe = kProbeSeqs) {
-  auto last = db.Prepare("SELECT coalesce(max(seq), 0) FROM event");
-  const std::int64_t max_seq = last.Step() ? last.Int(0) : 0;
-  const std::int64_t from = std::max<std::int64_t>(0, max_seq - probe);
-  const double scale =
-      max_seq > from ? static_cast<double>(max_seq) / static_cast<double>(max_seq - from) : 1;
+// rows among the `probe` arrivals up to seq `top`, scaled to `top`
+// arrivals; exact on a store with no more arrivals than that.  FTS5's
+// bm25() would count every row, at a cost that grows with the store.
+double EstimateRows(Db& db, const std::string& table, const std::string& match, std::int64_t top,
+                    std::int64_t probe) {
+  const std::int64_t from = std::max<std::int64_t>(0, top - probe);
+  const double scale = top > from ? static_cast<double>(top) / static_cast<double>(top - from) : 1;
   auto st = db.Prepare("SELECT count(*) FROM " + table + " WHERE " +
-                       table.substr(table.find('.') + 1) + " MATCH ? AND rowid > ?");
-  st.Bind(1, match).Bind(2, from);
+                       table.substr(table.find('.') + 1) + " MATCH ? AND rowid > ? AND rowid <= ?");
+  st.Bind(1, match).Bind(2, from).Bind(3, top);
   return (st.Step() ? static_cast<double>(st.Int(0)) : 0) * scale;
 }
 
 // Estimates of how many rows of `tables` hold each phrase, for origin_bm25
-// (core/store/fts_rank.hpp), by EstimateRows.  With several tables (which
-// hold disjoint rows), a phrase's rows in all.
+// (core/store/fts_rank.hpp), by EstimateRows up to the store's last
+// arrival.  With several tables (which hold disjoint rows), a phrase's rows
+// in all.
 std::string EstimateDfs(Db& db, const std::vector<std::string>& tables,
-                        const std::vector<std::string>& phrases, std::int64_t probe = kProbeSeqs) {
+                        const std::vector<std::string>& phrases, std::int64_t last,
+                        std::int64_t probe) {
   std::string out;
   for (const std::string& p : phrases) {
     double n = 0;
-    for (const std::string& table : tables) n += EstimateRows(db, table, p, probe);
+    for (const std::string& table : tables) n += EstimateRows(db, table, p, last, probe);
     char buf[32];
     std::snprintf(buf, sizeof buf, "%.0f ", n);
     out += buf;
   }
   return out;
+}
+
+std::int64_t LastSeq(Db& db) { return db.QueryInt("SELECT coalesce(max(seq), 0) FROM event"); }
+
+// How many matches a ranked search is expected to read, for the choice of
+// reading every match oldest first (EventQuery::read_all_upto): the rows of
+// each (table, match) among the newest kProbeSeqs the indexes have reached
+// (up to `upto`), scaled.  Unbounded when the indexes lag further behind
+// the store (`last`) than that: the events read directly, which the probe
+// does not see, could be many.
+double EstimateMatches(Db& db, const std::vector<std::pair<std::string, std::string>>& read,
+                       std::int64_t last, std::int64_t upto) {
+  if (last - upto > kProbeSeqs) return std::numeric_limits<double>::infinity();
+  double n = 0;
+  for (const auto& [table, match] : read) n += EstimateRows(db, table, match, upto, kProbeSeqs);
+  return n;
 }
 
 // The rows and tokens of the FTS5 tables `tables` (e.g. "idx.event_fts")
@@ -299,10 +315,12 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
                "",
                ranked};
     if (ranked) {
-      src.dfs = EstimateDfs(db, {"idx.message_fts"}, phrases);
-      // One phrase: its estimate is the query's.
-      p.estimated = phrases.size() == 1 ? std::strtod(src.dfs.c_str(), nullptr)
-                                        : EstimateRows(db, "idx.message_fts", src.match);
+      const std::int64_t last = LastSeq(db);
+      src.dfs = EstimateDfs(db, {"idx.message_fts"}, phrases, last, kProbeSeqs);
+      // One phrase, counted up to `upto`: its frequency is the estimate.
+      p.estimated = phrases.size() == 1 && last == upto
+                        ? std::strtod(src.dfs.c_str(), nullptr)
+                        : EstimateMatches(db, {{"idx.message_fts", src.match}}, last, upto);
     }
     p.sources = {direct, src};
   } else if (has_long && indexed) {
@@ -332,13 +350,15 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
       // The frequencies scale every score alike and do not change the
       // order: a smaller probe does.
       const std::vector<std::string> tables = {"idx.event_fts", "idx.message_fts"};
-      const std::string dfs = EstimateDfs(db, tables, grams, kProbeSeqs / 4);
+      const std::int64_t last = LastSeq(db);
+      const std::string dfs = EstimateDfs(db, tables, grams, last, kProbeSeqs / 4);
       const std::string totals = CollectionTotals(db, tables);
       p.rank = std::make_unique<TrigramRank>(TrigramRank::Parse(dfs.c_str(), totals.c_str()));
       // Candidates of event_fts, before their texts are checked: more
       // than the matches, which errs towards reading newest first.
-      p.estimated = EstimateRows(db, "idx.event_fts", sources[1].match) +
-                    (with_messages ? EstimateRows(db, "idx.message_fts", sources[2].match) : 0);
+      std::vector<std::pair<std::string, std::string>> read = {{"idx.event_fts", sources[1].match}};
+      if (with_messages) read.push_back({"idx.message_fts", sources[2].match});
+      p.estimated = EstimateMatches(db, read, last, upto);
       sources[1].rank = p.rank.get();
       for (std::size_t i = 1; i < sources.size(); ++i) {
         sources[i].dfs = dfs;
@@ -418,8 +438,10 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
     // Few matches expected: all of them, oldest first, which FTS5 reads
     // at about half the cost of newest first (docs/performance.md); more
     // than the window after all, newest first from the start.
-    if (!(ranked && p.estimated <= q.read_all_upto &&
-          GatherAll(db, *p.sources, q, terms, p.scope, k, need))) {
+    if (ranked && p.estimated <= q.read_all_upto &&
+        GatherAll(db, *p.sources, q, terms, p.scope, k, need)) {
+      if (q.cost != nullptr) ++q.cost->read_all;
+    } else {
       k = NewestK(need);
       Gather(db, chains, *p.sources, q, terms, p.scope, k);
     }

@@ -61,6 +61,10 @@ struct SearchCost {
   std::int64_t texts = 0;       // candidates whose text was read and checked
   std::int64_t text_bytes = 0;  // the bytes of those texts
   std::int64_t matches = 0;     // checked texts that held every term
+  // Ranked searches answered by reading every match oldest first
+  // (EventQuery::read_all_upto); one that found more than the window read
+  // newest first after all, and its rows count both reads.
+  std::int64_t read_all = 0;
 };
 
 struct EventQuery {

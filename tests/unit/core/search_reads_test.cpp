@@ -20,71 +20,20 @@
 using namespace origin;
 using namespace origin::test;
 
-TEST_SUITE("search") {
-  TEST_CASE(
-      "search: ranked, reading every match oldest first (few expected) answers as reading the "
-      "newest first does, and goes back to that when there are more than the window") {
-    // Arrival mostly in time order over three blocks, and random times with
-    // an index that lags (the newest events read from the event table).
-    Corpus ordered(9000, 21, 9000, /*ordered=*/true);
-    Corpus random(5000, 22, 3500);
-    int few = 0, many = 0;
-    for (Corpus* c : {&ordered, &random}) {
-      for (const char* text : {"catalog", "deploy parser", "snake_case_name ok", "kelvin schema",
-                               "über deploy", "部署 catalog", "atalo", "log", "zzz"}) {
-        for (int mode : {0, 1, 2}) {         // messages, every event, tool calls and results
-          for (int filter : {0, 1, 2, 3}) {  // none, a project, a source, a time range
-            EventQuery q;
-            q.query = text;
-            q.include_tools = mode == 1;
-            q.tools_only = mode == 2;
-            q.limit = 50;
-            if (filter == 1) q.project = "lib";
-            if (filter == 2) q.source = "codex";
-            if (filter == 3) {
-              q.from_ms = 1700000000000 + 20000 * 1000LL;
-              q.to_ms = 1700000000000 + 300000 * 60000LL;
-            }
-            const std::size_t matches = Reference(*c->s.db, q).size();
-            (matches <= static_cast<std::size_t>(kRankWindow) ? few : many) += matches > 0;
-            auto answer = [&](int read_all_upto) {
-              EventQuery r = q;
-              r.read_all_upto = read_all_upto;
-              r.count_upto = 100;
-              std::int64_t total = 0;
-              std::vector<std::pair<std::int64_t, double>> out;
-              for (const auto& h : SearchEvents(*c->s.db, r, &total))
-                out.push_back({h.event.seq, h.score.value_or(-1)});
-              out.push_back({total, 0});
-              return out;
-            };
-            INFO("query '" << text << "' mode " << mode << " filter " << filter << ", " << matches
-                           << " matches");
-            CHECK(answer(std::numeric_limits<int>::max()) == answer(-1));
-          }
-        }
-      }
-    }
-    CHECK(few > 20);  // read oldest first
-    CHECK(many > 5);  // more than the window: newest first after all
-  }
+namespace {
 
-  TEST_CASE(
-      "search: counts (a search's count_upto, CountEvents) equal the reference's, up to their "
-      "cap") {
-    // A count reads its sources oldest first, a scope's ranges across the
-    // gaps worth reading across, and must count exactly what a search newest
-    // first would gather, the hits beside it unchanged: on two histories
-    // (arrival goes back in time at the middle: several chains), an index
-    // that lags behind the second (read directly), a project in three
-    // stretches blocks apart (a scope of ranges and gaps), a source in one
-    // stretch, every seventh event forgotten (invariant 2: never counted).
-    TestStore s;
+// Two histories (arrival goes back in time at the middle: several chains),
+// an index that lags behind the second (read directly), a project in three
+// stretches blocks apart (a scope of ranges and gaps), a source in one
+// stretch, every seventh event forgotten (invariant 2).
+struct Histories {
+  static constexpr int kEvents = 24000;
+  TestStore s;
+  Histories() {
     s.db->Exec(
         "INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) VALUES (1, "
         "'t', 'k', 1, '/x', 't/k', 0)");
     std::mt19937 rng(5);
-    const int n = 24000;
     const std::vector<std::string> kinds = {"message", "message", "tool_call", "tool_result",
                                             "meta"};
     {
@@ -94,8 +43,8 @@ TEST_SUITE("search") {
           "VALUES (?, ?, 's', ?, ?, 'user', ?, ?, 1, ?)");
       auto forget = s.db->Prepare(
           "INSERT INTO excluded_event(seq, event_id, tombstone) VALUES (?, ?, 'tmb')");
-      for (int i = 1; i <= n; ++i) {
-        const int j = i <= n / 2 ? i : i - n / 2;
+      for (int i = 1; i <= kEvents; ++i) {
+        const int j = i <= kEvents / 2 ? i : i - kEvents / 2;
         const std::int64_t ts =
             1700000000000 + j * 60000LL + static_cast<std::int64_t>(rng() % 600000);
         const bool rare =
@@ -105,7 +54,7 @@ TEST_SUITE("search") {
           text += (k ? " " : "") + kWords[rng() % kWords.size()];
         ins.Reset();
         ins.Bind(1, "t:" + std::to_string(i))
-            .Bind(2, i > 15000 && i < 15300 ? "grok" : (i <= n / 2 ? "claude-code" : "codex"))
+            .Bind(2, i > 15000 && i < 15300 ? "grok" : (i <= kEvents / 2 ? "claude-code" : "codex"))
             .Bind(3, ts)
             .Bind(4, rare ? "rare" : "app")
             .Bind(5, kinds[rng() % kinds.size()])
@@ -122,6 +71,88 @@ TEST_SUITE("search") {
     EventIndex index(s.dir / "index.db", s.db_path());
     index.CatchUp(4096, [&] { return index.Upto() >= 14000; });
     AttachIndex(*s.db, s.dir / "index.db");
+  }
+};
+
+}  // namespace
+
+TEST_SUITE("search") {
+  TEST_CASE(
+      "search: ranked, reading every match oldest first (few expected) answers as reading the "
+      "newest first does, and goes back to that when there are more than the window") {
+    // Arrival mostly in time order over three blocks; and two histories
+    // (chains) with an index that lags (the newest events read directly), a
+    // project in stretches (a scope of ranges and gaps) and forgotten events.
+    Corpus ordered(9000, 21, 9000, /*ordered=*/true);
+    Histories histories;
+    struct Store {
+      Db* db;
+      const char* project;  // in stretches in `histories`, everywhere in the others
+      const char* source;
+    };
+    int few = 0, many = 0, read_all = 0;
+    for (const Store& st :
+         {Store{ordered.s.db.get(), "lib", "codex"}, Store{histories.s.db.get(), "rare", "grok"}}) {
+      for (const char* text :
+           {"catalog", "deploy parser", "kelvin schema", "部署 catalog", "atalo", "zzz"}) {
+        for (int mode : {0, 1, 2}) {  // messages, every event, tool calls and results
+          for (int filter = 0; filter < 5; ++filter) {
+            EventQuery q;
+            q.query = text;
+            q.include_tools = mode == 1;
+            q.tools_only = mode == 2;
+            q.limit = 50;
+            if (filter == 1) q.project = st.project;
+            if (filter == 2) q.source = st.source;
+            if (filter == 3) {
+              q.from_ms = 1700000000000 + 3000 * 60000LL;
+              q.to_ms = 1700000000000 + 300000 * 60000LL;
+            }
+            if (filter == 4) q.kind = "tool_result";
+            const std::size_t matches = Reference(*st.db, q).size();
+            const bool within = matches <= static_cast<std::size_t>(kRankWindow);
+            (within ? few : many) += matches > 0;
+            auto answer = [&](int read_all_upto, SearchCost* cost) {
+              EventQuery r = q;
+              r.read_all_upto = read_all_upto;
+              r.count_upto = 100;
+              r.cost = cost;
+              std::int64_t total = 0;
+              std::vector<std::pair<std::int64_t, double>> out;
+              for (const auto& h : SearchEvents(*st.db, r, &total))
+                out.push_back({h.event.seq, h.score.value_or(-1)});
+              out.push_back({total, 0});
+              return out;
+            };
+            INFO("query '" << text << "' mode " << mode << " filter " << filter << ", " << matches
+                           << " matches");
+            SearchCost always, never, by_default;
+            CHECK(answer(std::numeric_limits<int>::max(), &always) == answer(-1, &never));
+            // Read oldest first exactly when the window holds every match.
+            CHECK(always.read_all == (within ? 1 : 0));
+            CHECK(never.read_all == 0);
+            answer(kRankWindow / 2, &by_default);
+            read_all += static_cast<int>(by_default.read_all);
+          }
+        }
+      }
+    }
+    CHECK(few > 20);
+    CHECK(many > 5);
+    CHECK(read_all > 20);  // by default, most of the few
+  }
+
+  TEST_CASE(
+      "search: counts (a search's count_upto, CountEvents) equal the reference's, up to their "
+      "cap") {
+    // A count reads its sources oldest first, a scope's ranges across the
+    // gaps worth reading across, and must count exactly what a search newest
+    // first would gather, the hits beside it unchanged (Histories: several
+    // chains, a lagging index, scopes of ranges and gaps, forgotten events,
+    // which are never counted).
+    Histories histories;
+    TestStore& s = histories.s;
+    const int n = Histories::kEvents;
     CHECK(IndexedUpto(*s.db) < n);
     CHECK(search_read::Chains(*s.db).list().size() >= 2);
     int capped = 0, whole = 0, searches = 0;
