@@ -122,20 +122,20 @@ std::string EstimateDfs(Db& db, const std::vector<std::string>& tables,
   return out;
 }
 
-std::int64_t LastSeq(Db& db) { return db.QueryInt("SELECT coalesce(max(seq), 0) FROM event"); }
+std::int64_t LastSeq(Db& db) {
+  auto st = db.Prepare("SELECT coalesce(max(seq), 0) FROM event");
+  return st.Step() ? st.Int(0) : 0;
+}
 
-// How many matches a ranked search is expected to read, for the choice of
-// reading every match oldest first (EventQuery::read_all_upto): the rows of
-// each (table, match) among the newest kProbeSeqs the indexes have reached
-// (up to `upto`), scaled.  Unbounded when the indexes lag further behind
+// How many messages a ranked search of message_fts for `match` is expected
+// to read, for the choice of reading every match oldest first
+// (EventQuery::read_all_upto): its rows among the newest kProbeSeqs the
+// index has reached (up to `upto`), scaled.  Unbounded when the indexes lag further behind
 // the store (`last`) than that: the events read directly, which the probe
 // does not see, could be many.
-double EstimateMatches(Db& db, const std::vector<std::pair<std::string, std::string>>& read,
-                       std::int64_t last, std::int64_t upto) {
+double EstimateMatches(Db& db, const std::string& match, std::int64_t last, std::int64_t upto) {
   if (last - upto > kProbeSeqs) return std::numeric_limits<double>::infinity();
-  double n = 0;
-  for (const auto& [table, match] : read) n += EstimateRows(db, table, match, upto, kProbeSeqs);
-  return n;
+  return EstimateRows(db, "idx.message_fts", match, upto, kProbeSeqs);
 }
 
 // The rows and tokens of the FTS5 tables `tables` (e.g. "idx.event_fts")
@@ -273,8 +273,11 @@ struct Plan {
   // newest events in scope are scanned instead).
   std::optional<std::vector<Source>> sources;
   std::unique_ptr<TrigramRank> rank;  // what sources[1] of event_fts is scored by
-  // Ranked: how many matches the indexes are estimated to hold.
-  double estimated = 0;
+  // Ranked: how many matches the indexes are estimated to hold, where
+  // reading them all oldest first is worth it (messages only: with tool
+  // events, reading their texts costs more than reading the index, either
+  // way; measured, docs/performance.md).
+  double estimated = std::numeric_limits<double>::infinity();
 };
 
 // The plan of a search of q; `use_index`: read index.db's tables (else
@@ -320,7 +323,7 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
       // One phrase, counted up to `upto`: its frequency is the estimate.
       p.estimated = phrases.size() == 1 && last == upto
                         ? std::strtod(src.dfs.c_str(), nullptr)
-                        : EstimateMatches(db, {{"idx.message_fts", src.match}}, last, upto);
+                        : EstimateMatches(db, src.match, last, upto);
     }
     p.sources = {direct, src};
   } else if (has_long && indexed) {
@@ -356,9 +359,6 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
       p.rank = std::make_unique<TrigramRank>(TrigramRank::Parse(dfs.c_str(), totals.c_str()));
       // Candidates of event_fts, before their texts are checked: more
       // than the matches, which errs towards reading newest first.
-      std::vector<std::pair<std::string, std::string>> read = {{"idx.event_fts", sources[1].match}};
-      if (with_messages) read.push_back({"idx.message_fts", sources[2].match});
-      p.estimated = EstimateMatches(db, read, last, upto);
       sources[1].rank = p.rank.get();
       for (std::size_t i = 1; i < sources.size(); ++i) {
         sources[i].dfs = dfs;

@@ -89,7 +89,8 @@ struct EventQuery {
   /// For terms no index can find: how many of the newest events in scope
   /// are looked in (kScanLimit; tests look in fewer).
   int scan_limit = kScanLimit;
-  /// Ranked: when the matches the indexes are estimated to hold (counted
+  /// Ranked, of messages only: when the matches the index is estimated to
+  /// hold (counted
   /// among the newest arrivals, scaled to the store) are at most this
   /// many, every match is read oldest first (cheaper for FTS5) instead of
   /// the newest first, as long as there are no more than kRankWindow;

@@ -8,7 +8,10 @@
 // what it read: candidates, texts checked, their bytes, true matches.
 //
 //   search_profile --home DIR/home [--reps R] [--only LABEL] [--interleave 1]
-//                  [--cache-kib N] [--idx-cache-kib N]
+//                  [--cache-kib N] [--idx-cache-kib N] [--read-all-upto N]
+//
+// --read-all-upto N: EventQuery::read_all_upto (-1: a ranked search never
+// reads every match oldest first), to compare the two ways.
 
 #include <cstdio>
 #include <cstdlib>
@@ -40,6 +43,7 @@ int main(int argc, char** argv) {
   int reps = 9;
   int interleave_n = 0;                  // --interleave 1: the queries in turn
   int cache_kib = 0, idx_cache_kib = 0;  // 0: as the daemon's readers
+  int read_all_upto = EventQuery().read_all_upto;
   Options options("search_profile");
   options.Add("--home", &home, "DIR");
   options.Add("--reps", &reps, "R");
@@ -47,6 +51,7 @@ int main(int argc, char** argv) {
   options.Add("--interleave", &interleave_n, "0|1");
   options.Add("--cache-kib", &cache_kib, "KIB");
   options.Add("--idx-cache-kib", &idx_cache_kib, "KIB");
+  options.Add("--read-all-upto", &read_all_upto, "N");
   if (!options.Parse(argc, argv)) return 2;
   if (home.empty()) {
     std::fprintf(stderr, "search_profile: --home is needed\n%s\n", options.Usage().c_str());
@@ -92,6 +97,7 @@ int main(int argc, char** argv) {
     q.recent = qq.recent;
     if (qq.project) q.project = qq.project;
     q.count_upto = kTotalsUpto;
+    q.read_all_upto = read_all_upto;
     SearchCost c1, c2;
     q.cost = &c1;
     double t0 = Now();
