@@ -174,8 +174,8 @@ bool QuoteOccurs(std::string_view text, std::string_view quote);
 /// entry_fts, the one FTS5 index origin.db keeps (entries are few, and a
 /// remember must find its entry at once): FTS5's integrity-check, of the
 /// index and against the entries (each entry's words, and one row per
-/// entry), and when it fails, FTS5's 'rebuild' from the entries.  Returns what was wrong, ""
-/// when nothing was.  Writer's connection.
+/// entry), and when it fails, FTS5's 'rebuild' from the entries.  Returns
+/// what was wrong, "" when nothing was.  Writer's connection.
 std::string RepairEntryIndex(Db& db);
 
 }  // namespace origin

@@ -130,9 +130,9 @@ std::int64_t LastSeq(Db& db) {
 // How many messages a ranked search of message_fts for `match` is expected
 // to read, for the choice of reading every match oldest first
 // (EventQuery::read_all_upto): its rows among the newest kProbeSeqs the
-// index has reached (up to `upto`), scaled.  Unbounded when the indexes lag further behind
-// the store (`last`) than that: the events read directly, which the probe
-// does not see, could be many.
+// index has reached (up to `upto`), scaled.  Unbounded when the indexes lag
+// further behind the store (`last`) than that: the events read directly,
+// which the probe does not see, could be many.
 double EstimateMatches(Db& db, const std::string& match, std::int64_t last, std::int64_t upto) {
   if (last - upto > kProbeSeqs) return std::numeric_limits<double>::infinity();
   return EstimateRows(db, "idx.message_fts", match, upto, kProbeSeqs);
@@ -357,8 +357,6 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
       const std::string dfs = EstimateDfs(db, tables, grams, last, kProbeSeqs / 4);
       const std::string totals = CollectionTotals(db, tables);
       p.rank = std::make_unique<TrigramRank>(TrigramRank::Parse(dfs.c_str(), totals.c_str()));
-      // Candidates of event_fts, before their texts are checked: more
-      // than the matches, which errs towards reading newest first.
       sources[1].rank = p.rank.get();
       for (std::size_t i = 1; i < sources.size(); ++i) {
         sources[i].dfs = dfs;

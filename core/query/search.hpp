@@ -90,12 +90,12 @@ struct EventQuery {
   /// are looked in (kScanLimit; tests look in fewer).
   int scan_limit = kScanLimit;
   /// Ranked, of messages only: when the matches the index is estimated to
-  /// hold (counted
-  /// among the newest arrivals, scaled to the store) are at most this
-  /// many, every match is read oldest first (cheaper for FTS5) instead of
-  /// the newest first, as long as there are no more than kRankWindow;
-  /// beyond, the search reads newest first after all.  The answer is the
-  /// same either way (tests compare -1, never, with INT_MAX, always).
+  /// hold (counted among the newest arrivals, scaled to the store) are at
+  /// most this many, every match is read oldest first (cheaper for FTS5)
+  /// instead of the newest first, as long as there are no more than
+  /// kRankWindow; beyond, the search reads newest first after all.  The
+  /// answer is the same either way (tests compare -1, never, with INT_MAX,
+  /// always).
   int read_all_upto = kRankWindow / 2;
 };
 
