@@ -74,6 +74,12 @@ struct Histories {
   }
 };
 
+// One store for the tests that only read it: made once.
+Histories& SharedHistories() {
+  static Histories h;
+  return h;
+}
+
 }  // namespace
 
 TEST_SUITE("search") {
@@ -84,10 +90,10 @@ TEST_SUITE("search") {
     // (chains) with an index that lags (the newest events read directly), a
     // project in stretches (a scope of ranges and gaps) and forgotten events.
     Corpus ordered(9000, 21, 9000, /*ordered=*/true);
-    Histories histories;
+    Histories& histories = SharedHistories();
     struct Store {
       Db* db;
-      const char* project;  // in stretches in `histories`, everywhere in the others
+      const char* project;  // in stretches in `histories`, everywhere in `ordered`
       const char* source;
     };
     int few = 0, many = 0, read_all = 0;
@@ -153,8 +159,7 @@ TEST_SUITE("search") {
     // first would gather, the hits beside it unchanged (Histories: several
     // chains, a lagging index, scopes of ranges and gaps, forgotten events,
     // which are never counted).
-    Histories histories;
-    TestStore& s = histories.s;
+    TestStore& s = SharedHistories().s;
     const int n = Histories::kEvents;
     CHECK(IndexedUpto(*s.db) < n);
     CHECK(search_read::Chains(*s.db).list().size() >= 2);
