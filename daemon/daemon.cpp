@@ -107,6 +107,21 @@ void Daemon::Start() {
   ctx_.readers = readers_.get();
   ctx_.writer = writer_.get();
   ctx_.indexer = indexer_.get();
+  ctx_.stamps = &stamps_;
+  // Made now rather than by the first search (about 0.4 s at two million
+  // events); searches meanwhile read the store.  On a connection of its
+  // own, with SQLite's default cache of 2 MiB: the index pages read once
+  // here would otherwise stay in a reader's cache (up to 40 MiB, 14 MB more
+  // RSS measured).
+  readers_->Post([this, db_path](Db&) {
+    try {
+      Db db(db_path, Db::Mode::kReadOnly);
+      db.Exec("PRAGMA busy_timeout = 10000");
+      stamps_.Cover(db, db.QueryInt("SELECT coalesce(max(seq), 0) FROM event"));
+    } catch (const std::exception& e) {
+      LOG_WARN("reading the events' timestamps: %s", e.what());
+    }
+  });
   ctx_.poster = poster_.get();
   ctx_.watched_dirs = [this] { return static_cast<std::int64_t>(watcher_.size()); };
   ctx_.shutdown = [this] { BeginShutdown(); };

@@ -30,6 +30,7 @@
 
 #include "core/ingest/adapter.hpp"
 #include "core/store/event_index.hpp"
+#include "core/store/message_stamps.hpp"
 #include "core/store/mirror.hpp"
 #include "core/util/clock.hpp"
 #include "daemon/http/hub_service.hpp"
@@ -105,6 +106,9 @@ class Daemon {
   ThreadRole loop_thread_;
   SystemClock clock_;
   MirrorStore mirrors_;
+  /// The events' timestamps and lengths, for the readers' searches (made by
+  /// one at the start, then extended by each search as the store grows).
+  MessageStamps stamps_;
   std::vector<std::unique_ptr<SourceAdapter>> adapters_;
   std::unique_ptr<Db> writer_db_;      // handed to the writer thread in Start()
   std::unique_ptr<EventIndex> index_;  // handed to the indexer thread in Start()

@@ -29,6 +29,11 @@ void BindParams(Stmt& st, const EventQuery& q, const std::string& match, std::in
                                   kScopeFilterType, nullptr);
     if (rc != SQLITE_OK) throw SqliteError(rc, "bind the scope filter");
   }
+  if (kStamps <= n) {
+    int rc =
+        sqlite3_bind_pointer(st.get(), kStamps, q.stamps, MessageStamps::kPointerType, nullptr);
+    if (rc != SQLITE_OK) throw SqliteError(rc, "bind the stamps");
+  }
   if (q.kind) bind(kKind, *q.kind);
   if (q.source) bind(kSource, *q.source);
   if (q.project) bind(kProject, *q.project);

@@ -20,6 +20,7 @@
 #include "core/query/search.hpp"
 #include "core/query/terms.hpp"
 #include "core/store/fts_rank.hpp"
+#include "core/store/message_stamps.hpp"
 
 namespace origin::search_read {
 
@@ -34,8 +35,21 @@ struct Candidate {
 // for origin_bm25, and from ?5 the filters below.
 // ?11: the collection ('rows tokens') when origin_bm25 scores trigrams.
 // ?12: the scope's blocks (origin_scope), with a project or source filter.
+// ?13: the messages' stamps (origin_ts, origin_len), EventQuery::stamps.
 enum Param {
-  kMatch = 1, kLo, kHi, kDfs, kKind, kSource, kProject, kFrom, kTo, kGate, kTotals, kScope
+  kMatch = 1,
+  kLo,
+  kHi,
+  kDfs,
+  kKind,
+  kSource,
+  kProject,
+  kFrom,
+  kTo,
+  kGate,
+  kTotals,
+  kScope,
+  kStamps
 };
 
 // Binds what `st` uses of the parameters above.

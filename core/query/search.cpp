@@ -35,17 +35,19 @@ bool KindFilter(const EventQuery& q, Holds holds) {
   return !q.include_tools;
 }
 
-// The scope and filters, on `e`, for a source holding `holds`.
-std::string Where(const EventQuery& q, Holds holds = Holds::kAny) {
-  std::string w = " AND " + VisibleEventSql("e.seq");  // invariant 2
+// The scope and filters, on `e`, for a source holding `holds`; `seq` and
+// `ts` are the event's seq and timestamp (other columns are read from `e`).
+std::string Where(const EventQuery& q, Holds holds = Holds::kAny, const std::string& seq = "e.seq",
+                  const std::string& ts = "e.ts") {
+  std::string w = " AND " + VisibleEventSql(seq);  // invariant 2
   if (KindFilter(q, holds))
     w += q.kind ? " AND e.kind = ?5"
          : q.tools_only ? " AND e.kind IN ('tool_call', 'tool_result')"
                         : " AND e.kind = 'message'";
   if (q.source) w += " AND e.source = ?6";
   if (q.project) w += " AND " + EventProjectSql("e") + " = ?7";
-  if (q.from_ms) w += " AND e.ts >= ?8";
-  if (q.to_ms) w += " AND e.ts <= ?9";
+  if (q.from_ms) w += " AND " + ts + " >= ?8";
+  if (q.to_ms) w += " AND " + ts + " <= ?9";
   return w;
 }
 
@@ -185,29 +187,38 @@ bool HasIndex(Db& db) {
 }
 
 // The statement of a Source reading the FTS5 table `name` (in `schema`) as
-// `alias`, joined to the events as `q` needs for rows holding `holds`,
-// scored by origin_bm25 when `ranked` (as trigrams over the collection ?11
-// when `trigrams`).  Joined through event_seq_ts, a candidate's length comes
-// from there with its timestamp, for origin_bm25 (kEventLengthVersion);
-// through the event's row, from FTS5's docsize: length(e.text) would read
-// the whole text.
+// `alias`, for rows holding `holds` that q's filters keep, scored by
+// origin_bm25 when `ranked` (as trigrams over the collection ?11 when
+// `trigrams`).  A message's timestamp and length come from the stamps
+// when `stamped` (where the filters need nothing else of the event);
+// otherwise from a join to the events: through event_seq_ts, where they
+// need nothing else, with the length (kEventLengthVersion); through the
+// event's row, with the length from FTS5's docsize (length(e.text) would
+// read the whole text).
 std::string FtsSql(const std::string& schema, const std::string& name, const std::string& alias,
-                   bool ranked, const EventQuery& q, Holds holds, const std::string& where,
-                   bool scoped, bool trigrams = false) {
+                   bool ranked, const EventQuery& q, Holds holds, bool scoped,
+                   bool trigrams = false, bool stamped = false) {
   const std::string column = alias + "." + name;  // the table's hidden column
   const std::string rowid = alias + ".rowid";
+  const bool narrow = NarrowJoin(q, holds);
+  stamped = stamped && narrow && holds == Holds::kMessages;
+  const std::string seq = stamped ? rowid : "e.seq";
+  const std::string ts = stamped ? "origin_ts(?13, " + rowid + ")" : "e.ts";
+  const std::string length = stamped  ? ", origin_len(?13, " + rowid + ")"
+                             : narrow ? ", length(e.text)"
+                                      : "";
   // origin_bm25(table, dfs[, collection][, length]): the collection NULL
   // when only the length follows.
-  const bool narrow = NarrowJoin(q, holds);
   const std::string collection = trigrams ? ", ?11" : narrow ? ", NULL" : "";
-  const std::string length = narrow ? ", length(e.text)" : "";
-  return "SELECT e.seq, e.ts, " +
-         (ranked ? "CASE WHEN origin_gate(?10, e.ts, e.seq) THEN origin_bm25(" + column + ", ?4" +
-                       collection + length + ") ELSE 0 END"
+  return "SELECT " + seq + ", " + ts + ", " +
+         (ranked ? "CASE WHEN origin_gate(?10, " + ts + ", " + seq + ") THEN origin_bm25(" +
+                       column + ", ?4" + collection + length + ") ELSE 0 END"
                  : std::string("0.0")) +
-         " FROM " + schema + "." + name + " " + alias + EventJoin(q, holds) +
-         " ON e.seq = " + rowid + " WHERE " + column + " MATCH ?1 AND " + rowid +
-         " BETWEEN ?2 AND ?3" + ScopeSql(scoped, rowid) + where + " ORDER BY " + rowid + " DESC";
+         " FROM " + schema + "." + name + " " + alias +
+         (stamped ? "" : EventJoin(q, holds) + " ON e.seq = " + rowid) + " WHERE " + column +
+         " MATCH ?1 AND " + rowid + " BETWEEN ?2 AND ?3" + ScopeSql(scoped, rowid) +
+         (stamped ? " AND " + ts + " IS NOT NULL" : "") + Where(q, holds, seq, ts) + " ORDER BY " +
+         rowid + " DESC";
 }
 
 // The statement of a Source reading the FTS5 table `name` whose candidates'
@@ -304,19 +315,24 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
   const bool scoped = p.scope.has_value();
   p.messages_only = q.kind ? *q.kind == "message" : !q.include_tools && !q.tools_only;
   const std::string cjk = CjkMatch(terms);
+  // What message_fts gives is stamped from memory when the stamps can
+  // cover every event it has reached.
+  const bool stamped = indexed && q.stamps != nullptr && NarrowJoin(q, Holds::kMessages) &&
+                       q.stamps->Cover(db, upto);
   const Source direct{"SELECT e.seq, e.ts, 0.0 FROM event e WHERE e.seq BETWEEN ?2 AND ?3" +
                           ScopeSql(scoped, "e.seq") + where + " ORDER BY e.seq DESC",
                       "", true, upto + 1};
   if (has_long && p.messages_only && indexed) {
     std::vector<std::string> phrases = TrigramPhrases(terms);
-    Source src{FtsSql("idx", "message_fts", "m", ranked, q, Holds::kMessages,
-                      Where(q, Holds::kMessages), scoped),
-               JoinAnd(phrases),
-               !PhrasesExact(terms),
-               0,
-               upto,
-               "",
-               ranked};
+    Source src{
+        FtsSql("idx", "message_fts", "m", ranked, q, Holds::kMessages, scoped, false, stamped),
+        JoinAnd(phrases),
+        !PhrasesExact(terms),
+        0,
+        upto,
+        "",
+        ranked};
+    if (stamped && q.cost != nullptr) ++q.cost->stamped;
     if (ranked) {
       const std::int64_t last = LastSeq(db);
       src.dfs = EstimateDfs(db, {"idx.message_fts"}, phrases, last, kProbeSeqs);
@@ -345,10 +361,11 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
                   true, 0, upto, "", ranked};
     others.text_in_row = true;
     sources.push_back(others);
+    if (with_messages && stamped && q.cost != nullptr) ++q.cost->stamped;
     if (with_messages)
-      sources.push_back({FtsSql("idx", "message_fts", "m", ranked, q, Holds::kMessages,
-                                Where(q, Holds::kMessages), scoped, true),
-                         TrigramMatch(terms), !PhrasesExact(terms), 0, upto, "", ranked});
+      sources.push_back(
+          {FtsSql("idx", "message_fts", "m", ranked, q, Holds::kMessages, scoped, true, stamped),
+           TrigramMatch(terms), !PhrasesExact(terms), 0, upto, "", ranked});
     if (ranked) {
       // The frequencies scale every score alike and do not change the
       // order: a smaller probe does.
@@ -367,8 +384,8 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
   } else if (!has_long && !cjk.empty() && indexed) {
     const bool exact = std::all_of(terms.begin(), terms.end(),
                                    [](const Term& t) { return t.kind == Term::Kind::kCjkShort; });
-    const Source pairs{FtsSql("idx", "event_cjk", "c", false, q, Holds::kAny, where, scoped), cjk,
-                       !exact, 0, upto};
+    const Source pairs{FtsSql("idx", "event_cjk", "c", false, q, Holds::kAny, scoped), cjk, !exact,
+                       0, upto};
     p.sources = {direct, pairs};
   } else if (has_long || !cjk.empty()) {
     // No index to read (none attached, or being rebuilt): every event in

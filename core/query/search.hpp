@@ -43,6 +43,8 @@
 
 namespace origin {
 
+class MessageStamps;  // core/store/message_stamps.hpp
+
 inline constexpr int kScanLimit = 25000;
 inline constexpr int kRankWindow = 2000;
 /// A search with totals (the CLI's, the web UI's) counts each section's
@@ -65,6 +67,9 @@ struct SearchCost {
   // (EventQuery::read_all_upto); one that found more than the window read
   // newest first after all, and its rows count both reads.
   std::int64_t read_all = 0;
+  // Searches (and counts) whose index candidates were stamped from
+  // EventQuery::stamps.
+  std::int64_t stamped = 0;
 };
 
 struct EventQuery {
@@ -97,6 +102,11 @@ struct EventQuery {
   /// answer is the same either way (tests compare -1, never, with INT_MAX,
   /// always).
   int read_all_upto = kRankWindow / 2;
+  /// When given, the timestamps and lengths of the messages a search
+  /// reads from message_fts come from these (extended as needed) instead
+  /// of a seek in event_seq_ts each, where no filter needs more of the
+  /// event's row.  The answer is the same (tests compare).
+  MessageStamps* stamps = nullptr;
 };
 
 struct EventHit {

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "core/store/fts_rank.hpp"
+#include "core/store/message_stamps.hpp"
 #include "core/store/refs.hpp"
 #include "core/util/text.hpp"
 
@@ -43,6 +44,7 @@ void RegisterFunctions(Db& db) {
                                       nullptr, CjkFunction, nullptr, nullptr, nullptr);
   if (rc != SQLITE_OK) throw SqliteError(rc, "register origin_cjk");
   RegisterFtsRank(db);
+  RegisterMessageStamps(db);
   RegisterRefFunction(db);
 }
 

@@ -35,6 +35,7 @@
 #include "core/c/sqlite.hpp"
 #include "core/entries/entries.hpp"
 #include "core/ingest/adapter.hpp"
+#include "core/store/message_stamps.hpp"
 #include "core/store/mirror.hpp"
 #include "core/util/clock.hpp"
 #include "core/util/op_error.hpp"
@@ -145,6 +146,9 @@ struct Context {
   DbWorkers* readers = nullptr;  // set once they run (Daemon::Start)
   DbWorkers* writer = nullptr;
   Indexer* indexer = nullptr;
+  /// The events' timestamps and lengths, shared by the readers' searches
+  /// (EventQuery::stamps); null: each search reads them from the store.
+  MessageStamps* stamps = nullptr;
   LoopPoster* poster = nullptr;
   /// How long a request waits for the first sync after a start, at most.
   int first_sync_wait_ms = 3000;

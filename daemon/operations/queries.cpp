@@ -270,6 +270,7 @@ void Search(Context& ctx, Db& db, const proto::SearchRequest& r, rpc::Writer& w)
   eq.from_ms = r.since;
   eq.to_ms = r.until;
   eq.limit = static_cast<int>(r.limit);
+  eq.stamps = ctx.stamps;
   if (r.totals) {
     eq.count_upto = kTotalsUpto;
     ef.limit = std::max(ef.limit, kTotalsUpto);

@@ -2,7 +2,8 @@
 // How a search reads what it cannot answer newest first: the counts beside
 // an answer (count_upto, CountEvents), and a ranked search's matches when few
 // are expected, both read oldest first; each against the brute-force
-// reference, or against the search reading newest first.
+// reference, or against the search reading newest first; and the same
+// searches with the candidates' timestamps and lengths from MessageStamps.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include "core/query/search.hpp"
 #include "core/query/terms.hpp"
 #include "core/store/event_index.hpp"
+#include "core/store/message_stamps.hpp"
 #include "tests/support/support.hpp"
 #include "tests/unit/core/search_corpus.hpp"
 
@@ -95,10 +97,12 @@ TEST_SUITE("search") {
       Db* db;
       const char* project;  // in stretches in `histories`, everywhere in `ordered`
       const char* source;
+      MessageStamps stamps;  // made by the first search that uses them
     };
-    int few = 0, many = 0, read_all = 0;
-    for (const Store& st :
-         {Store{ordered.s.db.get(), "lib", "codex"}, Store{histories.s.db.get(), "rare", "grok"}}) {
+    int few = 0, many = 0, read_all = 0, stamped = 0;
+    Store stores[] = {{ordered.s.db.get(), "lib", "codex", {}},
+                      {histories.s.db.get(), "rare", "grok", {}}};
+    for (Store& st : stores) {
       for (const char* text :
            {"catalog", "deploy parser", "kelvin schema", "部署 catalog", "atalo", "zzz"}) {
         for (int mode : {0, 1, 2}) {  // messages, every event, tool calls and results
@@ -118,9 +122,11 @@ TEST_SUITE("search") {
             const std::size_t matches = Reference(*st.db, q).size();
             const bool within = matches <= static_cast<std::size_t>(kRankWindow);
             (within ? few : many) += matches > 0;
-            auto answer = [&](int read_all_upto, SearchCost* cost) {
+            auto answer = [&](int read_all_upto, SearchCost* cost,
+                              MessageStamps* stamps = nullptr) {
               EventQuery r = q;
               r.read_all_upto = read_all_upto;
+              r.stamps = stamps;
               r.count_upto = 100;
               r.cost = cost;
               std::int64_t total = 0;
@@ -140,6 +146,13 @@ TEST_SUITE("search") {
             const bool messages = q.kind ? *q.kind == "message" : mode == 0;
             CHECK(always.read_all == (within && messages ? 1 : 0));
             CHECK(never.read_all == 0);
+            // The candidates' timestamps and lengths from the stamps:
+            // the same answer, read either way.
+            SearchCost stamped_all, stamped_never;
+            CHECK(answer(std::numeric_limits<int>::max(), &stamped_all, &st.stamps) ==
+                  answer(-1, &never));
+            CHECK(answer(-1, &stamped_never, &st.stamps) == answer(-1, &never));
+            stamped += static_cast<int>(stamped_all.stamped + stamped_never.stamped);
             answer(kRankWindow / 2, &by_default);
             read_all += static_cast<int>(by_default.read_all);
           }
@@ -149,6 +162,7 @@ TEST_SUITE("search") {
     CHECK(few > 20);
     CHECK(many > 5);
     CHECK(read_all > 20);  // by default, most of the few
+    CHECK(stamped > 50);   // the searches without filters of the event's row
   }
 
   TEST_CASE(
