@@ -316,9 +316,11 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
   p.messages_only = q.kind ? *q.kind == "message" : !q.include_tools && !q.tools_only;
   const std::string cjk = CjkMatch(terms);
   // What message_fts gives is stamped from memory when the stamps can
-  // cover every event it has reached.
-  const bool stamped = indexed && q.stamps != nullptr && NarrowJoin(q, Holds::kMessages) &&
-                       q.stamps->Cover(db, upto);
+  // cover every event it has reached (not asked when no message is looked
+  // for: the tool count beside a search).
+  const bool reads_messages = has_long && !q.tools_only && (!q.kind || *q.kind == "message");
+  const bool stamped = indexed && reads_messages && q.stamps != nullptr &&
+                       NarrowJoin(q, Holds::kMessages) && q.stamps->Cover(db, upto);
   const Source direct{"SELECT e.seq, e.ts, 0.0 FROM event e WHERE e.seq BETWEEN ?2 AND ?3" +
                           ScopeSql(scoped, "e.seq") + where + " ORDER BY e.seq DESC",
                       "", true, upto + 1};

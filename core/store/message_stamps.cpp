@@ -40,7 +40,24 @@ bool MessageStamps::Cover(Db& db, std::int64_t upto) {
   if (upto > kMaxSeq) return false;
   std::unique_lock<std::mutex> lock(extend_mu_, std::try_to_lock);
   if (!lock.owns_lock()) return false;
+  try {
+    return Extend(db, upto);
+  } catch (const SqliteError&) {
+    return false;  // the caller reads the store, and meets what is wrong there
+  }
+}
+
+bool MessageStamps::Extend(Db& db, std::int64_t upto) {
   const std::int64_t from = top();
+  if (upto <= from) return true;
+  // Covered only up to the last event of db's snapshot: an index that is
+  // ahead of the store (origin.db put back from a backup, before the
+  // indexer has checked it) names seqs that later events will take.
+  {
+    auto last = db.Prepare("SELECT coalesce(max(seq), 0) FROM event WHERE seq <= ?");
+    last.Bind(1, upto);
+    if (last.Step()) upto = std::max(from, last.Int(0));
+  }
   if (upto <= from) return true;
   // The messages' seqs, and every event's timestamp and length, both in
   // seq order from their indexes, merged (one read of each index, where a

@@ -46,10 +46,10 @@ class MessageStamps {
   MessageStamps& operator=(const MessageStamps&) = delete;
 
   /// Makes the stamps cover every message up to seq `upto`, reading those
-  /// they lack from `db` (every event up to `upto` must be committed, and
-  /// seen by db's snapshot).  False, having read nothing, when another
-  /// thread is extending them or `upto` is beyond what they can hold: the
-  /// caller reads the store instead.
+  /// they lack from `db` (as far as db's snapshot holds events: an index
+  /// ahead of the store is not believed).  False when another thread is
+  /// extending them, `upto` is beyond what they can hold, or reading
+  /// failed: the caller reads the store instead.
   bool Cover(Db& db, std::int64_t upto);
   /// The highest seq covered.
   std::int64_t top() const noexcept { return top_.load(std::memory_order_acquire); }
@@ -78,6 +78,8 @@ class MessageStamps {
     std::uint64_t stamp[kChunkSize];
   };
 
+  // Cover's work, with the mutex held.
+  bool Extend(Db& db, std::int64_t upto);
   // Appends message `seq` (above every one held); published by count_.
   void Append(std::int64_t seq, std::int64_t ts, std::int64_t length);
 
