@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <set>
 #include <vector>
 
 #include "core/util/text.hpp"
@@ -177,7 +178,8 @@ void EventIndex::Rebuild() {
   Transaction tx(*index_);
   for (const char* t : kEventIndexTables) DropFts5Table(*index_, t);
   index_->Exec("DELETE FROM index_state");
-  index_->Exec("DROP TABLE IF EXISTS index_erased");
+  // index_erased stays: an erasure under way (its texts not yet emptied in
+  // origin.db) is still indexed as empty (CatchUp).
   CreateTables();
   tx.Commit();
 }
@@ -199,10 +201,17 @@ void EventIndex::EraseEvents(const std::vector<std::int64_t>& seqs) {
     auto rd = store_->Prepare("SELECT text, kind = 'message' FROM event WHERE seq = ?");
     bool any = false;
     for (std::int64_t seq : seqs) {
-      if (seq > upto) continue;  // not indexed yet: CatchUp will index its empty text
       done.Reset();
       done.Bind(1, seq);
       if (done.Step()) continue;
+      if (seq > upto) {
+        // Not indexed yet: marked, so that CatchUp indexes it as empty
+        // even if it runs before the erasure has emptied the text in
+        // origin.db (its next step, on another connection).
+        mark.Reset();
+        mark.Bind(1, seq).Run();
+        continue;
+      }
       rd.Reset();
       rd.Bind(1, seq);
       if (!rd.Step()) continue;
@@ -269,6 +278,15 @@ std::int64_t EventIndex::CatchUp(std::size_t batch_bytes, const std::function<bo
     auto cjk = index_->Prepare("INSERT INTO event_cjk(rowid, bigrams) VALUES (?, ?)");
     auto rd = store_->Prepare(
         "SELECT seq, text, id, kind = 'message' FROM event WHERE seq > ? ORDER BY seq LIMIT 4096");
+    // Events erased before they were indexed (EraseEvents): indexed as
+    // empty, whatever origin.db still says.
+    std::set<std::int64_t> erased;
+    {
+      index_->Exec(kIndexErasedSql);
+      auto st = index_->Prepare("SELECT seq FROM index_erased WHERE seq > ?");
+      st.Bind(1, upto);
+      while (st.Step()) erased.insert(st.Int(0));
+    }
     std::size_t bytes = 0;
     std::int64_t n = 0, last = upto;
     std::string first_id;
@@ -279,7 +297,7 @@ std::int64_t EventIndex::CatchUp(std::size_t batch_bytes, const std::function<bo
       while (rd.Step()) {
         more = true;
         last = rd.Int(0);
-        std::string_view text = rd.Text(1);
+        const std::string_view text = erased.count(last) != 0 ? std::string_view() : rd.Text(1);
         if (upto == 0 && n == 0) first_id = std::string(rd.Text(2));
         // A message in message_fts, every other event in event_fts: each
         // event's trigrams once (a search with tool events reads both).

@@ -325,4 +325,47 @@ TEST_SUITE("erase") {
     CHECK(OpErrorOf([&] { w.Erase(forget); }) == Code::kConflict);
     CHECK(w.s.db->QueryInt("SELECT count(*) FROM erasure") == 0);
   }
+
+  TEST_CASE(
+      "erase: an event the index had not reached is indexed empty, even when the indexer reaches "
+      "it before the erasure has emptied its text") {
+    // The erasure's index step runs on the indexer's connection, its texts
+    // step after it on the writer's: an indexer catching up in between
+    // read the text still there (invariant 3's exception, issue 18).
+    TestStore s;
+    s.db->Exec(
+        "INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
+        "VALUES (1, 't', 'k', 1, '/x', 't/k', 0)");
+    auto add = [&](int i, const std::string& text) {
+      s.db->Prepare(
+              "INSERT INTO event(id, source, ts, role, kind, text, file_id, line) "
+              "VALUES (?, 't', ?, 'user', ?, ?, 1, ?)")
+          .Bind(1, "t:" + std::to_string(i))
+          .Bind(2, i)
+          .Bind(3, i % 2 == 0 ? "message" : "tool_result")
+          .Bind(4, text)
+          .Bind(5, i)
+          .Run();
+    };
+    for (int i = 1; i <= 10; ++i) add(i, "nothing to hide " + std::to_string(i));
+    EventIndex index(s.dir / "index.db", s.db_path());
+    index.CatchUp(1 << 20, [] { return false; });
+    add(11, "the key sk-live-QUOKKA4242 部署");    // a tool result
+    add(12, "again sk-live-QUOKKA4242 部署");      // a message
+    index.EraseEvents({11, 12});                   // the index's step: not indexed yet
+    index.CatchUp(1 << 20, [] { return false; });  // before the texts' step
+    CHECK(index.Upto() == 12);
+    Db idx(s.dir / "index.db", Db::Mode::kReadOnly);
+    for (const char* table : {"event_fts", "message_fts"})
+      CHECK(idx.QueryInt(std::string("SELECT count(*) FROM ") + table + " WHERE " + table +
+                         " MATCH '\"okk\"'") == 0);
+    CHECK(idx.QueryInt("SELECT count(*) FROM event_cjk WHERE event_cjk MATCH '\"部署\"'") == 0);
+    CHECK(index.Check() == "");
+    // Built again from the events (a damaged index), still before the
+    // texts' step: the same.
+    index.Rebuild();
+    index.CatchUp(1 << 20, [] { return false; });
+    CHECK(idx.QueryInt("SELECT count(*) FROM message_fts WHERE message_fts MATCH '\"okk\"'") == 0);
+    CHECK(idx.QueryInt("SELECT count(*) FROM message_fts WHERE message_fts MATCH '\"hide\"'") == 5);
+  }
 }
