@@ -73,6 +73,30 @@ std::vector<std::string> Trigrams(const std::vector<Term>& terms) {
   return out;
 }
 
+// At most this many trigrams of a search's terms are asked of event_fts
+// (detail=none: a term is the AND of its trigrams), the rarest: FTS5 reads
+// the doclist of each, most of a search with tool events, and the
+// candidates that hold those few but not the others are few, and dropped
+// by the text check every candidate of event_fts gets.  On 2M events
+// (docs/performance.md): `schema migrate`'s 9 trigrams 11.6 ms for 697
+// rows, its rarest 4 2.9 ms for 773; `retry_handler`'s 11, 22.4 ms for
+// 5,179, its rarest 4 3.1 ms for 5,229.
+constexpr std::size_t kMatchGrams = 4;
+
+// The kMatchGrams of `grams` with the lowest `freq` (one a gram, in the
+// same order); all of them when there are no more, or no frequencies.
+std::vector<std::string> Rarest(const std::vector<std::string>& grams,
+                                const std::vector<double>& freq) {
+  if (grams.size() <= kMatchGrams || freq.size() != grams.size()) return grams;
+  std::vector<std::size_t> order(grams.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return freq[a] < freq[b]; });
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < kMatchGrams; ++i) out.push_back(grams[order[i]]);
+  return out;
+}
+
 std::string JoinAnd(const std::vector<std::string>& phrases) {
   std::string out;
   for (const auto& p : phrases) out += (out.empty() ? "" : " AND ") + p;
@@ -382,6 +406,16 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
         sources[i].totals = totals;
       }
     }
+    // event_fts is asked for the rarest trigrams only (Rarest), by the
+    // frequencies estimated for the score, else counted for this.
+    std::vector<double> freq;
+    if (ranked) {
+      freq = p.rank->dfs;
+    } else if (grams.size() > kMatchGrams) {
+      for (const std::string& g : grams)
+        freq.push_back(EstimateRows(db, "idx.event_fts", g, upto, kProbeSeqs / 4));
+    }
+    sources[1].match = JoinAnd(Rarest(grams, freq));
     p.sources = std::move(sources);
   } else if (!has_long && !cjk.empty() && indexed) {
     const bool exact = std::all_of(terms.begin(), terms.end(),
