@@ -345,6 +345,9 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
   const bool reads_messages = has_long && !q.tools_only && (!q.kind || *q.kind == "message");
   const bool stamped = indexed && reads_messages && q.stamps != nullptr &&
                        NarrowJoin(q, Holds::kMessages) && q.stamps->Cover(db, upto);
+  // Counted once: `stamped` implies an indexed search of messages, which
+  // either plan below reads from message_fts.
+  if (stamped && q.cost != nullptr) ++q.cost->stamped;
   const Source direct{"SELECT e.seq, e.ts, 0.0 FROM event e WHERE e.seq BETWEEN ?2 AND ?3" +
                           ScopeSql(scoped, "e.seq") + where + " ORDER BY e.seq DESC",
                       "", true, upto + 1};
@@ -358,7 +361,6 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
         upto,
         "",
         ranked};
-    if (stamped && q.cost != nullptr) ++q.cost->stamped;
     if (ranked) {
       const std::int64_t last = LastSeq(db);
       src.dfs = EstimateDfs(db, {"idx.message_fts"}, phrases, last, kProbeSeqs);
@@ -387,7 +389,6 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
                   true, 0, upto, "", ranked};
     others.text_in_row = true;
     sources.push_back(others);
-    if (with_messages && stamped && q.cost != nullptr) ++q.cost->stamped;
     if (with_messages)
       sources.push_back(
           {FtsSql("idx", "message_fts", "m", ranked, q, Holds::kMessages, scoped, true, stamped),

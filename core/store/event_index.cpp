@@ -23,12 +23,11 @@ CREATE TABLE IF NOT EXISTS index_state (
   key   TEXT PRIMARY KEY,     -- upto: last seq indexed; first_id: the store's first event id
   value TEXT NOT NULL
 ) WITHOUT ROWID;
+-- The erased events deleted from the tables (EraseEvents), each once, and
+-- those the tables had not reached (indexed as empty by CatchUp).  Kept by
+-- a rebuild, dropped with the tables when their format changes.
+CREATE TABLE IF NOT EXISTS index_erased (seq INTEGER PRIMARY KEY);
 )sql";
-
-// The erased events deleted from the tables (EraseEvents), each once.
-// Dropped with the tables: nothing erased is in an index built again.
-const char* const kIndexErasedSql =
-    "CREATE TABLE IF NOT EXISTS index_erased (seq INTEGER PRIMARY KEY)";
 
 // Any two segments of a level are merged by a positive 'merge' (the
 // default, 4, leaves up to three a level).
@@ -188,7 +187,6 @@ void EventIndex::EraseEvents(const std::vector<std::int64_t>& seqs) {
   SecureDelete secure(*index_);
   try {
     Transaction tx(*index_);
-    index_->Exec(kIndexErasedSql);
     const std::int64_t upto = Upto();
     auto done = index_->Prepare("SELECT 1 FROM index_erased WHERE seq = ?");
     auto mark = index_->Prepare("INSERT INTO index_erased(seq) VALUES (?)");
@@ -282,7 +280,6 @@ std::int64_t EventIndex::CatchUp(std::size_t batch_bytes, const std::function<bo
     // empty, whatever origin.db still says.
     std::set<std::int64_t> erased;
     {
-      index_->Exec(kIndexErasedSql);
       auto st = index_->Prepare("SELECT seq FROM index_erased WHERE seq > ?");
       st.Bind(1, upto);
       while (st.Step()) erased.insert(st.Int(0));
