@@ -56,6 +56,10 @@ inline constexpr std::size_t kMaxTransactionBytes = 1 << 20;
 /// the daemon hold more than this in memory for one line.
 inline constexpr std::size_t kMaxLineBytes = std::size_t{256} << 20;
 inline constexpr std::int64_t kIdleSealMs = 3600 * 1000;
+/// A sync that has read this much (an import) gives the writer's connection
+/// a page cache of kBulkCacheKib until it ends (docs/performance.md).
+inline constexpr std::int64_t kBulkBytes = std::int64_t{16} << 20;
+inline constexpr std::int64_t kBulkCacheKib = 32 << 10;
 
 /// What ingesting one file did.
 struct FileOutcome {
@@ -115,6 +119,10 @@ struct SyncOptions {
   std::function<bool()> between;
   /// Directories walked, per source (the watcher watches them).
   std::function<void(const SourceAdapter&, const Discovery&)> discovered;
+  /// From the transaction that brings what the sync has read to this many
+  /// bytes, the connection's page cache is kBulkCacheKib for the rest of
+  /// it, and given back at its end.
+  std::int64_t bulk_bytes = kBulkBytes;
 };
 
 struct SyncReport {
@@ -217,6 +225,7 @@ class Ingester {
   MirrorStore& mirrors_;
   const Clock& clock_;
   std::size_t max_line_ = kMaxLineBytes;
+  std::int64_t read_ = 0;  // bytes of lines taken by this ingester (Sync's page cache)
 };
 
 /// Creates the connection's temporary staging table for event batches.

@@ -450,6 +450,47 @@ TEST_SUITE("ingest") {
     CHECK(c.Events() == 2);
   }
 
+  TEST_CASE(
+      "ingest: a sync that has read bulk_bytes (an import) gives the writer's connection a "
+      "larger page cache for the rest of it, from the transaction that reached it, and the "
+      "default back at its end") {
+    Claude c;
+    const auto file = [&](int i) {
+      return c.root + "/projects/-home-dev-app/s" + std::to_string(i) + ".jsonl";
+    };
+    for (int i = 0; i < 3; ++i)
+      WriteFile(file(i), UserLine("u" + std::to_string(i), "text " + std::to_string(i),
+                                  "2026-01-05T10:00:00.000Z", "s" + std::to_string(i)));
+    const std::int64_t before = c.s.db->QueryInt("PRAGMA cache_size");
+    REQUIRE(before != -kBulkCacheKib);
+    // The cache after each transaction, as the sync's `between` sees it.
+    std::vector<std::int64_t> during;
+    SyncOptions so;
+    so.between = [&] {
+      during.push_back(c.s.db->QueryInt("PRAGMA cache_size"));
+      return true;
+    };
+    // Less read than bulk_bytes: the cache stays as it is.
+    so.bulk_bytes = std::int64_t{1} << 30;
+    c.s.clock.Tick(1000);
+    c.s.ingester->Sync({&c.adapter}, so);
+    CHECK(during == std::vector<std::int64_t>(3, before));
+    // One file of three transactions (1 MiB each at most): the cache is
+    // larger from the first one on, and given back after.
+    std::string lines;
+    for (int i = 0; lines.size() < (std::size_t{5} << 19); ++i)
+      lines += UserLine("v" + std::to_string(i), std::string(2000, 'a' + i % 26),
+                        "2026-01-05T10:01:00.000Z", "s0");
+    AppendFile(file(0), lines);
+    during.clear();
+    so.bulk_bytes = 1;
+    c.s.clock.Tick(1000);
+    SyncReport r = c.s.ingester->Sync({&c.adapter}, so);
+    CHECK(r.bytes == static_cast<std::int64_t>(lines.size()));
+    CHECK(during == std::vector<std::int64_t>(3, -kBulkCacheKib));
+    CHECK(c.s.db->QueryInt("PRAGMA cache_size") == before);
+  }
+
   TEST_CASE("ingest: a file that stopped growing an hour before its import is sealed at once") {
     Claude c;
     WriteFile(c.file, UserLine("u1", "x"));
