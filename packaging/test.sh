@@ -42,6 +42,10 @@ for dir in tests/clients tests/browser; do
     echo "$lock" >"$dir/node_modules/.origin-lock"
   fi
 done
+# ccache (which meson uses when it is there) leaves the directory out of
+# what it hashes, so that a checkout elsewhere (a CI's fresh clone) reuses
+# the objects of an earlier one; their debug information may then name it.
+export CCACHE_NOHASHDIR=true
 build=build-asan
 if [ ! -f "$build/build.ninja" ]; then
   meson setup "$build" --buildtype=debugoptimized -Db_sanitize=address,undefined -Db_lundef=false
