@@ -127,6 +127,11 @@ void DbWorkers::RunUrgent(Db& db) {
   }
 }
 
+bool DbWorkers::UrgentWaiting() {
+  std::lock_guard lock(mu_);
+  return !urgent_.empty();
+}
+
 void DbWorkers::Stop() {
   {
     std::lock_guard lock(mu_);

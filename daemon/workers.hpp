@@ -67,6 +67,8 @@ class DbWorkers {
   [[nodiscard]] Forked Fork(Job job);
   /// Runs the urgent jobs queued now, on the calling worker thread.
   void RunUrgent(Db& db);
+  /// An urgent job is queued (RunUrgent would run it).
+  bool UrgentWaiting();
   /// Asks the threads to finish their current job and exit; joins them.
   void Stop();
   bool stopping() const noexcept { return stopping_.load(); }

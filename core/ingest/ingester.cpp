@@ -2,7 +2,6 @@
 #include "core/ingest/ingester.hpp"
 
 #include <fcntl.h>
-#include <malloc.h>
 #include <sys/stat.h>
 
 #include <algorithm>
@@ -18,6 +17,7 @@
 #include "core/entries/entries.hpp"
 #include "core/forget/forget.hpp"
 #include "core/ingest/content.hpp"
+#include "core/ingest/import_writes.hpp"
 #include "core/ingest/leaf_titles.hpp"
 #include "core/ingest/memories.hpp"
 #include "core/ingest/raw_file.hpp"
@@ -164,7 +164,8 @@ void Ingester::IngestGenerated(const SourceAdapter& adapter, const SourceFile& f
                              adapter.CursorOf(f.key, std::string_view(data).substr(tail.offset, tail.length)));
       data = WithFillers(data, erased);
     }
-    AppendResult appended = mirrors_.Append(row->mirror, data, lines, /*seal=*/false);
+    AppendResult appended =
+        mirrors_.Append(row->mirror, data, lines, /*seal=*/false, TailLimit(tx));
     MirrorStore::RecordAppend(db_, appended);
     out.events += events_added;
     auto cur = db_.Prepare(
@@ -178,7 +179,7 @@ void Ingester::IngestGenerated(const SourceAdapter& adapter, const SourceFile& f
           .Bind(2, row->id)
           .Run();
     tx.Commit();
-    mirrors_.AfterCommit(appended);
+    Committed(tx, appended);
     out.changed = true;
     out.lines += lines;
     out.bytes += static_cast<std::int64_t>(data.size());
@@ -272,9 +273,9 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
     const std::int64_t events_added = std::exchange(out.events, events_before) - events_before;
     AppendResult appended =
         erased.empty()
-            ? mirrors_.Append(row->mirror, chunk.data, chunk.lines, /*seal=*/false)
+            ? mirrors_.Append(row->mirror, chunk.data, chunk.lines, /*seal=*/false, TailLimit(tx))
             : mirrors_.Append(row->mirror, WithFillers(chunk.data, erased), chunk.lines,
-                              /*seal=*/false);
+                              /*seal=*/false, TailLimit(tx));
     MirrorStore::RecordAppend(db_, appended);
     out.events += events_added;
 
@@ -295,7 +296,7 @@ void Ingester::Ingest(const SourceAdapter& adapter, const SourceFile& f,
       cur.Bind(6, nullptr).Bind(7, nullptr);
     cur.Bind(8, row->id).Run();
     tx.Commit();
-    mirrors_.AfterCommit(appended);
+    Committed(tx, appended);
 
     out.changed = true;
     out.lines += chunk.lines;
@@ -484,54 +485,17 @@ std::int64_t Ingester::SealIdle(std::string_view source, std::int64_t idle_ms) {
   return sealed;
 }
 
-namespace {
+std::size_t Ingester::TailLimit(const Transaction& tx) const {
+  return tx.nested() ? group_tail_limit_ : kTailLimit;
+}
 
-// The writer's page cache made larger for the rest of a bulk import.  Each
-// event an import adds dirties a leaf of the event table's two indexes
-// keyed by random values (event.id's unique index and ref): with SQLite's
-// default cache of 2 MiB, those leaves are read from the OS again and
-// again, a system call and a copy each.  32 MiB holds both indexes of
-// about 400,000 events: the 1 GiB import takes 0.79 times the time
-// (docs/performance.md, "Where the 1 GiB import's time goes").  Given back
-// at the sync's end, so that a daemon serving searches all day keeps the
-// default cache and its memory.
-class BulkCache {
- public:
-  explicit BulkCache(Db& db) : db_(db) {}
-  ~BulkCache() { End(); }
-  BulkCache(const BulkCache&) = delete;
-  BulkCache& operator=(const BulkCache&) = delete;
-
-  void Begin() noexcept {
-    if (saved_) return;
-    try {
-      const std::int64_t was = db_.QueryInt("PRAGMA cache_size");
-      db_.Exec("PRAGMA cache_size = -" + std::to_string(kBulkCacheKib));
-      saved_ = was;
-    } catch (const std::exception&) {
-      // Only an optimisation: the import goes on with the cache it had.
-    }
-  }
-  void End() noexcept {
-    if (!saved_) return;
-    try {
-      db_.Exec("PRAGMA cache_size = " + std::to_string(*saved_));
-    } catch (const std::exception&) {
-      // A pragma of the connection's own: nothing to undo.
-    }
-    sqlite3_db_release_memory(db_.get());
-#ifdef __GLIBC__
-    ::malloc_trim(0);  // the freed pages back to the system, not only to the heap
-#endif
-    saved_.reset();
-  }
-
- private:
-  Db& db_;
-  std::optional<std::int64_t> saved_;
-};
-
-}  // namespace
+void Ingester::Committed(const Transaction& tx, const AppendResult& r) {
+  if (!r.sealed) return;
+  if (tx.nested())
+    after_group_.push_back(r);  // the tail is emptied once the group is in
+  else
+    mirrors_.AfterCommit(r);
+}
 
 SyncReport Ingester::Sync(const std::vector<const SourceAdapter*>& adapters,
                           const SyncOptions& opts) {
@@ -564,12 +528,42 @@ SyncReport Ingester::Sync(const std::vector<const SourceAdapter*>& adapters,
   // gets the larger cache too.
   BulkCache bulk(db_);
   const std::int64_t read_before = read_;
+  // Past bulk_bytes, the import's transactions are also nested in a group:
+  // one enclosing transaction, so that the random leaves of event.id's
+  // index and of ref that consecutive transactions dirty are written to
+  // the WAL once per group, not once per transaction (docs/performance.md,
+  // "An import's transactions in groups").  A group ends once it has read
+  // group_bytes, when other writes wait (they then wait for one
+  // transaction, as without groups), after a transaction that sealed a
+  // tail (the tail is emptied after the commit: the file's next append
+  // must find it so), and with the sync.  `opts.between` and the indexer's
+  // notice come at the end of each group.
+  group_tail_limit_ = opts.group_tail_limit;
+  ImportGroup group(db_, mirrors_, after_group_);
   auto between = [&] {
-    if (read_ - read_before >= opts.bulk_bytes) bulk.Begin();
-    return !opts.between || opts.between();
+    const bool bulk_now = read_ - read_before >= opts.bulk_bytes;
+    if (bulk_now) bulk.Begin();
+    if (group.open() && read_ - group.from() < opts.group_bytes && after_group_.empty() &&
+        !(opts.waiting && opts.waiting()))
+      return true;
+    group.End();
+    if (opts.between && !opts.between()) return false;
+    if (bulk_now && opts.group_bytes > 0) group.Open(read_);
+    return true;
   };
   for (const Item& it : items) {
     FileOutcome o = IngestFile(*it.adapter, it.file, between);
+    if (group.Lost()) {
+      // What the group's earlier transactions wrote went with it: the
+      // database is as it was before the group, its mirrors' extra bytes
+      // are dropped by their next append, and the next sync reads it all
+      // again.  Counted as read by this sync's report all the same.
+      o.store_fault = true;
+      if (o.error.empty())
+        o.error =
+            "the store rolled back the import's last transactions; the next sync reads "
+            "them again";
+    }
     report.sources[it.summary].Add(o);
     if (o.store_fault) {
       // The store refuses writes (a full disk): every file after would fail
@@ -587,6 +581,13 @@ SyncReport Ingester::Sync(const std::vector<const SourceAdapter*>& adapters,
     ++progress.files_done;
     progress.bytes_done += it.file.size;
     if (opts.progress) opts.progress(progress);
+  }
+  try {
+    group.End();
+  } catch (const std::exception& e) {
+    SourceSummary& s = report.sources[items.empty() ? 0 : items.back().summary];
+    s.AddError(std::string("committing the import's last transactions: ") + e.what(), true);
+    report.store_fault = true;
   }
   for (SourceSummary& s : report.sources) {
     // A store that cannot be written (a full disk) fails these steps too:

@@ -23,7 +23,10 @@
 // which its token is recorded in place of the tail hash; an unchanged token
 // skips it without asking the adapter.  Thread affinity: the writer
 // thread, which owns `db`.  `between` runs after every transaction, so that
-// other writes get through during a long import.
+// other writes get through during a long import; past
+// SyncOptions::bulk_bytes (an import), Sync nests its transactions in
+// groups, one enclosing transaction each, and runs `between` after each
+// group instead (see Sync, and docs/architecture.md).
 //
 // The ingest algorithm is here (ingester.cpp); what it reads with is in
 // files of its own: the content reader (content.hpp: a file's content, zstd
@@ -60,6 +63,12 @@ inline constexpr std::int64_t kIdleSealMs = 3600 * 1000;
 /// a page cache of kBulkCacheKib until it ends (docs/performance.md).
 inline constexpr std::int64_t kBulkBytes = std::int64_t{16} << 20;
 inline constexpr std::int64_t kBulkCacheKib = 32 << 10;
+/// Past kBulkBytes, an import's transactions are nested in groups of up to
+/// this many bytes read (SyncOptions::group_bytes).
+inline constexpr std::int64_t kGroupBytes = std::int64_t{32} << 20;
+/// Inside a group, a tail is sealed when an append would bring it to this,
+/// not to kTailLimit: a seal ends the group.
+inline constexpr std::size_t kGroupTailLimit = std::size_t{8} << 20;
 
 /// What ingesting one file did.
 struct FileOutcome {
@@ -123,6 +132,12 @@ struct SyncOptions {
   /// bytes, the connection's page cache is kBulkCacheKib for the rest of
   /// it, and given back at its end.
   std::int64_t bulk_bytes = kBulkBytes;
+  /// From then on, its transactions are nested in groups that end after
+  /// this many bytes read (0: none), or earlier: see Sync.
+  std::int64_t group_bytes = kGroupBytes;
+  std::size_t group_tail_limit = kGroupTailLimit;
+  /// True when other writes wait for this thread: a group ends at once.
+  std::function<bool()> waiting;
 };
 
 struct SyncReport {
@@ -226,6 +241,13 @@ class Ingester {
   const Clock& clock_;
   std::size_t max_line_ = kMaxLineBytes;
   std::int64_t read_ = 0;  // bytes of lines taken by this ingester (Sync's page cache)
+  /// Where an append seals: kTailLimit, or group_tail_limit_ inside a group.
+  std::size_t TailLimit(const Transaction& tx) const;
+  /// After `tx` committed `r`: the sealed tail is emptied now, or, when
+  /// `tx` was nested in a group, once the group is in (after_group_).
+  void Committed(const Transaction& tx, const AppendResult& r);
+  std::size_t group_tail_limit_ = kGroupTailLimit;
+  std::vector<AppendResult> after_group_;
 };
 
 /// Creates the connection's temporary staging table for event batches.

@@ -77,7 +77,7 @@ UniqueFd OpenForAppend(const std::string& path, std::int64_t recorded) {
 }  // namespace
 
 AppendResult MirrorStore::Append(const MirrorState& state, std::string_view lines,
-                                 std::int64_t line_count, bool seal) {
+                                 std::int64_t line_count, bool seal, std::size_t tail_limit) {
   AppendResult r;
   r.after = state;
   std::int64_t tail_len = state.bytes - state.tail_offset;
@@ -97,7 +97,7 @@ AppendResult MirrorStore::Append(const MirrorState& state, std::string_view line
   r.after.bytes += static_cast<std::int64_t>(lines.size());
   r.after.lines += line_count;
   if (!seal &&
-      tail_len + static_cast<std::int64_t>(lines.size()) < static_cast<std::int64_t>(kTailLimit)) {
+      tail_len + static_cast<std::int64_t>(lines.size()) < static_cast<std::int64_t>(tail_limit)) {
     StorePwrite(tail.get(), lines, tail_len, tail_path);
     StoreFdatasync(tail.get(), tail_path);
     return r;

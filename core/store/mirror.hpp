@@ -82,10 +82,11 @@ class MirrorStore {
   explicit MirrorStore(std::string raw_dir);
 
   /// Appends `lines` (complete lines, each ending in \n; may be empty) to
-  /// the mirror.  Seals when the tail would reach 1 MiB, or whenever
-  /// `seal` is true (an idle tail).  Throws MirrorBroken or I/O errors.
+  /// the mirror.  Seals when the tail would reach `tail_limit`, or
+  /// whenever `seal` is true (an idle tail).  Throws MirrorBroken or I/O
+  /// errors.
   AppendResult Append(const MirrorState& state, std::string_view lines, std::int64_t line_count,
-                      bool seal);
+                      bool seal, std::size_t tail_limit = kTailLimit);
   /// Records `r` in raw_chunk and raw_file; call inside the transaction.
   static void RecordAppend(Db& db, const AppendResult& r);
   /// Empties a sealed tail; call after the commit.  Never throws.

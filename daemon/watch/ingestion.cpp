@@ -51,6 +51,9 @@ SyncOptions Ingestion::WriterSync(Db& db, const std::string& reason) {
     writer_->RunUrgent(db);
     return !(cancelled_ || writer_->stopping());
   };
+  // An import's group of transactions ends as soon as a write waits, or a
+  // shutdown: that write then waits for one transaction, as without groups.
+  so.waiting = [this] { return cancelled_ || writer_->stopping() || writer_->UrgentWaiting(); };
   so.discovered = [this](const SourceAdapter& a, const Discovery& d) {
     if (std::size_t i = IndexOf(a); i < adapters_.size()) PostDiscovery(i, d);
   };

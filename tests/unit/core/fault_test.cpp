@@ -119,14 +119,25 @@ std::string FastBase() { return ::access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "
 struct Run {
   TestStore s{FastBase()};
   Agents agents{s.dir.path()};
+  SyncOptions options;
   // The daemon's settings (OpenWriteConnection): no checkpoint happens in
   // an import this small; the transaction test above fails checkpoints.
   SyncReport Phase(int phase) {
     if (phase == 3) s.clock.Tick(2 * 3600 * 1000);  // idle: the tails are sealed
     s.clock.Tick(1000);
-    return s.ingester->Sync(agents.all(), {});
+    return s.ingester->Sync(agents.all(), options);
   }
 };
+
+// The same import with its transactions in groups (Sync), as an import
+// past bulk_bytes has them, from its first transaction on; the big
+// session's tail is sealed inside the first group, which ends it.
+SyncOptions Grouped() {
+  SyncOptions so;
+  so.bulk_bytes = 0;
+  so.group_tail_limit = 1000;
+  return so;
+}
 
 std::string Dump(Db& db, const std::string& sql, int columns) {
   Stmt st(db.get(), sql);
@@ -204,8 +215,9 @@ struct Totals {
 
 // One import (three phases) with the Nth write step failing as `plan` says;
 // each phase the store refused is taken again once the fault clears.
-Snapshot ImportWithFault(const FaultPlan& plan, Totals& totals) {
+Snapshot ImportWithFault(const FaultPlan& plan, Totals& totals, const SyncOptions& options = {}) {
   Run run;
+  run.options = options;
   ArmFaults(plan);
   for (int phase = 1; phase <= 3; ++phase) {
     if (phase == 1) run.agents.Phase1();
@@ -334,11 +346,18 @@ TEST_SUITE("faults") {
       "faults: a full disk or an I/O error at each write step of an import, then the fault "
       "clears and the import is taken up again: the same events, entries and mirror bytes as "
       "without it (invariants 1 and 3), mirrors agreeing with the database and reads going on "
-      "meanwhile") {
+      "meanwhile; with the import's transactions in groups too") {
     InstallFaultVfs();
+    SyncOptions options;
+    bool grouped = false;
+    SUBCASE("each transaction on its own") {}
+    SUBCASE("in groups, a tail sealed inside one") {
+      options = Grouped();
+      grouped = true;
+    }
     Totals totals;
     // The reference, counting the steps.
-    Snapshot reference = ImportWithFault({}, totals);
+    Snapshot reference = ImportWithFault({}, totals, options);
     const std::int64_t steps = FaultSteps();
     REQUIRE(steps > 50);
     REQUIRE(reference.mirrors.size() == 4);
@@ -359,13 +378,17 @@ TEST_SUITE("faults") {
                        .lasting = lasting,
                        .kind = at % 2 == 0 ? FaultKind::kIo : FaultKind::kFull,
                        .while_exists = ""};
-        Snapshot x = ImportWithFault(plan, totals);
+        Snapshot x = ImportWithFault(plan, totals, options);
         CHECK(x.events == reference.events);
         CHECK(x.sessions == reference.sessions);
         CHECK(x.entries == reference.entries);
+        CHECK(x.mirrors == reference.mirrors);
+        // In groups, where a tail is sealed depends on the transaction a
+        // retry starts with (a sync's first is in no group): the same
+        // content, its frames possibly cut elsewhere.
+        if (grouped) continue;
         CHECK(x.files == reference.files);
         CHECK(x.chunks == reference.chunks);
-        CHECK(x.mirrors == reference.mirrors);
         CHECK(x.zst == reference.zst);
       }
     }

@@ -484,6 +484,7 @@ TEST_SUITE("ingest") {
     AppendFile(file(0), lines);
     during.clear();
     so.bulk_bytes = 1;
+    so.group_bytes = 0;  // `between` after every transaction (ingest_group_test.cpp)
     c.s.clock.Tick(1000);
     SyncReport r = c.s.ingester->Sync({&c.adapter}, so);
     CHECK(r.bytes == static_cast<std::int64_t>(lines.size()));
