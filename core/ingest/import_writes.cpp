@@ -40,8 +40,8 @@ void ImportGroup::Open(std::int64_t read) {
   from_ = read;
 }
 
-void ImportGroup::End() {
-  if (!tx_) return;
+bool ImportGroup::End() {
+  if (!tx_) return false;
   try {
     tx_->Commit();
   } catch (...) {
@@ -50,6 +50,7 @@ void ImportGroup::End() {
   }
   tx_.reset();
   for (const AppendResult& r : std::exchange(after_, {})) mirrors_.AfterCommit(r);
+  return true;
 }
 
 bool ImportGroup::Lost() {

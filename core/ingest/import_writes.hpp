@@ -55,6 +55,10 @@ class ImportGroup {
   /// wait for its commit (Ingester::Committed adds them).
   ImportGroup(Db& db, MirrorStore& mirrors, std::vector<AppendResult>& after)
       : db_(db), mirrors_(mirrors), after_(after) {}
+  /// Rolls an open group back; the tails sealed in it keep their bytes.
+  ~ImportGroup() {
+    if (tx_) Drop();
+  }
   ImportGroup(const ImportGroup&) = delete;
   ImportGroup& operator=(const ImportGroup&) = delete;
 
@@ -63,10 +67,11 @@ class ImportGroup {
   std::int64_t from() const { return from_; }
   /// Opens a group (BEGIN IMMEDIATE) outside any transaction.
   void Open(std::int64_t read);
-  /// Commits the open group, then empties the tails sealed in it.  When
-  /// the commit fails, the group is rolled back (by SQLite or here), its
-  /// sealed tails keep their bytes, Lost() turns true, and it rethrows.
-  void End();
+  /// Commits the open group, then empties the tails sealed in it; true
+  /// when a group was open.  When the commit fails, the group is rolled
+  /// back (by SQLite or here), its sealed tails keep their bytes, Lost()
+  /// turns true, and it rethrows.
+  bool End();
   /// The group's work is gone: its commit failed, or SQLite rolled the
   /// whole transaction back under it (a full disk, an I/O error:
   /// sqlite3_get_autocommit(3)).  Stays true.

@@ -164,8 +164,9 @@ void Ingester::IngestGenerated(const SourceAdapter& adapter, const SourceFile& f
                              adapter.CursorOf(f.key, std::string_view(data).substr(tail.offset, tail.length)));
       data = WithFillers(data, erased);
     }
-    AppendResult appended =
-        mirrors_.Append(row->mirror, data, lines, /*seal=*/false, TailLimit(tx));
+    // At kTailLimit even in a group: the next transaction reads the
+    // stream's last line back from the tail (ReadLine reads it whole).
+    AppendResult appended = mirrors_.Append(row->mirror, data, lines, /*seal=*/false);
     MirrorStore::RecordAppend(db_, appended);
     out.events += events_added;
     auto cur = db_.Prepare(
@@ -485,13 +486,17 @@ std::int64_t Ingester::SealIdle(std::string_view source, std::int64_t idle_ms) {
   return sealed;
 }
 
+bool Ingester::InGroup(const Transaction& tx) const {
+  return tx.nested() && group_ != nullptr && group_->open();
+}
+
 std::size_t Ingester::TailLimit(const Transaction& tx) const {
-  return tx.nested() ? group_tail_limit_ : kTailLimit;
+  return InGroup(tx) ? group_tail_limit_ : kTailLimit;
 }
 
 void Ingester::Committed(const Transaction& tx, const AppendResult& r) {
   if (!r.sealed) return;
-  if (tx.nested())
+  if (InGroup(tx))
     after_group_.push_back(r);  // the tail is emptied once the group is in
   else
     mirrors_.AfterCommit(r);
@@ -539,7 +544,20 @@ SyncReport Ingester::Sync(const std::vector<const SourceAdapter*>& adapters,
   // must find it so), and with the sync.  `opts.between` and the indexer's
   // notice come at the end of each group.
   group_tail_limit_ = opts.group_tail_limit;
+  after_group_.clear();
   ImportGroup group(db_, mirrors_, after_group_);
+  group_ = &group;
+  struct Unset {
+    const ImportGroup*& p;
+    ~Unset() { p = nullptr; }
+  } unset{group_};
+  // A group rolled back takes the files of every source it held: each is
+  // a store fault, so that the daemon syncs each again.
+  const auto lost = [&](const std::string& what) {
+    for (SourceSummary& s : report.sources)
+      if (s.store_fault.empty()) s.AddError(what, /*is_store_fault=*/true);
+    report.store_fault = true;
+  };
   auto between = [&] {
     const bool bulk_now = read_ - read_before >= opts.bulk_bytes;
     if (bulk_now) bulk.Begin();
@@ -553,18 +571,17 @@ SyncReport Ingester::Sync(const std::vector<const SourceAdapter*>& adapters,
   };
   for (const Item& it : items) {
     FileOutcome o = IngestFile(*it.adapter, it.file, between);
+    report.sources[it.summary].Add(o);
     if (group.Lost()) {
       // What the group's earlier transactions wrote went with it: the
       // database is as it was before the group, its mirrors' extra bytes
       // are dropped by their next append, and the next sync reads it all
       // again.  Counted as read by this sync's report all the same.
-      o.store_fault = true;
-      if (o.error.empty())
-        o.error =
-            "the store rolled back the import's last transactions; the next sync reads "
-            "them again";
+      lost("the store rolled back the import's last transactions (" +
+           (o.error.empty() ? std::string("a failed statement") : o.error) +
+           "); the next sync reads them again");
+      break;
     }
-    report.sources[it.summary].Add(o);
     if (o.store_fault) {
       // The store refuses writes (a full disk): every file after would fail
       // the same way.  The sync ends here; its record is attempted below.
@@ -583,11 +600,10 @@ SyncReport Ingester::Sync(const std::vector<const SourceAdapter*>& adapters,
     if (opts.progress) opts.progress(progress);
   }
   try {
-    group.End();
+    // The last group's events to the indexer, as every group's.
+    if (group.End() && opts.between) opts.between();
   } catch (const std::exception& e) {
-    SourceSummary& s = report.sources[items.empty() ? 0 : items.back().summary];
-    s.AddError(std::string("committing the import's last transactions: ") + e.what(), true);
-    report.store_fault = true;
+    lost(std::string("committing the import's last transactions: ") + e.what());
   }
   for (SourceSummary& s : report.sources) {
     // A store that cannot be written (a full disk) fails these steps too:

@@ -54,6 +54,8 @@
 
 namespace origin {
 
+class ImportGroup;
+
 inline constexpr std::size_t kMaxTransactionBytes = 1 << 20;
 /// A longer line stops its file there (reported), so that no log can make
 /// the daemon hold more than this in memory for one line.
@@ -241,6 +243,8 @@ class Ingester {
   const Clock& clock_;
   std::size_t max_line_ = kMaxLineBytes;
   std::int64_t read_ = 0;  // bytes of lines taken by this ingester (Sync's page cache)
+  /// `tx` is nested in Sync's open group.
+  bool InGroup(const Transaction& tx) const;
   /// Where an append seals: kTailLimit, or group_tail_limit_ inside a group.
   std::size_t TailLimit(const Transaction& tx) const;
   /// After `tx` committed `r`: the sealed tail is emptied now, or, when
@@ -248,6 +252,7 @@ class Ingester {
   void Committed(const Transaction& tx, const AppendResult& r);
   std::size_t group_tail_limit_ = kGroupTailLimit;
   std::vector<AppendResult> after_group_;
+  const ImportGroup* group_ = nullptr;  // Sync's, while it runs
 };
 
 /// Creates the connection's temporary staging table for event batches.

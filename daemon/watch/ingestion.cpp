@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cassert>
 #include <cstdio>
 
 #include "core/c/faults.hpp"
@@ -47,6 +48,8 @@ SyncOptions Ingestion::WriterSync(Db& db, const std::string& reason) {
   // through, and a shutdown ends the sync (a value, not an exception
   // through core: the sync's report says it stopped).
   so.between = [this, &db] {
+    // Never inside an import's group: the waiting writes commit on their own.
+    assert(!db.InTransaction());
     indexer_->Notify();
     writer_->RunUrgent(db);
     return !(cancelled_ || writer_->stopping());

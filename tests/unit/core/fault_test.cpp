@@ -155,6 +155,7 @@ std::string Dump(Db& db, const std::string& sql, int columns) {
 // What an import leaves in the store, compared whole between two runs.
 struct Snapshot {
   std::string events, sessions, entries, files, chunks;
+  std::string cursors;                         // files, less where their tails were sealed
   std::map<std::string, std::string> mirrors;  // by source and key: the content
   std::map<std::string, std::string> zst;      // the sealed frames' file, as on disk
 
@@ -172,6 +173,10 @@ struct Snapshot {
                    "tail_offset, tail_line, zst_bytes, hex(tail_hash), broken "
                    "FROM raw_file ORDER BY source, key",
                    10);
+    x.cursors = Dump(db,
+                     "SELECT source, key, generation, bytes_ingested, lines_ingested, "
+                     "hex(tail_hash), broken FROM raw_file ORDER BY source, key",
+                     7);
     x.chunks = Dump(db,
                     "SELECT r.key, c.first_line, c.line_count, c.content_offset, "
                     "c.content_length, c.file_offset, c.file_length FROM raw_chunk c "
@@ -211,7 +216,19 @@ void CheckDuringFault(Run& run, const std::string& what) {
 
 struct Totals {
   int steps = 0, refused = 0;
+  int groups_lost = 0;  // phases whose group of transactions was rolled back
 };
+
+// A group rolled back holds files of both sources: each is a store fault,
+// so that the daemon syncs each again (RetryRefused).
+void CheckGroupLoss(const SyncReport& r, Totals& totals) {
+  bool group = false;
+  for (const SourceSummary& s : r.sources)
+    group |= s.store_fault.find("the import's last transactions") != std::string::npos;
+  if (!group) return;
+  ++totals.groups_lost;
+  for (const SourceSummary& s : r.sources) CHECK_MESSAGE(!s.store_fault.empty(), s.source);
+}
 
 // One import (three phases) with the Nth write step failing as `plan` says;
 // each phase the store refused is taken again once the fault clears.
@@ -225,6 +242,7 @@ Snapshot ImportWithFault(const FaultPlan& plan, Totals& totals, const SyncOption
     SyncReport r = run.Phase(phase);
     if (!r.store_fault) continue;
     ++totals.refused;
+    CheckGroupLoss(r, totals);
     CheckDuringFault(run, "after step " + std::to_string(plan.at) + " failed");
     if (plan.lasting) {
       // Still failing: a retry breaks nothing (it may find nothing left to
@@ -383,6 +401,7 @@ TEST_SUITE("faults") {
         CHECK(x.sessions == reference.sessions);
         CHECK(x.entries == reference.entries);
         CHECK(x.mirrors == reference.mirrors);
+        CHECK(x.cursors == reference.cursors);
         // In groups, where a tail is sealed depends on the transaction a
         // retry starts with (a sync's first is in no group): the same
         // content, its frames possibly cut elsewhere.
@@ -395,5 +414,6 @@ TEST_SUITE("faults") {
     MESSAGE(steps << " write steps in the import; " << totals.refused
                   << " phases refused by the store and taken again");
     CHECK(totals.refused > 0);
+    if (grouped) CHECK(totals.groups_lost > 0);
   }
 }

@@ -68,7 +68,7 @@ TEST_SUITE("ingest") {
     };
     // The first file's transaction is its own; the group opens after it.
     CHECK(im.Seen(so) == std::vector<std::int64_t>{1, 1, 1, 1, 4});
-    CHECK(asked == 1);
+    CHECK(asked == 2);  // after the first transaction, and after the group (the indexer's notice)
     CHECK_FALSE(im.s.db->InTransaction());
     for (int i = 0; i < 4; ++i)
       CHECK(im.s.mirrors->ReadContent(*im.s.db, i + 1) == ReadAll(im.File(i)));
@@ -128,7 +128,7 @@ TEST_SUITE("ingest") {
     SyncReport r = im.s.ingester->Sync({&im.adapter}, so);
     CHECK_FALSE(r.store_fault);
     CHECK(r.bytes == static_cast<std::int64_t>(lines.size()));
-    CHECK(asked == 2);  // after the first transaction, and after the seal
+    CHECK(asked == 3);  // after the first transaction, the seal, and the last group
     CHECK(im.s.db->QueryInt("SELECT count(*) FROM raw_chunk") > 0);
     const std::int64_t tail =
         im.s.db->QueryInt("SELECT bytes_ingested - tail_offset FROM raw_file");

@@ -97,7 +97,9 @@ TEST_SUITE("daemon") {
     CHECK_THROWS_WITH(PrepareHome(p), doctest::Contains("chmod go-w"));
   }
 
-  TEST_CASE("daemon: workers run jobs in order, urgent ones first and between a long job's steps") {
+  TEST_CASE(
+      "daemon: workers run jobs in order, urgent ones first and between a long job's steps, "
+      "which sees them waiting") {
     ScopedTempDir d;
     const std::string path = d / "o.db";
     OpenWriteConnection(path);
@@ -108,12 +110,18 @@ TEST_SUITE("daemon") {
       ran.push_back(s);
     };
     std::atomic<bool> release{false};
+    // What the long job sees of urgent work (an import's group of
+    // transactions ends when some waits: SyncOptions::waiting).
+    bool waiting_first = true, waiting_then = false, waiting_after = true;
     {
       DbWorkers w("test", 1, [&] { return OpenReadConnection(path); });
       w.Post([&](Db& db) {
+        waiting_first = w.UrgentWaiting();
         log("long:1");
         while (!release) std::this_thread::yield();
+        waiting_then = w.UrgentWaiting();
         w.RunUrgent(db);  // between two transactions of a long job
+        waiting_after = w.UrgentWaiting();
         log("long:2");
       });
       for (;;) {  // the long job runs before the others are queued
@@ -137,6 +145,9 @@ TEST_SUITE("daemon") {
       }
     }
     CHECK(ran == std::vector<std::string>{"long:1", "urgent", "long:2", "normal", "last"});
+    CHECK_FALSE(waiting_first);
+    CHECK(waiting_then);
+    CHECK_FALSE(waiting_after);
   }
 
   TEST_CASE("daemon: a forked job runs on a free reader beside its caller, else in Join") {
