@@ -15,13 +15,14 @@
 // enclosing transaction, so that a random leaf that consecutive
 // transactions dirty is written to the WAL once a group, not once a
 // transaction.  A tail sealed inside the group is emptied only once the
-// group is in (MirrorStore::AfterCommit on `after`): until then the
-// database the disk holds says the tail has its bytes.
+// group is in (Defer, then MirrorStore::AfterCommit at End): until then
+// the database the disk holds says the tail has its bytes.
 //
 // docs/performance.md, "Where the 1 GiB import's time goes" and "An
 // import's transactions in groups"; docs/architecture.md, Ingestion.
 // Thread affinity: the writer thread, which owns `db`.
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -51,10 +52,9 @@ class BulkCache {
 
 class ImportGroup {
  public:
-  /// `after`: the appends committed inside the group whose sealed tails
-  /// wait for its commit (Ingester::Committed adds them).
-  ImportGroup(Db& db, MirrorStore& mirrors, std::vector<AppendResult>& after)
-      : db_(db), mirrors_(mirrors), after_(after) {}
+  /// `tail_limit`: where an append inside the group seals (Ingester).
+  ImportGroup(Db& db, MirrorStore& mirrors, std::size_t tail_limit)
+      : db_(db), mirrors_(mirrors), tail_limit_(tail_limit) {}
   /// Rolls an open group back; the tails sealed in it keep their bytes.
   ~ImportGroup() {
     if (tx_) Drop();
@@ -65,6 +65,13 @@ class ImportGroup {
   bool open() const { return tx_.has_value(); }
   /// The bytes read when the group opened.
   std::int64_t from() const { return from_; }
+  std::size_t tail_limit() const { return tail_limit_; }
+  /// An append committed inside the open group sealed its tail: the tail
+  /// is emptied once the group is in.
+  void Defer(const AppendResult& sealed) { after_.push_back(sealed); }
+  /// A tail sealed in the group waits: the group must end before its
+  /// file's next append.
+  bool sealed() const { return !after_.empty(); }
   /// Opens a group (BEGIN IMMEDIATE) outside any transaction.
   void Open(std::int64_t read);
   /// Commits the open group, then empties the tails sealed in it; true
@@ -81,7 +88,8 @@ class ImportGroup {
   void Drop() noexcept;
   Db& db_;
   MirrorStore& mirrors_;
-  std::vector<AppendResult>& after_;
+  const std::size_t tail_limit_;
+  std::vector<AppendResult> after_;  // Defer's, for End
   std::optional<Transaction> tx_;  // rolled back by its destructor if still open
   std::int64_t from_ = 0;
   bool lost_ = false;

@@ -491,13 +491,13 @@ bool Ingester::InGroup(const Transaction& tx) const {
 }
 
 std::size_t Ingester::TailLimit(const Transaction& tx) const {
-  return InGroup(tx) ? group_tail_limit_ : kTailLimit;
+  return InGroup(tx) ? group_->tail_limit() : kTailLimit;
 }
 
 void Ingester::Committed(const Transaction& tx, const AppendResult& r) {
   if (!r.sealed) return;
   if (InGroup(tx))
-    after_group_.push_back(r);  // the tail is emptied once the group is in
+    group_->Defer(r);  // the tail is emptied once the group is in
   else
     mirrors_.AfterCommit(r);
 }
@@ -543,12 +543,10 @@ SyncReport Ingester::Sync(const std::vector<const SourceAdapter*>& adapters,
   // tail (the tail is emptied after the commit: the file's next append
   // must find it so), and with the sync.  `opts.between` and the indexer's
   // notice come at the end of each group.
-  group_tail_limit_ = opts.group_tail_limit;
-  after_group_.clear();
-  ImportGroup group(db_, mirrors_, after_group_);
+  ImportGroup group(db_, mirrors_, opts.group_tail_limit);
   group_ = &group;
   struct Unset {
-    const ImportGroup*& p;
+    ImportGroup*& p;
     ~Unset() { p = nullptr; }
   } unset{group_};
   // A group rolled back takes the files of every source it held: each is
@@ -561,7 +559,7 @@ SyncReport Ingester::Sync(const std::vector<const SourceAdapter*>& adapters,
   auto between = [&] {
     const bool bulk_now = read_ - read_before >= opts.bulk_bytes;
     if (bulk_now) bulk.Begin();
-    if (group.open() && read_ - group.from() < opts.group_bytes && after_group_.empty() &&
+    if (group.open() && read_ - group.from() < opts.group_bytes && !group.sealed() &&
         !(opts.waiting && opts.waiting()))
       return true;
     group.End();

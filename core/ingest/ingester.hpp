@@ -245,14 +245,12 @@ class Ingester {
   std::int64_t read_ = 0;  // bytes of lines taken by this ingester (Sync's page cache)
   /// `tx` is nested in Sync's open group.
   bool InGroup(const Transaction& tx) const;
-  /// Where an append seals: kTailLimit, or group_tail_limit_ inside a group.
+  /// Where an append seals: kTailLimit, or the group's limit inside one.
   std::size_t TailLimit(const Transaction& tx) const;
   /// After `tx` committed `r`: the sealed tail is emptied now, or, when
-  /// `tx` was nested in a group, once the group is in (after_group_).
+  /// `tx` was nested in a group, once the group is in (ImportGroup::Defer).
   void Committed(const Transaction& tx, const AppendResult& r);
-  std::size_t group_tail_limit_ = kGroupTailLimit;
-  std::vector<AppendResult> after_group_;
-  const ImportGroup* group_ = nullptr;  // Sync's, while it runs
+  ImportGroup* group_ = nullptr;  // Sync's, while it runs
 };
 
 /// Creates the connection's temporary staging table for event batches.
