@@ -24,12 +24,12 @@
 #include "core/c/faults.hpp"
 #include "core/entries/entries.hpp"
 #include "core/hub/replicate.hpp"
+#include "core/hub/tokens.hpp"
 #include "core/ingest/ingester.hpp"
 #include "core/ingest/raw_file.hpp"
-#include "core/hub/tokens.hpp"
 #include "core/util/text.hpp"
+#include "daemon/http/body_coding.hpp"
 #include "daemon/http/form.hpp"
-#include "daemon/http/gzip.hpp"
 #include "daemon/http/hub_service.hpp"
 #include "daemon/hub/wire.hpp"
 #include "proto/base64.hpp"
@@ -139,11 +139,11 @@ bool DecodeIngest(const rapidjson::Value& d, const Context& ctx, IngestRequest* 
   return true;
 }
 
-// The body of a push as JSON into `d`: application/json (415), gzip or
-// not (415 for another encoding), at most `limit` bytes once inflated
-// (413), one whole gzip stream (400), JSON nested at most 64 deep (400:
-// the parse recurses, and a reader's stack is not the sender's to use up).
-// Nothing when it is.
+// The body of a push as JSON into `d`: application/json (415), gzip, zstd
+// or not encoded (415 for another coding), at most `limit` bytes once
+// inflated (413), one whole gzip stream or whole zstd frames (400), JSON nested at most 64 deep
+// (400: the parse recurses, and a reader's stack is not the sender's to use up). Nothing when it
+// is.
 std::optional<Response> ParseBody(const Request& r, rapidjson::Document* d,
                                   std::size_t limit = HubService::kMaxPushJsonBytes) {
   if (MediaType(r) != kJson) return V1Error(415, r.path + " takes application/json");
@@ -151,15 +151,18 @@ std::optional<Response> ParseBody(const Request& r, rapidjson::Document* d,
   const std::string* body = &r.body;
   const std::string too_large = std::to_string(limit >> 20) + " MiB";
   if (const std::string* enc = r.Header("content-encoding"); enc && AsciiLower(*enc) != "identity") {
-    if (AsciiLower(*enc) != "gzip")
-      return V1Error(415, "Content-Encoding is gzip or none, not " + *enc);
-    switch (Gunzip(r.body, limit, &inflated)) {
+    const std::string coding = AsciiLower(*enc);
+    if (coding != "gzip" && coding != "zstd")
+      return V1Error(415, "Content-Encoding is gzip, zstd or none, not " + *enc);
+    const bool gzip = coding == "gzip";
+    switch (gzip ? Gunzip(r.body, limit, &inflated) : Unzstd(r.body, limit, &inflated)) {
       case InflateStatus::kOk:
         break;
       case InflateStatus::kTooLarge:
         return V1Error(413, "the body inflates past " + too_large);
       case InflateStatus::kMalformed:
-        return V1Error(400, "the body is not one whole gzip stream");
+        return V1Error(400, gzip ? "the body is not one whole gzip stream"
+                                 : "the body is not whole zstd frames");
     }
     body = &inflated;
   } else if (r.body.size() > limit) {

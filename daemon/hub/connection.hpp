@@ -12,10 +12,11 @@
 
 #include <rapidjson/document.h>
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
-#include <stdexcept>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,7 +65,8 @@ std::int64_t IntOf(const rapidjson::Value& d, const char* name);
 
 /// A client for one hub: keeps its connection open between requests.
 /// Every request carries the bearer token, X-Origin-Device and, for a
-/// POST, a gzip-encoded JSON body.  Not thread-safe: one thread's.
+/// POST, a JSON body, zstd-encoded (gzip for a hub that refuses zstd).
+/// One thread's, but for Encode and Abort.
 class Http {
  public:
   Http(Connection c, std::string device, long timeout_ms);
@@ -72,16 +74,21 @@ class Http {
   Http(const Http&) = delete;
   Http& operator=(const Http&) = delete;
 
-  /// A JSON body gzip-encoded for Post: made on any thread, so that the
-  /// next request's body can be ready while the hub answers this one.
-  struct Gzipped {
+  /// A JSON body encoded for Post: made on any thread, so that the next
+  /// request's body can be ready while the hub answers this one.
+  struct Encoded {
     std::string bytes;
+    bool zstd = true;  // else gzip
   };
-  static Gzipped Compress(std::string_view json);
+  /// `json` zstd-encoded, or gzip-encoded once the hub has refused zstd
+  /// (a hub older than zstd bodies answers 415).
+  Encoded Encode(std::string_view json) const;
 
   Response Get(const std::string& target);
   Response Post(const std::string& target, std::string_view json);
-  Response Post(const std::string& target, const Gzipped& body);
+  /// POSTs `body`; when the hub refuses zstd (415), sends it again
+  /// gzip-encoded, and encodes every later body so.
+  Response Post(const std::string& target, const Encoded& body);
   /// A POST of plain JSON with `headers` ("Name: value") added: a request
   /// to the hub's /mcp.
   Response PostJson(const std::string& target, std::string_view json,
@@ -95,6 +102,7 @@ class Http {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  std::atomic<bool> gzip_only_{false};  // the hub refused a zstd body
 };
 
 }  // namespace origin::hub

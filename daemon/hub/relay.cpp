@@ -303,8 +303,7 @@ class RelayRun {
     chunk.offset = c.bytes;
     chunk.mtime_ms = f.mtime_ns / 1'000'000;
     chunk.data = std::move(data);
-    const Response resp =
-        http_.Post("/v1/ingest", Http::Compress(hub_wire::IngestBody(c.source, chunk)));
+    const Response resp = http_.Post("/v1/ingest", hub_wire::IngestBody(c.source, chunk));
     if (resp.error.empty() && resp.status == 409) {
       if (++conflicts > kMostConflicts)
         throw FileRefused("the hub's cursor of this file kept moving: left for the next sync");

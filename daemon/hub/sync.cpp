@@ -80,7 +80,7 @@ class SyncRun {
 
   // Step 1.  The chunks go one after the other, each from where the hub's
   // answer to the last one says; the next chunk's body (read, base64,
-  // gzip) is made on a thread of its own while the hub works on the
+  // zstd) is made on a thread of its own while the hub works on the
   // current one, from where the hub will be if it takes that one whole.
   // When it answers otherwise (a 409), the body made ahead is dropped.
   void Mirrors() {
@@ -119,7 +119,7 @@ class SyncRun {
                            [this, &next = mine[ahead_at->mirror], from = ahead_at->from] {
                              return Make(next, from);
                            });
-      const Response resp = http_.Post("/v1/ingest", body.gz);
+      const Response resp = http_.Post("/v1/ingest", body.encoded);
       if (resp.error.empty() && resp.status == 409) {
         // The hub holds another length: go on from its cursor.
         const std::int64_t cursor = IntOf(ParseBody(resp), "bytes");
@@ -259,10 +259,10 @@ class SyncRun {
     std::int64_t from = 0;
     bool operator==(const Place&) const = default;
   };
-  // A chunk ready to send: its request body, gzip-encoded, and how many
-  // bytes of the mirror it holds.
+  // A chunk ready to send: its request body, encoded, and how many bytes
+  // of the mirror it holds.
   struct Body {
-    Http::Gzipped gz;
+    Http::Encoded encoded;
     std::size_t size = 0;
   };
 
@@ -282,7 +282,7 @@ class SyncRun {
     c.mtime_ms = m.mtime_ms;
     c.data = std::move(data);
     const std::string json = hub_wire::IngestBody(m.source, c);
-    return {Http::Compress(json), c.data.size()};
+    return {http_.Encode(json), c.data.size()};
   }
 
   Context& ctx_;

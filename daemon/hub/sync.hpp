@@ -6,8 +6,8 @@
 // writer, as every operation does.  A sync has three steps, in order:
 //   1. raw mirrors up: the hub's cursors (GET /v1/cursors), then each of
 //      this store's own mirrors from there, in chunks of whole lines of at
-//      most 1 MiB (or one longer line), gzip-encoded; a 409 resumes from
-//      the cursor it names;
+//      most 1 MiB (or one longer line), zstd-encoded (gzip for a hub that
+//      takes no zstd); a 409 resumes from the cursor it names;
 //   2. entries and tombstones up: this store's own, in change_log's order
 //      after the push cursor; an entry whose events the hub lacks stops
 //      the cursor before it (later entries wait) while tombstones still go;

@@ -119,6 +119,9 @@ int main(int argc, char** argv) {
       bench::Daemon device(originsd, origin_cli, run + "/device", claude, codex,
                            run + "/device.log", device_env);
       device.SyncAndIndex();
+      // A device that has imported merges its index's segments once idle:
+      // its own import's work, not the sync's.
+      device.WaitIdle();
     }
     const std::string empty = run + "/no-agents";
     bench::Daemon hub(originsd, origin_cli, run + "/hub", empty, empty, run + "/hub.log", {},
@@ -130,6 +133,7 @@ int main(int argc, char** argv) {
     {
       bench::Daemon device(originsd, origin_cli, run + "/device", claude, codex,
                            run + "/device.log", device_env);
+      device.WaitIdle();  // its start (the start-up sync of its agents' logs) done
       t = Now();
       const double hub_cpu0 = CpuSeconds(hub.pid()), device_cpu0 = CpuSeconds(device.pid());
       Capture(device.cli() + "hub connect " + url + " --token " + token + " --json");

@@ -84,10 +84,15 @@ std::string Chunk(const DeviceFile& f, std::int64_t offset, const std::string& d
   return std::string(sb.GetString(), sb.GetSize());
 }
 
-HttpReply Push(int port, const std::string& token, const std::string& body, bool gzip = false) {
+// A push of `body`, encoded by `coding` ("gzip", "zstd"; none when empty).
+HttpReply Push(int port, const std::string& token, const std::string& body,
+               const std::string& coding = "") {
   auto headers = Auth(token, {{"Content-Type", "application/json"}});
-  if (gzip) headers.emplace("Content-Encoding", "gzip");
-  return Http(port, "POST", "/v1/ingest", headers, gzip ? Gzip(body) : body);
+  if (!coding.empty()) headers.emplace("Content-Encoding", coding);
+  return Http(port, "POST", "/v1/ingest", headers,
+              coding == "gzip"   ? Gzip(body)
+              : coding == "zstd" ? Zstd(body)
+                                 : body);
 }
 
 // An entry as a device pushes it (spec: HTTP interface, POST /v1/entries).
@@ -156,20 +161,22 @@ TEST_CASE("hub: a device's mirrors pushed to /v1/ingest give the hub the device'
   REQUIRE(none.status == 200);
   CHECK(Json(none.body)["cursors"].Size() == 0);
 
-  // Two chunks of whole lines: the first gzip-encoded, the second not.
+  // Two chunks of whole lines: the first gzip-encoded, the second
+  // zstd-encoded (what a device sends).
   const std::size_t cut = log.find('\n', log.size() / 2) + 1;
-  HttpReply first = Push(port, token, Chunk(file, 0, log.substr(0, cut), "laptop"), true);
+  HttpReply first = Push(port, token, Chunk(file, 0, log.substr(0, cut), "laptop"), "gzip");
   REQUIRE_MESSAGE(first.status == 200, first.raw);
   CHECK(Json(first.body)["bytes"].GetInt64() == static_cast<std::int64_t>(cut));
   const std::int64_t first_events = Json(first.body)["eventsAdded"].GetInt64();
   CHECK(first_events > 0);
   // Sent again (an answer lost on the way): refused with the cursor,
   // nothing doubled; the device resumes from there.
-  HttpReply again = Push(port, token, Chunk(file, 0, log.substr(0, cut)), true);
+  HttpReply again = Push(port, token, Chunk(file, 0, log.substr(0, cut)), "gzip");
   CHECK(again.status == 409);
   CHECK(Json(again.body)["bytes"].GetInt64() == static_cast<std::int64_t>(cut));
   CHECK(Push(port, token, Chunk(file, static_cast<std::int64_t>(cut) + 10, "x\n")).status == 409);
-  HttpReply second = Push(port, token, Chunk(file, static_cast<std::int64_t>(cut), log.substr(cut)));
+  HttpReply second =
+      Push(port, token, Chunk(file, static_cast<std::int64_t>(cut), log.substr(cut)), "zstd");
   REQUIRE_MESSAGE(second.status == 200, second.raw);
   CHECK(Json(second.body)["bytes"].GetInt64() == static_cast<std::int64_t>(log.size()));
   CHECK(first_events + Json(second.body)["eventsAdded"].GetInt64() == 6);
@@ -279,7 +286,8 @@ TEST_CASE("hub: every replication request that should be refused is, with its st
   not_base64.replace(not_base64.find("\"data\":\"") + 8, 4, "!!!!");
   CHECK(Push(port, token, not_base64).status == 400);
   // Bodies: malformed JSON, not an object, not JSON at all, an encoding
-  // other than gzip, a broken gzip stream, a gzip bomb, too large.
+  // other than gzip and zstd, a broken gzip stream or zstd frame, a gzip or
+  // zstd bomb, too large.
   CHECK(Push(port, token, "{\"source\":").status == 400);
   CHECK(Push(port, token, "[1,2]").status == 400);
   CHECK(Http(port, "POST", "/v1/ingest", Auth(token, {{"Content-Type", "text/plain"}}), ok).status == 415);
@@ -291,11 +299,22 @@ TEST_CASE("hub: every replication request that should be refused is, with its st
              Auth(token, {{"Content-Type", "application/json"}, {"Content-Encoding", "gzip"}}),
              gz.substr(0, gz.size() / 2))
             .status == 400);
+  const std::string zs = Zstd(ok);
+  CHECK(Http(port, "POST", "/v1/ingest",
+             Auth(token, {{"Content-Type", "application/json"}, {"Content-Encoding", "zstd"}}),
+             zs.substr(0, zs.size() / 2))
+            .status == 400);
   const std::string bomb = "{\"data\":\"" + std::string(40 << 20, 'A') + "\"}";
   const std::string small = Gzip(bomb, 9);
   REQUIRE(small.size() < 200 * 1024);
   CHECK(Http(port, "POST", "/v1/ingest",
              Auth(token, {{"Content-Type", "application/json"}, {"Content-Encoding", "gzip"}}), small)
+            .status == 413);
+  const std::string zbomb = Zstd(bomb, 19);
+  REQUIRE(zbomb.size() < 200 * 1024);
+  CHECK(Http(port, "POST", "/v1/ingest",
+             Auth(token, {{"Content-Type", "application/json"}, {"Content-Encoding", "zstd"}}),
+             zbomb)
             .status == 413);
   CHECK(Push(port, token, std::string((25 << 20), ' ')).status == 413);
   // Methods, routes, origins.

@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "tests/support/http_client.hpp"
 
-#include "daemon/http/gzip.hpp"
-
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -13,6 +11,8 @@
 #include <chrono>
 #include <cstdlib>
 #include <vector>
+
+#include "daemon/http/body_coding.hpp"
 
 namespace origin::test {
 
@@ -164,5 +164,6 @@ HttpReply Http(int port, const std::string& method, const std::string& target,
 }
 
 std::string Gzip(const std::string& data, int level) { return http::Gzip(data, level); }
+std::string Zstd(const std::string& data, int level) { return http::Zstd(data, level); }
 
 }  // namespace origin::test

@@ -46,5 +46,7 @@ std::vector<HttpReply> ReadReplies(int fd, int timeout_ms = 5000);
 
 /// `data` as one gzip stream (Content-Encoding: gzip), at `level`.
 std::string Gzip(const std::string& data, int level = 6);
+/// `data` as one zstd frame (what a device sends its hub).
+std::string Zstd(const std::string& data, int level = 1);
 
 }  // namespace origin::test

@@ -2,10 +2,14 @@
 // What the hub answers before a token is even looked at
 // (daemon/http/hub_service.hpp): the Host a request is addressed to, the
 // Origin of a browser's page, and the public URL both are checked against;
-// and how a push's body is read (gzip, its fields: daemon/hub/wire.hpp).
+// and how a push's body is read (gzip, zstd, its fields:
+// daemon/hub/wire.hpp).
 #include <doctest/doctest.h>
+#include <zstd.h>
 
-#include "daemon/http/gzip.hpp"
+#include <memory>
+
+#include "daemon/http/body_coding.hpp"
 #include "daemon/http/hub_service.hpp"
 #include "daemon/hub/backoff.hpp"
 #include "daemon/hub/wire.hpp"
@@ -97,6 +101,55 @@ TEST_SUITE("hub") {
     CHECK(Gunzip(bad_crc, 1 << 20, &out) == InflateStatus::kMalformed);
     CHECK(Gunzip(lines, 1 << 20, &out) == InflateStatus::kMalformed);
     CHECK(Gunzip("", 1 << 20, &out) == InflateStatus::kMalformed);
+  }
+
+  // zstd bodies (docs/architecture.md, Replication): the same limits, and
+  // no window larger than the hub allows, whatever the frame declares.
+  TEST_CASE("hub: zstd bodies decode to their content, within a limit a bomb cannot pass") {
+    std::string lines;
+    for (int i = 0; i < 5000; ++i) lines += "{\"n\":" + std::to_string(i) + "}\n";
+    std::string out;
+    const std::string z = Zstd(lines, 1);
+    CHECK(z.size() < lines.size() / 4);
+    CHECK(Unzstd(z, lines.size(), &out) == InflateStatus::kOk);
+    CHECK(out == lines);
+    CHECK(Unzstd(Zstd("", 1), 10, &out) == InflateStatus::kOk);
+    CHECK(out.empty());
+    // Frames one after the other are one body (RFC 8878).
+    CHECK(Unzstd(z + Zstd("more\n", 1), 1 << 20, &out) == InflateStatus::kOk);
+    CHECK(out == lines + "more\n");
+    // One byte past the limit is too much, however small the body.
+    CHECK(Unzstd(z, lines.size() - 1, &out) == InflateStatus::kTooLarge);
+    const std::string bomb = Zstd(std::string(64 << 20, 'a'), 19);
+    CHECK(bomb.size() < 100 * 1024);
+    CHECK(Unzstd(bomb, 24 << 20, &out) == InflateStatus::kTooLarge);
+    CHECK(out.size() <= (24 << 20) + 64 * 1024);
+    // Not whole frames: truncated, with bytes after the last, a bad
+    // checksum, not zstd at all, nothing.
+    CHECK(Unzstd(z.substr(0, z.size() - 5), 1 << 20, &out) == InflateStatus::kMalformed);
+    CHECK(Unzstd(z.substr(0, z.size() / 2), 1 << 20, &out) == InflateStatus::kMalformed);
+    CHECK(Unzstd(z + "x", 1 << 20, &out) == InflateStatus::kMalformed);
+    std::string bad_sum = z;
+    bad_sum[bad_sum.size() - 1] ^= 1;
+    CHECK(Unzstd(bad_sum, 1 << 20, &out) == InflateStatus::kMalformed);
+    CHECK(Unzstd(lines, 1 << 20, &out) == InflateStatus::kMalformed);
+    CHECK(Unzstd("", 1 << 20, &out) == InflateStatus::kMalformed);
+    // A frame asking for a window of 128 MiB (content of unknown size,
+    // streamed) is refused before the hub allocates it.
+    std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> c(ZSTD_createCCtx(), ZSTD_freeCCtx);
+    REQUIRE(!ZSTD_isError(ZSTD_CCtx_setParameter(c.get(), ZSTD_c_windowLog, 27)));
+    std::string wide(1 << 20, '\0');
+    ZSTD_inBuffer in{lines.data(), lines.size(), 0};
+    ZSTD_outBuffer o{wide.data(), wide.size(), 0};
+    REQUIRE(!ZSTD_isError(ZSTD_compressStream2(c.get(), &o, &in, ZSTD_e_continue)));
+    ZSTD_inBuffer none{nullptr, 0, 0};
+    REQUIRE(ZSTD_compressStream2(c.get(), &o, &none, ZSTD_e_end) == 0);
+    wide.resize(o.pos);
+    std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> d(ZSTD_createDCtx(), ZSTD_freeDCtx);
+    std::string plain(lines.size(), '\0');
+    REQUIRE(ZSTD_decompressDCtx(d.get(), plain.data(), plain.size(), wide.data(), wide.size()) ==
+            lines.size());  // a valid frame, for a reader that allows its window
+    CHECK(Unzstd(wide, 1 << 20, &out) == InflateStatus::kMalformed);
   }
 
   TEST_CASE("hub: a pushed number beyond a double's range is refused, not read as infinity") {

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
-#include "daemon/http/gzip.hpp"
+#include "daemon/http/body_coding.hpp"
 
 #include <zlib.h>
+#include <zstd.h>
 
 #include <algorithm>
 #include <climits>
+#include <memory>
 #include <stdexcept>
 
 namespace origin::http {
@@ -70,6 +72,47 @@ std::string Gzip(std::string_view data, int level) {
   out.resize(z.total_out);
   deflateEnd(&z);
   if (rc != Z_STREAM_END) throw std::runtime_error("zlib: deflate failed");
+  return out;
+}
+
+InflateStatus Unzstd(std::string_view body, std::size_t limit, std::string* out) {
+  out->clear();
+  std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> d(ZSTD_createDCtx(), ZSTD_freeDCtx);
+  if (!d || ZSTD_isError(ZSTD_DCtx_setParameter(d.get(), ZSTD_d_windowLogMax, kZstdWindowLogMax)))
+    return InflateStatus::kMalformed;
+  if (body.empty()) return InflateStatus::kMalformed;
+  ZSTD_inBuffer in{body.data(), body.size(), 0};
+  constexpr std::size_t kStep = 64 * 1024;
+  std::size_t pending = 1;  // ZSTD_decompressStream's: 0 once a frame is whole
+  while (in.pos < in.size || pending != 0) {
+    // Room for one more step, and one byte past the limit: output that
+    // reaches it is too large.
+    const std::size_t room = std::min(kStep, limit + 1 - out->size());
+    const std::size_t had = out->size();
+    out->resize(had + room);
+    ZSTD_outBuffer o{out->data() + had, room, 0};
+    const std::size_t was_in = in.pos;
+    pending = ZSTD_decompressStream(d.get(), &o, &in);
+    out->resize(had + o.pos);
+    if (ZSTD_isError(pending)) return InflateStatus::kMalformed;
+    if (out->size() > limit) return InflateStatus::kTooLarge;
+    // No input left and none taken, output room to spare, and the frame
+    // not done: it was cut short.
+    if (pending != 0 && in.pos == in.size && in.pos == was_in && o.pos < room)
+      return InflateStatus::kMalformed;
+  }
+  return InflateStatus::kOk;
+}
+
+std::string Zstd(std::string_view data, int level) {
+  std::unique_ptr<ZSTD_CCtx, decltype(&ZSTD_freeCCtx)> c(ZSTD_createCCtx(), ZSTD_freeCCtx);
+  if (!c || ZSTD_isError(ZSTD_CCtx_setParameter(c.get(), ZSTD_c_compressionLevel, level)) ||
+      ZSTD_isError(ZSTD_CCtx_setParameter(c.get(), ZSTD_c_checksumFlag, 1)))
+    throw std::runtime_error("zstd: cannot set up compression");
+  std::string out(ZSTD_compressBound(data.size()), '\0');
+  const std::size_t n = ZSTD_compress2(c.get(), out.data(), out.size(), data.data(), data.size());
+  if (ZSTD_isError(n)) throw std::runtime_error(std::string("zstd: ") + ZSTD_getErrorName(n));
+  out.resize(n);
   return out;
 }
 
