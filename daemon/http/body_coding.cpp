@@ -32,11 +32,11 @@ class Inflater {
 
 }  // namespace
 
-InflateStatus Gunzip(std::string_view body, std::size_t limit, std::string* out) {
+DecodeStatus Gunzip(std::string_view body, std::size_t limit, std::string* out) {
   out->clear();
-  if (body.size() > UINT_MAX) return InflateStatus::kTooLarge;
+  if (body.size() > UINT_MAX) return DecodeStatus::kTooLarge;
   Inflater inf;
-  if (!inf.ok()) return InflateStatus::kMalformed;
+  if (!inf.ok()) return DecodeStatus::kMalformed;
   z_stream* z = inf.get();
   z->next_in = reinterpret_cast<Bytef*>(const_cast<char*>(body.data()));
   z->avail_in = static_cast<uInt>(body.size());
@@ -51,11 +51,10 @@ InflateStatus Gunzip(std::string_view body, std::size_t limit, std::string* out)
     z->avail_out = static_cast<uInt>(room);
     const int rc = inflate(z, Z_NO_FLUSH);
     out->resize(had + (room - z->avail_out));
-    if (out->size() > limit) return InflateStatus::kTooLarge;
-    if (rc == Z_STREAM_END)
-      return z->avail_in == 0 ? InflateStatus::kOk : InflateStatus::kMalformed;
-    if (rc != Z_OK) return InflateStatus::kMalformed;  // Z_BUF_ERROR: truncated
-    if (z->avail_in == 0 && z->avail_out != 0) return InflateStatus::kMalformed;
+    if (out->size() > limit) return DecodeStatus::kTooLarge;
+    if (rc == Z_STREAM_END) return z->avail_in == 0 ? DecodeStatus::kOk : DecodeStatus::kMalformed;
+    if (rc != Z_OK) return DecodeStatus::kMalformed;  // Z_BUF_ERROR: truncated
+    if (z->avail_in == 0 && z->avail_out != 0) return DecodeStatus::kMalformed;
   }
 }
 
@@ -75,33 +74,36 @@ std::string Gzip(std::string_view data, int level) {
   return out;
 }
 
-InflateStatus Unzstd(std::string_view body, std::size_t limit, std::string* out) {
+DecodeStatus Unzstd(std::string_view body, std::size_t limit, std::string* out) {
   out->clear();
+  // One frame of the format RFC 8878 names, nothing else: not the legacy
+  // formats libzstd still reads (which ignore the window limit), not
+  // skippable frames, not a second frame.
+  if (body.size() < 4 || static_cast<unsigned char>(body[0]) != (ZSTD_MAGICNUMBER & 0xff) ||
+      static_cast<unsigned char>(body[1]) != ((ZSTD_MAGICNUMBER >> 8) & 0xff) ||
+      static_cast<unsigned char>(body[2]) != ((ZSTD_MAGICNUMBER >> 16) & 0xff) ||
+      static_cast<unsigned char>(body[3]) != ((ZSTD_MAGICNUMBER >> 24) & 0xff))
+    return DecodeStatus::kMalformed;
   std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> d(ZSTD_createDCtx(), ZSTD_freeDCtx);
   if (!d || ZSTD_isError(ZSTD_DCtx_setParameter(d.get(), ZSTD_d_windowLogMax, kZstdWindowLogMax)))
-    return InflateStatus::kMalformed;
-  if (body.empty()) return InflateStatus::kMalformed;
+    return DecodeStatus::kMalformed;
   ZSTD_inBuffer in{body.data(), body.size(), 0};
   constexpr std::size_t kStep = 64 * 1024;
-  std::size_t pending = 1;  // ZSTD_decompressStream's: 0 once a frame is whole
-  while (in.pos < in.size || pending != 0) {
-    // Room for one more step, and one byte past the limit: output that
-    // reaches it is too large.
-    const std::size_t room = std::min(kStep, limit + 1 - out->size());
-    const std::size_t had = out->size();
-    out->resize(had + room);
-    ZSTD_outBuffer o{out->data() + had, room, 0};
+  std::string step(kStep, '\0');
+  for (;;) {
+    ZSTD_outBuffer o{step.data(), step.size(), 0};
     const std::size_t was_in = in.pos;
-    pending = ZSTD_decompressStream(d.get(), &o, &in);
-    out->resize(had + o.pos);
-    if (ZSTD_isError(pending)) return InflateStatus::kMalformed;
-    if (out->size() > limit) return InflateStatus::kTooLarge;
-    // No input left and none taken, output room to spare, and the frame
-    // not done: it was cut short.
-    if (pending != 0 && in.pos == in.size && in.pos == was_in && o.pos < room)
-      return InflateStatus::kMalformed;
+    const std::size_t left = ZSTD_decompressStream(d.get(), &o, &in);
+    if (ZSTD_isError(left)) return DecodeStatus::kMalformed;
+    // Output that passes the limit is too large.
+    if (o.pos > limit - out->size()) return DecodeStatus::kTooLarge;
+    out->append(step.data(), o.pos);
+    if (left == 0)  // the frame is whole: nothing may follow it
+      return in.pos == in.size ? DecodeStatus::kOk : DecodeStatus::kMalformed;
+    // No input left, none taken and room to spare, the frame not done:
+    // it was cut short.
+    if (in.pos == in.size && in.pos == was_in && o.pos < o.size) return DecodeStatus::kMalformed;
   }
-  return InflateStatus::kOk;
 }
 
 std::string Zstd(std::string_view data, int level) {

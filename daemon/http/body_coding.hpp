@@ -13,22 +13,23 @@
 
 namespace origin::http {
 
-enum class InflateStatus { kOk, kTooLarge, kMalformed };
+enum class DecodeStatus { kOk, kTooLarge, kMalformed };
 
 /// The content of the gzip stream `body` into `out`, at most `limit` bytes:
 /// kTooLarge past it, kMalformed for what is not one whole gzip stream
 /// (a bad header or checksum, a truncated stream, bytes after its end).
-InflateStatus Gunzip(std::string_view body, std::size_t limit, std::string* out);
+DecodeStatus Gunzip(std::string_view body, std::size_t limit, std::string* out);
 
 /// `data` as one gzip stream, at zlib's `level` (1 to 9).  Throws
 /// std::runtime_error when zlib fails.
 std::string Gzip(std::string_view data, int level);
 
-/// The content of the zstd frames `body` into `out`, at most `limit`
-/// bytes: kTooLarge past it, kMalformed for what is not whole frames (a
-/// bad header or checksum, a truncated frame, bytes after the last, a
-/// window larger than kZstdWindowLogMax, no frame at all).
-InflateStatus Unzstd(std::string_view body, std::size_t limit, std::string* out);
+/// The content of the zstd frame `body` into `out`, at most `limit`
+/// bytes: kTooLarge past it, kMalformed for what is not one whole frame
+/// of RFC 8878's format (a bad header or checksum, a truncated frame,
+/// bytes after it, a skippable or legacy frame, a window larger than
+/// kZstdWindowLogMax).
+DecodeStatus Unzstd(std::string_view body, std::size_t limit, std::string* out);
 
 /// `data` as one zstd frame with its checksum, at zstd's `level`.  Throws
 /// std::runtime_error when zstd fails.

@@ -3,7 +3,7 @@
 // interface): what a device's token may read and push under /v1/.
 //   GET  /v1/device    {device, hub}: the token's device, the hub's name
 //   GET  /v1/cursors   {device, cursors}: where each of its files stands
-//   POST /v1/ingest    one chunk of one of its mirrors (gzip or not)
+//   POST /v1/ingest    one chunk of one of its mirrors (gzip, zstd or not)
 //   POST /v1/entries   the entries it wrote, in its change_log's order
 //   POST /v1/tombstones the forgets and restores it made, with what each
 //                      covers there
@@ -156,13 +156,13 @@ std::optional<Response> ParseBody(const Request& r, rapidjson::Document* d,
       return V1Error(415, "Content-Encoding is gzip, zstd or none, not " + *enc);
     const bool gzip = coding == "gzip";
     switch (gzip ? Gunzip(r.body, limit, &inflated) : Unzstd(r.body, limit, &inflated)) {
-      case InflateStatus::kOk:
+      case DecodeStatus::kOk:
         break;
-      case InflateStatus::kTooLarge:
+      case DecodeStatus::kTooLarge:
         return V1Error(413, "the body inflates past " + too_large);
-      case InflateStatus::kMalformed:
+      case DecodeStatus::kMalformed:
         return V1Error(400, gzip ? "the body is not one whole gzip stream"
-                                 : "the body is not whole zstd frames");
+                                 : "the body is not one whole zstd frame");
     }
     body = &inflated;
   } else if (r.body.size() > limit) {
@@ -461,7 +461,7 @@ void HubService::V1(const Request& r, Respond respond) {
         std::move(answer));
   }
 
-  // A push: its body (inflated when gzip) and its fields are checked on a
+  // A push: its body (decoded when gzip or zstd) and its fields are checked on a
   // reader, off the loop (a chunk is 1 MiB of base64 in JSON), before the
   // token is; then it is applied on the writer, with the token checked in
   // the same job.

@@ -218,7 +218,7 @@ Response Http::Post(const std::string& target, const Encoded& body) {
   if (!body.zstd || !r.error.empty() || r.status != 415) return r;
   // A hub that takes gzip only: this body again, and every later one, so.
   std::string json;
-  if (http::Unzstd(body.bytes, SIZE_MAX - 1, &json) != http::InflateStatus::kOk) return r;
+  if (http::Unzstd(body.bytes, SIZE_MAX, &json) != http::DecodeStatus::kOk) return r;
   gzip_only_.store(true, std::memory_order_relaxed);
   const std::string gz = http::Gzip(json, 1);
   return impl_->Run(target, &gz, "gzip", {});

@@ -81,7 +81,8 @@ class Http {
     bool zstd = true;  // else gzip
   };
   /// `json` zstd-encoded, or gzip-encoded once the hub has refused zstd
-  /// (a hub older than zstd bodies answers 415).
+  /// to this client (a hub older than zstd bodies answers 415; a sync
+  /// makes a client of its own).
   Encoded Encode(std::string_view json) const;
 
   Response Get(const std::string& target);

@@ -129,10 +129,10 @@ TEST_SUITE("hub") {
     CHECK(seen[2].coding == "gzip");
     const std::string json = R"({"device":"laptop","data":")" + std::string(5000, 'A') + "\"}";
     std::string out;
-    CHECK(http::Unzstd(seen[0].body, 1 << 20, &out) == http::InflateStatus::kOk);
+    CHECK(http::Unzstd(seen[0].body, 1 << 20, &out) == http::DecodeStatus::kOk);
     CHECK(out == json);
     for (std::size_t i = 1; i < 3; ++i) {
-      CHECK(http::Gunzip(seen[i].body, 1 << 20, &out) == http::InflateStatus::kOk);
+      CHECK(http::Gunzip(seen[i].body, 1 << 20, &out) == http::DecodeStatus::kOk);
       CHECK(out == json);
     }
   }
