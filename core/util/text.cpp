@@ -259,16 +259,24 @@ std::string FormatIsoUtc(std::int64_t ms) {
 
 bool JsonDepthWithin(std::string_view json, int max_depth) {
   int depth = 0;
-  bool in_string = false;
   for (std::size_t i = 0; i < json.size(); ++i) {
-    char c = json[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
+    const char c = json[i];
+    if (c == '"') {
+      // To the string's closing quote, found by memchr (a hub's push is a
+      // string of 1.4 MB of base64): the first quote after an even run of
+      // backslashes (an odd run escapes it).
+      for (std::size_t from = i + 1;;) {
+        const void* q = std::memchr(json.data() + from, '"', json.size() - from);
+        if (q == nullptr) return true;  // unterminated: the parser's to refuse
+        const std::size_t at = static_cast<const char*>(q) - json.data();
+        std::size_t slashes = 0;
+        while (json[at - 1 - slashes] == '\\') ++slashes;  // stops at the opening quote
+        from = at + 1;
+        if (slashes % 2 == 0) {
+          i = at;
+          break;
+        }
+      }
     } else if (c == '[' || c == '{') {
       if (++depth > max_depth) return false;
     } else if (c == ']' || c == '}') {

@@ -19,6 +19,7 @@
 #include <rapidjson/document.h>
 
 #include <charconv>
+#include <cstring>
 #include <memory>
 
 #include "core/c/faults.hpp"
@@ -141,13 +142,16 @@ bool DecodeIngest(const rapidjson::Value& d, const Context& ctx, IngestRequest* 
 
 // The body of a push as JSON into `d`: application/json (415), gzip, zstd
 // or not encoded (415 for another coding), at most `limit` bytes once
-// inflated (413), one whole gzip stream or whole zstd frames (400), JSON nested at most 64 deep
-// (400: the parse recurses, and a reader's stack is not the sender's to use up). Nothing when it
-// is.
+// decoded (413), one whole gzip stream or zstd frame (400), JSON nested at
+// most 64 deep (400: the parse recurses, and a reader's stack is not the
+// sender's to use up).  With `text`, the JSON is kept there and parsed in
+// place (its strings are not copied: a chunk's base64 is 1.4 MB), so `d`
+// may be read as long as `text` lives.  Nothing when it is.
 std::optional<Response> ParseBody(const Request& r, rapidjson::Document* d,
-                                  std::size_t limit = HubService::kMaxPushJsonBytes) {
+                                  std::size_t limit = HubService::kMaxPushJsonBytes,
+                                  std::string* text = nullptr) {
   if (MediaType(r) != kJson) return V1Error(415, r.path + " takes application/json");
-  std::string inflated;
+  std::string decoded;
   const std::string* body = &r.body;
   const std::string too_large = std::to_string(limit >> 20) + " MiB";
   if (const std::string* enc = r.Header("content-encoding"); enc && AsciiLower(*enc) != "identity") {
@@ -155,7 +159,7 @@ std::optional<Response> ParseBody(const Request& r, rapidjson::Document* d,
     if (coding != "gzip" && coding != "zstd")
       return V1Error(415, "Content-Encoding is gzip, zstd or none, not " + *enc);
     const bool gzip = coding == "gzip";
-    switch (gzip ? Gunzip(r.body, limit, &inflated) : Unzstd(r.body, limit, &inflated)) {
+    switch (gzip ? Gunzip(r.body, limit, &decoded) : Unzstd(r.body, limit, &decoded)) {
       case DecodeStatus::kOk:
         break;
       case DecodeStatus::kTooLarge:
@@ -164,12 +168,21 @@ std::optional<Response> ParseBody(const Request& r, rapidjson::Document* d,
         return V1Error(400, gzip ? "the body is not one whole gzip stream"
                                  : "the body is not one whole zstd frame");
     }
-    body = &inflated;
+    body = &decoded;
   } else if (r.body.size() > limit) {
     return V1Error(413, "the body is larger than " + too_large);
   }
   if (!JsonDepthWithin(*body, 64)) return V1Error(400, "the body is nested too deeply");
-  d->Parse(body->data(), body->size());
+  if (text == nullptr) {
+    d->Parse(body->data(), body->size());
+  } else {
+    *text = body == &decoded ? std::move(decoded) : *body;
+    // In place, the parse ends at the first NUL: JSON has none outside
+    // its escapes, so a body holding one is not JSON.
+    if (std::memchr(text->data(), '\0', text->size()) != nullptr)
+      return V1Error(400, "the body is not JSON");
+    d->ParseInsitu(text->data());
+  }
   if (d->HasParseError()) return V1Error(400, "the body is not JSON");
   if (!d->IsObject()) return V1Error(400, "the body is a JSON object");
   return std::nullopt;
@@ -202,8 +215,10 @@ struct Push {
 // The body of a push and the fields of its endpoint checked (spec: HTTP
 // interface), or `refused` set.
 void DecodePush(const Context& ctx, Push* p) {
+  std::string text;  // what `d`'s strings point into: declared first, so destroyed last
   rapidjson::Document d;
-  if (std::optional<Response> refused = ParseBody(p->request, &d)) {
+  if (std::optional<Response> refused =
+          ParseBody(p->request, &d, HubService::kMaxPushJsonBytes, &text)) {
     p->refused = std::move(refused);
     return;
   }

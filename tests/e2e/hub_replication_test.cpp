@@ -290,6 +290,13 @@ TEST_CASE("hub: every replication request that should be refused is, with its st
   // zstd bomb, too large.
   CHECK(Push(port, token, "{\"source\":").status == 400);
   CHECK(Push(port, token, "[1,2]").status == 400);
+  // A NUL after a whole chunk (the hub parses in place, where a NUL would
+  // end the text), and one inside it.
+  CHECK(Push(port, token, ok + std::string(1, '\0') + "x").status == 400);
+  CHECK(Push(port, token, ok + std::string(1, '\0'), "zstd").status == 400);
+  std::string nul_inside = ok;
+  nul_inside[nul_inside.find("\"data\":\"") + 8] = '\0';
+  CHECK(Push(port, token, nul_inside).status == 400);
   CHECK(Http(port, "POST", "/v1/ingest", Auth(token, {{"Content-Type", "text/plain"}}), ok).status == 415);
   CHECK(Http(port, "POST", "/v1/ingest",
              Auth(token, {{"Content-Type", "application/json"}, {"Content-Encoding", "br"}}), ok)

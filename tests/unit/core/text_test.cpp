@@ -70,5 +70,45 @@ TEST_SUITE("text") {
     CHECK(JsonDepthWithin("{\"a\":\"[[[[[[\"}", 1));
     CHECK(JsonDepthWithin("{\"a\":\"\\\"[[[[\"}", 1));  // an escaped quote does not end the string
     CHECK_FALSE(JsonDepthWithin(std::string(100000, '['), 256));
+    // An escaped backslash does not escape the quote after it; three do.
+    CHECK_FALSE(JsonDepthWithin("[\"\\\\\"[[]]]", 2));
+    CHECK(JsonDepthWithin("[\"\\\\\\\"[[\"]", 1));
+  }
+
+  // The quotes are found by memchr and the backslashes before each
+  // counted: the same answer as reading every character, escapes skipped.
+  TEST_CASE("text: JSON nesting depth agrees with a character-by-character reading") {
+    auto reference = [](std::string_view json, int max_depth) {
+      int depth = 0;
+      bool in_string = false;
+      for (std::size_t i = 0; i < json.size(); ++i) {
+        const char c = json[i];
+        if (in_string) {
+          if (c == '\\')
+            ++i;
+          else if (c == '"')
+            in_string = false;
+        } else if (c == '"') {
+          in_string = true;
+        } else if (c == '[' || c == '{') {
+          if (++depth > max_depth) return false;
+        } else if (c == ']' || c == '}') {
+          --depth;
+        }
+      }
+      return true;
+    };
+    std::uint64_t seed = 7;
+    auto next = [&seed] {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      return static_cast<unsigned>(seed >> 33);
+    };
+    const char alphabet[] = {'"', '\\', '[', '{', ']', '}', 'a'};
+    for (int n = 0; n < 20000; ++n) {
+      std::string json(next() % 40, ' ');
+      for (char& c : json) c = alphabet[next() % sizeof alphabet];
+      const int max_depth = static_cast<int>(next() % 4);
+      CHECK_MESSAGE(JsonDepthWithin(json, max_depth) == reference(json, max_depth), json);
+    }
   }
 }
