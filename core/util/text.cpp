@@ -257,26 +257,29 @@ std::string FormatIsoUtc(std::int64_t ms) {
   return buf;
 }
 
+// Where the JSON string opened by the quote at `open` ends: the first
+// quote after it with an even run of backslashes before it (an odd run
+// escapes it), found by memchr (a hub's push is a string of 1.4 MB of
+// base64); npos when it is not closed.
+static std::size_t StringEnd(std::string_view json, std::size_t open) {
+  for (std::size_t from = open + 1;;) {
+    const void* q = std::memchr(json.data() + from, '"', json.size() - from);
+    if (q == nullptr) return std::string_view::npos;
+    const std::size_t at = static_cast<const char*>(q) - json.data();
+    std::size_t slashes = 0;
+    while (json[at - 1 - slashes] == '\\') ++slashes;  // stops at the opening quote
+    if (slashes % 2 == 0) return at;
+    from = at + 1;
+  }
+}
+
 bool JsonDepthWithin(std::string_view json, int max_depth) {
   int depth = 0;
   for (std::size_t i = 0; i < json.size(); ++i) {
     const char c = json[i];
     if (c == '"') {
-      // To the string's closing quote, found by memchr (a hub's push is a
-      // string of 1.4 MB of base64): the first quote after an even run of
-      // backslashes (an odd run escapes it).
-      for (std::size_t from = i + 1;;) {
-        const void* q = std::memchr(json.data() + from, '"', json.size() - from);
-        if (q == nullptr) return true;  // unterminated: the parser's to refuse
-        const std::size_t at = static_cast<const char*>(q) - json.data();
-        std::size_t slashes = 0;
-        while (json[at - 1 - slashes] == '\\') ++slashes;  // stops at the opening quote
-        from = at + 1;
-        if (slashes % 2 == 0) {
-          i = at;
-          break;
-        }
-      }
+      i = StringEnd(json, i);
+      if (i == std::string_view::npos) return true;  // unterminated: the parser's to refuse
     } else if (c == '[' || c == '{') {
       if (++depth > max_depth) return false;
     } else if (c == ']' || c == '}') {

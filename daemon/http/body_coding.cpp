@@ -79,11 +79,10 @@ DecodeStatus Unzstd(std::string_view body, std::size_t limit, std::string* out) 
   // One frame of the format RFC 8878 names, nothing else: not the legacy
   // formats libzstd still reads (which ignore the window limit), not
   // skippable frames, not a second frame.
-  if (body.size() < 4 || static_cast<unsigned char>(body[0]) != (ZSTD_MAGICNUMBER & 0xff) ||
-      static_cast<unsigned char>(body[1]) != ((ZSTD_MAGICNUMBER >> 8) & 0xff) ||
-      static_cast<unsigned char>(body[2]) != ((ZSTD_MAGICNUMBER >> 16) & 0xff) ||
-      static_cast<unsigned char>(body[3]) != ((ZSTD_MAGICNUMBER >> 24) & 0xff))
-    return DecodeStatus::kMalformed;
+  if (body.size() < 4) return DecodeStatus::kMalformed;
+  for (int k = 0; k < 4; ++k)  // the magic number, little-endian
+    if (static_cast<unsigned char>(body[k]) != ((ZSTD_MAGICNUMBER >> (8 * k)) & 0xff))
+      return DecodeStatus::kMalformed;
   std::unique_ptr<ZSTD_DCtx, decltype(&ZSTD_freeDCtx)> d(ZSTD_createDCtx(), ZSTD_freeDCtx);
   if (!d || ZSTD_isError(ZSTD_DCtx_setParameter(d.get(), ZSTD_d_windowLogMax, kZstdWindowLogMax)))
     return DecodeStatus::kMalformed;

@@ -146,9 +146,8 @@ struct Http::Impl {
     for (const std::string& h : extra) headers = curl_slist_append(headers, h.c_str());
     if (body != nullptr) {
       headers = curl_slist_append(headers, "Content-Type: application/json");
-      const std::string encoding =
-          coding == nullptr ? "" : std::string("Content-Encoding: ") + coding;
-      if (coding != nullptr) headers = curl_slist_append(headers, encoding.c_str());
+      if (coding != nullptr)
+        headers = curl_slist_append(headers, (std::string("Content-Encoding: ") + coding).c_str());
       curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body->data());
       curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body->size()));
     }

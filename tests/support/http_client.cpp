@@ -71,8 +71,7 @@ bool ParseReply(const std::string& raw, HttpReply* r, std::size_t* used = nullpt
     const std::size_t eol = raw.find("\r\n", at);
     const std::string line = raw.substr(at, eol - at);
     const std::size_t colon = line.find(':');
-    std::string name = line.substr(0, colon);
-    for (char& ch : name) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    const std::string name = LowerAscii(line.substr(0, colon));
     r->headers[name] = line.substr(colon + 2);
     at = eol + 2;
   }
@@ -161,6 +160,61 @@ HttpReply Http(int port, const std::string& method, const std::string& target,
   if (method == "POST" || !body.empty()) raw += "Content-Length: " + std::to_string(body.size()) + "\r\n";
   raw += "\r\n" + body;
   return HttpRaw(port, raw, timeout_ms);
+}
+
+std::string LowerAscii(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string HeaderValue(const std::string& head, const std::string& name) {
+  const std::string lower = LowerAscii(head);
+  const std::size_t at = lower.find("\r\n" + name + ":");
+  if (at == std::string::npos) return "";
+  std::size_t from = at + 3 + name.size();
+  while (from < head.size() && head[from] == ' ') ++from;
+  return head.substr(from, head.find("\r\n", from) - from);
+}
+
+bool ReadHttpMessage(int fd, std::string& buf, std::string* msg, bool to_eof,
+                     const std::atomic<bool>& stop, int timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+  bool closed = false;
+  for (;;) {
+    const std::size_t end = buf.find("\r\n\r\n");
+    if (end != std::string::npos) {
+      const std::string head = buf.substr(0, end + 4);
+      if (!HeaderValue(head, "transfer-encoding").empty()) return false;  // not relayed
+      if (!to_eof && LowerAscii(HeaderValue(head, "expect")) == "100-continue") {
+        SendRaw(fd, "HTTP/1.1 100 Continue\r\n\r\n");
+        const std::size_t at = LowerAscii(head).find("\r\nexpect:");
+        buf.erase(at, head.find("\r\n", at + 2) - at);
+        continue;
+      }
+      const std::string length = HeaderValue(head, "content-length");
+      if (!length.empty() || !to_eof) {
+        const std::size_t total = end + 4 + std::strtoul(length.c_str(), nullptr, 10);
+        if (buf.size() >= total) {
+          *msg = buf.substr(0, total);
+          buf.erase(0, total);
+          return true;
+        }
+      } else if (closed) {
+        *msg = std::move(buf);
+        buf.clear();
+        return true;
+      }
+    }
+    if (closed || stop.load() || std::chrono::steady_clock::now() > deadline) return false;
+    pollfd p{fd, POLLIN, 0};
+    if (::poll(&p, 1, 50) <= 0) continue;
+    char chunk[65536];
+    const ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
+    if (n <= 0)
+      closed = true;
+    else
+      buf.append(chunk, static_cast<std::size_t>(n));
+  }
 }
 
 std::string Gzip(const std::string& data, int level) { return http::Gzip(data, level); }

@@ -4,6 +4,7 @@
 // tests (each refusal sent exactly as a hostile or broken client would) and
 // its benchmark: no library between the bytes and the server.
 
+#include <atomic>
 #include <map>
 #include <string>
 #include <vector>
@@ -43,6 +44,21 @@ void SendRaw(int fd, const std::string& raw);
 /// last one (or on a lone empty reply when the connection closed with none).
 /// A part that is not a whole response ends the list with status 0.
 std::vector<HttpReply> ReadReplies(int fd, int timeout_ms = 5000);
+
+/// `s` with its ASCII letters in lower case.
+std::string LowerAscii(std::string s);
+/// The value of header `name` (lower case) in `head` (an HTTP message's
+/// header block), or "".
+std::string HeaderValue(const std::string& head, const std::string& name);
+/// Reads one whole HTTP message from `fd` into `msg`, keeping what follows
+/// it in `buf`.  A message without Content-Length has no body, unless it is
+/// an answer (`to_eof`), which then runs to the end of the connection.
+/// A request's sender waiting for "100 Continue" is told to go on, and the
+/// message loses its Expect header.  False when the peer closed or went
+/// quiet for `timeout_ms` before the message was whole, or when `stop` was
+/// set.
+bool ReadHttpMessage(int fd, std::string& buf, std::string* msg, bool to_eof,
+                     const std::atomic<bool>& stop, int timeout_ms);
 
 /// `data` as one gzip stream (Content-Encoding: gzip), at `level`.
 std::string Gzip(const std::string& data, int level = 6);
