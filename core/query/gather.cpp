@@ -3,6 +3,7 @@
 
 #include <stdexcept>
 
+#include "core/store/schema.hpp"
 #include "core/util/text.hpp"
 
 namespace origin::search_read {
@@ -103,7 +104,7 @@ std::optional<Ranges> ScopeRanges(Db& db, const EventQuery& q) {
     st.Bind(2, nullptr);
   Ranges out;
   while (st.Step()) {
-    std::int64_t lo = st.Int(0) << 12, hi = lo + 4095;
+    const std::int64_t lo = st.Int(0) << kScopeBlockBits, hi = lo + (1 << kScopeBlockBits) - 1;
     if (!out.empty() && out.back().second + 1 == lo)
       out.back().second = hi;
     else
@@ -119,9 +120,9 @@ std::vector<bool> ScopeBlocks(const std::optional<Ranges>& scope) {
   std::vector<bool> in_scope;
   if (scope)
     for (const auto& [from, to] : *scope) {
-      if (in_scope.size() <= static_cast<std::size_t>(to >> 12))
-        in_scope.resize(static_cast<std::size_t>(to >> 12) + 1);
-      for (std::int64_t b = from >> 12; b <= to >> 12; ++b)
+      if (in_scope.size() <= static_cast<std::size_t>(to >> kScopeBlockBits))
+        in_scope.resize(static_cast<std::size_t>(to >> kScopeBlockBits) + 1);
+      for (std::int64_t b = from >> kScopeBlockBits; b <= to >> kScopeBlockBits; ++b)
         in_scope[static_cast<std::size_t>(b)] = true;
     }
   return in_scope;
@@ -161,19 +162,17 @@ std::string OldestFirst(const std::string& sql) {
 // frequent word.
 constexpr std::int64_t kGapRows = 4096;
 
-// Candidates per block that a statement met in the `blocks` blocks it read
-// (`seen`, counted by origin_scope): one more than met, so that none met is
-// not taken for none to come, rounded up; nothing is known before the first
-// range.
-std::int64_t PerBlock(std::int64_t seen, std::int64_t blocks) {
-  return blocks == 0 ? kGapRows + 1 : (seen + 1 + blocks - 1) / blocks;
-}
-
 // Whether the gap between a range of a scope ending at `hi` and the next,
-// from `lo`, is worth reading across at `per_block` candidates a block.
-bool ReadAcross(std::int64_t hi, std::int64_t lo, std::int64_t per_block) {
-  const std::int64_t gap_blocks = ((lo - hi - 1) >> 12) + 1;
-  return gap_blocks * per_block <= kGapRows;
+// from `lo`, is worth reading across for a statement that met `seen`
+// candidates (counted by origin_scope) in the `read` seqs of the ranges it
+// read so far: the gap is expected to hold seen + 1 per `read` seqs (one
+// more than met, so that none met is not taken for none to come); nothing
+// is known before the first range.
+bool ReadAcross(std::int64_t hi, std::int64_t lo, std::int64_t seen, std::int64_t read) {
+  if (read <= 0) return false;
+  const double gap = static_cast<double>(lo - hi - 1);
+  return gap * static_cast<double>(seen + 1) <=
+         static_cast<double>(kGapRows) * static_cast<double>(read);
 }
 
 // The ranges of `scope` (or everything) within [lo, hi], ascending.
@@ -202,12 +201,12 @@ bool ReadOldestFirst(Db& db, const std::vector<Source>& sources, const EventQuer
     if (left.empty()) continue;
     StmtLease st = db.Prepare(OldestFirst(src.sql));
     ScopeFilter filter{&in_scope, 0};
-    std::int64_t blocks = 0;
+    std::int64_t read = 0;
     for (std::size_t i = 0; i < left.size();) {
       auto [lo, hi] = left[i++];
-      const std::int64_t per_block = PerBlock(filter.seen, blocks);
-      while (i < left.size() && ReadAcross(hi, left[i].first, per_block)) hi = left[i++].second;
-      blocks += ((hi - lo) >> 12) + 1;
+      while (i < left.size() && ReadAcross(hi, left[i].first, filter.seen, read))
+        hi = left[i++].second;
+      read += hi - lo + 1;
       st.Reset();
       BindParams(st, q, src.match, lo, hi, src.dfs, src.totals, gate, &filter);
       while (st.Step()) {
@@ -261,9 +260,9 @@ bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
     std::int64_t next;   // every unread row has seq <= next
     std::int64_t bound;  // the latest timestamp an unread row may have
     // The candidates the statement met (counted by origin_scope, before
-    // the filters), and the blocks of the ranges it read them in.
+    // the filters), and the seqs of the ranges it read them in.
     std::unique_ptr<ScopeFilter> filter;
-    std::int64_t blocks = 0;
+    std::int64_t read = 0;
   };
   const std::vector<bool> in_scope = ScopeBlocks(scope);
   // Scores are computed only for candidates that could be kept.
@@ -287,12 +286,12 @@ bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
   auto open = [&](Cursor& cur) {
     auto [lo, hi] = cur.left.back();
     cur.left.pop_back();
-    const std::int64_t per_block = PerBlock(cur.filter->seen, cur.blocks);
-    while (!cur.left.empty() && ReadAcross(cur.left.back().second, lo, per_block)) {
+    while (!cur.left.empty() &&
+           ReadAcross(cur.left.back().second, lo, cur.filter->seen, cur.read)) {
       lo = cur.left.back().first;
       cur.left.pop_back();
     }
-    cur.blocks += ((hi - lo) >> 12) + 1;
+    cur.read += hi - lo + 1;
     cur.st.Reset();
     BindParams(cur.st, q, cur.src->match, lo, hi, cur.src->dfs, cur.src->totals, &gate,
                cur.filter.get());

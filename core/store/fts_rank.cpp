@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <vector>
 
+#include "core/store/schema.hpp"
+
 namespace origin {
 
 namespace {
@@ -106,7 +108,7 @@ void Scope(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept {
   bool in = true;
   if (scope != nullptr && scope->blocks != nullptr) {
     ++scope->seen;
-    const std::int64_t block = sqlite3_value_int64(argv[1]) >> 12;
+    const std::int64_t block = sqlite3_value_int64(argv[1]) >> kScopeBlockBits;
     in = block >= 0 && static_cast<std::size_t>(block) < scope->blocks->size() &&
          (*scope->blocks)[static_cast<std::size_t>(block)];
   }

@@ -43,7 +43,7 @@ struct RankGate {
 };
 inline constexpr const char* kRankGateType = "origin_gate";
 
-/// origin_scope(?, seq) says whether the block of `seq` (seq >> 12) is one of
+/// origin_scope(?, seq) says whether the block of `seq` (seq >> kScopeBlockBits) is one of
 /// `blocks` (a scope's blocks: search's project and source filters), and
 /// counts each call in `seen`; bound as a pointer of type "origin_scope".
 /// Unbound, it holds every seq.

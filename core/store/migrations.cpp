@@ -168,6 +168,7 @@ CREATE INDEX IF NOT EXISTS event_title ON event(session, seq)
 -- Which blocks of 4,096 arrivals hold events of each project and source
 -- ('project:<name>', 'source:<name>'): a filtered search reads only those
 -- blocks.  Derived: kept by a trigger, filled from event when empty.
+-- (Blocks of 256 arrivals since kScopeBlocksVersion.)
 CREATE TABLE IF NOT EXISTS scope_block (
   scope TEXT NOT NULL,
   block INTEGER NOT NULL,           -- seq >> 12
@@ -303,11 +304,31 @@ CREATE TRIGGER IF NOT EXISTS change_log_no_delete BEFORE DELETE ON change_log
 BEGIN SELECT RAISE(ABORT, 'change_log is append-only'); END;
 )sql";
 
-// scope_block of every event: the events of a store older than its trigger.
-constexpr const char* kAddScopeBlocksSql =
-    "INSERT OR IGNORE INTO scope_block(scope, block) "
-    "SELECT DISTINCT 'project:' || project, seq >> 12 FROM event WHERE project IS NOT NULL "
-    "UNION SELECT DISTINCT 'source:' || source, seq >> 12 FROM event";
+// scope_block of every event, at blocks of 2^bits arrivals: the events of a
+// store older than its trigger.
+std::string AddScopeBlocksSql(int bits) {
+  const std::string block = "seq >> " + std::to_string(bits);
+  return "INSERT OR IGNORE INTO scope_block(scope, block) SELECT DISTINCT 'project:' || project, " +
+         block +
+         " FROM event WHERE project IS NOT NULL UNION SELECT DISTINCT 'source:' || source, " +
+         block + " FROM event";
+}
+
+// scope_block as events arrive, at blocks of 2^kScopeBlockBits arrivals
+// (kScopeBlocksVersion; version 5 made it at blocks of 4,096).
+std::string ScopeTriggerSql() {
+  const std::string block = "new.seq >> " + std::to_string(kScopeBlockBits);
+  return "CREATE TRIGGER event_scope AFTER INSERT ON event\n"
+         "BEGIN\n"
+         "  INSERT OR IGNORE INTO scope_block(scope, block)\n"
+         "    SELECT 'project:' || new.project, " +
+         block +
+         " WHERE new.project IS NOT NULL;\n"
+         "  INSERT OR IGNORE INTO scope_block(scope, block) VALUES ('source:' || new.source, " +
+         block +
+         ");\n"
+         "END";
+}
 
 // Migration 9 (core/erase/erase.hpp): the erasure tables, and the update
 // triggers of event, entry and entry_source split so that the one update
@@ -422,7 +443,7 @@ CREATE INDEX request_key_at ON request_key(at_ms);
          db.Exec(kVersion5Tail);
          if (db.QueryInt("SELECT NOT EXISTS (SELECT 1 FROM scope_block) AND "
                          "EXISTS (SELECT 1 FROM event)"))
-           db.Exec(kAddScopeBlocksSql);
+           db.Exec(AddScopeBlocksSql(12));
        }},
       {kLeafTitlesVersion,
        "titles that wait for the session they name; sessions' models derived again",
@@ -561,6 +582,22 @@ END;
          db.Exec(
              "DROP INDEX event_seq_ts;"
              "CREATE INDEX event_seq_ts ON event(seq, ts, length(text));");
+       }},
+      {kScopeBlocksVersion, "scope_block: blocks of 256 arrivals, filled again from the events",
+       [](Db& db) {
+         const std::string block = "seq >> " + std::to_string(kScopeBlockBits);
+         db.Exec("DROP TRIGGER event_scope; DELETE FROM scope_block;");
+         db.Exec(ScopeTriggerSql());
+         // Every event's blocks: of its source, of the project its cwd
+         // names, and of the project its session has in that cwd
+         // (session_cwd), as the trigger and FlushSessions add them.
+         db.Exec(AddScopeBlocksSql(kScopeBlockBits));
+         db.Exec(
+             "INSERT OR IGNORE INTO scope_block(scope, block) SELECT DISTINCT 'project:' || "
+             "sc.project, e." +
+             block +
+             " FROM event e JOIN session_cwd sc ON "
+             "sc.session = e.session AND sc.cwd = e.cwd");
        }},
   };
   return kMigrations;

@@ -39,8 +39,9 @@ namespace origin {
 /// api_token, a hub's access tokens (core/hub/tokens.hpp).  12:
 /// change_log_id.  13: entry_fts written by the insert of an entry, not by
 /// its trigger (kEntryFtsInsertVersion).  14: event_seq_ts holds each
-/// event's length (kEventLengthVersion).
-inline constexpr int kSchemaVersion = 14;
+/// event's length (kEventLengthVersion).  15: scope_block's blocks of
+/// 256 arrivals (kScopeBlocksVersion).
+inline constexpr int kSchemaVersion = 15;
 /// The version that made title_wait and derived sessions' models again.
 inline constexpr int kLeafTitlesVersion = 6;
 /// The migration that derives sessions' projects (session_cwd) and parents
@@ -67,6 +68,13 @@ inline constexpr int kEntryFtsInsertVersion = 13;
 /// with it, which gives its length in trigrams (one a character but the last
 /// two) without FTS5's docsize lookup (core/store/fts_rank.hpp).
 inline constexpr int kEventLengthVersion = 14;
+/// scope_block lists blocks of 2^kScopeBlockBits arrivals, where it listed
+/// blocks of 4,096: a project's or source's events, mostly contiguous, fill
+/// few of the small blocks, so that a filtered search drops most of the
+/// candidates of others by the block alone (origin_scope), before it reads
+/// their rows (docs/performance.md).
+inline constexpr int kScopeBlocksVersion = 15;
+inline constexpr int kScopeBlockBits = 8;
 /// The version kSchemaSql is: a new store starts there and runs the
 /// migrations after it.
 inline constexpr int kBaseSchemaVersion = 3;

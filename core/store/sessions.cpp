@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "core/store/schema.hpp"
 #include "core/store/visible.hpp"
 #include "core/util/text.hpp"
 
@@ -87,7 +88,8 @@ void AssignProjects(Db& db, const std::string& session) {
         .Run();
     db.Prepare(
           "INSERT OR IGNORE INTO scope_block(scope, block) SELECT DISTINCT 'project:' || ?1, "
-          "seq >> 12 FROM event WHERE session = ?2 AND cwd = ?3")
+          "seq >> " +
+          std::to_string(kScopeBlockBits) + " FROM event WHERE session = ?2 AND cwd = ?3")
         .Bind(1, project)
         .Bind(2, session)
         .Bind(3, r.cwd)
@@ -220,7 +222,9 @@ std::int64_t AddArrivals(Db& db, std::string_view source, std::int64_t after_seq
   if (!cwds.empty())
     db.Prepare(
           "INSERT OR IGNORE INTO scope_block(scope, block) SELECT DISTINCT 'project:' || "
-          "sc.project, e.seq >> 12 FROM event e JOIN session_cwd sc ON sc.session = e.session "
+          "sc.project, e.seq >> " +
+          std::to_string(kScopeBlockBits) +
+          " FROM event e JOIN session_cwd sc ON sc.session = e.session "
           "AND sc.cwd = e.cwd WHERE e.seq > ?")
         .Bind(1, after_seq)
         .Run();

@@ -87,7 +87,9 @@ TEST_SUITE("schema") {
     CHECK(first.find("entry_fts") != std::string::npos);
   }
 
-  TEST_CASE("schema: migration 5 fills scope_block from the events of a store older than it") {
+  TEST_CASE(
+      "schema: migration 5 fills scope_block from the events of a store older than it (in the "
+      "blocks of 256 arrivals of migration 15)") {
     ScopedTempDir d;
     MakeStore(d / "old.db",
               Fixture("v1.sql") + kOneFile +
@@ -95,9 +97,56 @@ TEST_SUITE("schema") {
                   "line) VALUES (1, 't:1', 't', 5, 'p', 'user', 'message', 'hello', 1, 1),"
                   "(5000, 't:2', 't', 6, NULL, 'user', 'message', 'again', 1, 2)");
     auto db = OpenWriteConnection(d / "old.db");
-    CHECK(db->QueryInt("SELECT count(*) FROM scope_block") == 3);  // project:p 0, source:t 0 and 1
-    CHECK(db->QueryInt("SELECT count(*) FROM scope_block WHERE scope = 'source:t' AND block = 1") ==
-          1);
+    CHECK(db->QueryInt("SELECT count(*) FROM scope_block") == 3);  // project:p 0, source:t 0 and 19
+    CHECK(db->QueryInt(
+              "SELECT count(*) FROM scope_block WHERE scope = 'source:t' AND block = 19") == 1);
+  }
+
+  TEST_CASE(
+      "schema: migration 15 lists scope_block's blocks of 256 arrivals, by the events' sources, "
+      "their cwds' projects and their sessions' projects, and its trigger keeps them") {
+    ScopedTempDir d;
+    const std::string path = d / "s.db";
+    const char* insert =
+        "INSERT INTO event(seq, id, source, session, ts, project, cwd, role, kind, text, file_id, "
+        "line) VALUES (?, ?, 't', 's', 5, ?, ?, 'user', 'message', 'hi', 1, ?)";
+    auto add = [&](Db& db, int seq, const char* project, const char* cwd) {
+      db.Prepare(insert)
+          .Bind(1, seq)
+          .Bind(2, "t:" + std::to_string(seq))
+          .Bind(3, project)
+          .Bind(4, cwd)
+          .Bind(5, seq)
+          .Run();
+    };
+    {
+      auto old = OpenWriteConnection(path, Migrations(), kScopeBlocksVersion - 1);
+      old->Exec(kOneFile);
+      add(*old, 1, "app", "/w/app");
+      add(*old, 300, "src", "/w/app/src");  // the session's project there: app
+      add(*old, 5000, "other", "/w/other");
+      old->Exec(
+          "INSERT INTO session_cwd(session, cwd, first_ts, project) VALUES "
+          "('s', '/w/app', 5, 'app'), ('s', '/w/app/src', 5, 'app'), "
+          "('s', '/w/other', 5, 'other')");
+      CHECK(old->QueryInt("SELECT count(*) FROM scope_block WHERE block = 1") == 2);  // 4,096s
+    }
+    auto db = OpenWriteConnection(path);
+    CHECK(Version(*db) == kSchemaVersion);
+    auto blocks = [&](const char* scope) {
+      std::vector<std::int64_t> out;
+      auto st = db->Prepare("SELECT block FROM scope_block WHERE scope = ? ORDER BY block");
+      st.Bind(1, scope);
+      while (st.Step()) out.push_back(st.Int(0));
+      return out;
+    };
+    CHECK(blocks("source:t") == std::vector<std::int64_t>{0, 1, 19});
+    CHECK(blocks("project:app") == std::vector<std::int64_t>{0, 1});
+    CHECK(blocks("project:src") == std::vector<std::int64_t>{1});
+    CHECK(blocks("project:other") == std::vector<std::int64_t>{19});
+    add(*db, 9000, "late", "/w/late");  // the trigger, at 256 arrivals a block
+    CHECK(blocks("project:late") == std::vector<std::int64_t>{9000 >> kScopeBlockBits});
+    CHECK(blocks("source:t") == std::vector<std::int64_t>{0, 1, 19, 35});
   }
 
   TEST_CASE(

@@ -374,6 +374,53 @@ TEST_SUITE("search") {
     }
   }
 
+  TEST_CASE(
+      "search: a filter's scope is the blocks of 256 arrivals holding its events, so that the "
+      "candidates of another project a few hundred arrivals away are not read") {
+    TestStore s;
+    s.db->Exec(
+        "INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) VALUES (1, "
+        "'t', 'k', 1, '/x', 't/k', 0)");
+    auto ins = s.db->Prepare(
+        "INSERT INTO event(seq, id, source, ts, project, role, kind, text, file_id, line) "
+        "VALUES (?, ?, ?, ?, ?, 'user', 'message', 'deploy', 1, ?)");
+    // "a" in arrivals 1 to 200 and 5,000 to 5,100; "b" and another source
+    // between, in the same blocks of 4,096.
+    for (int i = 1; i <= 6000; ++i) {
+      const bool a = i <= 200 || (i >= 5000 && i <= 5100);
+      ins.Reset();
+      ins.Bind(1, i)
+          .Bind(2, "t:" + std::to_string(i))
+          .Bind(3, i > 3000 && i <= 3010 ? "grok" : "codex")
+          .Bind(4, std::int64_t{1700000000000} + i)
+          .Bind(5, a ? "a" : "b")
+          .Bind(6, i)
+          .Run();
+    }
+    EventQuery q;
+    q.query = "deploy";
+    q.project = "a";
+    CHECK(search_read::ScopeRanges(*s.db, q) == search_read::Ranges{{0, 255}, {4864, 5119}});
+    q.project.reset();
+    q.source = "grok";
+    CHECK(search_read::ScopeRanges(*s.db, q) == search_read::Ranges{{2816, 3071}});
+    q.project = "b";  // both: the blocks of each
+    CHECK(search_read::ScopeRanges(*s.db, q) == search_read::Ranges{{2816, 3071}});
+    q.source.reset();
+    q.limit = 1000;
+    EventIndex index(s.dir / "index.db", s.db_path());
+    index.CatchUp(1 << 20, [&] { return index.Upto() >= 6000; });
+    AttachIndex(*s.db, s.dir / "index.db");
+    for (const char* project : {"a", "b"}) {
+      q.project = project;
+      auto ref = Reference(*s.db, q);
+      std::set<std::int64_t> got;
+      for (const auto& h : SearchEvents(*s.db, q)) got.insert(h.event.seq);
+      CHECK(got.size() == std::min<std::size_t>(1000, ref.size()));
+      for (auto g : got) CHECK(std::count(ref.begin(), ref.end(), g) == 1);
+    }
+  }
+
   TEST_CASE("search: a scope of many ranges is read across the gaps worth reading, and stays exact") {
     // 16 blocks of one history; the project "spread" in a short stretch of
     // every other block (8 ranges of the scope, gaps of one block), so that
