@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <map>
 
 namespace origin {
@@ -28,13 +29,18 @@ StoreStatus ReadStatus(Db& db, const std::string& db_path, std::int64_t now_ms) 
     {
       auto st = db.Prepare(
           "SELECT source, count(DISTINCT key), sum(broken IS NOT NULL), sum(zst_bytes), "
-          "sum(bytes_ingested - tail_offset), sum(bytes_ingested) FROM raw_file GROUP BY source");
+          "sum(bytes_ingested - tail_offset), sum(bytes_ingested), max(grown_at) FROM raw_file "
+          "GROUP BY source");
       while (st.Step()) {
         auto& r = get(st.Text(0));
         r.files = st.Int(1);
         r.broken_mirrors = st.Int(2);
         s.mirror_disk_bytes += st.Int(3) + st.Int(4);
         s.mirror_content_bytes += st.Int(5);
+        // When a mirror of the source last grew: what a hub took in from
+        // its devices' pushes (core/ingest/remote.cpp), which no sync of
+        // its own logs in sync_log.
+        if (!st.IsNull(6)) r.last_ingest_ms = st.Int(6);
       }
     }
     {
@@ -60,7 +66,10 @@ StoreStatus ReadStatus(Db& db, const std::string& db_path, std::int64_t now_ms) 
       auto st = db.Prepare(
           "SELECT source, max(finished_at) FROM sync_log WHERE events > 0 OR files > 0 "
           "GROUP BY source");
-      while (st.Step()) get(st.Text(0)).last_ingest_ms = st.Int(1);
+      while (st.Step()) {
+        auto& r = get(st.Text(0));
+        r.last_ingest_ms = std::max(r.last_ingest_ms.value_or(0), st.Int(1));
+      }
     }
     {
       auto st = db.Prepare(

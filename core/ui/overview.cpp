@@ -244,7 +244,8 @@ std::vector<OverviewSource> Sources(Db& db, std::int64_t now_ms) {
       "WHERE agent_version IS NOT NULL ORDER BY last_ts DESC LIMIT 1");
   auto synced = db.Prepare(
       "SELECT max(finished_at), (SELECT total(parse_errors) FROM sync_log WHERE source = ?1 AND "
-      "started_at >= ?2) FROM sync_log WHERE source = ?1");
+      "started_at >= ?2), (SELECT max(grown_at) FROM raw_file WHERE source = ?1) FROM sync_log "
+      "WHERE source = ?1");
   std::vector<OverviewSource> out;
   for (auto& [name, s] : by) {
     s.source = name;
@@ -255,6 +256,9 @@ std::vector<OverviewSource> Sources(Db& db, std::int64_t now_ms) {
     synced.Bind(1, name).Bind(2, now_ms - std::int64_t{7} * 86400 * 1000);
     if (synced.Step()) {
       if (!synced.IsNull(0)) s.last_ingestion = synced.Int(0);
+      // When a mirror of it last grew: a hub's pushes, which no sync_log run records.
+      if (!synced.IsNull(2))
+        s.last_ingestion = std::max(s.last_ingestion.value_or(0), synced.Int(2));
       s.parse_errors_7d = static_cast<std::int64_t>(synced.Double(1));
     }
     out.push_back(std::move(s));

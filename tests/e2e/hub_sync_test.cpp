@@ -82,6 +82,20 @@ TEST_CASE("hub sync: two devices connect, sync, and a forget and a restore made 
   Sync(desk);
   CHECK(HubFinds(port, reader, "rockets", "laptop said line 2"));
   CHECK(HubFinds(port, reader, "oceans", "desk said line 2"));
+  // The hub's status says when it last took lines in for each source,
+  // though no sync of its own took them (the devices' pushes did).
+  {
+    RunResult hs = hub.Cli({"status", "--json"});
+    rapidjson::Document d = Json(hs.out);
+    int claude = 0;
+    for (const auto& src : d["sources"].GetArray())
+      if (std::string_view(src["source"].GetString()) == "claude-code") {
+        ++claude;
+        CHECK(src["events"].GetInt64() > 0);
+        CHECK(src["last_ingest_at"].IsInt64());  // not "never"
+      }
+    CHECK(claude == 1);
+  }
   // A second sync sends nothing.
   {
     rapidjson::Document again = Sync(laptop);
