@@ -168,6 +168,13 @@ constexpr std::int64_t kGapRows = 4096;
 // read so far: the gap is expected to hold seen + 1 per `read` seqs (one
 // more than met, so that none met is not taken for none to come); nothing
 // is known before the first range.
+// `read` with the seqs lo to hi added, at most INT64_MAX (a source reads up
+// to INT64_MAX when nothing bounds it).
+std::int64_t PlusSeqs(std::int64_t read, std::int64_t lo, std::int64_t hi) {
+  const std::int64_t n = hi - lo;  // lo >= 0
+  return n >= INT64_MAX - read ? INT64_MAX : read + n + 1;
+}
+
 bool ReadAcross(std::int64_t hi, std::int64_t lo, std::int64_t seen, std::int64_t read) {
   if (read <= 0) return false;
   const double gap = static_cast<double>(lo - hi - 1);
@@ -206,7 +213,7 @@ bool ReadOldestFirst(Db& db, const std::vector<Source>& sources, const EventQuer
       auto [lo, hi] = left[i++];
       while (i < left.size() && ReadAcross(hi, left[i].first, filter.seen, read))
         hi = left[i++].second;
-      read += hi - lo + 1;
+      read = PlusSeqs(read, lo, hi);
       st.Reset();
       BindParams(st, q, src.match, lo, hi, src.dfs, src.totals, gate, &filter);
       while (st.Step()) {
@@ -291,7 +298,7 @@ bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
       lo = cur.left.back().first;
       cur.left.pop_back();
     }
-    cur.read += hi - lo + 1;
+    cur.read = PlusSeqs(cur.read, lo, hi);
     cur.st.Reset();
     BindParams(cur.st, q, cur.src->match, lo, hi, cur.src->dfs, cur.src->totals, &gate,
                cur.filter.get());
