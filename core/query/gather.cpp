@@ -162,12 +162,6 @@ std::string OldestFirst(const std::string& sql) {
 // frequent word.
 constexpr std::int64_t kGapRows = 4096;
 
-// Whether the gap between a range of a scope ending at `hi` and the next,
-// from `lo`, is worth reading across for a statement that met `seen`
-// candidates (counted by origin_scope) in the `read` seqs of the ranges it
-// read so far: the gap is expected to hold seen + 1 per `read` seqs (one
-// more than met, so that none met is not taken for none to come); nothing
-// is known before the first range.
 // `read` with the seqs lo to hi added, at most INT64_MAX (a source reads up
 // to INT64_MAX when nothing bounds it).
 std::int64_t PlusSeqs(std::int64_t read, std::int64_t lo, std::int64_t hi) {
@@ -175,6 +169,12 @@ std::int64_t PlusSeqs(std::int64_t read, std::int64_t lo, std::int64_t hi) {
   return n >= INT64_MAX - read ? INT64_MAX : read + n + 1;
 }
 
+// Whether the gap between a range of a scope ending at `hi` and the next,
+// from `lo`, is worth reading across for a statement that met `seen`
+// candidates (counted by origin_scope) in the `read` seqs of the ranges it
+// read so far: the gap is expected to hold seen + 1 per `read` seqs (one
+// more than met, so that none met is not taken for none to come); nothing
+// is known before the first range.
 bool ReadAcross(std::int64_t hi, std::int64_t lo, std::int64_t seen, std::int64_t read) {
   if (read <= 0) return false;
   const double gap = static_cast<double>(lo - hi - 1);

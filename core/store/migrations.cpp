@@ -317,7 +317,7 @@ std::string AddScopeBlocksSql(int bits) {
 // scope_block as events arrive, at blocks of 2^kScopeBlockBits arrivals
 // (kScopeBlocksVersion; version 5 made it at blocks of 4,096).
 std::string ScopeTriggerSql() {
-  const std::string block = "new.seq >> " + std::to_string(kScopeBlockBits);
+  const std::string block = ScopeBlockSql("new.seq");
   return "CREATE TRIGGER event_scope AFTER INSERT ON event\n"
          "BEGIN\n"
          "  INSERT OR IGNORE INTO scope_block(scope, block)\n"
@@ -585,19 +585,13 @@ END;
        }},
       {kScopeBlocksVersion, "scope_block: blocks of 256 arrivals, filled again from the events",
        [](Db& db) {
-         const std::string block = "seq >> " + std::to_string(kScopeBlockBits);
          db.Exec("DROP TRIGGER event_scope; DELETE FROM scope_block;");
          db.Exec(ScopeTriggerSql());
          // Every event's blocks: of its source, of the project its cwd
          // names, and of the project its session has in that cwd
-         // (session_cwd), as the trigger and FlushSessions add them.
+         // (session_cwd), as the trigger and ingestion (AddArrivals) add them.
          db.Exec(AddScopeBlocksSql(kScopeBlockBits));
-         db.Exec(
-             "INSERT OR IGNORE INTO scope_block(scope, block) SELECT DISTINCT 'project:' || "
-             "sc.project, e." +
-             block +
-             " FROM event e JOIN session_cwd sc ON "
-             "sc.session = e.session AND sc.cwd = e.cwd");
+         AddProjectBlocks(db, 0);
        }},
   };
   return kMigrations;

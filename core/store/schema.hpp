@@ -21,6 +21,7 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/c/sqlite.hpp"
@@ -75,6 +76,11 @@ inline constexpr int kEventLengthVersion = 14;
 /// their rows (docs/performance.md).
 inline constexpr int kScopeBlocksVersion = 15;
 inline constexpr int kScopeBlockBits = 8;
+/// The SQL of the scope_block block of the seq `seq` (a column or an
+/// expression).
+inline std::string ScopeBlockSql(std::string_view seq) {
+  return std::string(seq) + " >> " + std::to_string(kScopeBlockBits);
+}
 /// The version kSchemaSql is: a new store starts there and runs the
 /// migrations after it.
 inline constexpr int kBaseSchemaVersion = 3;

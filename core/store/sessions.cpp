@@ -87,9 +87,8 @@ void AssignProjects(Db& db, const std::string& session) {
         .Bind(3, r.cwd)
         .Run();
     db.Prepare(
-          "INSERT OR IGNORE INTO scope_block(scope, block) SELECT DISTINCT 'project:' || ?1, "
-          "seq >> " +
-          std::to_string(kScopeBlockBits) + " FROM event WHERE session = ?2 AND cwd = ?3")
+          "INSERT OR IGNORE INTO scope_block(scope, block) SELECT DISTINCT 'project:' || ?1, " +
+          ScopeBlockSql("seq") + " FROM event WHERE session = ?2 AND cwd = ?3")
         .Bind(1, project)
         .Bind(2, session)
         .Bind(3, r.cwd)
@@ -219,16 +218,19 @@ std::int64_t AddArrivals(Db& db, std::string_view source, std::int64_t after_seq
     RelinkSessions(db, &ids);
   }
   // The new events in the blocks of the projects they have.
-  if (!cwds.empty())
-    db.Prepare(
-          "INSERT OR IGNORE INTO scope_block(scope, block) SELECT DISTINCT 'project:' || "
-          "sc.project, e.seq >> " +
-          std::to_string(kScopeBlockBits) +
-          " FROM event e JOIN session_cwd sc ON sc.session = e.session "
-          "AND sc.cwd = e.cwd WHERE e.seq > ?")
-        .Bind(1, after_seq)
-        .Run();
+  if (!cwds.empty()) AddProjectBlocks(db, after_seq);
   return arrived;
+}
+
+void AddProjectBlocks(Db& db, std::int64_t after_seq) {
+  db.Prepare(
+        "INSERT OR IGNORE INTO scope_block(scope, block) SELECT DISTINCT 'project:' || "
+        "sc.project, " +
+        ScopeBlockSql("e.seq") +
+        " FROM event e JOIN session_cwd sc ON sc.session = e.session AND sc.cwd = e.cwd "
+        "WHERE e.seq > ?")
+      .Bind(1, after_seq)
+      .Run();
 }
 
 void RecomputeSessions(Db& db, const std::vector<std::string>* ids) {

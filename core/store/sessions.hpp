@@ -86,6 +86,10 @@ void RecomputeSessions(Db& db, const std::vector<std::string>* ids = nullptr);
 /// blocks of scope_block gain the projects its events have now.
 void ProjectSessions(Db& db, const std::vector<std::string>* ids = nullptr);
 
+/// Adds to scope_block the blocks of the projects their sessions give the
+/// cwds of the events after seq `after_seq` (session_cwd).
+void AddProjectBlocks(Db& db, std::int64_t after_seq);
+
 /// A link event (kind meta, tool_name "parent"): its text is the id of
 /// the session its session was forked from (a Codex sub-agent's parent).
 inline std::string ParentEventSql(std::string_view prefix = "") {
