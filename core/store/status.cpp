@@ -15,6 +15,27 @@ std::int64_t SizeOf(const std::string& path) {
 }
 }  // namespace
 
+std::map<std::string, SourceIngestion> ReadIngestion(Db& db, std::int64_t since_ms) {
+  std::map<std::string, SourceIngestion> by;
+  auto files =
+      db.Prepare("SELECT source, count(DISTINCT key), max(grown_at) FROM raw_file GROUP BY source");
+  while (files.Step()) {
+    SourceIngestion& r = by[std::string(files.Text(0))];
+    r.files = files.Int(1);
+    if (!files.IsNull(2)) r.last_ingest_ms = files.Int(2);
+  }
+  auto runs = db.Prepare(
+      "SELECT source, max(finished_at) FILTER (WHERE events > 0 OR files > 0), "
+      "total(parse_errors) FILTER (WHERE finished_at >= ?) FROM sync_log GROUP BY source");
+  runs.Bind(1, since_ms);
+  while (runs.Step()) {
+    SourceIngestion& r = by[std::string(runs.Text(0))];
+    if (!runs.IsNull(1)) r.last_ingest_ms = std::max(r.last_ingest_ms.value_or(0), runs.Int(1));
+    r.parse_errors = static_cast<std::int64_t>(runs.Double(2));
+  }
+  return by;
+}
+
 StoreStatus ReadStatus(Db& db, const std::string& db_path, std::int64_t now_ms) {
   StoreStatus s;
   std::map<std::string, SourceStatus> by;
@@ -28,20 +49,20 @@ StoreStatus ReadStatus(Db& db, const std::string& db_path, std::int64_t now_ms) 
   try {
     {
       auto st = db.Prepare(
-          "SELECT source, count(DISTINCT key), sum(broken IS NOT NULL), sum(zst_bytes), "
-          "sum(bytes_ingested - tail_offset), sum(bytes_ingested), max(grown_at) FROM raw_file "
-          "GROUP BY source");
+          "SELECT source, sum(broken IS NOT NULL), sum(zst_bytes), "
+          "sum(bytes_ingested - tail_offset), sum(bytes_ingested) FROM raw_file GROUP BY source");
       while (st.Step()) {
-        auto& r = get(st.Text(0));
-        r.files = st.Int(1);
-        r.broken_mirrors = st.Int(2);
-        s.mirror_disk_bytes += st.Int(3) + st.Int(4);
-        s.mirror_content_bytes += st.Int(5);
-        // When a mirror of the source last grew: what a hub took in from
-        // its devices' pushes (core/ingest/remote.cpp), which no sync of
-        // its own logs in sync_log.
-        if (!st.IsNull(6)) r.last_ingest_ms = st.Int(6);
+        get(st.Text(0)).broken_mirrors = st.Int(1);
+        s.mirror_disk_bytes += st.Int(2) + st.Int(3);
+        s.mirror_content_bytes += st.Int(4);
       }
+    }
+    for (const auto& [source, in] :
+         ReadIngestion(db, now_ms - std::int64_t{7} * 24 * 3600 * 1000)) {
+      auto& r = get(source);
+      r.files = in.files;
+      r.last_ingest_ms = in.last_ingest_ms;
+      r.parse_errors_7d = in.parse_errors;
     }
     {
       auto st = db.Prepare(
@@ -53,22 +74,6 @@ StoreStatus ReadStatus(Db& db, const std::string& db_path, std::int64_t now_ms) 
         r.events = st.Int(2);
         s.sessions += r.sessions;
         s.events += r.events;
-      }
-    }
-    {
-      auto st = db.Prepare(
-          "SELECT source, sum(parse_errors), max(finished_at) FROM sync_log "
-          "WHERE finished_at >= ? GROUP BY source");
-      st.Bind(1, now_ms - std::int64_t{7} * 24 * 3600 * 1000);
-      while (st.Step()) get(st.Text(0)).parse_errors_7d = st.Int(1);
-    }
-    {
-      auto st = db.Prepare(
-          "SELECT source, max(finished_at) FROM sync_log WHERE events > 0 OR files > 0 "
-          "GROUP BY source");
-      while (st.Step()) {
-        auto& r = get(st.Text(0));
-        r.last_ingest_ms = std::max(r.last_ingest_ms.value_or(0), st.Int(1));
       }
     }
     {

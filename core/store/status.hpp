@@ -5,6 +5,7 @@
 // mirrors.  Read-only; runs on a reader connection.
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,6 +38,21 @@ struct StoreStatus {
   std::int64_t sessions = 0;
   std::int64_t max_seq = 0;  // the latest arrival
 };
+
+/// What `origin status` and the web UI's overview both show of a source's
+/// ingestion, read by one function so that they agree.
+struct SourceIngestion {
+  std::int64_t files = 0;  // mirrored files (latest generations)
+  /// When it last took something in: the latest sync that took events or
+  /// changed files in (not one that only sealed idle mirrors or failed), or
+  /// when a mirror of it last grew: what a hub took in from its devices'
+  /// pushes (core/ingest/remote.cpp), which no sync of its own records.
+  std::optional<std::int64_t> last_ingest_ms;
+  std::int64_t parse_errors = 0;  // in the syncs finished since `since_ms`
+};
+
+/// Per source with a mirror or a sync recorded.
+std::map<std::string, SourceIngestion> ReadIngestion(Db& db, std::int64_t since_ms);
 
 /// `db_path` is origin.db (its size and the WAL's are stat'ed).
 StoreStatus ReadStatus(Db& db, const std::string& db_path, std::int64_t now_ms);

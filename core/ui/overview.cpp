@@ -7,6 +7,7 @@
 #include <ctime>
 #include <mutex>
 
+#include "core/store/status.hpp"
 #include "core/store/visible.hpp"
 
 namespace origin {
@@ -227,40 +228,29 @@ std::int64_t One(Db& db, const char* sql) {
 }
 
 std::vector<OverviewSource> Sources(Db& db, std::int64_t now_ms) {
-  std::map<std::string, OverviewSource> by;
-  auto files = db.Prepare("SELECT source, count(*) FROM raw_file GROUP BY source");
-  while (files.Step()) {
-    OverviewSource& s = by[std::string(files.Text(0))];
-    s.files = files.Int(1);
-  }
-  auto sessions =
-      db.Prepare("SELECT source, count(*) FROM session WHERE event_count > 0 GROUP BY source");
-  while (sessions.Step()) by[std::string(sessions.Text(0))].sessions = sessions.Int(1);
   // The agent's latest version: from its five latest sessions, each of
   // which keeps the version of its latest events.
   auto version = db.Prepare(
       "SELECT agent_version FROM (SELECT agent_version, last_ts FROM session INDEXED BY "
       "session_source WHERE source = ? AND event_count > 0 ORDER BY last_ts DESC LIMIT 5) "
       "WHERE agent_version IS NOT NULL ORDER BY last_ts DESC LIMIT 1");
-  auto synced = db.Prepare(
-      "SELECT max(finished_at), (SELECT total(parse_errors) FROM sync_log WHERE source = ?1 AND "
-      "started_at >= ?2), (SELECT max(grown_at) FROM raw_file WHERE source = ?1) FROM sync_log "
-      "WHERE source = ?1");
+  auto sessions = db.Prepare(
+      "SELECT count(*) FROM session INDEXED BY session_source WHERE source = ? AND "
+      "event_count > 0");
   std::vector<OverviewSource> out;
-  for (auto& [name, s] : by) {
+  // As `origin status` reads them (core/store/status.hpp).
+  for (const auto& [name, in] : ReadIngestion(db, now_ms - std::int64_t{7} * 86400 * 1000)) {
+    OverviewSource s;
     s.source = name;
+    s.files = in.files;
+    s.last_ingestion = in.last_ingest_ms;
+    s.parse_errors_7d = in.parse_errors;
     version.Reset();
     version.Bind(1, name);
     if (version.Step()) s.agent_version = version.OptText(0);
-    synced.Reset();
-    synced.Bind(1, name).Bind(2, now_ms - std::int64_t{7} * 86400 * 1000);
-    if (synced.Step()) {
-      if (!synced.IsNull(0)) s.last_ingestion = synced.Int(0);
-      // When a mirror of it last grew: a hub's pushes, which no sync_log run records.
-      if (!synced.IsNull(2))
-        s.last_ingestion = std::max(s.last_ingestion.value_or(0), synced.Int(2));
-      s.parse_errors_7d = static_cast<std::int64_t>(synced.Double(1));
-    }
+    sessions.Reset();
+    sessions.Bind(1, name);
+    if (sessions.Step()) s.sessions = sessions.Int(0);
     out.push_back(std::move(s));
   }
   return out;

@@ -50,7 +50,7 @@ struct OverviewSource {
   std::string source;
   std::optional<std::string> agent_version;
   std::int64_t sessions = 0, files = 0;
-  std::optional<std::int64_t> last_ingestion;  // the latest sync that found it changed
+  std::optional<std::int64_t> last_ingestion;  // SourceIngestion::last_ingest_ms
   std::int64_t parse_errors_7d = 0;
 };
 

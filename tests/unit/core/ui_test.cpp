@@ -6,6 +6,8 @@
 // overview from derived tables; a forget's plan digest; what a forget hides;
 // and the audit log of writes from origin ui.
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <set>
@@ -16,6 +18,7 @@
 #include "core/ingest/ingester.hpp"
 #include "core/query/events.hpp"
 #include "core/store/sessions.hpp"
+#include "core/store/status.hpp"
 #include "core/store/visible.hpp"
 #include "core/ui/hidden.hpp"
 #include "core/ui/overview.hpp"
@@ -335,6 +338,46 @@ TEST_SUITE("ui") {
     CHECK(o.counts.forgets_in_effect == 1);
     REQUIRE(o.tombstones.size() == 1);
     CHECK(o.tombstones[0].events == 1);
+  }
+
+  TEST_CASE(
+      "overview and status agree on a source's files and last ingestion: a sync that only "
+      "sealed an idle mirror took nothing in, and a file rewritten is one file") {
+    Session w;
+    w.User("u1", "a question about the parser");
+    w.Say("a1", "the answer");
+    const std::string path = w.root + "/projects/-home-dev-app/s1.jsonl";
+    WriteFile(path, w.lines);
+    w.s.clock.Tick(1000);
+    const std::int64_t took = w.s.clock.NowMs();
+    // The file last changed then, as an agent's log idle since.
+    const timespec at{took / 1000, took % 1000 * 1000000};
+    const timespec times[2] = {at, at};
+    REQUIRE(::utimensat(AT_FDCWD, path.c_str(), times, 0) == 0);
+    w.s.ingester->Sync({&w.adapter}, {});
+    // Two hours on, nothing new: the sync seals the idle tail, and records it.
+    w.s.clock.Tick(2 * 3600 * 1000);
+    w.s.ingester->Sync({&w.adapter}, {});
+    REQUIRE(w.s.db->QueryInt("SELECT count(*) FROM sync_log WHERE files = 0 AND events = 0") == 1);
+    const auto both = [&](std::int64_t files, std::int64_t last) {
+      const std::int64_t now = w.s.clock.NowMs();
+      const StoreStatus st = ReadStatus(*w.s.db, w.s.db_path(), now);
+      REQUIRE(st.sources.size() == 1);
+      CHECK(st.sources[0].files == files);
+      CHECK(st.sources[0].last_ingest_ms == last);
+      const Overview o = BuildOverview(*w.s.db, now, {w.s.db_path(), ""});
+      REQUIRE(o.sources.size() == 1);
+      CHECK(o.sources[0].files == files);
+      CHECK(o.sources[0].last_ingestion == last);
+      CHECK(o.sources[0].sessions == 1);
+    };
+    both(1, took);
+    // Rewritten shorter: a new generation of the same file.
+    w.lines.clear();
+    w.User("u2", "another question");
+    w.Sync();
+    REQUIRE(w.s.db->QueryInt("SELECT count(*) FROM raw_file") == 2);
+    both(1, w.s.clock.NowMs());
   }
 
   TEST_CASE("overview: a kept session's counts serve while its row is the same, and never across "
