@@ -126,6 +126,10 @@ void WriteSource(Writer& w, const SourceLine& s) {
   w.Key("line");
   w.Int64(s.line);
   WriteBytes(w, "raw", s.raw);
+  if (s.withheld) {
+    w.Key("withheld");
+    w.String("the line also holds the text of a forgotten event");
+  }
   if (s.generated_line) {
     // The line Origin generated around it, as its mirror holds it.
     w.Key("generated");

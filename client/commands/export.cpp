@@ -136,6 +136,7 @@ int Jsonl(Connection& c, const std::vector<rapidjson::Document>& pages) {
   std::map<std::string, std::size_t> files;  // mirror → the order it first appeared
   std::map<std::tuple<std::string, std::int64_t, std::int64_t>, bool> seen;
   std::vector<Line> lines;
+  std::int64_t withheld = 0;
   for (const rapidjson::Document& page : pages) {
     for (const auto& e : page["events"].GetArray()) {
       proto::IdRequest r;
@@ -153,6 +154,12 @@ int Jsonl(Connection& c, const std::vector<rapidjson::Document>& pages) {
         const auto key = std::make_tuple(mirror, Int(src, "generation"), Int(src, "line"));
         if (seen.count(key) != 0) continue;
         seen[key] = true;
+        // A line that also holds a forgotten event's text is left out, as
+        // that event is.
+        if (src.HasMember("withheld")) {
+          ++withheld;
+          continue;
+        }
         std::string raw = Str(src, "raw");
         if (src.HasMember("raw_base64"))
           raw = proto::Base64Decode(Str(src, "raw_base64")).value_or(raw);
@@ -169,6 +176,10 @@ int Jsonl(Connection& c, const std::vector<rapidjson::Document>& pages) {
     std::fwrite(l.raw.data(), 1, l.raw.size(), stdout);
     if (l.raw.empty() || l.raw.back() != '\n') std::fputc('\n', stdout);
   }
+  if (withheld > 0)
+    std::fprintf(stderr,
+                 "origin: %lld line%s left out: each also holds the text of a forgotten event\n",
+                 static_cast<long long>(withheld), withheld == 1 ? "" : "s");
   return 0;
 }
 

@@ -75,6 +75,10 @@ int RenderSources(rapidjson::Document& r, const Invocation& a) {
                 st.Dim("(mirror " + Str(s, "mirror") + ", generation " +
                        std::to_string(Int(s, "generation")) + generated + ")")
                     .c_str());
+    if (s.HasMember("withheld")) {
+      std::printf("%s\n", st.Dim("(not shown: " + Str(s, "withheld") + ")").c_str());
+      continue;
+    }
     // Bytes that are not UTF-8 are shown as \xNN, from the exact bytes.
     std::string raw = Str(s, "raw");
     auto bytes =

@@ -7,6 +7,7 @@
 #include <map>
 
 #include "core/store/audit.hpp"
+#include "core/store/visible.hpp"
 #include "core/util/hash.hpp"
 #include "core/util/op_error.hpp"
 
@@ -15,9 +16,6 @@ namespace origin {
 using Code = OpError::Code;
 
 namespace {
-
-// Events of one line are inserted together, so their seqs are this close.
-constexpr std::int64_t kLineSeqWindow = 4096;
 
 // What an erasure covers, with the seqs its steps work on.
 struct Plan {

@@ -218,7 +218,8 @@ std::optional<EventRow> GetEventBySeq(Db& db, std::int64_t seq) {
   return OneEvent(db, "seq = ?", seq);
 }
 
-std::optional<SourceLine> EventSource(Db& db, MirrorStore& mirrors, std::string_view id) {
+std::optional<SourceLine> EventSource(Db& db, MirrorStore& mirrors, std::string_view id,
+                                      bool whole_line) {
   auto ev = GetEvent(db, id);
   if (!ev) return std::nullopt;
   SourceLine s;
@@ -233,6 +234,10 @@ std::optional<SourceLine> EventSource(Db& db, MirrorStore& mirrors, std::string_
     s.key = std::string(st.Text(4));
   }
   s.line = ev->line;
+  if (!whole_line && LineHoldsHidden(db, ev->seq, ev->file_id, ev->line)) {
+    s.withheld = true;
+    return s;
+  }
   auto raw = mirrors.ReadLine(db, ev->file_id, ev->line);
   if (!raw) throw MirrorBroken("the mirror " + s.mirror + " has no line " + std::to_string(s.line));
   s.raw = std::move(*raw);

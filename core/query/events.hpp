@@ -43,6 +43,9 @@ struct SourceLine {
   std::int64_t generation = 0;
   std::int64_t line = 0;  // 1-based, in the mirror's content
   std::string raw;        // the line's bytes, without its newline
+  /// The line also gives an event that is hidden, whose text its bytes
+  /// hold: `raw` is left empty (LineHoldsHidden).
+  bool withheld = false;
   // For a generated line that copies the agent's own line (the daemon
   // asks the adapter, SourceAdapter::Original): `line` and `raw` are then
   // the agent's, and these the generated line's.
@@ -72,7 +75,11 @@ std::optional<EventRow> GetEvent(Db& db, std::string_view id);
 /// The same by arrival (seq).
 std::optional<EventRow> GetEventBySeq(Db& db, std::int64_t seq);
 /// nullopt when no event has this id; throws MirrorBroken if its mirror lost the line.
-std::optional<SourceLine> EventSource(Db& db, MirrorStore& mirrors, std::string_view id);
+/// A line that also gives a hidden event is withheld (SourceLine::withheld)
+/// unless `whole_line`: for a caller that parses the line for this event's
+/// own text and shows nothing else of it.
+std::optional<SourceLine> EventSource(Db& db, MirrorStore& mirrors, std::string_view id,
+                                      bool whole_line = false);
 
 struct SessionFilter {
   std::int64_t from_ms = 0, to_ms = INT64_MAX;  // sessions active in [from, to]

@@ -7,6 +7,7 @@
 // query one lookup per row.  Here in core/store, beside the tables, so that
 // what reads needs nothing of what forgets.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -26,5 +27,15 @@ inline std::string VisibleEntrySql(std::string_view id_col) {
 /// Whether a forget in effect hides this event or entry version.
 bool EventHidden(Db& db, std::string_view event_id);
 bool EntryHidden(Db& db, std::string_view entry_id);
+
+/// The events of one mirror line (a line may give several: an assistant's
+/// text and its tool calls) are inserted together, so their seqs lie within
+/// this of each other.
+inline constexpr std::int64_t kLineSeqWindow = 4096;
+
+/// Whether the mirror line (`file_id`, `line`) of the event `seq` also gives
+/// another event that is hidden: the line's bytes hold that event's text, so
+/// they are not shown for `seq` either (spec: Forgetting; invariant 2).
+bool LineHoldsHidden(Db& db, std::int64_t seq, std::int64_t file_id, std::int64_t line);
 
 }  // namespace origin

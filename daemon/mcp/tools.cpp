@@ -94,12 +94,14 @@ constexpr Tool kTools[] = {
 "entries":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"kind":{"type":"string"},
 "snippet":{"type":"string"},"confidence":{"type":"number"},"project":{"type":"string"},"imported":{"type":"boolean"},
 "status":{"type":"string"},"rank":{"type":"integer","minimum":1,"description":"1 is the best match (or the newest)"},
-"chain":{"type":"string","description":"a corrected entry: its first version's id"},)json" ORIGIN_ORIGIN_PROP R"json(},
+"chain":{"type":"string","description":"a corrected entry: its first version's id"},)json" ORIGIN_ORIGIN_PROP
+     R"json(},
 "required":["id","kind","snippet","confidence","imported","rank"]}},
 "sessions":{"type":"array","description":"event hits by session, in the order of each session's best hit","items":{"type":"object","properties":{
 "id":{"type":"string"},"source":{"type":"string"},"title":{"type":"string","description":"its title, or its first prompt"},"project":{"type":"string"},
 "events":{"type":"array","items":)json" ORIGIN_HIT_SCHEMA R"json(}},"required":["id","events"]}},
-"events":{"type":"array","description":"event hits without a session","items":)json" ORIGIN_HIT_SCHEMA R"json(},
+"events":{"type":"array","description":"event hits without a session","items":)json" ORIGIN_HIT_SCHEMA
+     R"json(},
 "more":{"type":"boolean","description":"more hits follow this page"},
 "next_offset":{"type":"integer","description":"the offset of the next page, when more"}},
 "required":["order","entries","sessions","events","more"]})json",
@@ -133,7 +135,8 @@ constexpr Tool kTools[] = {
     {"get",
      "An entry with its sources, the events it cites and the history of its versions, or an "
      "event with its whole text.",
-     R"json({"type":"object","properties":{"id":{"type":"string","description":"an entry (ent_...) or an event: )json" ORIGIN_ID_FORMS R"json("}},"required":["id"],"additionalProperties":false})json",
+     R"json({"type":"object","properties":{"id":{"type":"string","description":"an entry (ent_...) or an event: )json" ORIGIN_ID_FORMS
+     R"json("}},"required":["id"],"additionalProperties":false})json",
      R"json({"type":"object","properties":{"entry":)json" ORIGIN_ENTRY_SCHEMA R"json(,
 "history":{"type":"array","items":)json" ORIGIN_ENTRY_SCHEMA R"json(},
 "cited":{"type":"array","items":)json" ORIGIN_EVENT_SCHEMA R"json(},
@@ -142,11 +145,14 @@ constexpr Tool kTools[] = {
     {"sources",
      "The original log lines behind an entry or an event: file, mirror, line number and raw "
      "text.",
-     R"json({"type":"object","properties":{"id":{"type":"string","description":"an entry (ent_...) or an event: )json" ORIGIN_ID_FORMS R"json("}},"required":["id"],"additionalProperties":false})json",
+     R"json({"type":"object","properties":{"id":{"type":"string","description":"an entry (ent_...) or an event: )json" ORIGIN_ID_FORMS
+     R"json("}},"required":["id"],"additionalProperties":false})json",
      R"json({"type":"object","properties":{"id":{"type":"string"},"sources":{"type":"array","items":{"type":"object","properties":{
 "file":{"type":"string"},"mirror":{"type":"string"},"generation":{"type":"integer"},"line":{"type":"integer","description":"1-based"},
-"raw":{"type":"string","description":"the line, without its newline"},"raw_base64":{"type":"string","description":"its exact bytes, when they are not UTF-8"}},
-"required":["file","line","raw"]}},)json" ORIGIN_ORIGIN_PROP R"json(},"required":["id","sources"]})json",
+"raw":{"type":"string","description":"the line, without its newline"},"raw_base64":{"type":"string","description":"its exact bytes, when they are not UTF-8"},
+"withheld":{"type":"string","description":"why raw is empty: the line also holds a forgotten event's text"}},
+"required":["file","line","raw"]}},)json" ORIGIN_ORIGIN_PROP
+     R"json(},"required":["id","sources"]})json",
      true, "sources", Fresh::kNone, 0, "id", false},
     {"remember",
      "Write a durable entry: one self-contained statement. Cite at least one source: an event "
@@ -159,9 +165,11 @@ constexpr Tool kTools[] = {
 "valid_from":{"type":"string","description":"ISO 8601: when it starts to hold"},
 "valid_to":{"type":"string","description":"ISO 8601: when it stops holding"},
 "sources":{"type":"array","minItems":1,"description":"what it comes from","items":{"type":"object","properties":{
-"event_id":{"type":"string","description":"an event: )json" ORIGIN_ID_FORMS R"json("},"quote":{"type":"string","description":"words of a message, exactly"}},"additionalProperties":false}}},
+"event_id":{"type":"string","description":"an event: )json" ORIGIN_ID_FORMS
+     R"json("},"quote":{"type":"string","description":"words of a message, exactly"}},"additionalProperties":false}}},
 "required":["kind","text","confidence","sources"],"additionalProperties":false})json",
-     R"json({"type":"object","properties":{"entry":)json" ORIGIN_ENTRY_SCHEMA R"json(},"required":["entry"]})json",
+     R"json({"type":"object","properties":{"entry":)json" ORIGIN_ENTRY_SCHEMA
+     R"json(},"required":["entry"]})json",
      false, "remember", Fresh::kWritten, 0, "id", false},
     {"correct",
      "Supersede the current version of an entry with a corrected one; what is not given "
@@ -174,9 +182,11 @@ constexpr Tool kTools[] = {
 "project":{"type":"string","description":"the project it is about"},
 "valid_from":{"type":"string","description":"ISO 8601"},"valid_to":{"type":"string","description":"ISO 8601"},
 "sources":{"type":"array","description":"sources to add","items":{"type":"object","properties":{
-"event_id":{"type":"string","description":"an event: )json" ORIGIN_ID_FORMS R"json("},"quote":{"type":"string","description":"words of a message, exactly"}},"additionalProperties":false}}},
+"event_id":{"type":"string","description":"an event: )json" ORIGIN_ID_FORMS
+     R"json("},"quote":{"type":"string","description":"words of a message, exactly"}},"additionalProperties":false}}},
 "required":["id"],"additionalProperties":false})json",
-     R"json({"type":"object","properties":{"entry":)json" ORIGIN_ENTRY_SCHEMA R"json(},"required":["entry"]})json",
+     R"json({"type":"object","properties":{"entry":)json" ORIGIN_ENTRY_SCHEMA
+     R"json(},"required":["entry"]})json",
      false, "correct", Fresh::kWritten, 0, "id", false},
     {"forget",
      "Hide an entry (every version), an event, or a whole session (every event of it, also "

@@ -40,7 +40,7 @@ std::optional<std::string> WholeText(Context& ctx, Db& db, const EventRow& e) {
   if (adapter == nullptr) return std::nullopt;
   std::optional<SourceLine> line;
   try {
-    line = EventSource(db, ctx.mirrors, e.id);
+    line = EventSource(db, ctx.mirrors, e.id, /*whole_line=*/true);
   } catch (const std::exception&) {
     return std::nullopt;  // a mirror that lost the line: the stored text is all there is
   }
@@ -231,7 +231,7 @@ void Sources(Context& ctx, Db& db, const proto::IdRequest& r, rpc::Writer& w) {
     auto line = EventSource(db, ctx.mirrors, ev);
     if (!line) NotFound(ev);
     // A generated line that copies the agent's own: the agent's line first.
-    if (const SourceAdapter* a = ctx.adapter(line->source))
+    if (const SourceAdapter* a = ctx.adapter(line->source); a != nullptr && !line->withheld)
       if (std::optional<OriginalLine> o = a->Original(line->key, line->raw)) {
         line->generated_line = line->line;
         line->generated_raw = std::move(line->raw);

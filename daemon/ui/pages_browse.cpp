@@ -337,6 +337,11 @@ std::string SourcePage(const rapidjson::Value& a, const PageContext& ctx) {
     h.Element("dt", "Origin's mirror").Open("dd").Element("code", Str(s, "mirror"));
     h.Text(" (generation ").Text(Num(Int(s, "generation"))).Text(", line ").Text(Num(Int(s, "line"))).Text(")").Close("dd");
     h.Close("dl");
+    if (const std::string_view why = Str(s, "withheld"); !why.empty()) {
+      h.Element("p", {{"class", "notice"}}, "The raw line is not shown: " + std::string(why) + ".");
+      h.Close("li");
+      continue;
+    }
     bool cut = false;
     const std::string_view raw = CutChars(Str(s, "raw"), kRawLimit, &cut);
     h.Open("details", {{"open", ""}}).Element("summary", "The raw line");

@@ -299,6 +299,37 @@ TEST_SUITE("e2e") {
     CHECK(r.out == log);  // each line once, byte for byte, in order
     CHECK(f.Cli({"export", session, "--format=jsonl"}).out == log);
 
+    // The assistant's text forgotten: its line also gives the tool call, which
+    // stays visible, but the line's bytes hold the text, so neither sources
+    // nor the export shows them while the forget is in effect (invariant 2).
+    r = f.Cli({"forget", "claude-code:a1", "--reason", "private", "--yes", "--json"});
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    const std::string forget = Json(r.out)["tombstone"].GetString();
+    r = f.Cli({"sources", "claude-code:a1#1"});
+    CHECK(r.status == 0);
+    CHECK(Has(r.out, "-home-dev-app/" + sid + ".jsonl:2"));
+    CHECK(Has(r.out, "(not shown: the line also holds the text of a forgotten event)"));
+    CHECK_FALSE(Has(r.out, "Looking."));
+    r = f.Cli({"sources", "claude-code:a1#1", "--json"});
+    CHECK_FALSE(Has(r.out, "Looking."));
+    CHECK(Has(r.out, "\"withheld\":"));
+    r = f.Cli({"export", session, "--format", "jsonl"});
+    CHECK(r.status == 0);
+    CHECK(
+        r.out ==
+        line("u1", "user", "00", R"({"role":"user","content":"list the <files> & more"})") +
+            line(
+                "u2", "user", "06",
+                R"({"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"a.txt"}]})") +
+            line(
+                "a2", "assistant", "09",
+                R"({"role":"assistant","model":"claude-x","content":[{"type":"text","text":"There is a.txt."}]})"));
+    CHECK(Has(r.err, "1 line left out: each also holds the text of a forgotten event"));
+    CHECK_FALSE(Has(f.Cli({"export", session}).out, "Looking."));
+    REQUIRE(f.Cli({"restore", forget, "--reason", "fine", "--yes"}).status == 0);
+    CHECK(f.Cli({"export", session, "--format", "jsonl"}).out == log);
+    CHECK(Has(f.Cli({"sources", "claude-code:a1#1"}).out, "Looking."));
+
     // Bad usage and unknown sessions.
     CHECK(f.Cli({"export"}).status == 2);
     r = f.Cli({"export", session, "--format", "pdf"});

@@ -44,8 +44,14 @@
           out.textContent = (res.body && res.body.error && res.body.error.message) || "Could not load the raw line.";
           return;
         }
-        var raw = findRaw(res.body);
-        if (raw === null) { out.textContent = "No raw line is stored for this event."; return; }
+        var src = firstSource(res.body);
+        if (src && typeof src.withheld === 'string') {
+          out.textContent = 'The raw line is not shown: ' + src.withheld + '.';
+          return;
+        }
+        var raw = src ? src.raw : null;
+        if (raw === null) { out.textContent = "No raw line is stored for this event."; return;
+        }
         var limit = 4000;
         var pre = document.createElement("pre");
         pre.textContent = raw.length > limit ? raw.slice(0, limit) : raw;
@@ -64,13 +70,15 @@
   });
 
   // The answer of `sources` (docs/architecture.md): {id, sources: [{file,
-  // mirror, generation, line, raw}]}, alone or as the API's "result".
-  function findRaw(body) {
+  // mirror, generation, line, raw, withheld}]}, alone or as the API's
+  // "result": its first line, as {raw} or {withheld}; null when none.
+  function firstSource(body) {
     if (body && body.result) body = body.result;
     var chain = (body && body.sources) || [];
     for (var i = 0; i < chain.length; i++) {
-      if (typeof chain[i].raw === "string") return chain[i].raw;
+      if (typeof chain[i].withheld === 'string') return {withheld: chain[i].withheld};
+      if (typeof chain[i].raw === 'string') return {raw: chain[i].raw};
     }
-    return typeof (body && body.raw) === "string" ? body.raw : null;
+    return typeof (body && body.raw) === 'string' ? {raw: body.raw} : null;
   }
 })();

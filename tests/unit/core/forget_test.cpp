@@ -609,4 +609,44 @@ TEST_SUITE("forget") {
       }));
     }
   }
+
+  TEST_CASE(
+      "forget: a line that gives a forgotten event and a visible one is not shown as the "
+      "visible one's source while the forget is in effect (invariant 2)") {
+    World w;
+    const std::string before = w.Say("s1", "a question");
+    // One line, two events: the assistant's text and its tool call.
+    w.lines["s1"].push_back(
+        R"({"type":"assistant","uuid":"a9","sessionId":"s1","timestamp":"2026-01-05T01:00:00.000Z",)"
+        R"("cwd":"/home/dev/app","message":{"role":"assistant","model":"m","content":[)"
+        R"({"type":"text","text":"the key is sk-live-9f8e7d"},)"
+        R"({"type":"tool_use","id":"t9","name":"Bash","input":{"command":"ls"}}]}})"
+        "\n");
+    AppendFile(w.File("s1"), w.lines["s1"].back());
+    w.Sync();
+    const std::string text = "claude-code:a9", call = "claude-code:a9#1";
+    REQUIRE(GetEvent(*w.s.db, call)->kind == "tool_call");
+    REQUIRE(EventSource(*w.s.db, *w.s.mirrors, call)->raw.find("sk-live-9f8e7d") !=
+            std::string::npos);
+
+    auto o = w.Forget(text);
+    REQUIRE(o.tombstone);
+    CHECK(ErrorOf([&] { EventSource(*w.s.db, *w.s.mirrors, text); }) == Code::kForgotten);
+    // The tool call is still visible, and its line (file and number) still
+    // said; the line's bytes, which hold the forgotten text, are not.
+    auto src = EventSource(*w.s.db, *w.s.mirrors, call);
+    REQUIRE(src);
+    CHECK(src->withheld);
+    CHECK(src->raw.empty());
+    CHECK(src->line == 2);
+    // For its own text only (show --full), the daemon still parses it.
+    CHECK(EventSource(*w.s.db, *w.s.mirrors, call, true)->raw.find("sk-live") != std::string::npos);
+    // A line of that session with nothing forgotten is shown.
+    CHECK_FALSE(EventSource(*w.s.db, *w.s.mirrors, before)->withheld);
+
+    w.Restore(*o.tombstone);
+    src = EventSource(*w.s.db, *w.s.mirrors, call);
+    CHECK_FALSE(src->withheld);
+    CHECK(src->raw.find("sk-live-9f8e7d") != std::string::npos);
+  }
 }
