@@ -3,6 +3,7 @@
 // listing them.
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -33,7 +34,10 @@ std::string EntryParams(const Invocation& a, bool correct) {
   if (auto v = a.Value("confidence")) {
     char* end = nullptr;
     r.confidence = std::strtod(v->c_str(), &end);
-    if (v->empty() || *end != '\0') throw UsageError("--confidence takes a number from 0 to 1");
+    // Not nan, inf, nor beyond a double's range (1e400 reads as inf): JSON
+    // has no such number.
+    if (v->empty() || *end != '\0' || !std::isfinite(*r.confidence))
+      throw UsageError("--confidence takes a number from 0 to 1");
   }
   if (!correct) {
     // A person says it: knowledge, and sure of it, unless told otherwise.

@@ -89,7 +89,12 @@ int RenderTimeline(rapidjson::Document& r, const Invocation& a) {
     const auto n = static_cast<std::int64_t>(r["events"].Size());
     const std::int64_t offset = Int(r, "offset"), total = Int(r, "events_total");
     if (n == 0 && total == 0) out += st.Dim("(no events)") + "\n";
-    if (offset > 0)
+    if (n == 0 && total > 0 && offset >= total)
+      out += st.Dim("(none from --offset " + std::to_string(offset) + ": there " +
+                    (total == 1 ? "is " : "are ") + Plural(total, "event", "events") +
+                    "; --offset 0 shows the first)") +
+             "\n";
+    else if (offset > 0)
       out += st.Dim("… " + Plural(offset, "event", "events") + " before these: --offset 0") + "\n";
     if (offset + n < total)
       out += st.Dim("… " + Plural(total - offset - n, "more event", "more events") + ": --offset " +

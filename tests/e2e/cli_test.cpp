@@ -345,6 +345,14 @@ TEST_SUITE("e2e") {
     fails({"show", "claude-code:r1#0", "--full=yes"}, "--full takes no value");
     fails({"sources", "claude-code:r1#0", "--full"}, "--full is for show");
     fails({"search", "x", "--offset", "2"}, "--offset is for timeline");
+    for (const char* bad : {"nan", "inf", "-inf", "1e400"})
+      fails({"remember", "a note", "--cite", "claude-code:r1#0", "--confidence", bad},
+            "--confidence takes a number from 0 to 1");
+    // An offset past the session's last event: nothing, and said so.
+    r = f.Cli({"timeline", "claude-code:s1", "--offset", "9999"});
+    CHECK(r.status == 0);
+    CHECK_MESSAGE(r.out.find("(none from --offset 9999: there are ") != std::string::npos, r.out);
+    CHECK(r.out.find("9,999 events before these") == std::string::npos);
     f.Stop();
   }
 
