@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -173,7 +174,8 @@ constexpr std::string_view kSearchExamples =
 const Command kSearchCommand{
     .name = "search",
     .args = "WORDS...",
-    .max_args = 100,
+    // Any number: the words are one query, as one quoted argument is.
+    .max_args = std::numeric_limits<std::size_t>::max(),
     .summary = "entries and events holding every word",
     .options = kSearchOptions,
     .details = kSearchDetails,

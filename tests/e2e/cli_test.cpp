@@ -348,6 +348,12 @@ TEST_SUITE("e2e") {
     for (const char* bad : {"nan", "inf", "-inf", "1e400"})
       fails({"remember", "a note", "--cite", "claude-code:r1#0", "--confidence", bad},
             "--confidence takes a number from 0 to 1");
+    // Any number of words: one query, as one quoted argument is.
+    std::vector<std::string> many = {"search"};
+    for (int i = 0; i < 150; ++i) many.push_back(i % 2 == 0 ? "deploy" : "DEPLOY");
+    r = f.Cli(many);
+    CHECK_MESSAGE(r.status == 0, r.err);
+    CHECK_MESSAGE(r.out.find("[deploy]") != std::string::npos, r.out);
     // An offset past the session's last event: nothing, and said so.
     r = f.Cli({"timeline", "claude-code:s1", "--offset", "9999"});
     CHECK(r.status == 0);
