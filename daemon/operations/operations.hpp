@@ -167,6 +167,19 @@ struct Context {
   /// its agents' logs to its hub, and asks the hub every question.  Set at
   /// the start, or by origin hub connect --relay (a relay stays one).
   std::atomic<bool> relay{false};
+  /// A filter's source: none for nullopt or "" (every source, as sync
+  /// reads it); OpError `invalid_argument` naming the sources there are
+  /// for one no adapter has, which would find nothing, silently.
+  std::optional<std::string> SourceFilter(const std::optional<std::string>& source) const {
+    if (!source || source->empty()) return std::nullopt;
+    std::string known;
+    for (const auto& a : adapters) {
+      if (a->id() == *source) return source;
+      known += (known.empty() ? "" : ", ") + std::string(a->id());
+    }
+    throw OpError(OpError::Code::kInvalidArgument,
+                  "unknown source " + *source + " (" + known + ")");
+  }
   /// The adapter of `source` (an adapter's id), or null for an unknown one.
   const SourceAdapter* adapter(std::string_view source) const {
     for (const auto& a : adapters)

@@ -121,7 +121,7 @@ void Timeline(Context& ctx, Db& db, const proto::TimelineRequest& r, rpc::Writer
   f.to_ms = r.until.value_or(ctx.clock.NowMs());
   f.from_ms = r.since.value_or(f.to_ms - r.days.value_or(7) * kDayMs);
   if (f.from_ms > f.to_ms) throw OpError(OpError::Code::kInvalidArgument, "since is after until");
-  f.source = r.source;
+  f.source = ctx.SourceFilter(r.source);
   f.project = r.project;
   f.name = r.name;
   f.limit = limit;
@@ -265,7 +265,7 @@ void Search(Context& ctx, Db& db, const proto::SearchRequest& r, rpc::Writer& w)
   eq.query = r.query;
   eq.include_tools = r.include_tools;
   eq.recent = r.recent;
-  eq.source = r.source;
+  eq.source = ctx.SourceFilter(r.source);
   eq.project = r.project;
   eq.from_ms = r.since;
   eq.to_ms = r.until;

@@ -322,16 +322,9 @@ void Sync(Operations& o, const proto::SyncRequest& r, const Caller& caller, Repl
   Context& ctx = o.ctx();
   // `source`: one agent's logs only (origin sync --source NAME).
   std::vector<std::size_t> which;
-  if (r.source && !r.source->empty()) {  // "" is every source, as no source is
-    std::string known;
-    for (std::size_t i = 0; i < ctx.adapters.size(); ++i) {
-      known += (known.empty() ? "" : ", ") + std::string(ctx.adapters[i]->id());
-      if (ctx.adapters[i]->id() == *r.source) which.push_back(i);
-    }
-    if (which.empty())
-      throw OpError(OpError::Code::kInvalidArgument,
-                    "unknown source " + *r.source + " (" + known + ")");
-  }
+  if (const std::optional<std::string> source = ctx.SourceFilter(r.source))
+    for (std::size_t i = 0; i < ctx.adapters.size(); ++i)
+      if (ctx.adapters[i]->id() == *source) which.push_back(i);
   const IngestTotals before = ctx.ingestion.Totals();
   std::function<void(const SyncProgress&)> progress;
   if (caller.progress) {

@@ -345,6 +345,11 @@ TEST_SUITE("e2e") {
     fails({"show", "claude-code:r1#0", "--full=yes"}, "--full takes no value");
     fails({"sources", "claude-code:r1#0", "--full"}, "--full is for show");
     fails({"search", "x", "--offset", "2"}, "--offset is for timeline");
+    // A source no adapter has would find nothing, silently.
+    fails({"search", "deploy", "--source", "claude"},
+          "unknown source claude (claude-code, codex, cursor, zcode, grok)");
+    fails({"timeline", "--source", "bogus"}, "unknown source bogus (");
+    CHECK(f.Cli({"search", "deploy", "--source", "claude-code"}).status == 0);
     for (const char* bad : {"nan", "inf", "-inf", "1e400"})
       fails({"remember", "a note", "--cite", "claude-code:r1#0", "--confidence", bad},
             "--confidence takes a number from 0 to 1");

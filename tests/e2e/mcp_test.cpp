@@ -356,6 +356,15 @@ TEST_SUITE("e2e") {
     std::tie(c2, ce2) = m.Tool(6, "correct", R"({"id":")" + v1 + R"(","text":"SQLite again"})");
     CHECK(ce2);
     CHECK_MESSAGE(c2.find("current") != std::string::npos, c2);
+    // A source no adapter has (a near miss of claude-code): a tool error
+    // naming those there are, not an answer of entries only.
+    std::string s1;
+    bool se = false;
+    std::tie(s1, se) = m.Tool(7, "search", R"({"query":"SQLite","source":"claude"})");
+    CHECK(se);
+    CHECK_MESSAGE(s1.find("unknown source claude (claude-code, codex") != std::string::npos, s1);
+    std::tie(s1, se) = m.Tool(8, "timeline", R"({"source":"claude"})");
+    CHECK(se);
     // A long string id still makes a request key the store takes.
     const std::string long_id = "\"" + std::string(300, 'q') + "\"";
     m.Send(R"({"jsonrpc":"2.0","id":)" + long_id +
