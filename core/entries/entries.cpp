@@ -330,7 +330,14 @@ std::string Correct(Db& db, const Clock& clock, const std::string& store_name,
     src.Bind(1, id);
     while (src.Step()) sources.push_back({std::string(src.Text(0)), src.OptText(1)});
   }
+  const std::size_t carried = sources.size();
   for (const EntrySource& s : CheckSources(db, in.add_sources)) AddSource(sources, s);
+  // A version the same as the current one would say nothing new.
+  if (sources.size() == carried && next.kind == old.kind && next.text == old.text &&
+      next.confidence == old.confidence && next.project == old.project &&
+      next.valid_from == old.valid_from && next.valid_to == old.valid_to)
+    Invalid("the correction changes nothing of " + id +
+            ": give a new text, kind, confidence, project, validity or source");
   std::string origin = FixStoreName(db, store_name);
   std::string new_id = NewEntryId();
   // Always dated after what it corrects, even with a clock that is behind.

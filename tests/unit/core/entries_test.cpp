@@ -167,6 +167,20 @@ TEST_SUITE("entries") {
     // Only the current version can be corrected.
     CHECK(f.ErrorOf([&] { Correct(*f.s.db, f.s.clock, "box", v1, c); }) == OpError::Code::kConflict);
     CHECK(f.ErrorOf([&] { Correct(*f.s.db, f.s.clock, "box", "ent_nope", c); }) == OpError::Code::kNotFound);
+    // A correction that would change nothing writes nothing: no option, the
+    // same text, or a source already cited.
+    CorrectInput same;
+    same.author = "user@box";
+    CHECK(f.ErrorOf([&] { Correct(*f.s.db, f.s.clock, "box", v2, same); }) ==
+          OpError::Code::kInvalidArgument);
+    same.text = c.text;
+    same.kind = "cognition";
+    same.add_sources = {{std::string("t:2"), std::nullopt}};
+    CHECK(f.ErrorOf([&] { Correct(*f.s.db, f.s.clock, "box", v2, same); }) ==
+          OpError::Code::kInvalidArgument);
+    CHECK(f.s.db->QueryInt("SELECT count(*) FROM entry") == 2);
+    same.confidence = 0.5;
+    CHECK(GetEntry(*f.s.db, Correct(*f.s.db, f.s.clock, "box", v2, same), 0)->confidence == 0.5);
     // Versions never change in place (invariant 3).
     CHECK_THROWS_WITH(f.s.db->Exec("UPDATE entry SET text = 'x'"), doctest::Contains("invariant 3"));
     CHECK_THROWS_WITH(f.s.db->Exec("DELETE FROM entry"), doctest::Contains("invariant 3"));
