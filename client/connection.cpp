@@ -150,22 +150,25 @@ UniqueFd ConnectOrStart(const proto::Paths& paths, bool autostart, std::chrono::
   return fd;
 }
 
-// Waits until nothing answers on the socket any more (at most 5 s).
-void WaitGone(const std::string& socket) {
-  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+// Waits until nothing answers on the socket any more, at most `wait`;
+// whether it is so.
+bool WaitGone(const std::string& socket, std::chrono::milliseconds wait = std::chrono::seconds(5)) {
+  auto deadline = std::chrono::steady_clock::now() + wait;
   int err = 0;
   while (TryConnect(socket, &err)) {
-    if (std::chrono::steady_clock::now() > deadline) return;
+    if (std::chrono::steady_clock::now() > deadline) return false;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
+  return true;
 }
 
 }  // namespace
 
 Connection Connection::Open(const proto::Paths& paths, const std::string& client_name,
-                            const std::string& session, std::chrono::milliseconds wait) {
+                            const std::string& session, std::chrono::milliseconds wait,
+                            bool may_start) {
   const char* no_auto = std::getenv("ORIGIN_NO_AUTOSTART");
-  const bool autostart = no_auto == nullptr || std::string(no_auto) != "1";
+  const bool autostart = may_start && (no_auto == nullptr || std::string(no_auto) != "1");
   for (int attempt = 0;; ++attempt) {
     UniqueFd fd = ConnectOrStart(paths, autostart, wait);
     proto::ClientHello h;
@@ -239,6 +242,27 @@ rapidjson::Document Connection::Call(const std::string& method, const std::strin
       result.CopyFrom(r->value, result.GetAllocator());
     return result;
   }
+}
+
+std::optional<std::int64_t> StopDaemon(const proto::Paths& paths, std::chrono::milliseconds wait) {
+  int err = 0;
+  if (!TryConnect(paths.socket, &err)) return std::nullopt;
+  std::int64_t pid = 0;
+  {
+    Connection c = Connection::Open(paths, "origin", "", std::chrono::seconds(5), false);
+    pid = c.hello().pid;
+    try {
+      c.Call("shutdown");
+    } catch (const ClientError& e) {
+      // It may close the connection as it goes, before the answer.
+      if (e.code() != proto::code::kUnavailable) throw;
+    }
+  }
+  if (!WaitGone(paths.socket, wait))
+    throw ClientError(proto::code::kUnavailable, "originsd (pid " + std::to_string(pid) +
+                                                     ") was asked to stop and still answers on " +
+                                                     paths.socket);
+  return pid;
 }
 
 }  // namespace origin::client

@@ -47,14 +47,22 @@ std::string DaemonPath();
 /// /proc/self/exe cannot be read).
 std::string SelfDir();
 
+/// Asks the daemon of `paths` to stop (`shutdown`: it finishes the
+/// transaction it is in), starting none, and waits until its socket no
+/// longer answers, at most `wait`.  Its pid; nullopt when none answered.
+/// Throws ClientError when it still answers after `wait`.
+std::optional<std::int64_t> StopDaemon(const proto::Paths& paths, std::chrono::milliseconds wait);
+
 class Connection {
  public:
   /// Connects (and maybe starts the daemon, then waits for its socket at
   /// most `wait`); says hello as `client_name`, with `session` when it is
   /// not empty.  Throws ClientError("unavailable").
+  /// `may_start` false: never starts one (origin stop).
   static Connection Open(const proto::Paths& paths, const std::string& client_name,
                          const std::string& session = "",
-                         std::chrono::milliseconds wait = std::chrono::seconds(5));
+                         std::chrono::milliseconds wait = std::chrono::seconds(5),
+                         bool may_start = true);
   Connection(Connection&& o) noexcept = default;
   Connection& operator=(Connection&&) = delete;
 

@@ -30,6 +30,7 @@ extern const Command kUiCommand;         // ui.cpp
 extern const Command kServeCommand;      // serve.cpp
 extern const Command kTokenCommand;      // token.cpp
 extern const Command kHubCommand;        // hub.cpp
+extern const Command kStopCommand;       // status.cpp
 
 /// `hub` of a sync's answer, printed; its exit code (hub.cpp).
 int RenderHubSync(const rapidjson::Value& hub);

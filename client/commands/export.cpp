@@ -234,8 +234,9 @@ constexpr std::string_view kExportDetails =
     "nothing in it can close).  jsonl: the lines of the agent's log that the\n"
     "session's events came from, byte for byte as the agent wrote them (from\n"
     "Origin's mirror, so they are there after the agent deleted its log), each\n"
-    "once, in the log's order.  Forgotten events are left out of both.  SESSION\n"
-    "is a session's id, as origin timeline takes it.\n";
+    "once, in the log's order.  Forgotten events are left out of both, and so is\n"
+    "a log line that also holds a forgotten event's text (said on stderr).\n"
+    "SESSION is a session's id, as origin timeline takes it.\n";
 
 constexpr std::string_view kExportExamples =
     "  origin export claude-code:5f0c2a9e-8d1b-4c3e-9a7f-2b6d1e0c4a11 > session.md\n"

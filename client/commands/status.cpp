@@ -2,14 +2,19 @@
 // origin status and origin sync.
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "client/commands/commands.hpp"
 #include "client/commands/common.hpp"
+#include "client/connection.hpp"
+#include "client/failure.hpp"
+#include "proto/paths.hpp"
 #include "proto/protocol.hpp"
 #include "proto/requests.hpp"
 
@@ -296,6 +301,52 @@ const Command kSyncCommand{
     .progress = true,
     .build = SyncParams,
     .render = RenderSync,
+};
+
+namespace {
+
+int RunStop(const std::vector<std::string>& words) {
+  const bool json = WantsJson(words);
+  Invocation inv;
+  if (std::optional<int> code = ParseOwn(kStopCommand, words, &inv)) return *code;
+  const proto::Paths paths = proto::ResolvePaths();
+  try {
+    const std::optional<std::int64_t> pid = StopDaemon(paths, std::chrono::seconds(30));
+    if (json) {
+      std::printf("{\"stopped\":%s", pid ? "true" : "false");
+      if (pid) std::printf(",\"pid\":%lld", static_cast<long long>(*pid));
+      std::printf("}\n");
+    } else if (pid) {
+      std::printf("Stopped originsd (pid %lld) of %s.\n", static_cast<long long>(*pid),
+                  TerminalSafe(paths.home).c_str());
+    } else {
+      std::printf("No originsd runs on %s.\n", TerminalSafe(paths.home).c_str());
+    }
+    return proto::kExitOk;
+  } catch (const ClientError& e) {
+    return Failure(json, e.code(), e.what());
+  }
+}
+
+constexpr Option kStopOptions[] = {kJsonOption};
+
+constexpr std::string_view kStopDetails =
+    "Stops this store's daemon: it finishes the transaction it is in and exits,\n"
+    "as on SIGTERM, and origin stop returns once its socket no longer answers\n"
+    "(30 s at most).  It starts no daemon: with none running it says so, and\n"
+    "exits 0.  The next origin or origin-mcp starts one again, unless\n"
+    "ORIGIN_NO_AUTOSTART=1.  A daemon of the user service stops as on\n"
+    "systemctl --user stop (the unit restarts it only after a failure).\n";
+
+}  // namespace
+
+const Command kStopCommand{
+    .name = "stop",
+    .summary = "stop this store's daemon (it finishes the transaction it is in)",
+    .options = kStopOptions,
+    .details = kStopDetails,
+    .examples = "  origin stop\n  ORIGIN_HOME=~/other-store origin stop\n",
+    .run = RunStop,
 };
 
 }  // namespace origin::client

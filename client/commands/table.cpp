@@ -85,9 +85,8 @@ constexpr const Command* kCommands[] = {
     &kStatusCommand,  &kSyncCommand,     &kSearchCommand,    &kTimelineCommand, &kProjectsCommand,
     &kEntriesCommand, &kRememberCommand, &kCorrectCommand,   &kShowCommand,     &kSourcesCommand,
     &kForgetCommand,  &kRestoreCommand,  &kForgottenCommand, &kExportCommand,   &kMcpCommand,
-    &kServiceCommand, &kDoctorCommand, &kEraseCommand,
-    &kBackupCommand,  &kVerifyCommand, &kUiCommand, &kServeCommand, &kTokenCommand,
-    &kHubCommand};
+    &kServiceCommand, &kDoctorCommand,   &kEraseCommand,     &kBackupCommand,   &kVerifyCommand,
+    &kUiCommand,      &kServeCommand,    &kTokenCommand,     &kHubCommand,      &kStopCommand};
 
 }  // namespace
 

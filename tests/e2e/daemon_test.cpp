@@ -785,4 +785,24 @@ TEST_SUITE("e2e") {
     CHECK(next() == "STOPPING=1");
     ::close(sock);
   }
+
+  TEST_CASE(
+      "e2e: origin stop stops the store's daemon and returns once it is gone; with none "
+      "running it says so and starts none") {
+    DaemonFixture f;
+    f.Start({"--rescan-ms", "600000"});
+    RunResult r = f.Cli({"stop"});
+    CHECK_MESSAGE(r.status == 0, r.err);
+    CHECK(r.out == "Stopped originsd (pid " + std::to_string(f.pid()) + ") of " + f.home() + ".\n");
+    // Gone: it exited (with 0, which Stop checks) and its socket does not answer.
+    CHECK_FALSE(std::filesystem::exists(f.home() + "/run/originsd.sock"));
+    f.Stop();
+    r = f.Cli({"stop"});
+    CHECK(r.status == 0);
+    CHECK(r.out == "No originsd runs on " + f.home() + ".\n");
+    r = f.Cli({"stop", "--json"}, {{"ORIGIN_NO_AUTOSTART", "0"}});
+    CHECK(r.out == "{\"stopped\":false}\n");
+    CHECK_FALSE(std::filesystem::exists(f.home() + "/run/originsd.sock"));  // none started
+    CHECK(f.Cli({"stop", "now"}).status == 2);
+  }
 }
