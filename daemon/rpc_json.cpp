@@ -235,7 +235,7 @@ void WriteOutcome(Writer& w, const ForgetOutcome& o, bool dry_run, std::string_v
   w.EndObject();
 }
 
-void WriteEraseOutcome(Writer& w, const EraseOutcome& o, bool dry_run) {
+void WriteEraseOutcome(Writer& w, const EraseOutcome& o, bool dry_run, std::string_view elsewhere) {
   w.StartObject();
   w.Key("forget");
   w.String(o.forget);
@@ -278,6 +278,10 @@ void WriteEraseOutcome(Writer& w, const EraseOutcome& o, bool dry_run) {
   }
   w.Key("backups_untouched");
   w.Bool(true);
+  if (!elsewhere.empty()) {
+    w.Key("not_replicated");
+    w.String(elsewhere.data(), static_cast<rapidjson::SizeType>(elsewhere.size()));
+  }
   w.EndObject();
 }
 

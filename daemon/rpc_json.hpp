@@ -92,7 +92,10 @@ void WriteEntry(Writer& w, const EntryRow& e, const std::function<void(Writer&)>
 void WriteOutcome(Writer& w, const ForgetOutcome& o, bool dry_run, std::string_view digest = {});
 void WriteTombstone(Writer& w, const TombstoneRow& t);
 /// What an erasure erases (or, on a dry run, would), core/erase/erase.hpp.
-void WriteEraseOutcome(Writer& w, const EraseOutcome& o, bool dry_run);
+/// `elsewhere`: the stores that keep their copies (a hub, its devices),
+/// said when there are some.
+void WriteEraseOutcome(Writer& w, const EraseOutcome& o, bool dry_run,
+                       std::string_view elsewhere = {});
 
 /// JSON cut to about `max_bytes`: its longest strings (an event's text, a
 /// raw line) are shortened to one common length, each saying how much was

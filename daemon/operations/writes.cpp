@@ -5,6 +5,7 @@
 #include "core/entries/entries.hpp"
 #include "core/erase/erase.hpp"
 #include "core/forget/forget.hpp"
+#include "daemon/hub/connection.hpp"
 #include "daemon/operations/operations.hpp"
 
 namespace origin {
@@ -122,7 +123,26 @@ void Erase(Context& ctx, Db& db, const proto::TombstoneRequest& r, const Caller&
   EraseFromIndex index;
   if (indexer != nullptr)
     index = [indexer](const std::vector<std::int64_t>& seqs) { indexer->EraseEvents(seqs); };
-  rpc::WriteEraseOutcome(w, origin::Erase(db, ctx.mirrors, ctx.clock, in, index), r.dry_run);
+  // An erasure does not replicate yet (docs/architecture.md, Erasure): the
+  // other stores that hold the forgotten text keep it until erased there.
+  std::string elsewhere;
+  if (ctx.hub_sync == nullptr)
+    elsewhere =
+        "the devices that sync with this hub keep their copies (erasure does not "
+        "replicate yet): run origin erase " +
+        r.target + " on each";
+  else
+    try {
+      if (std::optional<hub::Connection> c = hub::LoadConnection(ctx.paths.home))
+        elsewhere = "the hub " + c->url +
+                    " and its other devices keep their copies (erasure does not replicate yet): "
+                    "run origin erase " +
+                    r.target + " there too";
+    } catch (const std::exception&) {
+      // A hub.json that cannot be read: origin status says so.
+    }
+  rpc::WriteEraseOutcome(w, origin::Erase(db, ctx.mirrors, ctx.clock, in, index), r.dry_run,
+                         elsewhere);
 }
 
 }  // namespace ops
