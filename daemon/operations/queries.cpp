@@ -117,6 +117,9 @@ void Timeline(Context& ctx, Db& db, const proto::TimelineRequest& r, rpc::Writer
     w.EndObject();
     return;
   }
+  // One or the other: since would win over days, silently.
+  if (r.days && r.since)
+    throw OpError(OpError::Code::kInvalidArgument, "days and since go apart: give one of them");
   SessionFilter f;
   f.to_ms = r.until.value_or(ctx.clock.NowMs());
   f.from_ms = r.since.value_or(f.to_ms - r.days.value_or(7) * kDayMs);

@@ -57,6 +57,9 @@ bool TimelineParams(const Fields& q, std::string* params, std::string* error) {
       !FieldInt(q, "days", 1, 36500, &r.days, error) || !FieldInt(q, "limit", 1, 5000, &r.limit, error))
     return false;
   if (!r.days && !r.since) r.days = 30;
+  // The form keeps both fields: a date typed in Since wins over the days
+  // left in the other (the page shows the range it gives).
+  if (r.since) r.days.reset();
   if (!r.limit) r.limit = 200;
   if (std::string s = FieldText(q, "source"); !s.empty()) r.source = s;
   if (std::string p = FieldText(q, "project"); !p.empty()) r.project = p;

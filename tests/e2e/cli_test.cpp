@@ -349,6 +349,7 @@ TEST_SUITE("e2e") {
     fails({"search", "deploy", "--source", "claude"},
           "unknown source claude (claude-code, codex, cursor, zcode, grok)");
     fails({"timeline", "--source", "bogus"}, "unknown source bogus (");
+    fails({"timeline", "--days", "3", "--since", "2026-01-01"}, "days and since go apart");
     CHECK(f.Cli({"search", "deploy", "--source", "claude-code"}).status == 0);
     for (const char* bad : {"nan", "inf", "-inf", "1e400"})
       fails({"remember", "a note", "--cite", "claude-code:r1#0", "--confidence", bad},
