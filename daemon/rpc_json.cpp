@@ -333,17 +333,18 @@ std::string BoundStrings(std::string json, std::size_t max_bytes, std::string_vi
   rapidjson::Document d;
   d.Parse(json.data(), json.size());
   if (d.HasParseError()) return json;
-  std::vector<rapidjson::Value*> strings;
-  std::vector<rapidjson::Value*> stack = {&d};
+  // Each long string, with the object it is a member of (null in an array).
+  std::vector<std::pair<rapidjson::Value*, rapidjson::Value*>> strings;
+  std::vector<std::pair<rapidjson::Value*, rapidjson::Value*>> stack = {{&d, nullptr}};
   while (!stack.empty()) {
-    rapidjson::Value* v = stack.back();
+    auto [v, parent] = stack.back();
     stack.pop_back();
     if (v->IsString() && v->GetStringLength() > 256) {
-      strings.push_back(v);
+      strings.emplace_back(v, parent);
     } else if (v->IsObject()) {
-      for (auto& kv : v->GetObject()) stack.push_back(&kv.value);
+      for (auto& kv : v->GetObject()) stack.emplace_back(&kv.value, v);
     } else if (v->IsArray()) {
-      for (auto& e : v->GetArray()) stack.push_back(&e);
+      for (auto& e : v->GetArray()) stack.emplace_back(&e, nullptr);
     }
   }
   // The greatest common length that brings the whole under the bound
@@ -352,12 +353,12 @@ std::string BoundStrings(std::string json, std::size_t max_bytes, std::string_vi
   const std::size_t budget = max_bytes - max_bytes / 10;
   auto size_with = [&](std::size_t cap) {
     std::size_t size = json.size();
-    for (const auto* v : strings)
+    for (const auto& [v, parent] : strings)
       if (v->GetStringLength() > cap) size -= v->GetStringLength() - cap - 40 - rest.size();
     return size;
   };
   std::size_t lo = 256, hi = 256;
-  for (const auto* v : strings) hi = std::max<std::size_t>(hi, v->GetStringLength());
+  for (const auto& [v, parent] : strings) hi = std::max<std::size_t>(hi, v->GetStringLength());
   while (lo < hi) {
     std::size_t mid = lo + (hi - lo + 1) / 2;
     if (size_with(mid) <= budget)
@@ -365,9 +366,14 @@ std::string BoundStrings(std::string json, std::size_t max_bytes, std::string_vi
     else
       hi = mid - 1;
   }
-  for (auto* v : strings) {
+  for (auto& [v, parent] : strings) {
     const std::size_t n = v->GetStringLength();
     if (n <= lo) continue;
+    // An object that says whether its text is whole (an event's
+    // `truncated`) says it is not.
+    if (parent != nullptr)
+      if (auto t = parent->FindMember("truncated"); t != parent->MemberEnd() && t->value.IsBool())
+        t->value.SetBool(true);
     // Cut where a character starts.
     const char* text = v->GetString();
     std::size_t end = lo;

@@ -99,8 +99,9 @@ void WriteEraseOutcome(Writer& w, const EraseOutcome& o, bool dry_run,
 
 /// JSON cut to about `max_bytes`: its longest strings (an event's text, a
 /// raw line) are shortened to one common length, each saying how much was
-/// cut and, in `rest`, how to read the rest; JSON already within the bound
-/// comes back as it was.
+/// cut and, in `rest`, how to read the rest, and the object holding one sets
+/// its `truncated`, when it has that boolean, to true; JSON already within
+/// the bound comes back as it was.
 std::string BoundStrings(std::string json, std::size_t max_bytes, std::string_view rest);
 
 }  // namespace origin::rpc

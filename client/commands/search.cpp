@@ -158,6 +158,8 @@ constexpr std::string_view kSearchDetails =
     "by relevance, or newest first with --recent or without a word of three or more\n"
     "characters.  Each event found shows its session's title; --context N adds the\n"
     "N events around it.  Matches show in colour on a terminal, else in brackets.\n"
+    "With no word at all it lists the latest entries only: origin timeline lists\n"
+    "the sessions, and their events.\n"
     "What the limit leaves out is counted below each section (up to 1,000), and so\n"
     "are the matches in tool calls and results when --all was not given.  A word\n"
     "that starts with a dash goes after --.\n";

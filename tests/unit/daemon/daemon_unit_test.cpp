@@ -285,8 +285,9 @@ TEST_SUITE("daemon") {
     std::string big(60000, 'a');
     std::string cjk;
     for (int i = 0; i < 20000; ++i) cjk += "\xe8\xa8\x98";  // 記, 3 bytes
-    std::string json = R"({"events":[{"id":"e1","text":")" + big + R"("},{"id":"e2","text":")" +
-                       cjk + R"("},{"id":"e3","text":"short"}]})";
+    std::string json = R"({"events":[{"id":"e1","truncated":false,"text":")" + big +
+                       R"("},{"id":"e2","text":")" + cjk +
+                       R"("},{"id":"e3","truncated":false,"text":"short"}]})";
     std::string out = rpc::BoundStrings(json, 80000, "get one id");
     CHECK(out.size() <= 80000);
     rapidjson::Document d;
@@ -304,6 +305,10 @@ TEST_SUITE("daemon") {
     CHECK(kept1.size() % 3 == 0);
     CHECK(kept1 == cjk.substr(0, kept1.size()));
     CHECK(t0.size() > 30000);  // the budget is shared, not given away
+    // An event whose text was cut says so; one left whole does not.
+    CHECK(ev[0]["truncated"].GetBool());
+    CHECK_FALSE(ev[2]["truncated"].GetBool());
+    CHECK_FALSE(ev[1].HasMember("truncated"));
   }
 
   TEST_CASE("daemon: every JSON answer is valid UTF-8; raw bytes keep their exact copy") {
