@@ -18,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "client/host.hpp"
 #include "io/fd.hpp"
 #include "origin_config.h"
 
@@ -150,16 +151,14 @@ UniqueFd ConnectOrStart(const proto::Paths& paths, bool autostart, std::chrono::
   return fd;
 }
 
-// Waits until nothing answers on the socket any more, at most `wait`;
-// whether it is so.
-bool WaitGone(const std::string& socket, std::chrono::milliseconds wait = std::chrono::seconds(5)) {
-  auto deadline = std::chrono::steady_clock::now() + wait;
+// Waits until nothing answers on the socket any more (at most 5 s).
+void WaitGone(const std::string& socket) {
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
   int err = 0;
   while (TryConnect(socket, &err)) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
+    if (std::chrono::steady_clock::now() > deadline) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  return true;
 }
 
 }  // namespace
@@ -249,19 +248,30 @@ std::optional<std::int64_t> StopDaemon(const proto::Paths& paths, std::chrono::m
   if (!TryConnect(paths.socket, &err)) return std::nullopt;
   std::int64_t pid = 0;
   {
-    Connection c = Connection::Open(paths, "origin", "", std::chrono::seconds(5), false);
-    pid = c.hello().pid;
+    std::optional<Connection> c;
     try {
-      c.Call("shutdown");
+      c.emplace(Connection::Open(paths, "origin", "", std::chrono::seconds(5), false));
+    } catch (const ClientError& e) {
+      if (e.code() == proto::code::kUnavailable) return std::nullopt;  // gone meanwhile
+      throw;
+    }
+    pid = c->hello().pid;
+    try {
+      c->Call("shutdown");
     } catch (const ClientError& e) {
       // It may close the connection as it goes, before the answer.
       if (e.code() != proto::code::kUnavailable) throw;
     }
   }
-  if (!WaitGone(paths.socket, wait))
-    throw ClientError(proto::code::kUnavailable, "originsd (pid " + std::to_string(pid) +
-                                                     ") was asked to stop and still answers on " +
-                                                     paths.socket);
+  // Its socket goes first; then it finishes its transaction, closes the
+  // store and lets go of its lock: it is stopped once the process is gone.
+  const auto deadline = std::chrono::steady_clock::now() + wait;
+  while (pid > 0 && ProcessRuns(static_cast<int>(pid))) {
+    if (std::chrono::steady_clock::now() > deadline)
+      throw ClientError(proto::code::kUnavailable, "originsd (pid " + std::to_string(pid) +
+                                                       ") was asked to stop and still runs");
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   return pid;
 }
 

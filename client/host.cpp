@@ -2,6 +2,7 @@
 #include "client/host.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -9,10 +10,21 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <string>
 
 #include "io/fd.hpp"
 
 namespace origin::client {
+
+bool ProcessRuns(int pid) {
+  if (::kill(pid, 0) != 0) return false;
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(stat, line)) return true;  // no /proc: assume it runs
+  std::size_t paren = line.rfind(')');
+  return paren == std::string::npos || line.size() < paren + 3 || line[paren + 2] != 'Z';
+}
 
 std::string EnvOr(const char* name, const std::string& dflt) {
   const char* v = std::getenv(name);

@@ -9,6 +9,10 @@
 
 namespace origin::client {
 
+/// Whether process `pid` runs: it exists and is not a zombie (a child that
+/// exited and that its parent has not reaped yet).
+bool ProcessRuns(int pid);
+
 /// $name when it is set and not empty, else `dflt`.
 std::string EnvOr(const char* name, const std::string& dflt);
 

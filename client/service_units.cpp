@@ -165,15 +165,6 @@ std::optional<Connection> RunningDaemon(const proto::Paths& paths) {
 
 // Whether process `pid` runs (an exited one its parent has not reaped yet,
 // a zombie, does not).
-bool ProcessRuns(pid_t pid) {
-  if (::kill(pid, 0) != 0) return false;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return true;  // no /proc: assume it runs
-  std::size_t paren = line.rfind(')');
-  return paren == std::string::npos || line.size() < paren + 3 || line[paren + 2] != 'Z';
-}
-
 }  // namespace
 
 std::string PackagedUnitText(const std::string& daemon) {

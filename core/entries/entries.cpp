@@ -337,7 +337,8 @@ std::string Correct(Db& db, const Clock& clock, const std::string& store_name,
       next.confidence == old.confidence && next.project == old.project &&
       next.valid_from == old.valid_from && next.valid_to == old.valid_to)
     Invalid("the correction changes nothing of " + id +
-            ": give a new text, kind, confidence, project, validity or source");
+            ": give a new text, kind, confidence, project or validity, or an event it does not "
+            "cite yet (one it cites keeps its quote)");
   std::string origin = FixStoreName(db, store_name);
   std::string new_id = NewEntryId();
   // Always dated after what it corrects, even with a clock that is behind.

@@ -114,7 +114,7 @@ constexpr Tool kTools[] = {
      "When `more` is true, the next page is offset=next_offset.",
      R"json({"type":"object","properties":{
 "session":{"type":"string","description":"a session (its full id, its short ref, a unique prefix of either, or its bare UUID): its events"},
-"days":{"type":"integer","minimum":1,"description":"the range's length in days, up to until (default 7)"},
+"days":{"type":"integer","minimum":1,"description":"the range's length in days, up to until (default 7); not with since"},
 "since":{"type":"string","description":"ISO 8601 date or time, or now, today, yesterday, or a time ago: 30m, 12h, 2d, 1w"},
 "until":{"type":"string","description":"as since"},
 "source":{"type":"string","description":"an agent: claude-code, codex, cursor, zcode, grok"},

@@ -93,6 +93,11 @@ EntryFilter EntriesOf(const Request& r) {
 
 void Timeline(Context& ctx, Db& db, const proto::TimelineRequest& r, rpc::Writer& w) {
   const int limit = static_cast<int>(*r.limit);
+  // Checked whatever the request lists: a filter that would be ignored
+  // (a session's timeline) is refused alike.  Since would win over days.
+  const std::optional<std::string> source = ctx.SourceFilter(r.source);
+  if (r.days && r.since)
+    throw OpError(OpError::Code::kInvalidArgument, "days and since go apart: give one of them");
   if (r.session) {
     auto row = GetSession(db, *r.session);
     if (!row) throw OpError(OpError::Code::kNotFound, "no session " + *r.session);
@@ -117,14 +122,11 @@ void Timeline(Context& ctx, Db& db, const proto::TimelineRequest& r, rpc::Writer
     w.EndObject();
     return;
   }
-  // One or the other: since would win over days, silently.
-  if (r.days && r.since)
-    throw OpError(OpError::Code::kInvalidArgument, "days and since go apart: give one of them");
   SessionFilter f;
   f.to_ms = r.until.value_or(ctx.clock.NowMs());
   f.from_ms = r.since.value_or(f.to_ms - r.days.value_or(7) * kDayMs);
   if (f.from_ms > f.to_ms) throw OpError(OpError::Code::kInvalidArgument, "since is after until");
-  f.source = ctx.SourceFilter(r.source);
+  f.source = source;
   f.project = r.project;
   f.name = r.name;
   f.limit = limit;
@@ -234,13 +236,20 @@ void Sources(Context& ctx, Db& db, const proto::IdRequest& r, rpc::Writer& w) {
     auto line = EventSource(db, ctx.mirrors, ev);
     if (!line) NotFound(ev);
     // A generated line that copies the agent's own: the agent's line first.
-    if (const SourceAdapter* a = ctx.adapter(line->source); a != nullptr && !line->withheld)
-      if (std::optional<OriginalLine> o = a->Original(line->key, line->raw)) {
+    // Withheld, its place in the agent's file is said all the same, from
+    // the bytes read for that alone.
+    if (const SourceAdapter* a = ctx.adapter(line->source)) {
+      const std::string raw =
+          line->withheld ? EventSource(db, ctx.mirrors, ev, /*whole_line=*/true)->raw : line->raw;
+      if (std::optional<OriginalLine> o = a->Original(line->key, raw)) {
         line->generated_line = line->line;
-        line->generated_raw = std::move(line->raw);
         line->line = o->line;
-        line->raw = std::move(o->raw);
+        if (!line->withheld) {
+          line->generated_raw = std::move(line->raw);
+          line->raw = std::move(o->raw);
+        }
       }
+    }
     rpc::WriteSource(w, *line);
   }
   w.EndArray();

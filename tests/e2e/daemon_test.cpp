@@ -11,6 +11,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <thread>
 
 #include "tests/e2e/daemon_fixture.hpp"
@@ -794,9 +795,21 @@ TEST_SUITE("e2e") {
     RunResult r = f.Cli({"stop"});
     CHECK_MESSAGE(r.status == 0, r.err);
     CHECK(r.out == "Stopped originsd (pid " + std::to_string(f.pid()) + ") of " + f.home() + ".\n");
-    // Gone: it exited (with 0, which Stop checks) and its socket does not answer.
+    // Gone when it returns: the process exited (a zombie until the test
+    // reaps it; with 0, which Stop checks), not only its socket.
     CHECK_FALSE(std::filesystem::exists(f.home() + "/run/originsd.sock"));
+    {
+      std::ifstream stat("/proc/" + std::to_string(f.pid()) + "/stat");
+      std::string line;
+      std::getline(stat, line);
+      CHECK_MESSAGE(line.substr(line.rfind(')') + 2, 1) == "Z", line);
+    }
     f.Stop();
+    // So the next command can start one at once: its lock is free.
+    r = f.Cli({"status", "--json"}, {{"ORIGIN_NO_AUTOSTART", "0"}});
+    CHECK_MESSAGE(r.status == 0, r.err);
+    r = f.Cli({"stop"});
+    CHECK(r.out.rfind("Stopped originsd (pid ", 0) == 0);
     r = f.Cli({"stop"});
     CHECK(r.status == 0);
     CHECK(r.out == "No originsd runs on " + f.home() + ".\n");

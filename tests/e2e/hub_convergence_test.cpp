@@ -398,7 +398,7 @@ TEST_CASE("hub convergence: random ingests, remembers, corrections, forgets and 
   // the test suite's two).
   unsigned first = 1, last = 2;
   if (const char* range = std::getenv("ORIGIN_CONVERGE_SEEDS"))
-    REQUIRE_MESSAGE(std::sscanf(range, "%u-%u", &first, &last) == 2,
+    REQUIRE_MESSAGE((std::sscanf(range, "%u-%u", &first, &last) == 2 && first <= last),
                     "ORIGIN_CONVERGE_SEEDS is FIRST-LAST, e.g. 3-40");
   for (unsigned seed = first; seed <= last; ++seed) {
     CAPTURE(seed);
