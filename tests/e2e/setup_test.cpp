@@ -412,7 +412,8 @@ TEST_SUITE("e2e") {
       CHECK(complete("origin search --sou", 2) == "--source\n");
       CHECK(complete("origin search x --source c", 4) == "claude-code\ncodex\ncursor\n");
       CHECK(complete("origin export x --format ''", 4) == "markdown\njsonl\n");
-      CHECK(complete("origin --json st", 2) == "status\n");
+      CHECK(complete("origin --json st", 2) == "status\nstop\n");
+      CHECK(complete("origin --json sta", 2) == "status\n");
       CHECK(complete("origin help fo", 2) == "forget\nforgotten\n");
       CHECK(complete("origin status --x", 2) == "\n");  // nothing
     }
