@@ -554,6 +554,30 @@ TEST_SUITE("e2e") {
     CHECK(r.out.find("forked from codex:0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b") !=
           std::string::npos);
     CHECK(r.out.find("COPIED-PARENT") == std::string::npos);
+
+    // One transcript line gives the agent's text and its tool call: with the
+    // text forgotten, the call's source still names the transcript's line,
+    // without its bytes (invariant 2).
+    std::string said, call;
+    d = Json(f.Cli({"timeline", "cursor:" + id, "--all", "--json"}).out);
+    for (const auto& e : d["events"].GetArray()) {
+      const std::string kind = e["kind"].GetString();
+      if (kind == "message" && std::string(e["text"].GetString()) == "Let me read the cart.")
+        said = e["id"].GetString();
+      if (kind == "tool_call" && call.empty()) call = e["id"].GetString();
+    }
+    REQUIRE(!said.empty());
+    REQUIRE(!call.empty());
+    REQUIRE(f.Cli({"forget", said, "--reason", "private", "--yes"}).status == 0);
+    d = Json(f.Cli({"sources", call, "--json"}).out);
+    const auto& held = d["sources"][0];
+    CHECK(held.HasMember("withheld"));
+    CHECK(std::string(held["raw"].GetString()).empty());
+    CHECK(std::string(held["file"].GetString()) == transcript);
+    CHECK(held["line"].GetInt64() == 2);
+    REQUIRE(held.HasMember("generated"));
+    CHECK(held["generated"]["line"].GetInt64() >= 1);
+    CHECK(std::string(held["generated"]["raw"].GetString()).empty());
     f.Stop();
   }
 
