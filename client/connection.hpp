@@ -48,9 +48,10 @@ std::string DaemonPath();
 std::string SelfDir();
 
 /// Asks the daemon of `paths` to stop (`shutdown`: it finishes the
-/// transaction it is in), starting none, and waits until its socket no
-/// longer answers, at most `wait`.  Its pid; nullopt when none answered.
-/// Throws ClientError when it still answers after `wait`.
+/// transaction it is in), starting none, and waits until its process is
+/// gone (its socket goes first, its lock last), at most `wait`.  Its pid;
+/// nullopt when none answered.  Throws ClientError when it still runs
+/// after `wait`.
 std::optional<std::int64_t> StopDaemon(const proto::Paths& paths, std::chrono::milliseconds wait);
 
 class Connection {

@@ -1,15 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "client/service_units.hpp"
 
-#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <optional>
 
 #include "client/command_table.hpp"
@@ -155,16 +154,13 @@ std::string ServiceManagerProblem() {
 // A connection to the daemon that answers on the socket, if one does (none
 // is started for it).
 std::optional<Connection> RunningDaemon(const proto::Paths& paths) {
-  ::setenv("ORIGIN_NO_AUTOSTART", "1", 1);
   try {
-    return Connection::Open(paths, "origin");
+    return Connection::Open(paths, "origin", "", std::chrono::seconds(5), /*may_start=*/false);
   } catch (const std::exception&) {
     return std::nullopt;
   }
 }
 
-// Whether process `pid` runs (an exited one its parent has not reaped yet,
-// a zombie, does not).
 }  // namespace
 
 std::string PackagedUnitText(const std::string& daemon) {
@@ -335,15 +331,11 @@ int ServiceCommand(const std::vector<std::string>& args) {
     std::printf("service: %s is up to date\n", unit.c_str());
   }
   // A daemon started on demand holds the store: it steps aside for the
-  // service (it finishes its current transaction first).
-  if (auto c = RunningDaemon(paths)) {
-    const auto pid = static_cast<pid_t>(c->hello().pid);
-    try {
-      c->Call("shutdown");
-      for (int i = 0; i < 300 && ProcessRuns(pid); ++i) ::usleep(100000);
-    } catch (const std::exception&) {
-      // It went away by itself.
-    }
+  // service (it finishes its current transaction first), as on origin stop.
+  try {
+    StopDaemon(paths, std::chrono::seconds(30));
+  } catch (const std::exception&) {
+    // It went away by itself, or still runs after 30 s: the service starts all the same.
   }
   if (!run_all(StartCommands(), true)) {
     std::fprintf(stderr,

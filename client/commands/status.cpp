@@ -332,8 +332,8 @@ constexpr Option kStopOptions[] = {kJsonOption};
 
 constexpr std::string_view kStopDetails =
     "Stops this store's daemon: it finishes the transaction it is in and exits,\n"
-    "as on SIGTERM, and origin stop returns once its socket no longer answers\n"
-    "(30 s at most).  It starts no daemon: with none running it says so, and\n"
+    "as on SIGTERM, and origin stop returns once its process is gone (30 s at\n"
+    "most).  It starts no daemon: with none running it says so, and\n"
     "exits 0.  The next origin or origin-mcp starts one again, unless\n"
     "ORIGIN_NO_AUTOSTART=1.  A daemon of the user service stops as on\n"
     "systemctl --user stop (the unit restarts it only after a failure).\n";
