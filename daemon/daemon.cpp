@@ -154,6 +154,8 @@ void Daemon::Start() {
         });
       });
   }
+  // An erasure received from another store and stopped midway is taken up.
+  ops::EraseReceivedLater(ctx_);
   scheduler_.Start();
 }
 

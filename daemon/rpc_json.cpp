@@ -279,7 +279,7 @@ void WriteEraseOutcome(Writer& w, const EraseOutcome& o, bool dry_run, std::stri
   w.Key("backups_untouched");
   w.Bool(true);
   if (!elsewhere.empty()) {
-    w.Key("not_replicated");
+    w.Key("elsewhere");
     w.String(elsewhere.data(), static_cast<rapidjson::SizeType>(elsewhere.size()));
   }
   w.EndObject();

@@ -92,8 +92,8 @@ void WriteEntry(Writer& w, const EntryRow& e, const std::function<void(Writer&)>
 void WriteOutcome(Writer& w, const ForgetOutcome& o, bool dry_run, std::string_view digest = {});
 void WriteTombstone(Writer& w, const TombstoneRow& t);
 /// What an erasure erases (or, on a dry run, would), core/erase/erase.hpp.
-/// `elsewhere`: the stores that keep their copies (a hub, its devices),
-/// said when there are some.
+/// `elsewhere`: the other stores the erasure reaches as it replicates (a
+/// hub, its devices), said when there are some.
 void WriteEraseOutcome(Writer& w, const EraseOutcome& o, bool dry_run,
                        std::string_view elsewhere = {});
 

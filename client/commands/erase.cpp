@@ -87,8 +87,7 @@ int RenderErase(rapidjson::Document& r, const Invocation& a) {
     std::printf("  %s\n", Str(f, "agent_file").c_str());
   }
   std::printf("Existing backups of the store are not touched.\n");
-  if (r.HasMember("not_replicated"))
-    std::printf("%s\n", st.Red("Not erased elsewhere: " + Str(r, "not_replicated") + ".").c_str());
+  if (r.HasMember("elsewhere")) std::printf("Elsewhere: %s.\n", Str(r, "elsewhere").c_str());
   if (!yes) std::printf("Nothing has changed yet: run it again with --yes to erase.\n");
   return 0;
 }

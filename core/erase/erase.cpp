@@ -96,10 +96,30 @@ Plan NewPlan(Db& db, MirrorStore& mirrors, const std::string& forget) {
   std::map<std::int64_t, std::set<std::int64_t>> elsewhere;
   for (const auto& [file, lines] : p.lines) SameLinesElsewhere(db, mirrors, file, lines, &elsewhere);
   for (auto& [file, lines] : elsewhere) p.lines[file].merge(lines);
-  p.event_seqs.assign(seqs.begin(), seqs.end());
+  // What another erasure took already stays its (another forget covering
+  // the same event, erased first here or on another store).
+  {
+    auto line = db.Prepare("SELECT 1 FROM erased_line WHERE file_id = ? AND line = ?");
+    for (auto it = p.lines.begin(); it != p.lines.end();) {
+      std::erase_if(it->second, [&](std::int64_t l) {
+        line.Reset();
+        line.Bind(1, it->first).Bind(2, l);
+        return line.Step();
+      });
+      it = it->second.empty() ? p.lines.erase(it) : std::next(it);
+    }
+    line.Reset();
+    auto event = db.Prepare("SELECT 1 FROM erased_event WHERE seq = ?");
+    for (std::int64_t s : seqs) {
+      event.Reset();
+      event.Bind(1, s);
+      if (!event.Step()) p.event_seqs.push_back(s);
+    }
+  }
   auto st = db.Prepare(
       "SELECT DISTINCT e.seq FROM tombstone_effect te JOIN entry e ON e.id = te.item "
-      "WHERE te.tombstone = ? AND te.item_kind = 'entry' ORDER BY e.seq");
+      "WHERE te.tombstone = ? AND te.item_kind = 'entry' AND e.seq NOT IN (SELECT seq FROM "
+      "erased_entry) ORDER BY e.seq");
   st.Bind(1, forget);
   while (st.Step()) p.entry_seqs.push_back(st.Int(0));
   return p;
@@ -152,22 +172,15 @@ void Describe(Db& db, Plan& p) {
   p.o.lines = Count(p.lines);
 }
 
-std::int64_t Record(Db& db, const Plan& p, const std::string& id, const EraseInput& in,
-                    std::int64_t now) {
-  Transaction tx(db);
-  db.Prepare(
-        "INSERT INTO erasure(id, forget, reason, author, created_at, lines, events, entries) "
-        "VALUES (?,?,?,?,?,?,?,?)")
-      .Bind(1, id)
-      .Bind(2, in.forget)
-      .Bind(3, in.reason)
-      .Bind(4, in.author)
-      .Bind(5, now)
-      .Bind(6, Count(p.lines))
-      .Bind(7, static_cast<std::int64_t>(p.event_seqs.size()))
-      .Bind(8, static_cast<std::int64_t>(p.entry_seqs.size()))
+// What erasure `seq` covers, recorded, with its counts; in the caller's
+// transaction.
+void RecordPlan(Db& db, const Plan& p, std::int64_t seq) {
+  db.Prepare("UPDATE erasure SET lines = ?2, events = ?3, entries = ?4, planned = 1 WHERE seq = ?1")
+      .Bind(1, seq)
+      .Bind(2, Count(p.lines))
+      .Bind(3, static_cast<std::int64_t>(p.event_seqs.size()))
+      .Bind(4, static_cast<std::int64_t>(p.entry_seqs.size()))
       .Run();
-  const std::int64_t seq = db.QueryInt("SELECT last_insert_rowid()");
   auto line = db.Prepare("INSERT INTO erased_line(file_id, line, erasure) VALUES (?,?,?)");
   for (const auto& [file, lines] : p.lines)
     for (std::int64_t l : lines) {
@@ -186,6 +199,23 @@ std::int64_t Record(Db& db, const Plan& p, const std::string& id, const EraseInp
   }
   for (const auto& [file, cursor] : p.cursors)
     KeepErasedLineCursor(db, file, cursor.first, cursor.second);
+}
+
+std::int64_t Record(Db& db, const Plan& p, const std::string& id, const EraseInput& in,
+                    std::int64_t now) {
+  Transaction tx(db);
+  db.Prepare(
+        "INSERT INTO erasure(id, forget, reason, author, created_at, lines, events, entries, "
+        "origin) VALUES (?,?,?,?,?,0,0,0,NULLIF(?, ''))")
+      .Bind(1, id)
+      .Bind(2, in.forget)
+      .Bind(3, in.reason)
+      .Bind(4, in.author)
+      .Bind(5, now)
+      .Bind(6, in.origin)
+      .Run();
+  const std::int64_t seq = db.QueryInt("SELECT last_insert_rowid()");
+  RecordPlan(db, p, seq);
   tx.Commit();
   return seq;
 }
@@ -270,8 +300,43 @@ void EraseTexts(Db& db, const Plan& p, std::int64_t erasure, const EraseInput& i
       .Bind(1, erasure)
       .Bind(2, now)
       .Run();
+  // Done: logged, so that it replicates (the hub's feed, a device's push).
+  db.Prepare(
+        "INSERT INTO change_log(kind, id, origin, at) SELECT 'erasure', id, origin, created_at "
+        "FROM erasure WHERE seq = ? AND origin IS NOT NULL")
+      .Bind(1, erasure)
+      .Run();
   Audit(db, now, in, p.o);
   tx.Commit();
+}
+
+// Step 1 of erasure `seq`, received from another store: plan `p`, made
+// here, recorded.
+void PlanReceived(Db& db, MirrorStore& mirrors, const EraseInput& in, Plan& p, std::int64_t seq) {
+  KeepCursors(db, mirrors, in, p);
+  Transaction tx(db);
+  RecordPlan(db, p, seq);
+  tx.Commit();
+}
+
+// Steps 2 to 5 of erasure `seq`, whose plan is recorded.
+void CarryOut(Db& db, MirrorStore& mirrors, Plan& p, std::int64_t seq, const EraseInput& in,
+              std::int64_t now, const EraseFromIndex& index) {
+  for (const ErasedFile& f : p.o.files)  // step 2
+    p.o.frames += mirrors.EraseLines(db, f.file_id, f.lines, seq, *p.o.erasure);
+  if (index) index(p.event_seqs);  // step 3
+  {
+    SecureDelete secure(db);
+    EraseTexts(db, p, seq, in, now);  // step 4
+    // Step 5: every page rewritten from what is live, and the WAL, which
+    // held the pages as they were, emptied.
+    db.Exec("VACUUM");
+    auto st = db.Prepare("PRAGMA wal_checkpoint(TRUNCATE)");
+    // (busy, WAL frames, frames checkpointed): busy when a reader kept an
+    // older snapshot past the busy timeout; the WAL then still holds pages.
+    p.o.wal_truncated = st.Step() && st.Int(0) == 0;
+  }
+  p.o.frames = db.QueryInt("SELECT frames FROM erasure WHERE seq = " + std::to_string(seq));
 }
 
 }  // namespace
@@ -332,6 +397,12 @@ EraseOutcome Erase(Db& db, MirrorStore& mirrors, const Clock& clock, const Erase
     if (st.Text(0) != "forget")
       throw OpError(Code::kInvalidArgument,
                     in.forget + " is a restore: only what a forget in effect hides can be erased");
+  }
+  std::optional<ErasureRef> existing = ErasureOf(db, in.forget);
+  if (existing && existing->done)
+    throw OpError(Code::kConflict, in.forget + " is already erased (" + existing->id + ")");
+  if (!existing) {
+    // (One that exists keeps its forget in effect whatever restores it.)
     auto r = db.Prepare("SELECT id FROM tombstone WHERE kind = 'restore' AND target = ?");
     r.Bind(1, in.forget);
     if (r.Step())
@@ -339,15 +410,16 @@ EraseOutcome Erase(Db& db, MirrorStore& mirrors, const Clock& clock, const Erase
                                          ": only what a forget in effect hides can be erased; "
                                          "forget it again, then erase that forget");
   }
-  std::optional<ErasureRef> existing = ErasureOf(db, in.forget);
-  if (existing && existing->done)
-    throw OpError(Code::kConflict, in.forget + " is already erased (" + existing->id + ")");
 
   std::optional<std::int64_t> seq;
+  bool planned = true;
   Plan p;
   if (existing) {
+    // Stopped midway here, or received from another store and not run
+    // yet (EraseReceived runs it too): taken up under its id.
     seq = db.QueryInt("SELECT seq FROM erasure WHERE id = '" + existing->id + "'");
-    p = RecordedPlan(db, *seq);
+    planned = db.QueryInt("SELECT planned FROM erasure WHERE seq = " + std::to_string(*seq)) != 0;
+    p = planned ? RecordedPlan(db, *seq) : NewPlan(db, mirrors, in.forget);
     p.o.resumed = true;
     p.o.erasure = existing->id;
   } else {
@@ -364,23 +436,47 @@ EraseOutcome Erase(Db& db, MirrorStore& mirrors, const Clock& clock, const Erase
     p.o.erasure = RandomId("ers_");
     KeepCursors(db, mirrors, in, p);
     seq = Record(db, p, *p.o.erasure, in, now);  // step 1
+  } else if (!planned) {
+    PlanReceived(db, mirrors, in, p, *seq);
   }
-  for (const ErasedFile& f : p.o.files)  // step 2
-    p.o.frames += mirrors.EraseLines(db, f.file_id, f.lines, *seq, *p.o.erasure);
-  if (index) index(p.event_seqs);  // step 3
-  {
-    SecureDelete secure(db);
-    EraseTexts(db, p, *seq, in, now);  // step 4
-    // Step 5: every page rewritten from what is live, and the WAL, which
-    // held the pages as they were, emptied.
-    db.Exec("VACUUM");
-    auto st = db.Prepare("PRAGMA wal_checkpoint(TRUNCATE)");
-    // (busy, WAL frames, frames checkpointed): busy when a reader kept an
-    // older snapshot past the busy timeout; the WAL then still holds pages.
-    p.o.wal_truncated = st.Step() && st.Int(0) == 0;
-  }
-  p.o.frames = db.QueryInt("SELECT frames FROM erasure WHERE seq = " + std::to_string(*seq));
+  CarryOut(db, mirrors, p, *seq, in, now, index);
   return p.o;
+}
+
+std::vector<EraseOutcome> EraseReceived(Db& db, MirrorStore& mirrors, const Clock& clock,
+                                        const EraseInput& how, const EraseFromIndex& index) {
+  std::vector<EraseOutcome> out;
+  for (;;) {
+    // One at a time, from the oldest: each commits several transactions.
+    auto st = db.Prepare(
+        "SELECT x.seq, x.id, x.forget, x.reason, x.author, x.planned FROM erasure x JOIN "
+        "tombstone t ON t.id = x.forget AND t.kind = 'forget' WHERE x.done_at IS NULL AND "
+        "x.origin IS NOT NULL AND x.origin <> ? ORDER BY x.seq LIMIT 1");
+    st.Bind(1, how.origin);
+    if (!st.Step()) break;
+    const std::int64_t seq = st.Int(0);
+    EraseInput in = how;
+    in.forget = std::string(st.Text(2));
+    in.reason = std::string(st.Text(3));
+    in.author = std::string(st.Text(4));
+    const bool planned = st.Int(5) != 0;
+    Plan p;
+    if (planned) {
+      p = RecordedPlan(db, seq);
+      p.o.resumed = true;
+    } else {
+      // Step 1 here: what the forget covers on this store.
+      p = NewPlan(db, mirrors, in.forget);
+      PlanReceived(db, mirrors, in, p, seq);
+    }
+    p.o.erasure = std::string(st.Text(1));
+    p.o.forget = in.forget;
+    st.Reset();
+    Describe(db, p);
+    CarryOut(db, mirrors, p, seq, in, clock.NowMs(), index);
+    out.push_back(std::move(p.o));
+  }
+  return out;
 }
 
 }  // namespace origin

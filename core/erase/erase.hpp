@@ -65,6 +65,9 @@ struct EraseInput {
   std::function<std::string(const std::string& source, const std::string& key,
                             std::string_view line)>
       cursor_of;
+  /// This store's name: the erasure's origin, sent with it to other
+  /// stores.  Empty: none (a store that replicates nothing).
+  std::string origin;
 };
 
 /// A mirror with lines to erase, and the agent's file it mirrors.
@@ -99,6 +102,17 @@ using EraseFromIndex = std::function<void(const std::vector<std::int64_t>& seqs)
 /// a restore), kConflict (the forget was restored, or is already erased).
 EraseOutcome Erase(Db& db, MirrorStore& mirrors, const Clock& clock, const EraseInput& in,
                    const EraseFromIndex& index);
+
+/// Runs every erasure received from another store (core/forget/replica.hpp,
+/// ApplyTombstones) that is not done, and whose forget is here: step 1
+/// plans what the forget covers on this store, then steps 2 to 5 as for
+/// Erase; one planned before (a run stopped midway) is taken up.  `how`
+/// gives this store's name (`origin`), the channel and `cursor_of`; the
+/// rest comes from each erasure's record.  Its forget is in effect
+/// whatever restores it (kForgetInEffect), so it is not checked.  Writer
+/// thread, outside a transaction.
+std::vector<EraseOutcome> EraseReceived(Db& db, MirrorStore& mirrors, const Clock& clock,
+                                        const EraseInput& how, const EraseFromIndex& index);
 
 /// The erasure of forget `forget`, if any: its id, and whether it is done.
 struct ErasureRef {

@@ -455,6 +455,11 @@ ForgetOutcome Restore(Db& db, const Clock& clock, const std::string& store_name,
     if (kind != "forget")
       throw OpError(Code::kInvalidArgument,
                     in.target + " is a restore: only a forget can be restored");
+    // Erased (here or on another store, even after a restore made
+    // elsewhere): in effect for good.
+    if (auto erased = ErasureOf(db, in.target))
+      throw OpError(Code::kConflict, in.target + " cannot be restored: what it hid was erased (" +
+                                         erased->id + "), and an erasure cannot be undone");
     auto r = db.Prepare("SELECT id FROM tombstone WHERE kind = 'restore' AND target = ?");
     r.Bind(1, in.target);
     if (r.Step()) {
@@ -462,10 +467,6 @@ ForgetOutcome Restore(Db& db, const Clock& clock, const std::string& store_name,
       throw OpError(Code::kConflict, in.target + " was already restored by " + by +
                                          "; to hide its target again, forget it again");
     }
-    if (auto erased = ErasureOf(db, in.target))
-      throw OpError(Code::kConflict,
-                    in.target + " cannot be restored: what it hid was erased (" + erased->id +
-                        "), and an erasure cannot be undone");
   }
   std::string origin = FixStoreName(db, store_name);
   std::string id = RandomId("tmb_");
@@ -615,7 +616,7 @@ std::vector<TombstoneRow> TombstoneRows(Db& db, const char* tail, auto param) {
     r.origin = std::string(st.Text(5));
     r.author = st.OptText(6);
     r.restored_by = st.OptText(7);
-    r.in_effect = r.kind == "forget" && !r.restored_by;
+    r.in_effect = r.kind == "forget" && (!r.restored_by || !st.IsNull(10));
     r.entries = st.Int(8);
     r.events = st.Int(9);
     if (!st.IsNull(10))

@@ -13,10 +13,10 @@
 //   cascade  rule 3: a chain citing an event the forget covers whose current
 //            version has no visible source left.  It hides no events, so
 //            the cascade stops there.
-// An item is hidden while a forget in effect (one no restore targets)
-// covers it: events by direct coverage, chains by direct coverage or by
-// rule 3 on the events hidden now.  forgotten_entry and excluded_event hold
-// what is hidden, each item with one forget in effect that covers it.
+// An item is hidden while a forget in effect (one no restore targets, or
+// one erased: kForgetInEffect) covers it: events by direct coverage, chains
+// by direct coverage or by rule 3 on the events hidden now.  forgotten_entry and excluded_event
+// hold what is hidden, each item with one forget in effect that covers it.
 //
 // A restore is a tombstone whose target is a forget; it takes that forget
 // out of effect, and every item the forget covered, and every chain citing
@@ -41,6 +41,13 @@
 #include "core/util/clock.hpp"
 
 namespace origin {
+
+/// A forget is in effect while no restore targets it, or once it is erased
+/// (core/erase): an erasure cannot be undone, and wins over a restore made
+/// on another store before the erasure reached it (a condition on `t`).
+inline constexpr const char* kForgetInEffect =
+    "t.kind = 'forget' AND (NOT EXISTS (SELECT 1 FROM tombstone r WHERE r.kind = 'restore' AND "
+    "r.target = t.id) OR EXISTS (SELECT 1 FROM erasure x WHERE x.forget = t.id))";
 
 struct TombstoneInput {
   std::string target;           // forget: an entry or event id; restore: a forget's id

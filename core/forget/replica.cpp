@@ -110,6 +110,55 @@ void ApplyList(Db& db, const ReplicaTombstone& t, ListedBy from, Ids& events, Id
   }
 }
 
+void CheckErasure(const ReplicaErasure& e) {
+  if (!IdShaped(e.id, "ers_", 64))
+    throw OpError(Code::kInvalidArgument, "an erasure's id is ers_ and letters or digits: " + e.id);
+  if (!TombstoneId(e.forget))
+    throw OpError(Code::kInvalidArgument, "erasure " + e.id + " erases no forget: " + e.forget);
+  if (e.origin.empty() || e.origin.size() > 200 || e.created_at < 0)
+    throw OpError(Code::kInvalidArgument, "erasure " + e.id + " needs its origin and time");
+  if (e.author.empty() || e.author.size() > 200)
+    throw OpError(Code::kInvalidArgument, "erasure " + e.id + ": an author of 1 to 200 bytes");
+}
+
+// Records erasure `e` here, pending and not planned (EraseReceived plans
+// and runs it); its forget, if here and restored, is in effect again.
+void ApplyErasure(Db& db, const std::string& store, const ReplicaErasure& e, Ids* touched) {
+  if (std::optional<ReplicaErasure> held = LoadErasure(db, e.id)) {
+    if (held->forget != e.forget || held->reason != e.reason || held->author != e.author ||
+        held->created_at != e.created_at || held->origin != e.origin)
+      throw OpError(Code::kConflict, "erasure " + e.id + " is here with another body");
+    return;
+  }
+  // Erased here already, under the id of the store that did it first.
+  if (!Column(db, "SELECT id FROM erasure WHERE forget = ?", e.forget).empty()) return;
+  const std::optional<ReplicaTombstone> forget = Held(db, e.forget);
+  if (forget && forget->IsRestore())
+    throw OpError(Code::kInvalidArgument,
+                  "erasure " + e.id + " erases " + e.forget + ", which is a restore");
+  db.Prepare(
+        "INSERT INTO erasure(id, forget, reason, author, created_at, lines, events, entries, "
+        "origin, planned) VALUES (?,?,?,?,?,0,0,0,?,0)")
+      .Bind(1, e.id)
+      .Bind(2, e.forget)
+      .Bind(3, e.reason)
+      .Bind(4, e.author)
+      .Bind(5, e.created_at)
+      .Bind(6, e.origin)
+      .Run();
+  if (!forget) return;  // it takes effect when the forget arrives
+  // A restore that came first no longer counts (kForgetInEffect): what
+  // the forget covered is decided again, and hidden again.
+  if (Column(db, "SELECT id FROM tombstone WHERE kind = 'restore' AND target = ?", e.forget)
+          .empty())
+    return;
+  Ids events, roots;
+  CoveredBy(db, e.forget, events, roots);
+  ForgetOutcome ignored;
+  Decide(db, store, events, roots, ignored, touched);
+  touched->insert(e.forget);
+}
+
 void Log(Db& db, const std::string& id) {
   db.Prepare(
         "INSERT INTO change_log(kind, id, origin, at) SELECT 'tombstone', id, origin, created_at "
@@ -121,8 +170,10 @@ void Log(Db& db, const std::string& id) {
 }  // namespace
 
 std::int64_t ApplyTombstones(Db& db, const std::string& store,
-                             const std::vector<ReplicaTombstone>& tombstones, ListedBy from) {
+                             const std::vector<ReplicaTombstone>& tombstones, ListedBy from,
+                             const std::vector<ReplicaErasure>& erasures) {
   for (const ReplicaTombstone& t : tombstones) Check(t);
+  for (const ReplicaErasure& e : erasures) CheckErasure(e);
   Transaction tx(db);
   const std::int64_t since = LastChange(db);
   Ids touched;
@@ -161,9 +212,20 @@ std::int64_t ApplyTombstones(Db& db, const std::string& store,
     ForgetOutcome ignored;
     Decide(db, store, events, roots, ignored, &touched);
   }
+  for (const ReplicaErasure& e : erasures) ApplyErasure(db, store, e, &touched);
   RelogCoverage(db, touched, since);
   tx.Commit();
-  return static_cast<std::int64_t>(tombstones.size());
+  return static_cast<std::int64_t>(tombstones.size() + erasures.size());
+}
+
+std::optional<ReplicaErasure> LoadErasure(Db& db, const std::string& id) {
+  auto st = db.Prepare(
+      "SELECT forget, reason, author, created_at, coalesce(origin, '') FROM erasure WHERE id = ?");
+  st.Bind(1, id);
+  if (!st.Step()) return std::nullopt;
+  return ReplicaErasure{
+      id,        std::string(st.Text(0)), std::string(st.Text(1)), std::string(st.Text(2)),
+      st.Int(3), std::string(st.Text(4))};
 }
 
 void CoverageNow(Db& db, const std::string& forget, std::vector<std::string>* entries,
@@ -190,11 +252,12 @@ TombstoneFeed TombstonesAfter(Db& db, std::int64_t after, std::string_view devic
   // What `device` created is left out: its first logging, and a restore
   // logged again (which carries nothing new); a forget logged again, whose
   // coverage here changed, is not.
+  // An erasure is logged once, when it is done here.
   auto st = db.Prepare(
-      "SELECT c.seq, c.id, c.origin = ?2 AND ((SELECT kind FROM tombstone WHERE id = c.id) = "
-      "'restore' OR NOT EXISTS (SELECT 1 FROM change_log p WHERE p.kind = 'tombstone' AND "
-      "p.id = c.id AND p.seq < c.seq)) FROM change_log c "
-      "WHERE c.seq > ?1 AND c.kind = 'tombstone' ORDER BY c.seq LIMIT ?3");
+      "SELECT c.seq, c.kind || ' ' || c.id, c.origin = ?2 AND (c.kind = 'erasure' OR (SELECT "
+      "kind FROM tombstone WHERE id = c.id) = 'restore' OR NOT EXISTS (SELECT 1 FROM change_log "
+      "p WHERE p.kind = 'tombstone' AND p.id = c.id AND p.seq < c.seq)) FROM change_log c "
+      "WHERE c.seq > ?1 AND c.kind IN ('tombstone', 'erasure') ORDER BY c.seq LIMIT ?3");
   st.Bind(1, after).Bind(2, std::string(device)).Bind(3, static_cast<std::int64_t>(limit) + 1);
   TombstoneFeed feed;
   feed.next = after;
@@ -212,9 +275,15 @@ TombstoneFeed TombstonesAfter(Db& db, std::int64_t after, std::string_view devic
     order.push_back(std::move(id));
   }
   st.Reset();
-  for (const std::string& id : order)
-    if (std::optional<ReplicaTombstone> t = LoadTombstone(db, id))
+  for (const std::string& item : order) {
+    const std::string id = item.substr(item.find(' ') + 1);
+    if (item.starts_with("erasure ")) {
+      if (std::optional<ReplicaErasure> e = LoadErasure(db, id))
+        feed.erasures.push_back(std::move(*e));
+    } else if (std::optional<ReplicaTombstone> t = LoadTombstone(db, id)) {
       feed.tombstones.push_back(std::move(*t));
+    }
+  }
   return feed;
 }
 

@@ -43,16 +43,42 @@ struct ReplicaTombstone {
   bool IsRestore() const { return target.starts_with("tmb_"); }
 };
 
+/// An erasure (core/erase/erase.hpp) as stores send it: the record, never
+/// what it erased.  Each store that receives one erases what the forget
+/// covers there (EraseReceived), and its forget stays in effect for good
+/// there: a restore made anywhere, before or after, changes nothing
+/// (kForgetInEffect).
+struct ReplicaErasure {
+  std::string id;      // ers_…
+  std::string forget;  // tmb_…
+  std::string reason;
+  std::string author;
+  std::int64_t created_at = 0;
+  std::string origin;  // the store that made it
+};
+
 /// Whose list a store applies: a device's (on its hub) or its hub's.
 enum class ListedBy { kDevice, kHub };
 
-/// Applies `tombstones` in order, in one transaction.  Throws OpError
-/// kInvalidArgument for a malformed record (nothing applied), kConflict
-/// (naming the id) for a different body under an id this store holds.
-/// Returns how many were applied (all of them).  `store` is this store's
-/// name: the entries it wrote that a restore brings back are logged again.
+/// Applies `tombstones` in order, then `erasures`, in one transaction.
+/// Throws OpError kInvalidArgument for a malformed record (nothing
+/// applied), kConflict (naming the id) for a different body under an id
+/// this store holds.  Returns how many were applied (all of them).
+/// `store` is this store's name: the entries it wrote that a restore
+/// brings back are logged again.
+///
+/// An erasure is recorded pending, to be run here by EraseReceived outside
+/// this transaction, whether or not its forget is here yet (it runs once
+/// the forget is); what its forget covers is hidden again at once if a
+/// restore had brought it back.  One whose forget this store erased under
+/// another id already (two stores erased it before either heard of the
+/// other) is taken as applied: what goes is the same.
 std::int64_t ApplyTombstones(Db& db, const std::string& store,
-                             const std::vector<ReplicaTombstone>& tombstones, ListedBy from);
+                             const std::vector<ReplicaTombstone>& tombstones, ListedBy from,
+                             const std::vector<ReplicaErasure>& erasures = {});
+
+/// The erasure `id` as stores send it; nullopt for an unknown id.
+std::optional<ReplicaErasure> LoadErasure(Db& db, const std::string& id);
 
 /// What a forget covers here now: the entry versions and events it covers
 /// that are hidden, while it is in effect; nothing for a restore or a
@@ -66,11 +92,13 @@ void CoverageNow(Db& db, const std::string& forget, std::vector<std::string>* en
 /// an unknown id.
 std::optional<ReplicaTombstone> LoadTombstone(Db& db, const std::string& id);
 
-/// A page of a hub's feed (GET /v1/tombstones): the tombstones logged in
-/// change_log after `after`, but for the first logging of those `device`
-/// created (it has them); each once, where it was logged last in the page.
+/// A page of a hub's feed (GET /v1/tombstones): the tombstones and
+/// erasures logged in change_log after `after`, but for the first logging
+/// of those `device` created (it has them); each once, where it was logged
+/// last in the page.
 struct TombstoneFeed {
   std::vector<ReplicaTombstone> tombstones;
+  std::vector<ReplicaErasure> erasures;  // done on the hub, but those `device` made
   std::int64_t next = 0;  // the sequence number to ask after next
   bool more = false;
 };

@@ -16,10 +16,7 @@ namespace origin::forget_rules {
 
 using Ids = std::set<std::string>;
 
-// A forget is in effect while no restore targets it (a condition on `t`).
-inline constexpr const char* kInEffect =
-    "t.kind = 'forget' AND NOT EXISTS (SELECT 1 FROM tombstone r WHERE r.kind = 'restore' AND "
-    "r.target = t.id)";
+inline constexpr const char* kInEffect = kForgetInEffect;
 
 /// The first column of each row of `sql`, given one parameter.
 Ids Column(Db& db, const std::string& sql, const std::string& arg);

@@ -161,13 +161,18 @@ std::vector<LocalMirror> LocalMirrors(Db& db) {
 std::vector<OwnChange> OwnChangesAfter(Db& db, std::string_view store, std::int64_t after,
                                        std::size_t limit) {
   auto st = db.Prepare(
-      "SELECT c.seq, c.kind = 'tombstone', c.id FROM change_log c WHERE c.seq > ?1 AND "
-      "c.origin = ?2 AND (c.kind = 'tombstone' OR (NOT EXISTS (SELECT 1 FROM forgotten_entry f "
+      "SELECT c.seq, c.kind, c.id FROM change_log c WHERE c.seq > ?1 AND "
+      "c.origin = ?2 AND (c.kind <> 'entry' OR (NOT EXISTS (SELECT 1 FROM forgotten_entry f "
       "WHERE f.entry_id = c.id) AND NOT EXISTS (SELECT 1 FROM imported_entry i WHERE "
       "i.entry_id = c.id))) ORDER BY c.seq LIMIT ?3");
   st.Bind(1, after).Bind(2, std::string(store)).Bind(3, static_cast<std::int64_t>(limit));
   std::vector<OwnChange> out;
-  while (st.Step()) out.push_back({st.Int(0), st.Int(1) != 0, std::string(st.Text(2))});
+  while (st.Step())
+    out.push_back({st.Int(0),
+                   st.Text(1) == "entry"       ? OwnChange::Kind::kEntry
+                   : st.Text(1) == "tombstone" ? OwnChange::Kind::kTombstone
+                                               : OwnChange::Kind::kErasure,
+                   std::string(st.Text(2))});
   return out;
 }
 

@@ -76,11 +76,12 @@ struct LocalMirror {
 /// far as possible on the hub too).
 std::vector<LocalMirror> LocalMirrors(Db& db);
 
-/// A row of change_log this store wrote itself, to send: an entry or a
-/// tombstone whose origin is `store`.
+/// A row of change_log this store wrote itself, to send: an entry, a
+/// tombstone or an erasure whose origin is `store`.
 struct OwnChange {
+  enum class Kind { kEntry, kTombstone, kErasure };
   std::int64_t seq = 0;
-  bool tombstone = false;
+  Kind kind = Kind::kEntry;
   std::string id;
 };
 /// Those after `after`, at most `limit`, in change_log's order: hidden

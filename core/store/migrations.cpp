@@ -593,6 +593,21 @@ END;
          db.Exec(AddScopeBlocksSql(kScopeBlockBits));
          AddProjectBlocks(db, 0);
        }},
+      {kErasureOriginVersion, "erasure: its origin, and erasures in change_log, to replicate",
+       [](Db& db) {
+         db.Exec(R"sql(
+-- The store that made an erasure (the same on every store it reaches), and
+-- whether what it covers here is recorded yet: one received from another
+-- store (core/forget/replica.hpp) is planned when it runs here.
+ALTER TABLE erasure ADD COLUMN origin TEXT;
+ALTER TABLE erasure ADD COLUMN planned INTEGER NOT NULL DEFAULT 1;
+-- Those made before were made here: a store that forgot has its name.
+UPDATE erasure SET origin = (SELECT value FROM setting WHERE key = 'store.name');
+INSERT INTO change_log(kind, id, origin, at)
+  SELECT 'erasure', id, origin, created_at FROM erasure
+  WHERE done_at IS NOT NULL AND origin IS NOT NULL ORDER BY seq;
+)sql");
+       }},
   };
   return kMigrations;
 }

@@ -41,8 +41,9 @@ namespace origin {
 /// change_log_id.  13: entry_fts written by the insert of an entry, not by
 /// its trigger (kEntryFtsInsertVersion).  14: event_seq_ts holds each
 /// event's length (kEventLengthVersion).  15: scope_block's blocks of
-/// 256 arrivals (kScopeBlocksVersion).
-inline constexpr int kSchemaVersion = 15;
+/// 256 arrivals (kScopeBlocksVersion).  16: an erasure's origin, and
+/// erasures in change_log (kErasureOriginVersion).
+inline constexpr int kSchemaVersion = 16;
 /// The version that made title_wait and derived sessions' models again.
 inline constexpr int kLeafTitlesVersion = 6;
 /// The migration that derives sessions' projects (session_cwd) and parents
@@ -76,6 +77,11 @@ inline constexpr int kEventLengthVersion = 14;
 /// their rows (docs/performance.md).
 inline constexpr int kScopeBlocksVersion = 15;
 inline constexpr int kScopeBlockBits = 8;
+/// Erasures replicate like tombstones (core/forget/replica.hpp): each has
+/// the store that made it (`origin`) and is logged in change_log (kind
+/// 'erasure') once done; one received from another store is planned here
+/// when it runs (`planned` 0 until then).
+inline constexpr int kErasureOriginVersion = 16;
 /// The SQL of the scope_block block of the seq `seq` (a column or an
 /// expression).
 inline std::string ScopeBlockSql(std::string_view seq) {

@@ -7,6 +7,7 @@
 #include <ctime>
 #include <mutex>
 
+#include "core/forget/forget.hpp"
 #include "core/store/status.hpp"
 #include "core/store/visible.hpp"
 
@@ -276,9 +277,7 @@ Overview BuildOverview(Db& db, std::int64_t now_ms, const OverviewPaths& paths) 
   o.counts.events = One(db, "SELECT coalesce(sum(event_count), 0) FROM session");
   o.counts.tombstones = One(db, "SELECT count(*) FROM tombstone");
   o.counts.forgets_in_effect =
-      One(db,
-          "SELECT count(*) FROM tombstone t WHERE t.kind = 'forget' AND NOT EXISTS (SELECT 1 FROM "
-          "tombstone r WHERE r.kind = 'restore' AND r.target = t.id)");
+      One(db, (std::string("SELECT count(*) FROM tombstone t WHERE ") + kForgetInEffect).c_str());
 
   SessionFilter recent;
   recent.limit = kOverviewRows;

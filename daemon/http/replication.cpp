@@ -6,8 +6,9 @@
 //   POST /v1/ingest    one chunk of one of its mirrors (gzip, zstd or not)
 //   POST /v1/entries   the entries it wrote, in its change_log's order
 //   POST /v1/tombstones the forgets and restores it made, with what each
-//                      covers there
+//                      covers there, and the erasures it made
 //   GET  /v1/tombstones?after=  the hub's feed of the others' tombstones
+//                      and erasures
 // Every request needs a device's token (401); a request that names another
 // device (`device` in its query or body) gets 403 with the token's device,
 // and so does a token named like the hub, which serves no device.  Tokens
@@ -33,6 +34,7 @@
 #include "daemon/http/form.hpp"
 #include "daemon/http/hub_service.hpp"
 #include "daemon/hub/wire.hpp"
+#include "daemon/operations/operations.hpp"
 #include "proto/base64.hpp"
 #include "proto/protocol.hpp"
 
@@ -209,6 +211,7 @@ struct Push {
   std::optional<Response> refused;
   std::vector<EntryRow> entries;             // POST /v1/entries
   std::vector<ReplicaTombstone> tombstones;  // POST /v1/tombstones
+  std::vector<ReplicaErasure> erasures;      // POST /v1/tombstones
   IngestRequest ingest;                      // POST /v1/ingest
 };
 
@@ -237,7 +240,8 @@ void DecodePush(const Context& ctx, Push* p) {
   std::string error;
   const std::string& path = p->request.path;
   const bool ok = path == "/v1/entries"      ? DecodeEntries(d, &p->entries, &error)
-                  : path == "/v1/tombstones" ? DecodeTombstones(d, &p->tombstones, &error)
+                  : path == "/v1/tombstones" ? DecodeTombstones(d, &p->tombstones, &error) &&
+                                                   DecodeErasures(d, &p->erasures, &error)
                                              : DecodeIngest(d, ctx, &p->ingest, &error);
   if (!ok) p->refused = V1Error(400, error);
 }
@@ -467,6 +471,7 @@ void HubService::V1(const Request& r, Respond respond) {
           w.StartArray();
           for (const ReplicaTombstone& t : feed.tombstones) WriteTombstone(w, t);
           w.EndArray();
+          WriteErasures(w, feed.erasures);
           w.Key("next");
           w.Int64(feed.next);
           w.Key("more");
@@ -520,16 +525,21 @@ void HubService::V1(const Request& r, Respond respond) {
           Thread::kWriter, Caller{},
           [&ctx, device_of, push, outcome](Db& db, rpc::Writer& w) {
             std::optional<std::string> device = device_of(db, push->named);
-            if (!device || !AllFrom(push->tombstones, *device, outcome.get())) return;
+            if (!device || !AllFrom(push->tombstones, *device, outcome.get()) ||
+                !AllFrom(push->erasures, *device, outcome.get()))
+              return;
             std::int64_t applied = 0;
             try {
-              applied =
-                  ApplyTombstones(db, ctx.store_name.Get(), push->tombstones, ListedBy::kDevice);
+              applied = ApplyTombstones(db, ctx.store_name.Get(), push->tombstones,
+                                        ListedBy::kDevice, push->erasures);
             } catch (const OpError& e) {
               if (e.code() != OpError::Code::kConflict) throw;
               *outcome = {409, ErrorBody(e.what())};
               return;
             }
+            // Run after this job, not in it: the device has its answer
+            // while the hub erases (minutes on a large store: VACUUM).
+            if (!push->erasures.empty()) ops::EraseReceivedLater(ctx);
             w.StartObject();
             w.Key("applied");
             w.Int64(applied);

@@ -150,12 +150,12 @@ class SyncRun {
       scanned = changes.back().seq;
       for (std::size_t i = 0; i < changes.size();) {
         std::size_t end = i;
-        while (end < changes.size() && changes[end].tombstone == changes[i].tombstone) ++end;
+        while (end < changes.size() && changes[end].kind == changes[i].kind) ++end;
         std::vector<OwnChange> run(changes.begin() + static_cast<std::ptrdiff_t>(i),
                                    changes.begin() + static_cast<std::ptrdiff_t>(end));
         i = end;
         const bool moves = !r_.pending;  // the cursor stays before a pending entry
-        if (run.front().tombstone) {
+        if (run.front().kind != OwnChange::Kind::kEntry) {
           Tombstones(run);
         } else if (!r_.pending) {
           const std::size_t applied = Entries(run);
@@ -180,17 +180,22 @@ class SyncRun {
       rapidjson::Document d = Expect(http_.Get("/v1/tombstones?after=" + std::to_string(after)),
                                      200, "GET /v1/tombstones");
       auto list = std::make_shared<std::vector<ReplicaTombstone>>();
+      auto erasures = std::make_shared<std::vector<ReplicaErasure>>();
       std::string error;
-      if (!hub_wire::DecodeTombstones(d, list.get(), &error))
+      if (!hub_wire::DecodeTombstones(d, list.get(), &error) ||
+          !hub_wire::DecodeErasures(d, erasures.get(), &error))
         throw Stopped("the hub's tombstones: " + error);
       const std::int64_t next = IntOf(d, "next");
       const rapidjson::Value* more = hub_wire::Member(d, "more");
       const std::string store = store_;
-      OnDb(ctx_.writer, [list, &key, next, &store, apply](Db& db) {
-        if (apply && !list->empty()) ApplyTombstones(db, store, *list, ListedBy::kHub);
+      OnDb(ctx_.writer, [list, erasures, &key, next, &store, apply](Db& db) {
+        if (apply && (!list->empty() || !erasures->empty()))
+          ApplyTombstones(db, store, *list, ListedBy::kHub, *erasures);
         PutSetting(db, key, std::to_string(next));
       });
-      r_.tombstones_down += static_cast<std::int64_t>(list->size());
+      // Erased here after this sync's jobs, on the writer.
+      if (apply && !erasures->empty()) ops::EraseReceivedLater(ctx_);
+      r_.tombstones_down += static_cast<std::int64_t>(list->size() + erasures->size());
       if (more == nullptr || !more->IsBool() || !more->GetBool() || next <= after) break;
       after = next;
     }
@@ -231,12 +236,19 @@ class SyncRun {
     return static_cast<std::size_t>(std::max<std::int64_t>(0, applied));
   }
 
+  // A run of tombstones, or of erasures (each after its forget, which
+  // change_log holds before it).
   void Tombstones(const std::vector<OwnChange>& run) {
-    std::vector<ReplicaTombstone> rows = OnDb(ctx_.readers, [&run](Db& db) {
-      std::vector<ReplicaTombstone> out;
+    std::vector<ReplicaTombstone> rows;
+    std::vector<ReplicaErasure> erasures;
+    OnDb(ctx_.readers, [&run, &rows, &erasures](Db& db) {
       for (const OwnChange& c : run)
-        if (std::optional<ReplicaTombstone> t = LoadTombstone(db, c.id)) out.push_back(std::move(*t));
-      return out;
+        if (c.kind == OwnChange::Kind::kErasure) {
+          if (std::optional<ReplicaErasure> e = LoadErasure(db, c.id))
+            erasures.push_back(std::move(*e));
+        } else if (std::optional<ReplicaTombstone> t = LoadTombstone(db, c.id)) {
+          rows.push_back(std::move(*t));
+        }
     });
     const std::string body = rpc::Json([&](rpc::Writer& w) {
       w.StartObject();
@@ -246,10 +258,11 @@ class SyncRun {
       w.StartArray();
       for (const ReplicaTombstone& t : rows) hub_wire::WriteTombstone(w, t);
       w.EndArray();
+      if (!erasures.empty()) hub_wire::WriteErasures(w, erasures);
       w.EndObject();
     });
     Expect(http_.Post("/v1/tombstones", body), 200, "POST /v1/tombstones");
-    r_.tombstones_up += static_cast<std::int64_t>(rows.size());
+    r_.tombstones_up += static_cast<std::int64_t>(rows.size() + erasures.size());
   }
 
   // Where a chunk starts: a mirror (an index into Mirrors' list) and an

@@ -252,6 +252,53 @@ void WriteTombstone(rpc::Writer& w, const ReplicaTombstone& t) {
   w.EndObject();
 }
 
+bool DecodeErasures(const rapidjson::Value& d, std::vector<ReplicaErasure>* out,
+                    std::string* error) {
+  if (Member(d, "erasures") == nullptr) return true;  // a store that sends none
+  const rapidjson::Value* list = Records(d, "erasures", error);
+  if (list == nullptr) return false;
+  for (const rapidjson::Value& v : list->GetArray()) {
+    ReplicaErasure e;
+    std::optional<std::int64_t> created;
+    if (!StringField(v, "id", true, &e.id, error) ||
+        !StringField(v, "forget", true, &e.forget, error) ||
+        !StringField(v, "reason", true, &e.reason, error) ||
+        !StringField(v, "author", true, &e.author, error) ||
+        !StringField(v, "origin", true, &e.origin, error) ||
+        !IntField(v, "createdAt", true, 0, kMaxMs, &created, error))
+      return false;
+    if (!ValidUtf8(e.reason) || !ValidUtf8(e.author) || !ValidUtf8(e.origin)) {
+      *error = "erasure " + e.id + ": its reason, author and origin are UTF-8";
+      return false;
+    }
+    e.created_at = *created;
+    out->push_back(std::move(e));
+  }
+  return true;
+}
+
+void WriteErasures(rpc::Writer& w, const std::vector<ReplicaErasure>& erasures) {
+  w.Key("erasures");
+  w.StartArray();
+  for (const ReplicaErasure& e : erasures) {
+    w.StartObject();
+    w.Key("id");
+    w.String(e.id);
+    w.Key("forget");
+    w.String(e.forget);
+    w.Key("reason");
+    w.String(e.reason);
+    w.Key("author");
+    w.String(e.author);
+    w.Key("createdAt");
+    w.Int64(e.created_at);
+    w.Key("origin");
+    w.String(e.origin);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 bool ValidAgentName(std::string_view name) {
   if (name.empty() || name.size() > 64 || !std::isalnum(static_cast<unsigned char>(name[0])))
     return false;

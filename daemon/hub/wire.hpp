@@ -54,6 +54,13 @@ bool DecodeTombstones(const rapidjson::Value& d, std::vector<ReplicaTombstone>* 
                       std::string* error);
 void WriteTombstone(rpc::Writer& w, const ReplicaTombstone& t);
 
+/// `erasures` beside them (core/forget/replica.hpp): each { id, forget,
+/// reason, author, createdAt, origin }, at most kMaxPushRecords; a body
+/// without the member has none.  WriteErasures writes the member.
+bool DecodeErasures(const rapidjson::Value& d, std::vector<ReplicaErasure>* out,
+                    std::string* error);
+void WriteErasures(rpc::Writer& w, const std::vector<ReplicaErasure>& erasures);
+
 /// The request of POST /v1/ingest: a chunk of `source`'s file, its data in
 /// base64, as a device sends its mirror and a relay its agent's file.
 std::string IngestBody(std::string_view source, const RemoteChunk& c);

@@ -298,6 +298,11 @@ void TokenRevoke(Context&, Db&, const proto::TokenRequest&, const Caller&, rpc::
 void TokenList(Context&, Db&, const proto::NoRequest&, rpc::Writer&);
 void Turns(Context&, Db&, const proto::TurnsRequest&, rpc::Writer&);
 void StartTombstone(Operations&, const Operation&, const rapidjson::Value* params, Caller, Reply);
+/// Runs, on the writer after the jobs queued there, the erasures another
+/// store made that this one received and has not run (EraseReceived): after
+/// a push or a page of the feed brought some, and at the start (one stopped
+/// midway).  writes.cpp.
+void EraseReceivedLater(Context& ctx);
 }  // namespace ops
 
 }  // namespace origin

@@ -6,6 +6,7 @@
 #include "core/erase/erase.hpp"
 #include "core/forget/forget.hpp"
 #include "daemon/hub/connection.hpp"
+#include "daemon/log.hpp"
 #include "daemon/operations/operations.hpp"
 
 namespace origin {
@@ -102,6 +103,24 @@ void Restore(Context& ctx, Db& db, const proto::TombstoneRequest& r, const Calle
                     r.dry_run);
 }
 
+namespace {
+
+// What every erasure on this store is run with: its name, the adapters'
+// CursorOf, and the indexer's thread for index.db.
+EraseInput ErasingHere(Context& ctx, EraseFromIndex* index) {
+  EraseInput in;
+  in.origin = ctx.store_name.Get();
+  in.cursor_of = [&ctx](const std::string& source, const std::string& key, std::string_view line) {
+    const SourceAdapter* a = ctx.adapter(source);
+    return a != nullptr ? a->CursorOf(key, line) : std::string();
+  };
+  if (Indexer* indexer = ctx.indexer; indexer != nullptr)
+    *index = [indexer](const std::vector<std::int64_t>& seqs) { indexer->EraseEvents(seqs); };
+  return in;
+}
+
+}  // namespace
+
 void Erase(Context& ctx, Db& db, const proto::TombstoneRequest& r, const Caller& caller,
            rpc::Writer& w) {
   // Erase commits several transactions and runs VACUUM: never inside the
@@ -109,40 +128,47 @@ void Erase(Context& ctx, Db& db, const proto::TombstoneRequest& r, const Caller&
   if (!r.request_key.empty())
     throw OpError(OpError::Code::kInvalidArgument,
                   "erase takes no request key: run it again to take up an interrupted one");
-  EraseInput in;
+  EraseFromIndex index;
+  EraseInput in = ErasingHere(ctx, &index);
   in.forget = r.target;
   in.reason = r.reason;
   in.author = caller.author;
   in.channel = caller.channel;
   in.dry_run = r.dry_run;
-  in.cursor_of = [&ctx](const std::string& source, const std::string& key, std::string_view line) {
-    const SourceAdapter* a = ctx.adapter(source);
-    return a != nullptr ? a->CursorOf(key, line) : std::string();
-  };
-  Indexer* indexer = ctx.indexer;
-  EraseFromIndex index;
-  if (indexer != nullptr)
-    index = [indexer](const std::vector<std::int64_t>& seqs) { indexer->EraseEvents(seqs); };
-  // An erasure does not replicate yet (docs/architecture.md, Erasure): the
-  // other stores that hold the forgotten text keep it until erased there.
+  // An erasure replicates like a tombstone (docs/architecture.md,
+  // Erasure): the answer says where it goes next.
   std::string elsewhere;
   if (ctx.hub_sync == nullptr)
-    elsewhere =
-        "the devices that sync with this hub keep their copies (erasure does not "
-        "replicate yet): run origin erase " +
-        r.target + " on each";
+    elsewhere = "the devices that sync with this hub erase their copies when they next sync";
   else
     try {
       if (std::optional<hub::Connection> c = hub::LoadConnection(ctx.paths.home))
         elsewhere = "the hub " + c->url +
-                    " and its other devices keep their copies (erasure does not replicate yet): "
-                    "run origin erase " +
-                    r.target + " there too";
+                    " erases its copy once this device syncs (right after the erasure), and "
+                    "its other devices theirs when they next sync with it";
     } catch (const std::exception&) {
       // A hub.json that cannot be read: origin status says so.
     }
   rpc::WriteEraseOutcome(w, origin::Erase(db, ctx.mirrors, ctx.clock, in, index), r.dry_run,
                          elsewhere);
+}
+
+void EraseReceivedLater(Context& ctx) {
+  if (ctx.writer == nullptr) return;
+  ctx.writer->Post([&ctx](Db& db) {
+    try {
+      EraseFromIndex index;
+      EraseInput how = ErasingHere(ctx, &index);
+      how.channel = "hub";
+      for (const EraseOutcome& o : EraseReceived(db, ctx.mirrors, ctx.clock, how, index))
+        LOG_INFO("erased %s as another store did (%s): %lld lines, %zu events, %zu entries",
+                 o.forget.c_str(), o.erasure->c_str(), static_cast<long long>(o.lines),
+                 o.events.size(), o.entries.size());
+    } catch (const std::exception& e) {
+      // Left pending: taken up at the next start, or the next that arrives.
+      LOG_ERROR("erasing what another store erased: %s", e.what());
+    }
+  });
 }
 
 }  // namespace ops

@@ -16,17 +16,6 @@ namespace {
 
 constexpr const char* kSecret = "sk-live-Hq3Vt8Wn5Ks2Pd7Jm4Xc";
 
-// The files under the store holding `needle` as they are (tails, databases,
-// WALs; a sealed frame is compressed, and these tests seal none).
-std::vector<std::string> Holding(const std::string& home, const std::string& needle) {
-  std::vector<std::string> out;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(home))
-    if (e.is_regular_file() && e.path().filename() != "originsd.sock" &&
-        ReadAll(e.path().string()).find(needle) != std::string::npos)
-      out.push_back(e.path().string());
-  return out;
-}
-
 }  // namespace
 
 TEST_SUITE("e2e") {
@@ -46,7 +35,7 @@ TEST_SUITE("e2e") {
     RunResult r = f.Cli({"forget", "claude-code:u2", "--reason", "a key", "--yes", "--json"});
     REQUIRE(r.status == 0);
     const std::string forget = Json(r.out)["tombstone"].GetString();
-    REQUIRE(!Holding(f.home(), kSecret).empty());  // forgetting only hides
+    REQUIRE(!FilesHolding(f.home(), kSecret).empty());  // forgetting only hides
 
     r = f.Cli({"erase", forget, "--reason", "leaked API key"});
     CHECK(r.status == 0);
@@ -63,7 +52,7 @@ TEST_SUITE("e2e") {
     const std::string erasure = d["erasure"].GetString();
     CHECK(erasure.rfind("ers_", 0) == 0);
     CHECK(d["wal_truncated"].GetBool());
-    CHECK(Holding(f.home(), kSecret).empty());
+    CHECK(FilesHolding(f.home(), kSecret).empty());
     // origin verify --all finds the store whole after the erasure.
     r = f.Cli({"verify", "--all"});
     const std::string said = r.out + r.err;

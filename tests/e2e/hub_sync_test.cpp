@@ -143,18 +143,6 @@ TEST_CASE("hub sync: two devices connect, sync, and a forget and a restore made 
   // The desk's own data is untouched.
   CHECK(HubFinds(port, reader, "oceans", "desk said line 2"));
 
-  // An erasure does not replicate yet: its preview says which stores keep
-  // their copies, on a device and on the hub.
-  RunResult erase = laptop.Cli({"erase", forget, "--reason", "a key"});
-  CHECK_MESSAGE(erase.status == 0, erase.err);
-  CHECK_MESSAGE(erase.out.find("Not erased elsewhere: the hub " + url +
-                               " and its other devices keep their copies") != std::string::npos,
-                erase.out);
-  erase = hub.Cli({"erase", forget, "--reason", "a key", "--json"});
-  CHECK_MESSAGE(erase.status == 0, erase.err);
-  CHECK(std::string(Json(erase.out)["not_replicated"].GetString())
-            .starts_with("the devices that sync with this hub keep their copies"));
-
   // Another sync changes nothing: hiding is by id.
   Sync(laptop);
   CHECK_FALSE(HubFinds(port, reader, "rockets", "laptop said line 2"));

@@ -53,6 +53,14 @@ void AppendFile(const std::string& path, std::string_view data) {
 
 std::string ReadAll(const std::string& path) { return ReadFile(path); }
 
+std::vector<std::string> FilesHolding(const std::string& dir, std::string_view needle) {
+  std::vector<std::string> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+    if (e.is_regular_file() && ReadAll(e.path().string()).find(needle) != std::string::npos)
+      out.push_back(e.path().string());
+  return out;
+}
+
 std::string DumpEvents(Db& db) {
   Stmt st(
       db.get(),

@@ -41,6 +41,9 @@ class ScopedTempDir {
 void WriteFile(const std::string& path, std::string_view data);  // creates parent dirs
 void AppendFile(const std::string& path, std::string_view data);
 std::string ReadAll(const std::string& path);
+/// The files under `dir` (a store) holding `needle` as they are: tails,
+/// databases, WALs (a sealed frame is compressed; a socket is left out).
+std::vector<std::string> FilesHolding(const std::string& dir, std::string_view needle);
 /// ZCode's tables (sources.md 4.2, OpenCode's schema with its indexes), in WAL mode.
 void CreateZcodeSchema(Db& db);
 /// ZCode's database as its CLI lays it out (sources.md 4.2), built by the

@@ -5,11 +5,13 @@
 // what its sender listed, and converges whatever the order of arrival: a
 // restore before its forget, either one twice, a forget before the event
 // it targets.  A hub's feed leaves out a device's own tombstones but sends
-// their coverage again when it changes.
+// their coverage again when it changes.  An erasure replicates beside them
+// and wins over every restore (issue 18, point 3).
 #include "core/forget/replica.hpp"
 
 #include <doctest/doctest.h>
 
+#include "core/erase/erase.hpp"
 #include "core/hub/replicate.hpp"
 #include "core/store/visible.hpp"
 #include "tests/unit/core/forget_world.hpp"
@@ -60,6 +62,16 @@ ReplicaTombstone Load(World& w, const std::string& id) {
 std::int64_t Apply(World& w, const std::string& store, const std::vector<ReplicaTombstone>& list,
                    ListedBy from) {
   return ApplyTombstones(*w.s.db, store, list, from);
+}
+
+// The device "box" erases `forget`.
+EraseOutcome EraseOn(World& w, const std::string& forget) {
+  EraseInput in;
+  in.forget = forget;
+  in.reason = "a key";
+  in.author = "user@box";
+  in.origin = "box";
+  return Erase(*w.s.db, *w.s.mirrors, w.s.clock, in, nullptr);
 }
 
 std::vector<std::string> FeedIds(World& w, std::int64_t after, const std::string& device) {
@@ -312,5 +324,106 @@ TEST_SUITE("forget") {
     CHECK_FALSE(EventHidden(*p.hub.s.db, p.alpha));
     CHECK_FALSE(EventHidden(*p.hub.s.db, gamma));
     CHECK_FALSE(EntryHidden(*p.hub.s.db, v2));
+  }
+
+  TEST_CASE(
+      "erasure across stores: received, it hides again what a restore made elsewhere "
+      "brought back, twice is once, another body is refused; run, it erases the text and "
+      "the mirror line there; the feed sends it to the other devices (invariants 2 and 3)") {
+    Pair p;
+    const std::string entry = p.Entry({p.alpha}, "alpha matters");
+    const std::string forget = *p.dev.Forget(p.alpha).tombstone;
+    Apply(p.hub, "hub", {Load(p.dev, forget)}, ListedBy::kDevice);
+    CHECK(EventHidden(*p.hub.s.db, p.alpha));
+    // Another device restores it, and the hub has that first.
+    ReplicaTombstone restore;
+    restore.id = "tmb_00112233445566778899aabb";
+    restore.target = forget;
+    restore.reason = "fine";
+    restore.created_at = 1767225800000;
+    restore.origin = "desk";
+    Apply(p.hub, "hub", {restore}, ListedBy::kDevice);
+    CHECK_FALSE(EventHidden(*p.hub.s.db, p.alpha));
+
+    // The device, which has not heard of the restore, erases the forget:
+    // a change of its own to send, once done.
+    const EraseOutcome mine = EraseOn(p.dev, forget);
+    const std::vector<OwnChange> own = OwnChangesAfter(*p.dev.s.db, "box", 0, 100);
+    REQUIRE(!own.empty());
+    CHECK(own.back().kind == OwnChange::Kind::kErasure);
+    CHECK(own.back().id == *mine.erasure);
+    const std::optional<ReplicaErasure> e = LoadErasure(*p.dev.s.db, *mine.erasure);
+    REQUIRE(e);
+    CHECK(e->forget == forget);
+    CHECK(e->origin == "box");
+    CHECK(e->author == "user@box");
+
+    const std::string alpha_text =
+        "SELECT count(*) FROM event WHERE text <> '' AND id = '" + p.alpha + "'";
+    for (int twice = 0; twice < 2; ++twice) {
+      CHECK(ApplyTombstones(*p.hub.s.db, "hub", {}, ListedBy::kDevice, {*e}) == 1);
+      // In effect again at once; erased only when it runs.
+      CHECK(EventHidden(*p.hub.s.db, p.alpha));
+      CHECK(EntryHidden(*p.hub.s.db, entry));
+      CHECK(p.hub.Count(alpha_text) == 1);
+      CHECK(p.hub.Count("SELECT count(*) FROM erasure") == 1);
+    }
+    ReplicaErasure other = *e;
+    other.reason = "another reason";
+    CHECK(ErrorOf([&] { ApplyTombstones(*p.hub.s.db, "hub", {}, ListedBy::kDevice, {other}); }) ==
+          Code::kConflict);
+    ReplicaErasure bad = *e;
+    bad.id = "ers_../x";
+    CHECK(ErrorOf([&] { ApplyTombstones(*p.hub.s.db, "hub", {}, ListedBy::kDevice, {bad}); }) ==
+          Code::kInvalidArgument);
+    // A restore arriving after it changes nothing.
+    restore.id = "tmb_ffeeddccbbaa998877665544";
+    Apply(p.hub, "hub", {restore}, ListedBy::kDevice);
+    CHECK(EventHidden(*p.hub.s.db, p.alpha));
+
+    // The feed sends it to another device once it is done here, never to
+    // the device that made it.
+    CHECK(TombstonesAfter(*p.hub.s.db, 0, "desk", 500).erasures.empty());
+    EraseInput how;
+    how.origin = "hub";
+    const std::vector<EraseOutcome> ran =
+        EraseReceived(*p.hub.s.db, *p.hub.s.mirrors, p.hub.s.clock, how, nullptr);
+    REQUIRE(ran.size() == 1);
+    CHECK(*ran[0].erasure == e->id);
+    CHECK(ran[0].events == std::vector<std::string>{p.alpha});
+    CHECK(ran[0].entries == std::vector<std::string>{entry});
+    CHECK(p.hub.Count(alpha_text) == 0);
+    const std::int64_t file = p.hub.Count("SELECT file_id FROM event WHERE id = '" + p.alpha + "'");
+    const std::string content = p.hub.s.mirrors->ReadContent(*p.hub.s.db, file);
+    CHECK(content.find("alpha line") == std::string::npos);
+    CHECK(content.find("beta line") != std::string::npos);
+    CHECK(content == p.dev.s.mirrors->ReadContent(*p.dev.s.db, file));  // the same filler
+    CHECK(EraseReceived(*p.hub.s.db, *p.hub.s.mirrors, p.hub.s.clock, how, nullptr).empty());
+    const TombstoneFeed feed = TombstonesAfter(*p.hub.s.db, 0, "desk", 500);
+    REQUIRE(feed.erasures.size() == 1);
+    CHECK(feed.erasures[0].id == e->id);
+    CHECK(TombstonesAfter(*p.hub.s.db, 0, "box", 500).erasures.empty());
+    CHECK(ErrorOf([&] { p.hub.Restore(forget); }) == Code::kConflict);
+  }
+
+  TEST_CASE(
+      "erasure across stores: one that reaches a device before its forget waits for it, "
+      "then erases what the forget covers there (invariants 2 and 3)") {
+    Pair p;
+    const std::string forget = *p.dev.Forget(p.beta).tombstone;
+    const EraseOutcome mine = EraseOn(p.dev, forget);
+    const std::optional<ReplicaErasure> e = LoadErasure(*p.dev.s.db, *mine.erasure);
+    REQUIRE(e);
+    EraseInput how;
+    how.origin = "desk";
+    ApplyTombstones(*p.hub.s.db, "desk", {}, ListedBy::kHub, {*e});
+    CHECK(EraseReceived(*p.hub.s.db, *p.hub.s.mirrors, p.hub.s.clock, how, nullptr).empty());
+    CHECK_FALSE(EventHidden(*p.hub.s.db, p.beta));
+    Apply(p.hub, "desk", {Load(p.dev, forget)}, ListedBy::kHub);
+    CHECK(EventHidden(*p.hub.s.db, p.beta));
+    REQUIRE(EraseReceived(*p.hub.s.db, *p.hub.s.mirrors, p.hub.s.clock, how, nullptr).size() == 1);
+    CHECK(p.hub.Count("SELECT count(*) FROM event WHERE text <> '' AND id = '" + p.beta + "'") ==
+          0);
+    CHECK_FALSE(EventHidden(*p.hub.s.db, p.alpha));
   }
 }

@@ -150,6 +150,29 @@ TEST_SUITE("schema") {
   }
 
   TEST_CASE(
+      "schema: migration 16 gives the erasures made before this store's name as their "
+      "origin, and logs those done, so that they replicate") {
+    ScopedTempDir d;
+    const std::string path = d / "origin.db";
+    {
+      auto old = OpenWriteConnection(path, Migrations(), kErasureOriginVersion - 1);
+      old->Exec(
+          "INSERT INTO setting(key, value) VALUES ('store.name', 'laptop');"
+          "INSERT INTO erasure(id, forget, reason, author, created_at, done_at, lines, events, "
+          "entries) VALUES ('ers_a', 'tmb_a', 'a key', 'user@laptop', 5, 6, 1, 1, 0), "
+          "('ers_b', 'tmb_b', 'a key', 'user@laptop', 7, NULL, 1, 1, 0)");
+    }
+    auto db = OpenWriteConnection(path);
+    CHECK(Version(*db) == kSchemaVersion);
+    CHECK(db->QueryInt("SELECT count(*) FROM erasure WHERE origin = 'laptop' AND planned = 1") ==
+          2);
+    // Only the one done is logged: a pending one is logged when it is done.
+    CHECK(db->QueryInt("SELECT count(*) FROM change_log WHERE kind = 'erasure' AND id = 'ers_a' "
+                       "AND origin = 'laptop' AND at = 5") == 1);
+    CHECK(db->QueryInt("SELECT count(*) FROM change_log WHERE kind = 'erasure'") == 1);
+  }
+
+  TEST_CASE(
       "schema: migration 3 takes the event indexes out of origin.db, so that a corrupt one no "
       "longer stops INSERT INTO event") {
     ScopedTempDir d;
