@@ -2,10 +2,10 @@
 #include "daemon/daemon.hpp"
 
 #include <cstdlib>
-
 #include <filesystem>
 
 #include "core/entries/entries.hpp"
+#include "core/forget/replica.hpp"
 #include "core/store/schema.hpp"
 #include "daemon/log.hpp"
 
@@ -142,20 +142,32 @@ void Daemon::Start() {
     const char* every = std::getenv("ORIGIN_HUB_SYNC_MS");
     const int interval_ms = every != nullptr ? std::atoi(every) : 60'000;
     ScheduleHubSync(interval_ms);
+    hub_sync_after_ingest_ms_ = interval_ms > 0 ? std::min(interval_ms, kHubSyncAfterIngestMs) : 0;
+  }
+  ingestion_.OnGrew([this] {
+    if (shutting_down_) return;
+    // An erased forget may cover what arrived (a session it forgot).
+    ops::RunErasuresLater(ctx_);
     // New lines mirrored here go up soon after, at most once in that
     // while, so that a busy agent's log is sent in batches.
-    if (interval_ms > 0)
-      ingestion_.OnGrew([this, after = std::min(interval_ms, kHubSyncAfterIngestMs)] {
-        if (hub_sync_soon_ || shutting_down_) return;
-        hub_sync_soon_ = true;
-        timers_.After(after, [this] {
-          hub_sync_soon_ = false;
-          if (!shutting_down_) hub_sync_->Request(nullptr, true);
-        });
-      });
-  }
-  // An erasure received from another store and stopped midway is taken up.
-  ops::EraseReceivedLater(ctx_);
+    if (hub_sync_after_ingest_ms_ <= 0 || hub_sync_soon_) return;
+    hub_sync_soon_ = true;
+    timers_.After(hub_sync_after_ingest_ms_, [this] {
+      hub_sync_soon_ = false;
+      if (!shutting_down_) hub_sync_->Request(nullptr, true);
+    });
+  });
+  // What erasures have left to do (one stopped midway) is taken up, and an
+  // erased forget a restore took before erasures won over restores is in
+  // effect again.
+  writer_->Post([this](Db& db) {
+    try {
+      HideErasedAgain(db, ctx_.store_name.Get());
+    } catch (const std::exception& e) {
+      LOG_ERROR("hiding again what erased forgets cover: %s", e.what());
+    }
+  });
+  ops::RunErasuresLater(ctx_);
   scheduler_.Start();
 }
 

@@ -127,6 +127,7 @@ class Daemon {
   /// How soon after its ingests a device syncs with its hub, at most.
   static constexpr int kHubSyncAfterIngestMs = 5'000;
   bool hub_sync_soon_ = false;  // a sync after ingests is due (loop)
+  int hub_sync_after_ingest_ms_ = 0;  // that sync's delay; 0: none (a hub, or no automatic sync)
   std::unique_ptr<LoopPoster> poster_;
   std::unique_ptr<DbWorkers> writer_;
   std::unique_ptr<DbWorkers> readers_;

@@ -120,9 +120,14 @@ std::string ForgottenParams(const Invocation& a) {
 std::string TombstoneHead(const rapidjson::Value& t, const Style& st) {
   const bool forget = Str(t, "kind") == "forget";
   std::string state;
+  // An erased forget is in effect whatever restores it (one made on
+  // another store before the erasure reached it).
   if (forget)
-    state = t["in_effect"].GetBool() ? st.Red("in effect")
-                                     : st.Dim("restored by " + Str(t, "restored_by"));
+    state = !t["in_effect"].GetBool() ? st.Dim("restored by " + Str(t, "restored_by"))
+            : t.HasMember("restored_by")
+                ? st.Red("in effect") + st.Dim(" (erased: its restore " + Str(t, "restored_by") +
+                                               " no longer counts)")
+                : st.Red("in effect");
   return st.Bold(Str(t, "id")) + "  " + (forget ? "forget of " : "restore of ") +
          Str(t, "target") + "  " + state + "\n  " +
          st.Dim(LocalTime(Int(t, "created_at")) + " · " + Str(t, "author", "?") + " · " +
@@ -139,7 +144,10 @@ int RenderTombstone(rapidjson::Document& r, const Invocation& a) {
   if (r["forget"].IsObject())
     std::printf("It restored:\n%s", TombstoneHead(r["forget"], st).c_str());
   if (r["restore"].IsObject())
-    std::printf("Restored by:\n%s", TombstoneHead(r["restore"], st).c_str());
+    std::printf("%s\n%s",
+                r["tombstone"]["in_effect"].GetBool() ? "Restored by (no longer counts: erased):"
+                                                      : "Restored by:",
+                TombstoneHead(r["restore"], st).c_str());
   const auto& t = r["tombstone"];
   if (t.HasMember("erasure") && t["erasure"].IsObject())
     std::printf("What it hid was erased (%s): there is no text to show.\n",
@@ -183,8 +191,8 @@ int RenderForgotten(rapidjson::Document& r, const Invocation& a) {
     if (forget)
       state = t["in_effect"].GetBool() ? st.Red("in effect")
                                        : st.Dim("restored by " + Str(t, "restored_by"));
-    // An erasure (origin erase) of what it hid: done, or pending until
-    // origin erase is run again.
+    // An erasure (origin erase) of what it hid: done, or pending until the
+    // daemon takes it up again (or origin erase is run again).
     if (forget && t.HasMember("erasure") && t["erasure"].IsObject()) {
       const auto& x = t["erasure"];
       state += "  " + st.Red((Str(x, "state") == "done" ? "erased by " : "erasure pending: ") +

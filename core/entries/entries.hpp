@@ -74,6 +74,9 @@ struct EntryRow {
   std::int64_t created_at = 0;
   std::string origin;
   std::vector<EntrySource> sources;  // each with its event id, and the quote if one was given
+  /// Between stores: the erasure that took its text and quotes (text '',
+  /// no quote), when one did (core/erase; LoadEntryToSend).
+  std::optional<std::string> erased;
   // Derived:
   std::string status;  // active | superseded
   std::optional<std::string> superseded_by;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 
+#include "core/entries/entries.hpp"
 #include "core/store/audit.hpp"
 #include "core/store/visible.hpp"
 #include "core/util/hash.hpp"
@@ -172,10 +173,13 @@ void Describe(Db& db, Plan& p) {
   p.o.lines = Count(p.lines);
 }
 
-// What erasure `seq` covers, recorded, with its counts; in the caller's
+// What erasure `seq` covers, recorded, with its counts (added to those
+// recorded before: an erasure that came to cover more); in the caller's
 // transaction.
 void RecordPlan(Db& db, const Plan& p, std::int64_t seq) {
-  db.Prepare("UPDATE erasure SET lines = ?2, events = ?3, entries = ?4, planned = 1 WHERE seq = ?1")
+  db.Prepare(
+        "UPDATE erasure SET lines = lines + ?2, events = events + ?3, entries = entries + ?4, "
+        "planned = 1 WHERE seq = ?1")
       .Bind(1, seq)
       .Bind(2, Count(p.lines))
       .Bind(3, static_cast<std::int64_t>(p.event_seqs.size()))
@@ -204,6 +208,8 @@ void RecordPlan(Db& db, const Plan& p, std::int64_t seq) {
 std::int64_t Record(Db& db, const Plan& p, const std::string& id, const EraseInput& in,
                     std::int64_t now) {
   Transaction tx(db);
+  // The name this store keeps for what it writes (its forgets, entries).
+  const std::string origin = in.origin.empty() ? "" : FixStoreName(db, in.origin);
   db.Prepare(
         "INSERT INTO erasure(id, forget, reason, author, created_at, lines, events, entries, "
         "origin) VALUES (?,?,?,?,?,0,0,0,NULLIF(?, ''))")
@@ -212,7 +218,7 @@ std::int64_t Record(Db& db, const Plan& p, const std::string& id, const EraseInp
       .Bind(3, in.reason)
       .Bind(4, in.author)
       .Bind(5, now)
-      .Bind(6, in.origin)
+      .Bind(6, origin)
       .Run();
   const std::int64_t seq = db.QueryInt("SELECT last_insert_rowid()");
   RecordPlan(db, p, seq);
@@ -300,10 +306,12 @@ void EraseTexts(Db& db, const Plan& p, std::int64_t erasure, const EraseInput& i
       .Bind(1, erasure)
       .Bind(2, now)
       .Run();
-  // Done: logged, so that it replicates (the hub's feed, a device's push).
+  // Done: logged once, so that it replicates (the hub's feed, a device's
+  // push); what it came to cover later is each store's to erase.
   db.Prepare(
-        "INSERT INTO change_log(kind, id, origin, at) SELECT 'erasure', id, origin, created_at "
-        "FROM erasure WHERE seq = ? AND origin IS NOT NULL")
+        "INSERT INTO change_log(kind, id, origin, at) SELECT 'erasure', x.id, x.origin, "
+        "x.created_at FROM erasure x WHERE x.seq = ? AND x.origin IS NOT NULL AND NOT EXISTS "
+        "(SELECT 1 FROM change_log c WHERE c.kind = 'erasure' AND c.id = x.id)")
       .Bind(1, erasure)
       .Run();
   Audit(db, now, in, p.o);
@@ -416,7 +424,7 @@ EraseOutcome Erase(Db& db, MirrorStore& mirrors, const Clock& clock, const Erase
   Plan p;
   if (existing) {
     // Stopped midway here, or received from another store and not run
-    // yet (EraseReceived runs it too): taken up under its id.
+    // yet (RunErasures runs it too): taken up under its id.
     seq = db.QueryInt("SELECT seq FROM erasure WHERE id = '" + existing->id + "'");
     planned = db.QueryInt("SELECT planned FROM erasure WHERE seq = " + std::to_string(*seq)) != 0;
     p = planned ? RecordedPlan(db, *seq) : NewPlan(db, mirrors, in.forget);
@@ -443,38 +451,59 @@ EraseOutcome Erase(Db& db, MirrorStore& mirrors, const Clock& clock, const Erase
   return p.o;
 }
 
-std::vector<EraseOutcome> EraseReceived(Db& db, MirrorStore& mirrors, const Clock& clock,
-                                        const EraseInput& how, const EraseFromIndex& index) {
-  std::vector<EraseOutcome> out;
-  for (;;) {
-    // One at a time, from the oldest: each commits several transactions.
-    auto st = db.Prepare(
-        "SELECT x.seq, x.id, x.forget, x.reason, x.author, x.planned FROM erasure x JOIN "
-        "tombstone t ON t.id = x.forget AND t.kind = 'forget' WHERE x.done_at IS NULL AND "
-        "x.origin IS NOT NULL AND x.origin <> ? ORDER BY x.seq LIMIT 1");
-    st.Bind(1, how.origin);
-    if (!st.Step()) break;
-    const std::int64_t seq = st.Int(0);
+ErasureRuns RunErasures(Db& db, MirrorStore& mirrors, const Clock& clock, const EraseInput& how,
+                        const EraseFromIndex& index) {
+  ErasureRuns out;
+  // Each once a call, from the oldest: each commits several transactions,
+  // and one that fails does not keep the others waiting.
+  auto next = db.Prepare(std::string(
+      "SELECT x.seq, x.id, x.forget, x.reason, x.author, x.planned, x.done_at IS NOT NULL FROM "
+      "erasure x JOIN tombstone t ON t.id = x.forget AND t.kind = 'forget' WHERE x.seq > ? AND "
+      "(x.done_at IS NULL OR EXISTS (SELECT 1 FROM tombstone_effect te WHERE te.tombstone = "
+      "x.forget AND (te.item_kind = 'event' AND EXISTS (SELECT 1 FROM event e WHERE e.id = "
+      "te.item AND e.seq NOT IN (SELECT seq FROM erased_event)) OR te.item_kind = 'entry' AND "
+      "EXISTS (SELECT 1 FROM entry e WHERE e.id = te.item AND e.seq NOT IN (SELECT seq FROM "
+      "erased_entry))))) ORDER BY x.seq LIMIT 1"));
+  for (std::int64_t after = 0;;) {
+    next.Reset();
+    next.Bind(1, after);
+    if (!next.Step()) break;
+    const std::int64_t seq = after = next.Int(0);
+    const std::string id(next.Text(1));
     EraseInput in = how;
-    in.forget = std::string(st.Text(2));
-    in.reason = std::string(st.Text(3));
-    in.author = std::string(st.Text(4));
-    const bool planned = st.Int(5) != 0;
-    Plan p;
-    if (planned) {
-      p = RecordedPlan(db, seq);
-      p.o.resumed = true;
-    } else {
-      // Step 1 here: what the forget covers on this store.
-      p = NewPlan(db, mirrors, in.forget);
-      PlanReceived(db, mirrors, in, p, seq);
+    in.forget = std::string(next.Text(2));
+    in.reason = std::string(next.Text(3));
+    in.author = std::string(next.Text(4));
+    const bool planned = next.Int(5) != 0, done = next.Int(6) != 0;
+    next.Reset();
+    try {
+      Plan p;
+      if (done) {
+        // What the forget came to cover since: erased under the same
+        // erasure, which is pending again until that is done.
+        p = NewPlan(db, mirrors, in.forget);
+        KeepCursors(db, mirrors, in, p);
+        Transaction tx(db);
+        db.Prepare("UPDATE erasure SET done_at = NULL WHERE seq = ?").Bind(1, seq).Run();
+        RecordPlan(db, p, seq);
+        tx.Commit();
+      } else if (planned) {
+        p = RecordedPlan(db, seq);  // stopped midway (a crash, a full disk)
+        p.o.resumed = true;
+      } else {
+        // Received from another store: step 1 here, what the forget
+        // covers on this store.
+        p = NewPlan(db, mirrors, in.forget);
+        PlanReceived(db, mirrors, in, p, seq);
+      }
+      p.o.erasure = id;
+      p.o.forget = in.forget;
+      Describe(db, p);
+      CarryOut(db, mirrors, p, seq, in, clock.NowMs(), index);
+      out.done.push_back(std::move(p.o));
+    } catch (const std::exception& e) {
+      out.errors.push_back(id + " (" + in.forget + "): " + e.what());
     }
-    p.o.erasure = std::string(st.Text(1));
-    p.o.forget = in.forget;
-    st.Reset();
-    Describe(db, p);
-    CarryOut(db, mirrors, p, seq, in, clock.NowMs(), index);
-    out.push_back(std::move(p.o));
   }
   return out;
 }

@@ -103,16 +103,28 @@ using EraseFromIndex = std::function<void(const std::vector<std::int64_t>& seqs)
 EraseOutcome Erase(Db& db, MirrorStore& mirrors, const Clock& clock, const EraseInput& in,
                    const EraseFromIndex& index);
 
-/// Runs every erasure received from another store (core/forget/replica.hpp,
-/// ApplyTombstones) that is not done, and whose forget is here: step 1
-/// plans what the forget covers on this store, then steps 2 to 5 as for
-/// Erase; one planned before (a run stopped midway) is taken up.  `how`
-/// gives this store's name (`origin`), the channel and `cursor_of`; the
-/// rest comes from each erasure's record.  Its forget is in effect
-/// whatever restores it (kForgetInEffect), so it is not checked.  Writer
-/// thread, outside a transaction.
-std::vector<EraseOutcome> EraseReceived(Db& db, MirrorStore& mirrors, const Clock& clock,
-                                        const EraseInput& how, const EraseFromIndex& index);
+/// What RunErasures did: the erasures it ran, and those that failed (each
+/// its id, forget and error), which stay pending and are run again by the
+/// next call.
+struct ErasureRuns {
+  std::vector<EraseOutcome> done;
+  std::vector<std::string> errors;
+};
+/// Runs every erasure that has something left to do here, each once, from
+/// the oldest: one received from another store (core/forget/replica.hpp,
+/// ApplyTombstones), whose step 1 plans what its forget covers on this
+/// store, and which waits for its forget; one stopped midway (a crash, a
+/// full disk), taken up from its recorded plan; and one done whose forget
+/// has come to cover more since (an event arriving in a forgotten session,
+/// a version or a line pushed by a device that had not heard of the
+/// erasure yet): that is erased too, under the same erasure, so that an
+/// erasure stays in effect for whatever its forget covers.  Then steps 2 to
+/// 5 as for Erase.  `how` gives the channel and `cursor_of`; the rest
+/// comes from each erasure's record.  Its forget is in effect whatever
+/// restores it (kForgetInEffect), so that is not checked.  Writer thread,
+/// outside a transaction.
+ErasureRuns RunErasures(Db& db, MirrorStore& mirrors, const Clock& clock, const EraseInput& how,
+                        const EraseFromIndex& index);
 
 /// The erasure of forget `forget`, if any: its id, and whether it is done.
 struct ErasureRef {

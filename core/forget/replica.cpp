@@ -121,7 +121,7 @@ void CheckErasure(const ReplicaErasure& e) {
     throw OpError(Code::kInvalidArgument, "erasure " + e.id + ": an author of 1 to 200 bytes");
 }
 
-// Records erasure `e` here, pending and not planned (EraseReceived plans
+// Records erasure `e` here, pending and not planned (RunErasures plans
 // and runs it); its forget, if here and restored, is in effect again.
 void ApplyErasure(Db& db, const std::string& store, const ReplicaErasure& e, Ids* touched) {
   if (std::optional<ReplicaErasure> held = LoadErasure(db, e.id)) {
@@ -216,6 +216,25 @@ std::int64_t ApplyTombstones(Db& db, const std::string& store,
   RelogCoverage(db, touched, since);
   tx.Commit();
   return static_cast<std::int64_t>(tombstones.size() + erasures.size());
+}
+
+void HideErasedAgain(Db& db, const std::string& store) {
+  Ids forgets;
+  {
+    auto st = db.Prepare(
+        "SELECT x.forget FROM erasure x WHERE EXISTS (SELECT 1 FROM tombstone r WHERE r.kind = "
+        "'restore' AND r.target = x.forget)");
+    while (st.Step()) forgets.emplace(st.Text(0));
+  }
+  if (forgets.empty()) return;
+  Transaction tx(db);
+  const std::int64_t since = LastChange(db);
+  Ids events, roots, touched;
+  for (const std::string& forget : forgets) CoveredBy(db, forget, events, roots);
+  ForgetOutcome ignored;
+  Decide(db, store, events, roots, ignored, &touched);
+  RelogCoverage(db, touched, since);
+  tx.Commit();
 }
 
 std::optional<ReplicaErasure> LoadErasure(Db& db, const std::string& id) {

@@ -45,7 +45,7 @@ struct ReplicaTombstone {
 
 /// An erasure (core/erase/erase.hpp) as stores send it: the record, never
 /// what it erased.  Each store that receives one erases what the forget
-/// covers there (EraseReceived), and its forget stays in effect for good
+/// covers there (RunErasures), and its forget stays in effect for good
 /// there: a restore made anywhere, before or after, changes nothing
 /// (kForgetInEffect).
 struct ReplicaErasure {
@@ -67,7 +67,7 @@ enum class ListedBy { kDevice, kHub };
 /// `store` is this store's name: the entries it wrote that a restore
 /// brings back are logged again.
 ///
-/// An erasure is recorded pending, to be run here by EraseReceived outside
+/// An erasure is recorded pending, to be run here by RunErasures outside
 /// this transaction, whether or not its forget is here yet (it runs once
 /// the forget is); what its forget covers is hidden again at once if a
 /// restore had brought it back.  One whose forget this store erased under
@@ -76,6 +76,12 @@ enum class ListedBy { kDevice, kHub };
 std::int64_t ApplyTombstones(Db& db, const std::string& store,
                              const std::vector<ReplicaTombstone>& tombstones, ListedBy from,
                              const std::vector<ReplicaErasure>& erasures = {});
+
+/// Decides again what each erased forget that a restore targets covers, in
+/// one transaction: a store that took such a restore before erasures won
+/// over restores (format 16) hides that again.  Changes nothing on any
+/// other store; run at the start.
+void HideErasedAgain(Db& db, const std::string& store);
 
 /// The erasure `id` as stores send it; nullopt for an unknown id.
 std::optional<ReplicaErasure> LoadErasure(Db& db, const std::string& id);

@@ -43,17 +43,23 @@ namespace {
 using Code = OpError::Code;
 
 // Whether two versions say the same: every field a device sends.
+// The same version.  One an erasure took on either side (its text and
+// quotes gone there; no version has an empty text otherwise, and a store
+// may keep one it received erased before the erasure) is the same without
+// them: a store that erased it sends it without, one that has not heard of
+// the erasure yet with them.
 bool SameBody(const EntryRow& a, const EntryRow& b) {
-  auto sources = [](const EntryRow& e) {
+  const bool erased = a.erased || b.erased || a.text.empty() || b.text.empty();
+  auto sources = [erased](const EntryRow& e) {
     std::set<std::pair<std::string, std::string>> out;
     for (const EntrySource& s : e.sources)
-      out.insert({s.event_id.value_or(""), s.quote.value_or("")});
+      out.insert({s.event_id.value_or(""), erased ? "" : s.quote.value_or("")});
     return out;
   };
-  return a.kind == b.kind && a.text == b.text && a.confidence == b.confidence &&
+  return a.kind == b.kind && (erased || a.text == b.text) && a.confidence == b.confidence &&
          a.author == b.author && a.project == b.project && a.supersedes == b.supersedes &&
-         a.valid_from == b.valid_from && a.valid_to == b.valid_to &&
-         a.created_at == b.created_at && a.origin == b.origin && sources(a) == sources(b);
+         a.valid_from == b.valid_from && a.valid_to == b.valid_to && a.created_at == b.created_at &&
+         a.origin == b.origin && sources(a) == sources(b);
 }
 
 void Check(const EntryRow& e, std::string_view device) {
@@ -71,8 +77,13 @@ void Check(const EntryRow& e, std::string_view device) {
   for (const EntrySource& s : e.sources)
     if (!s.event_id || s.event_id->empty() || s.event_id->size() > 512)
       throw OpError(Code::kInvalidArgument, "entry " + e.id + " cites a source without an event id");
+  if (e.erased && (!IdShaped(*e.erased, "ers_", 64) || !e.text.empty()))
+    throw OpError(Code::kInvalidArgument,
+                  "entry " + e.id + ": an erased version has no text, and its erasure's id");
   try {
-    CheckEntryFields(e);
+    EntryRow fields = e;
+    if (e.erased) fields.text = "(erased)";  // its other fields are checked as any version's
+    CheckEntryFields(fields);
   } catch (const OpError& x) {
     throw OpError(Code::kInvalidArgument, "entry " + e.id + ": " + x.what());
   }
@@ -118,7 +129,16 @@ PushedEntries ApplyPushedEntries(Db& db, std::string_view device,
       out.pending = PushedEntries::Pending{e.id, std::move(missing)};
       break;
     }
+    if (e.erased)  // without its quotes; its erasure's, when that is here
+      for (EntrySource& s : e.sources) s.quote.reset();
     InsertVersion(db, e, false);
+    if (e.erased)
+      db.Prepare(
+            "INSERT OR IGNORE INTO erased_entry(seq, erasure) SELECT e.seq, r.seq FROM entry e, "
+            "erasure r WHERE e.id = ? AND r.id = ?")
+          .Bind(1, e.id)
+          .Bind(2, *e.erased)
+          .Run();
     CoverArrival(db, e.id);  // hidden on arrival when forgotten here (invariant 2)
     ++out.applied;
   }
@@ -134,6 +154,11 @@ std::optional<EntryRow> LoadEntryToSend(Db& db, const std::string& id) {
   auto src = db.Prepare("SELECT event_id, quote FROM entry_source WHERE entry_id = ?");
   src.Bind(1, id);
   while (src.Step()) e->sources.push_back({std::string(src.Text(0)), src.OptText(1)});
+  auto erased = db.Prepare(
+      "SELECT r.id FROM entry e JOIN erased_entry x ON x.seq = e.seq JOIN erasure r ON r.seq = "
+      "x.erasure WHERE e.id = ?");
+  erased.Bind(1, id);
+  if (erased.Step()) e->erased = std::string(erased.Text(0));
   return e;
 }
 

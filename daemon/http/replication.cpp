@@ -489,7 +489,7 @@ void HubService::V1(const Request& r, Respond respond) {
     if (push->request.path == "/v1/entries") {
       return ops_.OnWorker(
           Thread::kWriter, Caller{},
-          [device_of, push, outcome](Db& db, rpc::Writer& w) {
+          [&ctx, device_of, push, outcome](Db& db, rpc::Writer& w) {
             std::optional<std::string> device = device_of(db, push->named);
             if (!device || !AllFrom(push->entries, *device, outcome.get())) return;
             PushedEntries o;
@@ -500,6 +500,8 @@ void HubService::V1(const Request& r, Respond respond) {
               *outcome = {409, ErrorBody(e.what())};
               return;
             }
+            // An erased forget may cover what arrived (RunErasures).
+            if (o.applied > 0) ops::RunErasuresLater(ctx);
             w.StartObject();
             w.Key("applied");
             w.Int64(o.applied);
@@ -538,8 +540,9 @@ void HubService::V1(const Request& r, Respond respond) {
               return;
             }
             // Run after this job, not in it: the device has its answer
-            // while the hub erases (minutes on a large store: VACUUM).
-            if (!push->erasures.empty()) ops::EraseReceivedLater(ctx);
+            // while the hub erases (minutes on a large store: VACUUM).  A
+            // forget may have come that an erasure waited for.
+            ops::RunErasuresLater(ctx);
             w.StartObject();
             w.Key("applied");
             w.Int64(applied);
@@ -566,6 +569,7 @@ void HubService::V1(const Request& r, Respond respond) {
             throw;
           }
           if (o.events > 0 && ctx.indexer != nullptr) ctx.indexer->Notify();
+          if (o.events > 0) ops::RunErasuresLater(ctx);  // an erased forget may cover them
           if (!o.appended) outcome->status = 409;
           w.StartObject();
           w.Key("bytes");

@@ -193,8 +193,9 @@ class SyncRun {
           ApplyTombstones(db, store, *list, ListedBy::kHub, *erasures);
         PutSetting(db, key, std::to_string(next));
       });
-      // Erased here after this sync's jobs, on the writer.
-      if (apply && !erasures->empty()) ops::EraseReceivedLater(ctx_);
+      // Erased here after this sync's jobs, on the writer (an erasure, or
+      // the forget one waited for).
+      if (apply && (!list->empty() || !erasures->empty())) ops::RunErasuresLater(ctx_);
       r_.tombstones_down += static_cast<std::int64_t>(list->size() + erasures->size());
       if (more == nullptr || !more->IsBool() || !more->GetBool() || next <= after) break;
       after = next;
@@ -261,8 +262,15 @@ class SyncRun {
       if (!erasures.empty()) hub_wire::WriteErasures(w, erasures);
       w.EndObject();
     });
-    Expect(http_.Post("/v1/tombstones", body), 200, "POST /v1/tombstones");
-    r_.tombstones_up += static_cast<std::int64_t>(rows.size() + erasures.size());
+    rapidjson::Document d = Expect(http_.Post("/v1/tombstones", body), 200, "POST /v1/tombstones");
+    const std::int64_t sent = static_cast<std::int64_t>(rows.size() + erasures.size());
+    // A hub older than erasures answers for the tombstones alone: the push
+    // cursor stays before them, so that none is lost.
+    if (IntOf(d, "applied") < sent)
+      throw Stopped("the hub took " + std::to_string(IntOf(d, "applied")) + " of the " +
+                    std::to_string(sent) +
+                    " tombstones and erasures sent: it does not know erasures yet (update it)");
+    r_.tombstones_up += sent;
   }
 
   // Where a chunk starts: a mirror (an index into Mirrors' list) and an

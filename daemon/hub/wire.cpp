@@ -116,6 +116,11 @@ bool DecodeEntries(const rapidjson::Value& d, std::vector<EntryRow>* out, std::s
     }
     if (Member(v, "project") != nullptr) e.project = project;
     if (Member(v, "supersedes") != nullptr) e.supersedes = supersedes;
+    if (Member(v, "erased") != nullptr) {
+      std::string erased;
+      if (!StringField(v, "erased", false, &erased, error)) return false;
+      e.erased = erased;
+    }
     e.valid_from = from;
     e.valid_to = to;
     e.created_at = *created;
@@ -159,6 +164,7 @@ void WriteEntry(rpc::Writer& w, const EntryRow& e) {
   w.Int64(e.created_at);
   w.Key("origin");
   w.String(e.origin);
+  rpc::Opt(w, "erased", e.erased);
   w.Key("sources");
   w.StartArray();
   for (const EntrySource& s : e.sources) {

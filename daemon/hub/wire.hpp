@@ -42,8 +42,9 @@ bool ValidAgentName(std::string_view name);
 inline constexpr std::int64_t kMaxMs = 9'000'000'000'000;
 
 /// `entries` of a push: each { id, kind, text, confidence, author, project,
-/// supersedes, validFrom, validTo, createdAt, origin, sources: [{ eventId,
-/// quote }] }, at most kMaxPushRecords.
+/// supersedes, validFrom, validTo, createdAt, origin, erased, sources: [{
+/// eventId, quote }] }, at most kMaxPushRecords; `erased` (an erasure's id)
+/// on a version an erasure emptied, whose text is then "".
 bool DecodeEntries(const rapidjson::Value& d, std::vector<EntryRow>* out, std::string* error);
 void WriteEntry(rpc::Writer& w, const EntryRow& e);
 

@@ -298,11 +298,13 @@ void TokenRevoke(Context&, Db&, const proto::TokenRequest&, const Caller&, rpc::
 void TokenList(Context&, Db&, const proto::NoRequest&, rpc::Writer&);
 void Turns(Context&, Db&, const proto::TurnsRequest&, rpc::Writer&);
 void StartTombstone(Operations&, const Operation&, const rapidjson::Value* params, Caller, Reply);
-/// Runs, on the writer after the jobs queued there, the erasures another
-/// store made that this one received and has not run (EraseReceived): after
-/// a push or a page of the feed brought some, and at the start (one stopped
-/// midway).  writes.cpp.
-void EraseReceivedLater(Context& ctx);
+/// Runs, on the writer after the jobs queued there, what erasures have
+/// left to do here (RunErasures: one received from another store, one
+/// stopped midway, one whose forget came to cover more): after a push to a
+/// hub, a page of a hub's feed, an ingest that mirrored new lines, and at
+/// the start.  Nothing but one query on a store that never erased.
+/// writes.cpp.
+void RunErasuresLater(Context& ctx);
 }  // namespace ops
 
 }  // namespace origin

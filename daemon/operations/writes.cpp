@@ -153,20 +153,24 @@ void Erase(Context& ctx, Db& db, const proto::TombstoneRequest& r, const Caller&
                          elsewhere);
 }
 
-void EraseReceivedLater(Context& ctx) {
+void RunErasuresLater(Context& ctx) {
   if (ctx.writer == nullptr) return;
   ctx.writer->Post([&ctx](Db& db) {
     try {
+      if (db.QueryInt("SELECT EXISTS (SELECT 1 FROM erasure)") == 0) return;
       EraseFromIndex index;
       EraseInput how = ErasingHere(ctx, &index);
       how.channel = "hub";
-      for (const EraseOutcome& o : EraseReceived(db, ctx.mirrors, ctx.clock, how, index))
-        LOG_INFO("erased %s as another store did (%s): %lld lines, %zu events, %zu entries",
-                 o.forget.c_str(), o.erasure->c_str(), static_cast<long long>(o.lines),
+      const ErasureRuns runs = RunErasures(db, ctx.mirrors, ctx.clock, how, index);
+      for (const EraseOutcome& o : runs.done)
+        LOG_INFO("erasure %s of %s: %lld lines, %zu events, %zu entries erased here",
+                 o.erasure->c_str(), o.forget.c_str(), static_cast<long long>(o.lines),
                  o.events.size(), o.entries.size());
+      // Left pending (origin forgotten says so): run again at the next
+      // trigger, never skipped.
+      for (const std::string& error : runs.errors) LOG_ERROR("erasure %s", error.c_str());
     } catch (const std::exception& e) {
-      // Left pending: taken up at the next start, or the next that arrives.
-      LOG_ERROR("erasing what another store erased: %s", e.what());
+      LOG_ERROR("running the erasures left to do: %s", e.what());
     }
   });
 }

@@ -31,7 +31,13 @@ void TombstoneFacts(Html& h, const rapidjson::Value& t) {
   if (kind == "forget") {
     h.Element("dt", "Covers").Element("dd", Count(Int(t, "entries"), "entry", "entries") + ", " + Count(Int(t, "events"), "event", "events"));
     h.Element("dt", "In effect").Open("dd");
-    if (Bool(t, "in_effect")) {
+    if (const std::string_view restore = Str(t, "restored_by");
+        Bool(t, "in_effect") && !restore.empty()) {
+      // Erased: in effect whatever restores it.
+      h.Text("yes: what it hid was erased, so its restore ")
+          .Element("a", {{"href", Link("/tombstone", {{"id", restore}})}, {"class", "id"}}, restore)
+          .Text(" no longer counts");
+    } else if (Bool(t, "in_effect")) {
       h.Text("yes");
     } else if (const std::string_view by = Str(t, "restored_by"); !by.empty()) {
       h.Text("no: restored by ").Element("a", {{"href", Link("/tombstone", {{"id", by}})}, {"class", "id"}}, by);

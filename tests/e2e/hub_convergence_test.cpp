@@ -65,11 +65,12 @@ class Model {
   void Restore(const std::string& forget) { restored_.insert(forget); }
   void Erase(const std::string& forget) { erased_.insert(forget); }
   const Ids& erased() const { return erased_; }
-  // The event an erased forget targeted, if it targeted one.
-  std::optional<std::string> ErasedEvent(const std::string& forget) const {
-    const std::string& target = forgets_.at(forget);
-    if (session_of_.count(target) != 0) return target;
-    return std::nullopt;
+  // The events the erased forgets hide by rules 1 and 2, or as their
+  // session's: erased, whenever they arrived.
+  Ids ErasedEvents() const {
+    Ids events, roots;
+    for (const std::string& forget : erased_) Direct(forgets_.at(forget), events, roots);
+    return events;
   }
 
   // The visible events and entry versions held by `owner` ("": all).
@@ -78,23 +79,7 @@ class Model {
     for (const auto& [tombstone, target] : forgets_) {
       // An erasure wins over every restore, before or after it.
       if (restored_.count(tombstone) != 0 && erased_.count(tombstone) == 0) continue;
-      Ids roots;
-      if (auto r = root_of_.find(target); r != root_of_.end()) {
-        roots.insert(r->second);  // rule 1
-      } else if (session_of_.count(target) != 0) {
-        hidden_events.insert(target);  // rule 2
-        for (const auto& [root, versions] : chains_)
-          for (const Version& v : versions)
-            if (v.sources.count(target) != 0) roots.insert(root);
-      } else {
-        // A session: its events, whenever they arrive; entries by rule 3.
-        for (const auto& [event, session] : session_of_)
-          if (session == target) hidden_events.insert(event);
-      }
-      for (const std::string& root : roots) {
-        hidden_roots.insert(root);
-        for (const Version& v : chains_.at(root)) hidden_events.insert(v.sources.begin(), v.sources.end());
-      }
+      Direct(target, hidden_events, hidden_roots);
     }
     // Rule 3: a chain whose current version has no visible source left.
     for (const auto& [root, versions] : chains_)
@@ -112,6 +97,28 @@ class Model {
   }
 
  private:
+  // What a forget of `target` hides by rules 1 and 2 (or as a session's).
+  void Direct(const std::string& target, Ids& hidden_events, Ids& hidden_roots) const {
+    Ids roots;
+    if (auto r = root_of_.find(target); r != root_of_.end()) {
+      roots.insert(r->second);  // rule 1
+    } else if (session_of_.count(target) != 0) {
+      hidden_events.insert(target);  // rule 2
+      for (const auto& [root, versions] : chains_)
+        for (const Version& v : versions)
+          if (v.sources.count(target) != 0) roots.insert(root);
+    } else {
+      // A session: its events, whenever they arrive; entries by rule 3.
+      for (const auto& [event, session] : session_of_)
+        if (session == target) hidden_events.insert(event);
+    }
+    for (const std::string& root : roots) {
+      hidden_roots.insert(root);
+      for (const Version& v : chains_.at(root))
+        hidden_events.insert(v.sources.begin(), v.sources.end());
+    }
+  }
+
   struct Version {
     std::string id;
     Ids sources;
@@ -414,20 +421,28 @@ void Converge(unsigned seed, int steps) {
     CHECK_MESSAGE(shown_entries == entries, where << " differs from the model on entries:\n"
                                                   << Differences(*stores[where], shown_entries, entries)
                                                   << "writes refused:\n" << refusals);
-    // Every erasure done here, and the event each targeted, where it is
-    // held, without its text.  (Two stores that erased one forget before
-    // hearing of each other keep their own erasure's id: hence by forget.)
+    // Every erasure done here, and every event an erased forget hides
+    // (whenever it arrived), where it is held, without its text.  (Two
+    // stores that erased one forget before hearing of each other keep
+    // their own erasure's id: hence by forget.)
     DaemonFixture& store = *stores[where];
-    CHECK(store.WaitFor([&] { return Column(store, kErased) == model.erased(); }));
+    const Ids erased_events = model.ErasedEvents();
+    auto with_text = [&] {
+      Ids out;
+      for (const std::string& id : Column(store, "SELECT id FROM event WHERE text <> ''"))
+        if (erased_events.count(id) != 0) out.insert(id);
+      return out;
+    };
+    CHECK(store.WaitFor([&] {
+      return Column(store, kErased) == model.erased() &&
+             Column(store, "SELECT id FROM erasure WHERE done_at IS NULL").empty() &&
+             with_text().empty();
+    }));
     CHECK_MESSAGE(Column(store, kErased) == model.erased(),
                   where << " has run the erasures of " << Joined(Column(store, kErased))
                         << ", the model " << Joined(model.erased()));
-    for (const std::string& forget : model.erased())
-      if (std::optional<std::string> event = model.ErasedEvent(forget))
-        CHECK_MESSAGE(
-            Column(store, "SELECT id FROM event WHERE id = '" + *event + "' AND text <> ''")
-                .empty(),
-            where << " still holds the text of " << *event << ", erased with " << forget);
+    CHECK_MESSAGE(with_text().empty(),
+                  where << " still holds the text of " << Joined(with_text()) << ", erased");
   }
   laptop.Stop();
   desk.Stop();

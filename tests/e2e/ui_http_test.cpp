@@ -273,7 +273,9 @@ TEST_CASE("ui: only 127.0.0.1; a port in use is a clear error") {
   a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
   const int one = 1;
   ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+  // The daemon closes its listener once it reads that origin ui's
+  // connection ended, which may be just after that process is gone.
+  REQUIRE(f.WaitFor([&] { return ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0; }));
   REQUIRE(::listen(fd, 1) == 0);
   RunResult busy = f.Cli({"ui", "--no-open", "--port", std::to_string(taken)});
   CHECK(busy.status == 3);

@@ -387,7 +387,7 @@ TEST_SUITE("forget") {
     EraseInput how;
     how.origin = "hub";
     const std::vector<EraseOutcome> ran =
-        EraseReceived(*p.hub.s.db, *p.hub.s.mirrors, p.hub.s.clock, how, nullptr);
+        RunErasures(*p.hub.s.db, *p.hub.s.mirrors, p.hub.s.clock, how, nullptr).done;
     REQUIRE(ran.size() == 1);
     CHECK(*ran[0].erasure == e->id);
     CHECK(ran[0].events == std::vector<std::string>{p.alpha});
@@ -398,7 +398,7 @@ TEST_SUITE("forget") {
     CHECK(content.find("alpha line") == std::string::npos);
     CHECK(content.find("beta line") != std::string::npos);
     CHECK(content == p.dev.s.mirrors->ReadContent(*p.dev.s.db, file));  // the same filler
-    CHECK(EraseReceived(*p.hub.s.db, *p.hub.s.mirrors, p.hub.s.clock, how, nullptr).empty());
+    CHECK(RunErasures(*p.hub.s.db, *p.hub.s.mirrors, p.hub.s.clock, how, nullptr).done.empty());
     const TombstoneFeed feed = TombstonesAfter(*p.hub.s.db, 0, "desk", 500);
     REQUIRE(feed.erasures.size() == 1);
     CHECK(feed.erasures[0].id == e->id);
@@ -417,13 +417,83 @@ TEST_SUITE("forget") {
     EraseInput how;
     how.origin = "desk";
     ApplyTombstones(*p.hub.s.db, "desk", {}, ListedBy::kHub, {*e});
-    CHECK(EraseReceived(*p.hub.s.db, *p.hub.s.mirrors, p.hub.s.clock, how, nullptr).empty());
+    CHECK(RunErasures(*p.hub.s.db, *p.hub.s.mirrors, p.hub.s.clock, how, nullptr).done.empty());
     CHECK_FALSE(EventHidden(*p.hub.s.db, p.beta));
     Apply(p.hub, "desk", {Load(p.dev, forget)}, ListedBy::kHub);
     CHECK(EventHidden(*p.hub.s.db, p.beta));
-    REQUIRE(EraseReceived(*p.hub.s.db, *p.hub.s.mirrors, p.hub.s.clock, how, nullptr).size() == 1);
+    REQUIRE(RunErasures(*p.hub.s.db, *p.hub.s.mirrors, p.hub.s.clock, how, nullptr).done.size() ==
+            1);
     CHECK(p.hub.Count("SELECT count(*) FROM event WHERE text <> '' AND id = '" + p.beta + "'") ==
           0);
     CHECK_FALSE(EventHidden(*p.hub.s.db, p.alpha));
+  }
+
+  TEST_CASE(
+      "erasure: what an erased forget comes to cover later is erased too, under the same "
+      "erasure: a line arriving in a forgotten session, a version a device pushes again "
+      "with its text (issue 18, point 3)") {
+    Pair p;
+    const std::string entry = p.Entry({p.alpha}, "alpha is sk-live-0123456789");
+    const std::string forget = *p.dev.Forget("claude-code:s1").tombstone;
+    const EraseOutcome mine = EraseOn(p.dev, forget);
+    const std::string late = p.dev.Say("s1", "gamma line");
+    p.dev.Sync();
+    CHECK(EventHidden(*p.dev.s.db, late));  // hidden on arrival, its text still there
+    const std::string late_text =
+        "SELECT count(*) FROM event WHERE text <> '' AND id = '" + late + "'";
+    CHECK(p.dev.Count(late_text) == 1);
+    EraseInput how;
+    const ErasureRuns runs =
+        RunErasures(*p.dev.s.db, *p.dev.s.mirrors, p.dev.s.clock, how, nullptr);
+    REQUIRE(runs.done.size() == 1);
+    CHECK(runs.errors.empty());
+    CHECK(*runs.done[0].erasure == *mine.erasure);
+    CHECK(runs.done[0].events == std::vector<std::string>{late});
+    CHECK(p.dev.Count(late_text) == 0);
+    const std::int64_t file = p.dev.Count("SELECT file_id FROM event WHERE id = '" + late + "'");
+    CHECK(p.dev.s.mirrors->ReadContent(*p.dev.s.db, file).find("gamma") == std::string::npos);
+    CHECK(p.dev.Count("SELECT count(*) FROM erasure WHERE done_at IS NOT NULL AND events = 3") ==
+          1);
+    CHECK(p.dev.Count("SELECT count(*) FROM change_log WHERE kind = 'erasure'") == 1);  // once
+    CHECK(RunErasures(*p.dev.s.db, *p.dev.s.mirrors, p.dev.s.clock, how, nullptr).done.empty());
+
+    // The entry, erased on the device, goes between stores without its
+    // text, naming its erasure; a store that erased it takes it again
+    // with or without its text as the same version.
+    std::optional<EntryRow> sent = LoadEntryToSend(*p.dev.s.db, entry);
+    REQUIRE(sent);
+    CHECK(sent->erased == mine.erasure);
+    CHECK(sent->text.empty());
+    World fresh;  // a store that never had it: kept without its text
+    fresh.Say("s1", "alpha line");
+    fresh.Sync();
+    REQUIRE(ApplyPushedEntries(*fresh.s.db, "box", {*sent}).applied == 1);
+    CHECK(fresh.Count("SELECT count(*) FROM entry WHERE text = '' AND id = '" + entry + "'") == 1);
+    EntryRow with_text = *sent;
+    with_text.erased.reset();
+    with_text.text = "alpha is sk-live-0123456789";
+    CHECK(ApplyPushedEntries(*fresh.s.db, "box", {with_text}).applied == 1);  // not a conflict
+    CHECK(fresh.Count("SELECT count(*) FROM entry WHERE text <> ''") == 0);
+    EntryRow wrong = *sent;
+    wrong.text = "some text";
+    CHECK(ErrorOf([&] { ApplyPushedEntries(*fresh.s.db, "box", {wrong}); }) ==
+          Code::kInvalidArgument);
+  }
+
+  TEST_CASE(
+      "erasure: a store that took a restore of an erased forget before erasures won over "
+      "restores hides what the forget covers again at the start (HideErasedAgain)") {
+    Pair p;
+    const std::string forget = *p.dev.Forget(p.alpha).tombstone;
+    p.dev.Restore(forget);
+    CHECK_FALSE(EventHidden(*p.dev.s.db, p.alpha));
+    // As such a store holds it: the erasure recorded beside the restore.
+    p.dev.s.db->Exec(
+        "INSERT INTO erasure(id, forget, reason, author, created_at, done_at, lines, "
+        "events, entries, origin) VALUES ('ers_0', '" +
+        forget + "', 'a key', 'user@box', 1, 2, 0, 0, 0, 'box')");
+    HideErasedAgain(*p.dev.s.db, "box");
+    CHECK(EventHidden(*p.dev.s.db, p.alpha));
+    CHECK_FALSE(EventHidden(*p.dev.s.db, p.beta));
   }
 }
