@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "core/entries/entries.hpp"
@@ -67,15 +68,21 @@ void SameLinesElsewhere(Db& db, MirrorStore& mirrors, std::int64_t file_id,
   }
 }
 
-// A new erasure's plan, from what the forget covers now.
-Plan NewPlan(Db& db, MirrorStore& mirrors, const std::string& forget) {
+// The latest time of what an erasure made at `at` takes (an event's, an
+// entry version's): what was said before it, not what a forgotten session
+// goes on with after it (kNoCutoff: all).
+constexpr std::int64_t kNoCutoff = std::numeric_limits<std::int64_t>::max();
+
+// A new erasure's plan, from what the forget covers now, up to `upto`.
+Plan NewPlan(Db& db, MirrorStore& mirrors, const std::string& forget,
+             std::int64_t upto = kNoCutoff) {
   Plan p;
   std::set<std::int64_t> seqs;
   {
     auto st = db.Prepare(
         "SELECT e.seq, e.file_id, e.line FROM tombstone_effect te JOIN event e ON e.id = te.item "
-        "WHERE te.tombstone = ? AND te.item_kind = 'event'");
-    st.Bind(1, forget);
+        "WHERE te.tombstone = ? AND te.item_kind = 'event' AND e.ts <= ?");
+    st.Bind(1, forget).Bind(2, upto);
     while (st.Step()) {
       seqs.insert(st.Int(0));
       p.lines[st.Int(1)].insert(st.Int(2));
@@ -119,9 +126,9 @@ Plan NewPlan(Db& db, MirrorStore& mirrors, const std::string& forget) {
   }
   auto st = db.Prepare(
       "SELECT DISTINCT e.seq FROM tombstone_effect te JOIN entry e ON e.id = te.item "
-      "WHERE te.tombstone = ? AND te.item_kind = 'entry' AND e.seq NOT IN (SELECT seq FROM "
-      "erased_entry) ORDER BY e.seq");
-  st.Bind(1, forget);
+      "WHERE te.tombstone = ? AND te.item_kind = 'entry' AND e.created_at <= ? AND e.seq NOT IN "
+      "(SELECT seq FROM erased_entry) ORDER BY e.seq");
+  st.Bind(1, forget).Bind(2, upto);
   while (st.Step()) p.entry_seqs.push_back(st.Int(0));
   return p;
 }
@@ -427,7 +434,7 @@ EraseOutcome Erase(Db& db, MirrorStore& mirrors, const Clock& clock, const Erase
     // yet (RunErasures runs it too): taken up under its id.
     seq = db.QueryInt("SELECT seq FROM erasure WHERE id = '" + existing->id + "'");
     planned = db.QueryInt("SELECT planned FROM erasure WHERE seq = " + std::to_string(*seq)) != 0;
-    p = planned ? RecordedPlan(db, *seq) : NewPlan(db, mirrors, in.forget);
+    p = planned ? RecordedPlan(db, *seq) : NewPlan(db, mirrors, in.forget, existing->created_at);
     p.o.resumed = true;
     p.o.erasure = existing->id;
   } else {
@@ -457,13 +464,15 @@ ErasureRuns RunErasures(Db& db, MirrorStore& mirrors, const Clock& clock, const 
   // Each once a call, from the oldest: each commits several transactions,
   // and one that fails does not keep the others waiting.
   auto next = db.Prepare(std::string(
-      "SELECT x.seq, x.id, x.forget, x.reason, x.author, x.planned, x.done_at IS NOT NULL FROM "
+      "SELECT x.seq, x.id, x.forget, x.reason, x.author, x.planned, x.done_at IS NOT NULL, "
+      "x.created_at FROM "
       "erasure x JOIN tombstone t ON t.id = x.forget AND t.kind = 'forget' WHERE x.seq > ? AND "
       "(x.done_at IS NULL OR EXISTS (SELECT 1 FROM tombstone_effect te WHERE te.tombstone = "
       "x.forget AND (te.item_kind = 'event' AND EXISTS (SELECT 1 FROM event e WHERE e.id = "
-      "te.item AND e.seq NOT IN (SELECT seq FROM erased_event)) OR te.item_kind = 'entry' AND "
-      "EXISTS (SELECT 1 FROM entry e WHERE e.id = te.item AND e.seq NOT IN (SELECT seq FROM "
-      "erased_entry))))) ORDER BY x.seq LIMIT 1"));
+      "te.item AND e.ts <= x.created_at AND e.seq NOT IN (SELECT seq FROM erased_event)) OR "
+      "te.item_kind = 'entry' AND EXISTS (SELECT 1 FROM entry e WHERE e.id = te.item AND "
+      "e.created_at <= x.created_at AND e.seq NOT IN (SELECT seq FROM erased_entry))))) "
+      "ORDER BY x.seq LIMIT 1"));
   for (std::int64_t after = 0;;) {
     next.Reset();
     next.Bind(1, after);
@@ -475,13 +484,14 @@ ErasureRuns RunErasures(Db& db, MirrorStore& mirrors, const Clock& clock, const 
     in.reason = std::string(next.Text(3));
     in.author = std::string(next.Text(4));
     const bool planned = next.Int(5) != 0, done = next.Int(6) != 0;
+    const std::int64_t upto = next.Int(7);
     next.Reset();
     try {
       Plan p;
       if (done) {
         // What the forget came to cover since: erased under the same
         // erasure, which is pending again until that is done.
-        p = NewPlan(db, mirrors, in.forget);
+        p = NewPlan(db, mirrors, in.forget, upto);
         KeepCursors(db, mirrors, in, p);
         Transaction tx(db);
         db.Prepare("UPDATE erasure SET done_at = NULL WHERE seq = ?").Bind(1, seq).Run();
@@ -493,7 +503,7 @@ ErasureRuns RunErasures(Db& db, MirrorStore& mirrors, const Clock& clock, const 
       } else {
         // Received from another store: step 1 here, what the forget
         // covers on this store.
-        p = NewPlan(db, mirrors, in.forget);
+        p = NewPlan(db, mirrors, in.forget, upto);
         PlanReceived(db, mirrors, in, p, seq);
       }
       p.o.erasure = id;

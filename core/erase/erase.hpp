@@ -115,10 +115,11 @@ struct ErasureRuns {
 /// ApplyTombstones), whose step 1 plans what its forget covers on this
 /// store, and which waits for its forget; one stopped midway (a crash, a
 /// full disk), taken up from its recorded plan; and one done whose forget
-/// has come to cover more since (an event arriving in a forgotten session,
-/// a version or a line pushed by a device that had not heard of the
-/// erasure yet): that is erased too, under the same erasure, so that an
-/// erasure stays in effect for whatever its forget covers.  Then steps 2 to
+/// has come to cover more since, of what was said before the erasure (by
+/// the events' ts, the versions' created_at): a line or a version pushed
+/// by a device that had not heard of the erasure yet, erased too under the
+/// same erasure.  What a forgotten session goes on with after the erasure
+/// is hidden, not erased (a live session would be erased line by line).  Then steps 2 to
 /// 5 as for Erase.  `how` gives the channel and `cursor_of`; the rest
 /// comes from each erasure's record.  Its forget is in effect whatever
 /// restores it (kForgetInEffect), so that is not checked.  Writer thread,

@@ -64,8 +64,11 @@ std::int64_t Apply(World& w, const std::string& store, const std::vector<Replica
   return ApplyTombstones(*w.s.db, store, list, from);
 }
 
-// The device "box" erases `forget`.
-EraseOutcome EraseOn(World& w, const std::string& forget) {
+// The device "box" erases `forget`, at its clock moved on by `later` (by
+// default past 2026-01-05, when the lines of these tests were said: an
+// erasure takes, on the stores it reaches, what was said before it).
+EraseOutcome EraseOn(World& w, const std::string& forget, std::int64_t later = 5 * 86'400'000) {
+  w.s.clock.Tick(later);
   EraseInput in;
   in.forget = forget;
   in.reason = "a key";
@@ -456,6 +459,18 @@ TEST_SUITE("forget") {
           1);
     CHECK(p.dev.Count("SELECT count(*) FROM change_log WHERE kind = 'erasure'") == 1);  // once
     CHECK(RunErasures(*p.dev.s.db, *p.dev.s.mirrors, p.dev.s.clock, how, nullptr).done.empty());
+
+    // What a forgotten session goes on with after the erasure was made is
+    // hidden, not erased: an erasure takes what was said before it (here
+    // made at a clock thirty days back, before the lines' date).
+    p.dev.Say("s2", "delta line");
+    p.dev.Sync();
+    EraseOn(p.dev, *p.dev.Forget("claude-code:s2").tombstone, -30LL * 86'400'000);
+    const std::string after = p.dev.Say("s2", "epsilon line");
+    p.dev.Sync();
+    CHECK(EventHidden(*p.dev.s.db, after));
+    CHECK(RunErasures(*p.dev.s.db, *p.dev.s.mirrors, p.dev.s.clock, how, nullptr).done.empty());
+    CHECK(p.dev.Count("SELECT count(*) FROM event WHERE text <> '' AND id = '" + after + "'") == 1);
 
     // The entry, erased on the device, goes between stores without its
     // text, naming its erasure; a store that erased it takes it again
