@@ -68,10 +68,14 @@ void SameLinesElsewhere(Db& db, MirrorStore& mirrors, std::int64_t file_id,
   }
 }
 
-// The latest time of what an erasure made at `at` takes (an event's, an
-// entry version's): what was said before it, not what a forgotten session
-// goes on with after it (kNoCutoff: all).
+// No bound on the time of what a plan takes.
 constexpr std::int64_t kNoCutoff = std::numeric_limits<std::int64_t>::max();
+// What an erasure done here comes to cover later is taken when it was said
+// (an event's ts, a version's created_at) before the erasure was made, or
+// within this much after: the clocks of an agent, a device and the store
+// that erased may differ by that.  Not what a forgotten session goes on
+// with after it, which would be erased line by line.
+constexpr std::int64_t kClockSkewMs = 120'000;
 
 // A new erasure's plan, from what the forget covers now, up to `upto`.
 Plan NewPlan(Db& db, MirrorStore& mirrors, const std::string& forget,
@@ -434,7 +438,7 @@ EraseOutcome Erase(Db& db, MirrorStore& mirrors, const Clock& clock, const Erase
     // yet (RunErasures runs it too): taken up under its id.
     seq = db.QueryInt("SELECT seq FROM erasure WHERE id = '" + existing->id + "'");
     planned = db.QueryInt("SELECT planned FROM erasure WHERE seq = " + std::to_string(*seq)) != 0;
-    p = planned ? RecordedPlan(db, *seq) : NewPlan(db, mirrors, in.forget, existing->created_at);
+    p = planned ? RecordedPlan(db, *seq) : NewPlan(db, mirrors, in.forget);
     p.o.resumed = true;
     p.o.erasure = existing->id;
   } else {
@@ -466,16 +470,16 @@ ErasureRuns RunErasures(Db& db, MirrorStore& mirrors, const Clock& clock, const 
   auto next = db.Prepare(std::string(
       "SELECT x.seq, x.id, x.forget, x.reason, x.author, x.planned, x.done_at IS NOT NULL, "
       "x.created_at FROM "
-      "erasure x JOIN tombstone t ON t.id = x.forget AND t.kind = 'forget' WHERE x.seq > ? AND "
+      "erasure x JOIN tombstone t ON t.id = x.forget AND t.kind = 'forget' WHERE x.seq > ?1 AND "
       "(x.done_at IS NULL OR EXISTS (SELECT 1 FROM tombstone_effect te WHERE te.tombstone = "
       "x.forget AND (te.item_kind = 'event' AND EXISTS (SELECT 1 FROM event e WHERE e.id = "
-      "te.item AND e.ts <= x.created_at AND e.seq NOT IN (SELECT seq FROM erased_event)) OR "
-      "te.item_kind = 'entry' AND EXISTS (SELECT 1 FROM entry e WHERE e.id = te.item AND "
-      "e.created_at <= x.created_at AND e.seq NOT IN (SELECT seq FROM erased_entry))))) "
+      "te.item AND e.ts <= x.created_at + ?2 AND e.seq NOT IN (SELECT seq FROM erased_event)) "
+      "OR te.item_kind = 'entry' AND EXISTS (SELECT 1 FROM entry e WHERE e.id = te.item AND "
+      "e.created_at <= x.created_at + ?2 AND e.seq NOT IN (SELECT seq FROM erased_entry))))) "
       "ORDER BY x.seq LIMIT 1"));
   for (std::int64_t after = 0;;) {
     next.Reset();
-    next.Bind(1, after);
+    next.Bind(1, after).Bind(2, kClockSkewMs);
     if (!next.Step()) break;
     const std::int64_t seq = after = next.Int(0);
     const std::string id(next.Text(1));
@@ -484,7 +488,7 @@ ErasureRuns RunErasures(Db& db, MirrorStore& mirrors, const Clock& clock, const 
     in.reason = std::string(next.Text(3));
     in.author = std::string(next.Text(4));
     const bool planned = next.Int(5) != 0, done = next.Int(6) != 0;
-    const std::int64_t upto = next.Int(7);
+    const std::int64_t upto = next.Int(7) + kClockSkewMs;
     next.Reset();
     try {
       Plan p;
@@ -502,8 +506,8 @@ ErasureRuns RunErasures(Db& db, MirrorStore& mirrors, const Clock& clock, const 
         p.o.resumed = true;
       } else {
         // Received from another store: step 1 here, what the forget
-        // covers on this store.
-        p = NewPlan(db, mirrors, in.forget, upto);
+        // covers on this store, as the store that made it took (no bound).
+        p = NewPlan(db, mirrors, in.forget);
         PlanReceived(db, mirrors, in, p, seq);
       }
       p.o.erasure = id;

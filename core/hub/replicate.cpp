@@ -125,6 +125,10 @@ PushedEntries ApplyPushedEntries(Db& db, std::string_view device,
       else
         missing.push_back(*e.supersedes);
     }
+    // A version sent erased waits for its erasure, which the device's
+    // tombstones bring (or the hub made): none is taken on its word.
+    if (e.erased && !db.Prepare("SELECT 1 FROM erasure WHERE id = ?").Bind(1, *e.erased).Step())
+      missing.push_back(*e.erased);
     if (!missing.empty()) {
       out.pending = PushedEntries::Pending{e.id, std::move(missing)};
       break;
@@ -132,14 +136,16 @@ PushedEntries ApplyPushedEntries(Db& db, std::string_view device,
     if (e.erased)  // without its quotes; its erasure's, when that is here
       for (EntrySource& s : e.sources) s.quote.reset();
     InsertVersion(db, e, false);
+    CoverArrival(db, e.id);  // hidden on arrival when forgotten here (invariant 2)
+    // Taken by that erasure here when its forget covers it here.
     if (e.erased)
       db.Prepare(
             "INSERT OR IGNORE INTO erased_entry(seq, erasure) SELECT e.seq, r.seq FROM entry e, "
-            "erasure r WHERE e.id = ? AND r.id = ?")
+            "erasure r WHERE e.id = ?1 AND r.id = ?2 AND EXISTS (SELECT 1 FROM tombstone_effect "
+            "te WHERE te.tombstone = r.forget AND te.item = e.id)")
           .Bind(1, e.id)
           .Bind(2, *e.erased)
           .Run();
-    CoverArrival(db, e.id);  // hidden on arrival when forgotten here (invariant 2)
     ++out.applied;
   }
   IndexEntriesAfter(db, before);

@@ -167,6 +167,10 @@ struct Context {
   /// its agents' logs to its hub, and asks the hub every question.  Set at
   /// the start, or by origin hub connect --relay (a relay stays one).
   std::atomic<bool> relay{false};
+  /// RunErasuresLater's run to come (loop thread): its timer, and when the
+  /// first of the triggers it gathers came.
+  std::optional<std::uint64_t> erasure_timer;
+  std::int64_t erasure_due_since_ms = 0;
   /// A filter's source: none for nullopt or "" (every source, as sync
   /// reads it); OpError `invalid_argument` naming the sources there are
   /// for one no adapter has, which would find nothing, silently.
@@ -298,11 +302,14 @@ void TokenRevoke(Context&, Db&, const proto::TokenRequest&, const Caller&, rpc::
 void TokenList(Context&, Db&, const proto::NoRequest&, rpc::Writer&);
 void Turns(Context&, Db&, const proto::TurnsRequest&, rpc::Writer&);
 void StartTombstone(Operations&, const Operation&, const rapidjson::Value* params, Caller, Reply);
-/// Runs, on the writer after the jobs queued there, what erasures have
-/// left to do here (RunErasures: one received from another store, one
-/// stopped midway, one whose forget came to cover more): after a push to a
-/// hub, a page of a hub's feed, an ingest that mirrored new lines, and at
-/// the start.  Nothing but one query on a store that never erased.
+/// Runs, on the writer, what erasures have left to do here (RunErasures:
+/// one received from another store, one stopped midway, one whose forget
+/// came to cover more): after a push to a hub, a page of a hub's feed, an
+/// ingest that mirrored new lines, and at the start.  The triggers are
+/// gathered: one run once none came for kErasureQuietMs, or
+/// kErasureLongestWaitMs after the first, so that a device's backlog of
+/// chunks or a busy agent leads to one run (and one VACUUM), not one each.
+/// Nothing but one query on a store that never erased.  Any thread.
 /// writes.cpp.
 void RunErasuresLater(Context& ctx);
 }  // namespace ops

@@ -153,8 +153,10 @@ void Erase(Context& ctx, Db& db, const proto::TombstoneRequest& r, const Caller&
                          elsewhere);
 }
 
-void RunErasuresLater(Context& ctx) {
-  if (ctx.writer == nullptr) return;
+namespace {
+constexpr int kErasureQuietMs = 3'000, kErasureLongestWaitMs = 30'000;
+
+void RunErasuresNow(Context& ctx) {
   ctx.writer->Post([&ctx](Db& db) {
     try {
       if (db.QueryInt("SELECT EXISTS (SELECT 1 FROM erasure)") == 0) return;
@@ -172,6 +174,26 @@ void RunErasuresLater(Context& ctx) {
     } catch (const std::exception& e) {
       LOG_ERROR("running the erasures left to do: %s", e.what());
     }
+  });
+}
+}  // namespace
+
+void RunErasuresLater(Context& ctx) {
+  if (ctx.writer == nullptr || ctx.poster == nullptr) return;
+  ctx.poster->Post([&ctx] {
+    const std::int64_t now = ctx.clock.NowMs();
+    if (ctx.erasure_timer) {
+      // Gathered with the run to come, which waits longer unless it has
+      // waited long enough already.
+      if (now - ctx.erasure_due_since_ms >= kErasureLongestWaitMs - kErasureQuietMs) return;
+      ctx.timers.Cancel(*ctx.erasure_timer);
+    } else {
+      ctx.erasure_due_since_ms = now;
+    }
+    ctx.erasure_timer = ctx.timers.After(kErasureQuietMs, [&ctx] {
+      ctx.erasure_timer.reset();
+      RunErasuresNow(ctx);
+    });
   });
 }
 

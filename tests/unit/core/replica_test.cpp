@@ -479,10 +479,17 @@ TEST_SUITE("forget") {
     REQUIRE(sent);
     CHECK(sent->erased == mine.erasure);
     CHECK(sent->text.empty());
-    World fresh;  // a store that never had it: kept without its text
+    World fresh;  // a store that never had it: kept without its text, once the erasure is here
     fresh.Say("s1", "alpha line");
     fresh.Sync();
+    const PushedEntries waits = ApplyPushedEntries(*fresh.s.db, "box", {*sent});
+    CHECK(waits.applied == 0);
+    REQUIRE(waits.pending);
+    CHECK(waits.pending->missing == std::vector<std::string>{*mine.erasure});
+    ApplyTombstones(*fresh.s.db, "fresh", {Load(p.dev, forget)}, ListedBy::kHub,
+                    {*LoadErasure(*p.dev.s.db, *mine.erasure)});
     REQUIRE(ApplyPushedEntries(*fresh.s.db, "box", {*sent}).applied == 1);
+    CHECK(fresh.Count("SELECT count(*) FROM erased_entry") == 1);  // its forget covers it here
     CHECK(fresh.Count("SELECT count(*) FROM entry WHERE text = '' AND id = '" + entry + "'") == 1);
     EntryRow with_text = *sent;
     with_text.erased.reset();
