@@ -152,6 +152,8 @@ const char kForgetsInEffect[] =
     "r WHERE r.kind = 'restore' AND r.target = t.id) AND NOT EXISTS (SELECT 1 FROM erasure x "
     "WHERE x.forget = t.id)";
 const char kErased[] = "SELECT forget FROM erasure WHERE done_at IS NOT NULL";
+const char kErasuresToRun[] =
+    "SELECT x.id FROM erasure x JOIN tombstone t ON t.id = x.forget WHERE x.done_at IS NULL";
 
 std::string Joined(const Ids& ids) {
   std::string out;
@@ -394,6 +396,9 @@ void Converge(unsigned seed, int steps) {
   for (int round = 0; round < 8 && !quiet; ++round) {
     quiet = true;
     for (const std::string& name : names) {
+      // The hub runs an erasure it received a few seconds after the push
+      // (gathering its triggers), and sends it on once done.
+      CHECK(hub.WaitFor([&] { return Column(hub, kErasuresToRun).empty(); }));
       RunResult r = devices[name]->Cli({"sync", "--json"});
       last = r.out + r.err;
       rapidjson::Document d;
