@@ -157,7 +157,8 @@ TEST_SUITE("hub") {
     CHECK(desk.WaitFor([&] { return ErasureOf(desk, raced) == raced_erasure; }));
     r = desk.Cli({"forgotten", "--json"});
     bool in_effect = false;
-    for (const auto& t : Json(r.out)["tombstones"].GetArray())
+    const rapidjson::Document listed = Json(r.out);
+    for (const auto& t : listed["tombstones"].GetArray())
       if (raced == t["id"].GetString()) in_effect = t["in_effect"].GetBool();
     CHECK(in_effect);
     laptop.Stop();
