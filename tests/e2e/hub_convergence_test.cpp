@@ -65,11 +65,11 @@ class Model {
   void Restore(const std::string& forget) { restored_.insert(forget); }
   void Erase(const std::string& forget) { erased_.insert(forget); }
   const Ids& erased() const { return erased_; }
-  // The events the erased forgets hide by rules 1 and 2, or as their
-  // session's: erased, whenever they arrived.
-  Ids ErasedEvents() const {
-    Ids events, roots;
-    for (const std::string& forget : erased_) Direct(forgets_.at(forget), events, roots);
+  // The events the erased forgets targeted.
+  Ids ErasedTargets() const {
+    Ids events;
+    for (const std::string& forget : erased_)
+      if (session_of_.count(forgets_.at(forget)) != 0) events.insert(forgets_.at(forget));
     return events;
   }
 
@@ -426,12 +426,12 @@ void Converge(unsigned seed, int steps) {
     CHECK_MESSAGE(shown_entries == entries, where << " differs from the model on entries:\n"
                                                   << Differences(*stores[where], shown_entries, entries)
                                                   << "writes refused:\n" << refusals);
-    // Every erasure done here, and every event an erased forget hides
-    // (whenever it arrived), where it is held, without its text.  (Two
-    // stores that erased one forget before hearing of each other keep
-    // their own erasure's id: hence by forget.)
+    // Every erasure done here, and every event an erased forget targeted,
+    // where it is held, without its text.  (Two stores that erased one
+    // forget before hearing of each other keep their own erasure's id:
+    // hence by forget.)
     DaemonFixture& store = *stores[where];
-    const Ids erased_events = model.ErasedEvents();
+    const Ids erased_events = model.ErasedTargets();
     auto with_text = [&] {
       Ids out;
       for (const std::string& id : Column(store, "SELECT id FROM event WHERE text <> ''"))
