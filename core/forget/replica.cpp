@@ -121,6 +121,21 @@ void CheckErasure(const ReplicaErasure& e) {
     throw OpError(Code::kInvalidArgument, "erasure " + e.id + ": an author of 1 to 200 bytes");
 }
 
+// A forget that a restore had taken out of effect, in effect again (an
+// erasure of it): it covers by the rules from its target what is here now,
+// including what arrived while it was out of effect (a line of its session,
+// a version citing its event), as a forget arriving now would; then all it
+// covers is decided again.
+void Revive(Db& db, const std::string& store, const ReplicaTombstone& forget, Ids* touched) {
+  Targets direct = RulesFrom(db, forget.target);
+  CoverDirect(db, forget.id, direct, touched);
+  Ids events = std::move(direct.events), roots = std::move(direct.roots);
+  CoveredBy(db, forget.id, events, roots);
+  ForgetOutcome ignored;
+  Decide(db, store, events, roots, ignored, touched);
+  touched->insert(forget.id);
+}
+
 // Records erasure `e` here, pending and not planned (RunErasures plans
 // and runs it); its forget, if here and restored, is in effect again.
 void ApplyErasure(Db& db, const std::string& store, const ReplicaErasure& e, Ids* touched) {
@@ -147,16 +162,12 @@ void ApplyErasure(Db& db, const std::string& store, const ReplicaErasure& e, Ids
       .Bind(6, e.origin)
       .Run();
   if (!forget) return;  // it takes effect when the forget arrives
-  // A restore that came first no longer counts (kForgetInEffect): what
-  // the forget covered is decided again, and hidden again.
+  // A restore that came first no longer counts (kForgetInEffect): the
+  // forget is in effect again.
   if (Column(db, "SELECT id FROM tombstone WHERE kind = 'restore' AND target = ?", e.forget)
           .empty())
     return;
-  Ids events, roots;
-  CoveredBy(db, e.forget, events, roots);
-  ForgetOutcome ignored;
-  Decide(db, store, events, roots, ignored, touched);
-  touched->insert(e.forget);
+  Revive(db, store, *forget, touched);
 }
 
 void Log(Db& db, const std::string& id) {
@@ -229,10 +240,9 @@ void HideErasedAgain(Db& db, const std::string& store) {
   if (forgets.empty()) return;
   Transaction tx(db);
   const std::int64_t since = LastChange(db);
-  Ids events, roots, touched;
-  for (const std::string& forget : forgets) CoveredBy(db, forget, events, roots);
-  ForgetOutcome ignored;
-  Decide(db, store, events, roots, ignored, &touched);
+  Ids touched;
+  for (const std::string& id : forgets)
+    if (std::optional<ReplicaTombstone> forget = Held(db, id)) Revive(db, store, *forget, &touched);
   RelogCoverage(db, touched, since);
   tx.Commit();
 }

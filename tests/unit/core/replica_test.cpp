@@ -518,4 +518,27 @@ TEST_SUITE("forget") {
     CHECK(EventHidden(*p.dev.s.db, p.alpha));
     CHECK_FALSE(EventHidden(*p.dev.s.db, p.beta));
   }
+
+  TEST_CASE(
+      "erasure across stores: a forget an erasure brings back into effect after a restore "
+      "covers what arrived while it was out of effect (a line of its session) (invariant 2)") {
+    Pair p;
+    const std::string forget = *p.dev.Forget("claude-code:s1").tombstone;
+    Apply(p.hub, "hub", {Load(p.dev, forget)}, ListedBy::kDevice);
+    ReplicaTombstone restore;
+    restore.id = "tmb_0a1b2c3d4e5f60718293a4b5";
+    restore.target = forget;
+    restore.reason = "fine";
+    restore.created_at = 1767225800000;
+    restore.origin = "desk";
+    Apply(p.hub, "hub", {restore}, ListedBy::kDevice);
+    const std::string late = p.hub.Say("s1", "gamma line");  // while it is out of effect
+    p.hub.Sync();
+    CHECK_FALSE(EventHidden(*p.hub.s.db, late));
+    const EraseOutcome mine = EraseOn(p.dev, forget);
+    ApplyTombstones(*p.hub.s.db, "hub", {}, ListedBy::kDevice,
+                    {*LoadErasure(*p.dev.s.db, *mine.erasure)});
+    CHECK(EventHidden(*p.hub.s.db, late));
+    CHECK(EventHidden(*p.hub.s.db, p.alpha));
+  }
 }
