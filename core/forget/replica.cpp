@@ -58,6 +58,29 @@ bool SameBody(const ReplicaTombstone& a, const ReplicaTombstone& b) {
          a.origin == b.origin && a.author == b.author;
 }
 
+// Records that `forget` covers, by `how`, the items of `entries` and
+// `events` held here (an id not here covers nothing), and adds them to
+// `events` and their chains to `roots`, to decide.
+void CoverHeld(Db& db, const std::string& forget, const std::vector<std::string>& entries,
+               const std::vector<std::string>& events_listed, const char* how, Ids& events,
+               Ids& roots, Ids* touched) {
+  auto event_here = db.Prepare("SELECT 1 FROM event WHERE id = ?");
+  for (const std::string& ev : events_listed) {
+    event_here.Reset();
+    event_here.Bind(1, ev);
+    if (!event_here.Step()) continue;
+    AddEffect(db, forget, ev, "event", how, touched);
+    events.insert(ev);
+  }
+  event_here.Reset();
+  for (const std::string& version : entries) {
+    std::string root = RootOf(db, version);
+    if (root.empty()) continue;  // on a hub: a version its device held back
+    AddEffect(db, forget, version, "entry", how, touched);
+    roots.insert(std::move(root));
+  }
+}
+
 // Records the sender's list for `forget` (what it knows of it) and adds
 // the items to decide to `events` and `roots`.  The list replaces the
 // sender's last one, whose items are decided again too: on a device the
@@ -93,21 +116,7 @@ void ApplyList(Db& db, const ReplicaTombstone& t, ListedBy from, Ids& events, Id
         roots.insert(root);
     }
   }
-  auto event_here = db.Prepare("SELECT 1 FROM event WHERE id = ?");
-  for (const std::string& ev : t.events) {
-    event_here.Reset();
-    event_here.Bind(1, ev);
-    if (!event_here.Step()) continue;  // not here: nothing to cover
-    AddEffect(db, t.id, ev, "event", how, touched);
-    events.insert(ev);
-  }
-  event_here.Reset();
-  for (const std::string& version : t.entries) {
-    std::string root = RootOf(db, version);
-    if (root.empty()) continue;
-    AddEffect(db, t.id, version, "entry", how, touched);
-    roots.insert(root);
-  }
+  CoverHeld(db, t.id, t.entries, t.events, how, events, roots, touched);
 }
 
 void CheckErasure(const ReplicaErasure& e) {
@@ -170,6 +179,26 @@ void ApplyErasure(Db& db, const std::string& store, const ReplicaErasure& e, Ids
   Revive(db, store, *forget, touched);
 }
 
+void CheckReport(const CoverageReport& r) {
+  if (!TombstoneId(r.forget))
+    throw OpError(Code::kInvalidArgument, "a report covers a forget's id: " + r.forget);
+  for (const auto* list : {&r.entries, &r.events})
+    for (const std::string& item : *list)
+      if (item.empty() || item.size() > 512)
+        throw OpError(Code::kInvalidArgument, "the report of " + r.forget + " lists an empty id");
+}
+
+// Adds what a device reports forget `r.forget` covers there to what it
+// covers here by the rules (CoverageReport says why), and decides it.
+void ApplyReport(Db& db, const std::string& store, const CoverageReport& r, Ids* touched) {
+  const std::optional<ReplicaTombstone> forget = Held(db, r.forget);
+  if (!forget || forget->IsRestore()) return;
+  Ids events, roots;
+  CoverHeld(db, r.forget, r.entries, r.events, "direct", events, roots, touched);
+  ForgetOutcome ignored;
+  Decide(db, store, events, roots, ignored, touched);
+}
+
 void Log(Db& db, const std::string& id) {
   db.Prepare(
         "INSERT INTO change_log(kind, id, origin, at) SELECT 'tombstone', id, origin, created_at "
@@ -182,9 +211,11 @@ void Log(Db& db, const std::string& id) {
 
 std::int64_t ApplyTombstones(Db& db, const std::string& store,
                              const std::vector<ReplicaTombstone>& tombstones, ListedBy from,
-                             const std::vector<ReplicaErasure>& erasures) {
+                             const std::vector<ReplicaErasure>& erasures,
+                             const std::vector<CoverageReport>& reports) {
   for (const ReplicaTombstone& t : tombstones) Check(t);
   for (const ReplicaErasure& e : erasures) CheckErasure(e);
+  for (const CoverageReport& r : reports) CheckReport(r);
   Transaction tx(db);
   const std::int64_t since = LastChange(db);
   Ids touched;
@@ -224,9 +255,10 @@ std::int64_t ApplyTombstones(Db& db, const std::string& store,
     Decide(db, store, events, roots, ignored, &touched);
   }
   for (const ReplicaErasure& e : erasures) ApplyErasure(db, store, e, &touched);
+  for (const CoverageReport& r : reports) ApplyReport(db, store, r, &touched);
   RelogCoverage(db, touched, since);
   tx.Commit();
-  return static_cast<std::int64_t>(tombstones.size() + erasures.size());
+  return static_cast<std::int64_t>(tombstones.size() + erasures.size() + reports.size());
 }
 
 void HideErasedAgain(Db& db, const std::string& store) {
@@ -268,6 +300,25 @@ void CoverageNow(Db& db, const std::string& forget, std::vector<std::string>* en
   st.Bind(1, forget);
   while (st.Step())
     (st.Text(1) == "event" ? events : entries)->push_back(std::string(st.Text(0)));
+}
+
+std::string UnlistedCoverage() {
+  return std::string(kInEffect) +
+         " AND d.tombstone = t.id AND d.how = 'direct' AND (d.item IN (SELECT entry_id FROM "
+         "forgotten_entry) OR d.item IN (SELECT event_id FROM excluded_event)) AND NOT EXISTS "
+         "(SELECT 1 FROM tombstone_effect l WHERE l.tombstone = t.id AND l.item = d.item AND "
+         "l.how = 'listed')";
+}
+
+std::optional<CoverageReport> LoadCoverageReport(Db& db, const std::string& id) {
+  auto st = db.Prepare(
+      "SELECT d.item, d.item_kind FROM tombstone t JOIN tombstone_effect d WHERE t.id = ? AND " +
+      UnlistedCoverage() + " ORDER BY d.item");
+  st.Bind(1, id);
+  CoverageReport r{id, {}, {}};
+  while (st.Step()) (st.Text(1) == "event" ? r.events : r.entries).emplace_back(st.Text(0));
+  if (r.events.empty() && r.entries.empty()) return std::nullopt;
+  return r;
 }
 
 std::optional<ReplicaTombstone> LoadTombstone(Db& db, const std::string& id) {

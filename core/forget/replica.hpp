@@ -57,6 +57,18 @@ struct ReplicaErasure {
   std::string origin;  // the store that made it
 };
 
+/// What a forget made on another store covers on a device by the rules
+/// (direct), beyond what its hub listed: items whose coverage comes from the
+/// device's own data that the hub lacks.  A chain the device hid before
+/// sending it is never sent (spec: Replication, step 2), so the hub cannot
+/// know that a forget of one event it cites covers its other sources
+/// (rule 2).  Covering only grows by the rules (data only accumulates), so
+/// the hub adds a report to the forget's direct coverage, for good.
+struct CoverageReport {
+  std::string forget;  // tmb_…
+  std::vector<std::string> entries, events;
+};
+
 /// Whose list a store applies: a device's (on its hub) or its hub's.
 enum class ListedBy { kDevice, kHub };
 
@@ -73,9 +85,24 @@ enum class ListedBy { kDevice, kHub };
 /// restore had brought it back.  One whose forget this store erased under
 /// another id already (two stores erased it before either heard of the
 /// other) is taken as applied: what goes is the same.
+///
+/// `reports` (from a device, on its hub) come last: each adds to the direct
+/// coverage of a forget held here the items known here, decided at once; a
+/// report of a forget not held here, or of a restore, is taken and changes
+/// nothing.  Counted in the result.
 std::int64_t ApplyTombstones(Db& db, const std::string& store,
                              const std::vector<ReplicaTombstone>& tombstones, ListedBy from,
-                             const std::vector<ReplicaErasure>& erasures = {});
+                             const std::vector<ReplicaErasure>& erasures = {},
+                             const std::vector<CoverageReport>& reports = {});
+
+/// The SQL condition that forget `t` (a tombstone row named t) covers here
+/// by the rules an item (tombstone_effect row `d`, how = 'direct') hidden
+/// while it is in effect, that its hub has not listed.
+std::string UnlistedCoverage();
+
+/// What a device reports of forget `id`, made on another store (above): the
+/// items UnlistedCoverage gives; nullopt when there are none.
+std::optional<CoverageReport> LoadCoverageReport(Db& db, const std::string& id);
 
 /// Decides again what each erased forget that a restore targets covers, in
 /// one transaction: a store that took such a restore before erasures won

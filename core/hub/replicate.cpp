@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "core/forget/forget.hpp"
+#include "core/forget/replica.hpp"
 #include "core/ingest/ingester.hpp"
 #include "core/util/hash.hpp"
 #include "core/util/op_error.hpp"
@@ -191,19 +192,26 @@ std::vector<LocalMirror> LocalMirrors(Db& db) {
 
 std::vector<OwnChange> OwnChangesAfter(Db& db, std::string_view store, std::int64_t after,
                                        std::size_t limit) {
+  // A forget another store made, logged here (received, or what it covers
+  // here changed), when it covers here what the hub has not listed.
   auto st = db.Prepare(
-      "SELECT c.seq, c.kind, c.id FROM change_log c WHERE c.seq > ?1 AND "
-      "c.origin = ?2 AND (c.kind <> 'entry' OR (NOT EXISTS (SELECT 1 FROM forgotten_entry f "
-      "WHERE f.entry_id = c.id) AND NOT EXISTS (SELECT 1 FROM imported_entry i WHERE "
-      "i.entry_id = c.id))) ORDER BY c.seq LIMIT ?3");
+      "SELECT c.seq, CASE WHEN c.origin = ?2 THEN c.kind ELSE 'report' END, c.id FROM "
+      "change_log c WHERE c.seq > ?1 AND ((c.origin = ?2 AND (c.kind <> 'entry' OR (NOT EXISTS "
+      "(SELECT 1 FROM forgotten_entry f WHERE f.entry_id = c.id) AND NOT EXISTS (SELECT 1 FROM "
+      "imported_entry i WHERE i.entry_id = c.id)))) OR (c.kind = 'tombstone' AND c.origin <> ?2 "
+      "AND EXISTS (SELECT 1 FROM tombstone t, tombstone_effect d WHERE t.id = c.id AND " +
+      UnlistedCoverage() + "))) ORDER BY c.seq LIMIT ?3");
   st.Bind(1, after).Bind(2, std::string(store)).Bind(3, static_cast<std::int64_t>(limit));
   std::vector<OwnChange> out;
-  while (st.Step())
+  while (st.Step()) {
+    const std::string_view kind = st.Text(1);
     out.push_back({st.Int(0),
-                   st.Text(1) == "entry"       ? OwnChange::Kind::kEntry
-                   : st.Text(1) == "tombstone" ? OwnChange::Kind::kTombstone
-                                               : OwnChange::Kind::kErasure,
+                   kind == "entry"       ? OwnChange::Kind::kEntry
+                   : kind == "tombstone" ? OwnChange::Kind::kTombstone
+                   : kind == "erasure"   ? OwnChange::Kind::kErasure
+                                         : OwnChange::Kind::kReport,
                    std::string(st.Text(2))});
+  }
   return out;
 }
 

@@ -76,10 +76,11 @@ struct LocalMirror {
 /// far as possible on the hub too).
 std::vector<LocalMirror> LocalMirrors(Db& db);
 
-/// A row of change_log this store wrote itself, to send: an entry, a
-/// tombstone or an erasure whose origin is `store`.
+/// A row of change_log to send: an entry, a tombstone or an erasure whose
+/// origin is `store`, or a forget made elsewhere whose coverage here the
+/// hub should hear of (kReport: LoadCoverageReport).
 struct OwnChange {
-  enum class Kind { kEntry, kTombstone, kErasure };
+  enum class Kind { kEntry, kTombstone, kErasure, kReport };
   std::int64_t seq = 0;
   Kind kind = Kind::kEntry;
   std::string id;

@@ -6,7 +6,8 @@
 //   POST /v1/ingest    one chunk of one of its mirrors (gzip, zstd or not)
 //   POST /v1/entries   the entries it wrote, in its change_log's order
 //   POST /v1/tombstones the forgets and restores it made, with what each
-//                      covers there, and the erasures it made
+//                      covers there, the erasures it made, and what forgets
+//                      made elsewhere cover there that the hub did not list
 //   GET  /v1/tombstones?after=  the hub's feed of the others' tombstones
 //                      and erasures
 // Every request needs a device's token (401); a request that names another
@@ -212,6 +213,7 @@ struct Push {
   std::vector<EntryRow> entries;             // POST /v1/entries
   std::vector<ReplicaTombstone> tombstones;  // POST /v1/tombstones
   std::vector<ReplicaErasure> erasures;      // POST /v1/tombstones
+  std::vector<CoverageReport> reports;       // POST /v1/tombstones
   IngestRequest ingest;                      // POST /v1/ingest
 };
 
@@ -241,7 +243,8 @@ void DecodePush(const Context& ctx, Push* p) {
   const std::string& path = p->request.path;
   const bool ok = path == "/v1/entries"      ? DecodeEntries(d, &p->entries, &error)
                   : path == "/v1/tombstones" ? DecodeTombstones(d, &p->tombstones, &error) &&
-                                                   DecodeErasures(d, &p->erasures, &error)
+                                                   DecodeErasures(d, &p->erasures, &error) &&
+                                                   DecodeReports(d, &p->reports, &error)
                                              : DecodeIngest(d, ctx, &p->ingest, &error);
   if (!ok) p->refused = V1Error(400, error);
 }
@@ -533,7 +536,7 @@ void HubService::V1(const Request& r, Respond respond) {
             std::int64_t applied = 0;
             try {
               applied = ApplyTombstones(db, ctx.store_name.Get(), push->tombstones,
-                                        ListedBy::kDevice, push->erasures);
+                                        ListedBy::kDevice, push->erasures, push->reports);
             } catch (const OpError& e) {
               if (e.code() != OpError::Code::kConflict) throw;
               *outcome = {409, ErrorBody(e.what())};

@@ -237,20 +237,26 @@ class SyncRun {
     return static_cast<std::size_t>(std::max<std::int64_t>(0, applied));
   }
 
-  // A run of tombstones, or of erasures (each after its forget, which
-  // change_log holds before it).
+  // A run of tombstones, of erasures (each after its forget, which
+  // change_log holds before it), or of reports of forgets made elsewhere.
   void Tombstones(const std::vector<OwnChange>& run) {
     std::vector<ReplicaTombstone> rows;
     std::vector<ReplicaErasure> erasures;
-    OnDb(ctx_.readers, [&run, &rows, &erasures](Db& db) {
+    std::vector<CoverageReport> reports;
+    OnDb(ctx_.readers, [&run, &rows, &erasures, &reports](Db& db) {
       for (const OwnChange& c : run)
         if (c.kind == OwnChange::Kind::kErasure) {
           if (std::optional<ReplicaErasure> e = LoadErasure(db, c.id))
             erasures.push_back(std::move(*e));
+        } else if (c.kind == OwnChange::Kind::kReport) {
+          // What it covers may have been listed since the scan: nothing to say.
+          if (std::optional<CoverageReport> r = LoadCoverageReport(db, c.id))
+            reports.push_back(std::move(*r));
         } else if (std::optional<ReplicaTombstone> t = LoadTombstone(db, c.id)) {
           rows.push_back(std::move(*t));
         }
     });
+    if (rows.empty() && erasures.empty() && reports.empty()) return;
     const std::string body = rpc::Json([&](rpc::Writer& w) {
       w.StartObject();
       w.Key("device");
@@ -260,16 +266,19 @@ class SyncRun {
       for (const ReplicaTombstone& t : rows) hub_wire::WriteTombstone(w, t);
       w.EndArray();
       if (!erasures.empty()) hub_wire::WriteErasures(w, erasures);
+      if (!reports.empty()) hub_wire::WriteReports(w, reports);
       w.EndObject();
     });
     rapidjson::Document d = Expect(http_.Post("/v1/tombstones", body), 200, "POST /v1/tombstones");
-    const std::int64_t sent = static_cast<std::int64_t>(rows.size() + erasures.size());
-    // A hub older than erasures answers for the tombstones alone: the push
-    // cursor stays before them, so that none is lost.
+    const std::int64_t sent =
+        static_cast<std::int64_t>(rows.size() + erasures.size() + reports.size());
+    // A hub older than erasures (or reports) answers for the tombstones
+    // alone: the push cursor stays before them, so that none is lost.
     if (IntOf(d, "applied") < sent)
       throw Stopped("the hub took " + std::to_string(IntOf(d, "applied")) + " of the " +
                     std::to_string(sent) +
-                    " tombstones and erasures sent: it does not know erasures yet (update it)");
+                    " tombstones, erasures and reports sent: it does not know them yet (update "
+                    "it)");
     r_.tombstones_up += sent;
   }
 

@@ -201,6 +201,17 @@ bool IdList(const rapidjson::Value& v, const char* name, const std::string& id,
   return true;
 }
 
+// A forget's coverage: its `entries` and `events`.
+void WriteCoverage(rpc::Writer& w, const std::vector<std::string>& entries,
+                   const std::vector<std::string>& events) {
+  for (const auto& [name, list] : {std::pair{"entries", &entries}, {"events", &events}}) {
+    w.Key(name);
+    w.StartArray();
+    for (const std::string& id : *list) w.String(id);
+    w.EndArray();
+  }
+}
+
 }  // namespace
 
 bool DecodeTombstones(const rapidjson::Value& d, std::vector<ReplicaTombstone>* out,
@@ -247,14 +258,7 @@ void WriteTombstone(rpc::Writer& w, const ReplicaTombstone& t) {
     w.Key("author");
     w.String(*t.author);
   }
-  if (!t.IsRestore()) {
-    for (const auto& [name, list] : {std::pair{"entries", &t.entries}, {"events", &t.events}}) {
-      w.Key(name);
-      w.StartArray();
-      for (const std::string& id : *list) w.String(id);
-      w.EndArray();
-    }
-  }
+  if (!t.IsRestore()) WriteCoverage(w, t.entries, t.events);
   w.EndObject();
 }
 
@@ -300,6 +304,35 @@ void WriteErasures(rpc::Writer& w, const std::vector<ReplicaErasure>& erasures) 
     w.Int64(e.created_at);
     w.Key("origin");
     w.String(e.origin);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+bool DecodeReports(const rapidjson::Value& d, std::vector<CoverageReport>* out,
+                   std::string* error) {
+  if (Member(d, "reports") == nullptr) return true;  // a store that sends none
+  const rapidjson::Value* list = Records(d, "reports", error);
+  if (list == nullptr) return false;
+  for (const rapidjson::Value& v : list->GetArray()) {
+    CoverageReport r;
+    if (!StringField(v, "forget", true, &r.forget, error) ||
+        !IdList(v, "entries", r.forget, &r.entries, error) ||
+        !IdList(v, "events", r.forget, &r.events, error))
+      return false;
+    out->push_back(std::move(r));
+  }
+  return true;
+}
+
+void WriteReports(rpc::Writer& w, const std::vector<CoverageReport>& reports) {
+  w.Key("reports");
+  w.StartArray();
+  for (const CoverageReport& r : reports) {
+    w.StartObject();
+    w.Key("forget");
+    w.String(r.forget);
+    WriteCoverage(w, r.entries, r.events);
     w.EndObject();
   }
   w.EndArray();

@@ -62,6 +62,12 @@ bool DecodeErasures(const rapidjson::Value& d, std::vector<ReplicaErasure>* out,
                     std::string* error);
 void WriteErasures(rpc::Writer& w, const std::vector<ReplicaErasure>& erasures);
 
+/// `reports` of a push (core/forget/replica.hpp, CoverageReport): each {
+/// forget, entries, events }, at most kMaxPushRecords; a body without the
+/// member has none.  WriteReports writes the member.
+bool DecodeReports(const rapidjson::Value& d, std::vector<CoverageReport>* out, std::string* error);
+void WriteReports(rpc::Writer& w, const std::vector<CoverageReport>& reports);
+
 /// The request of POST /v1/ingest: a chunk of `source`'s file, its data in
 /// base64, as a device sends its mirror and a relay its agent's file.
 std::string IngestBody(std::string_view source, const RemoteChunk& c);

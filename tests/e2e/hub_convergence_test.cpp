@@ -21,6 +21,7 @@
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -188,6 +189,11 @@ std::string Differences(const DaemonFixture& store, const Ids& shown, const Ids&
            "\n";
   }
   out += "  tombstones: " + Joined(Column(store, "SELECT t.id || '=' || t.kind || ':' || t.target FROM tombstone t")) + "\n";
+  out += "  erasures: " +
+         Joined(Column(store,
+                       "SELECT id || '=' || forget || ' from ' || coalesce(origin, '') || (CASE "
+                       "WHEN done_at IS NULL THEN ' pending' ELSE ' done' END) FROM erasure")) +
+         "\n";
   return out;
 }
 
@@ -461,6 +467,15 @@ void Converge(unsigned seed, int steps) {
   laptop.Stop();
   desk.Stop();
   hub.Stop();
+  // ORIGIN_CONVERGE_KEEP=DIR keeps each seed's stores as DIR/SEED/STORE,
+  // to look into with sqlite3.
+  if (const char* keep = std::getenv("ORIGIN_CONVERGE_KEEP"); keep != nullptr)
+    for (const std::string& where : store_names) {
+      const std::filesystem::path to = std::filesystem::path(keep) / std::to_string(seed) / where;
+      std::filesystem::remove_all(to);
+      std::filesystem::create_directories(to);
+      std::filesystem::copy(stores[where]->home(), to, std::filesystem::copy_options::recursive);
+    }
 }
 
 }  // namespace

@@ -542,3 +542,71 @@ TEST_SUITE("forget") {
     CHECK(EventHidden(*p.hub.s.db, p.alpha));
   }
 }
+
+TEST_SUITE("forget") {
+  TEST_CASE(
+      "forget across stores: what a forget made elsewhere covers on a device through a chain "
+      "the device hid before sending it reaches the hub as a report, added to its direct "
+      "coverage there, and a restore brings all back (invariant 2)") {
+    Pair p;
+    const std::string forget =
+        *origin::Forget(*p.hub.s.db, p.hub.s.clock, "hub",
+                        {p.alpha, "it was private", "user@hub", "cli", false})
+             .tombstone;
+    // Said on the device before it heard of the forget, and never sent:
+    // hidden there once the forget arrives.
+    const std::string entry = p.dev.Remember({p.alpha, p.beta}, "alpha and beta");
+    Apply(p.dev, "box", {Load(p.hub, forget)}, ListedBy::kHub);
+    CHECK(EntryHidden(*p.dev.s.db, entry));
+    CHECK(EventHidden(*p.dev.s.db, p.beta));  // rule 2: the chain's other source
+    CHECK_FALSE(EventHidden(*p.hub.s.db, p.beta));
+
+    // What the device sends: the report, not the hidden entry.
+    std::vector<OwnChange> changes = OwnChangesAfter(*p.dev.s.db, "box", 0, 100);
+    REQUIRE(changes.size() == 1);
+    CHECK(changes[0].kind == OwnChange::Kind::kReport);
+    CHECK(changes[0].id == forget);
+    std::optional<CoverageReport> report = LoadCoverageReport(*p.dev.s.db, forget);
+    REQUIRE(report);
+    CHECK(report->events == std::vector<std::string>{p.beta});  // alpha: the hub listed it
+    CHECK(report->entries == std::vector<std::string>{entry});
+
+    const std::int64_t seen = p.hub.Count("SELECT max(seq) FROM change_log");
+    for (int twice = 0; twice < 2; ++twice)
+      CHECK(ApplyTombstones(*p.hub.s.db, "hub", {}, ListedBy::kDevice, {}, {*report}) == 1);
+    CHECK(EventHidden(*p.hub.s.db, p.beta));
+    CHECK(p.hub.Count("SELECT count(*) FROM tombstone_effect WHERE how = 'direct' AND item = '" +
+                      p.beta + "'") == 1);
+    // Its coverage grew: logged again, for every device.
+    CHECK(FeedIds(p.hub, seen, "box") == std::vector<std::string>{forget});
+    // The hub's new list names beta: the device has only the entry, which
+    // the hub will never hold, left to say.
+    Apply(p.dev, "box", {Load(p.hub, forget)}, ListedBy::kHub);
+    report = LoadCoverageReport(*p.dev.s.db, forget);
+    REQUIRE(report);
+    CHECK(report->events.empty());
+
+    // A report of a forget not held here, or of a restore, changes nothing;
+    // a malformed one is refused.
+    const std::string restore = *origin::Restore(*p.hub.s.db, p.hub.s.clock, "hub",
+                                                 {forget, "fine", "user@hub", "cli", false})
+                                     .tombstone;
+    CHECK_FALSE(EventHidden(*p.hub.s.db, p.beta));
+    CHECK_FALSE(EventHidden(*p.hub.s.db, p.alpha));
+    CHECK(ApplyTombstones(
+              *p.hub.s.db, "hub", {}, ListedBy::kDevice, {},
+              {{restore, {}, {p.beta}}, {"tmb_0a1b2c3d4e5f60718293a4b5", {}, {p.beta}}}) == 2);
+    CHECK_FALSE(EventHidden(*p.hub.s.db, p.beta));
+    CHECK(ErrorOf([&] {
+            ApplyTombstones(*p.hub.s.db, "hub", {}, ListedBy::kDevice, {}, {{"tmb_../x", {}, {}}});
+          }) == Code::kInvalidArgument);
+    // The device takes the restore: the entry is back, and sent.
+    Apply(p.dev, "box", {Load(p.hub, forget), Load(p.hub, restore)}, ListedBy::kHub);
+    CHECK_FALSE(EntryHidden(*p.dev.s.db, entry));
+    CHECK_FALSE(LoadCoverageReport(*p.dev.s.db, forget));
+    bool sent = false;
+    for (const OwnChange& c : OwnChangesAfter(*p.dev.s.db, "box", 0, 100))
+      sent = sent || (c.kind == OwnChange::Kind::kEntry && c.id == entry);
+    CHECK(sent);
+  }
+}

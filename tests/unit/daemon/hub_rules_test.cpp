@@ -13,6 +13,7 @@
 #include "daemon/http/hub_service.hpp"
 #include "daemon/hub/backoff.hpp"
 #include "daemon/hub/wire.hpp"
+#include "daemon/rpc_json.hpp"
 #include "proto/protocol.hpp"
 #include "tests/support/http_client.hpp"
 
@@ -174,6 +175,40 @@ TEST_SUITE("hub") {
     CHECK(error == "confidence is a finite number");
     CHECK(origin::hub_wire::NumberField(d, "ok", true, &v, &error));
     CHECK(v == 0.5);
+  }
+
+  TEST_CASE(
+      "hub: a push's reports of forgets made elsewhere read back as written; a body "
+      "without them has none, and a malformed one is refused") {
+    using origin::CoverageReport;
+    const std::vector<CoverageReport> sent = {
+        {"tmb_0a1b2c3d4e5f60718293a4b5", {"ent_1"}, {"claude-code:u1", "claude-code:u2"}},
+        {"tmb_ffeeddccbbaa998877665544", {}, {}}};
+    const std::string body = origin::rpc::Json([&](origin::rpc::Writer& w) {
+      w.StartObject();
+      origin::hub_wire::WriteReports(w, sent);
+      w.EndObject();
+    });
+    rapidjson::Document d;
+    d.Parse(body.c_str());
+    std::vector<CoverageReport> got;
+    std::string error;
+    REQUIRE(origin::hub_wire::DecodeReports(d, &got, &error));
+    REQUIRE(got.size() == 2);
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      CHECK(got[i].forget == sent[i].forget);
+      CHECK(got[i].entries == sent[i].entries);
+      CHECK(got[i].events == sent[i].events);
+    }
+    d.Parse(R"({"tombstones":[]})");
+    got.clear();
+    CHECK(origin::hub_wire::DecodeReports(d, &got, &error));
+    CHECK(got.empty());
+    for (const char* bad : {R"({"reports":{}})", R"({"reports":[{"events":[]}]})",
+                            R"({"reports":[{"forget":"tmb_0","events":[1]}]})"}) {
+      d.Parse(bad);
+      CHECK_MESSAGE(!origin::hub_wire::DecodeReports(d, &got, &error), bad);
+    }
   }
 }
 
