@@ -565,12 +565,18 @@ void CoverSessionArrivals(Db& db, std::int64_t after_seq) {
   // Event by event (the new ones, by seq), each looked up in tombstone's
   // index on target: never every event of a forgotten session.  A forget
   // of an event that arrives after it (one made on another store, whose
-  // lines a device pushes later) covers it too.
+  // lines a device pushes later) covers it too, and so does one a device
+  // reported covering it before it came (ApplyReports), by the index of
+  // tombstone_effect on item.
   auto st = db.Prepare(std::string("SELECT t.id, e.id FROM event e CROSS JOIN tombstone t ON "
                                    "t.target = e.session WHERE e.seq > ?1 AND ") +
                        kInEffect +
                        " UNION SELECT t.id, e.id FROM event e CROSS JOIN tombstone t ON "
                        "t.target = e.id WHERE e.seq > ?1 AND " +
+                       kInEffect +
+                       " UNION SELECT t.id, e.id FROM event e CROSS JOIN tombstone_effect d ON "
+                       "d.item = e.id AND d.how = 'direct' JOIN tombstone t ON t.id = d.tombstone "
+                       "WHERE e.seq > ?1 AND " +
                        kInEffect);
   st.Bind(1, after_seq);
   Ids events;

@@ -58,29 +58,6 @@ bool SameBody(const ReplicaTombstone& a, const ReplicaTombstone& b) {
          a.origin == b.origin && a.author == b.author;
 }
 
-// Records that `forget` covers, by `how`, the items of `entries` and
-// `events` held here (an id not here covers nothing), and adds them to
-// `events` and their chains to `roots`, to decide.
-void CoverHeld(Db& db, const std::string& forget, const std::vector<std::string>& entries,
-               const std::vector<std::string>& events_listed, const char* how, Ids& events,
-               Ids& roots, Ids* touched) {
-  auto event_here = db.Prepare("SELECT 1 FROM event WHERE id = ?");
-  for (const std::string& ev : events_listed) {
-    event_here.Reset();
-    event_here.Bind(1, ev);
-    if (!event_here.Step()) continue;
-    AddEffect(db, forget, ev, "event", how, touched);
-    events.insert(ev);
-  }
-  event_here.Reset();
-  for (const std::string& version : entries) {
-    std::string root = RootOf(db, version);
-    if (root.empty()) continue;  // on a hub: a version its device held back
-    AddEffect(db, forget, version, "entry", how, touched);
-    roots.insert(std::move(root));
-  }
-}
-
 // Records the sender's list for `forget` (what it knows of it) and adds
 // the items to decide to `events` and `roots`.  The list replaces the
 // sender's last one, whose items are decided again too: on a device the
@@ -116,7 +93,21 @@ void ApplyList(Db& db, const ReplicaTombstone& t, ListedBy from, Ids& events, Id
         roots.insert(root);
     }
   }
-  CoverHeld(db, t.id, t.entries, t.events, how, events, roots, touched);
+  auto event_here = db.Prepare("SELECT 1 FROM event WHERE id = ?");
+  for (const std::string& ev : t.events) {
+    event_here.Reset();
+    event_here.Bind(1, ev);
+    if (!event_here.Step()) continue;  // not here: nothing to cover
+    AddEffect(db, t.id, ev, "event", how, touched);
+    events.insert(ev);
+  }
+  event_here.Reset();
+  for (const std::string& version : t.entries) {
+    std::string root = RootOf(db, version);
+    if (root.empty()) continue;
+    AddEffect(db, t.id, version, "entry", how, touched);
+    roots.insert(root);
+  }
 }
 
 void CheckErasure(const ReplicaErasure& e) {
@@ -185,16 +176,43 @@ void CheckReport(const CoverageReport& r) {
   for (const auto* list : {&r.entries, &r.events})
     for (const std::string& item : *list)
       if (item.empty() || item.size() > 512)
-        throw OpError(Code::kInvalidArgument, "the report of " + r.forget + " lists an empty id");
+        throw OpError(Code::kInvalidArgument,
+                      "the report of " + r.forget + " lists an id of 1 to 512 bytes");
 }
 
-// Adds what a device reports forget `r.forget` covers there to what it
-// covers here by the rules (CoverageReport says why), and decides it.
-void ApplyReport(Db& db, const std::string& store, const CoverageReport& r, Ids* touched) {
+// Adds what `device` reports forget `r.forget` covers there to what it
+// covers here by the rules (CoverageReport says why), and decides it: only
+// the device's own data, its events (lines of its mirrors) and its entries,
+// so that a token hides through a report nothing it could not forget
+// itself.  An event not here yet is recorded, and hidden when it arrives
+// (CoverSessionArrivals): the device may have ingested it after its last
+// push of mirrors.  A version not here is one the device held back.
+void ApplyReport(Db& db, const std::string& store, const std::string& device,
+                 const CoverageReport& r, Ids* touched) {
   const std::optional<ReplicaTombstone> forget = Held(db, r.forget);
   if (!forget || forget->IsRestore()) return;
+  const std::string prefix = "@" + device + ":";  // its mirrors' keys (core/ingest/remote.cpp)
+  auto event_of = db.Prepare(
+      "SELECT substr(f.key, 1, length(?2)) = ?2 FROM event e JOIN raw_file f ON f.id = "
+      "e.file_id WHERE e.id = ?1");
   Ids events, roots;
-  CoverHeld(db, r.forget, r.entries, r.events, "direct", events, roots, touched);
+  for (const std::string& ev : r.events) {
+    event_of.Reset();
+    event_of.Bind(1, ev).Bind(2, prefix);
+    if (event_of.Step() && event_of.Int(0) == 0) continue;  // another store's line
+    AddEffect(db, r.forget, ev, "event", "direct", touched);
+    events.insert(ev);
+  }
+  event_of.Reset();
+  auto entry_of = db.Prepare("SELECT root FROM entry WHERE id = ? AND origin = ?");
+  for (const std::string& version : r.entries) {
+    entry_of.Reset();
+    entry_of.Bind(1, version).Bind(2, device);
+    if (!entry_of.Step()) continue;
+    roots.emplace(entry_of.Text(0));
+    AddEffect(db, r.forget, version, "entry", "direct", touched);
+  }
+  entry_of.Reset();
   ForgetOutcome ignored;
   Decide(db, store, events, roots, ignored, touched);
 }
@@ -211,11 +229,9 @@ void Log(Db& db, const std::string& id) {
 
 std::int64_t ApplyTombstones(Db& db, const std::string& store,
                              const std::vector<ReplicaTombstone>& tombstones, ListedBy from,
-                             const std::vector<ReplicaErasure>& erasures,
-                             const std::vector<CoverageReport>& reports) {
+                             const std::vector<ReplicaErasure>& erasures) {
   for (const ReplicaTombstone& t : tombstones) Check(t);
   for (const ReplicaErasure& e : erasures) CheckErasure(e);
-  for (const CoverageReport& r : reports) CheckReport(r);
   Transaction tx(db);
   const std::int64_t since = LastChange(db);
   Ids touched;
@@ -255,10 +271,21 @@ std::int64_t ApplyTombstones(Db& db, const std::string& store,
     Decide(db, store, events, roots, ignored, &touched);
   }
   for (const ReplicaErasure& e : erasures) ApplyErasure(db, store, e, &touched);
-  for (const CoverageReport& r : reports) ApplyReport(db, store, r, &touched);
   RelogCoverage(db, touched, since);
   tx.Commit();
-  return static_cast<std::int64_t>(tombstones.size() + erasures.size() + reports.size());
+  return static_cast<std::int64_t>(tombstones.size() + erasures.size());
+}
+
+std::int64_t ApplyReports(Db& db, const std::string& store, const std::string& device,
+                          const std::vector<CoverageReport>& reports) {
+  for (const CoverageReport& r : reports) CheckReport(r);
+  Transaction tx(db);
+  const std::int64_t since = LastChange(db);
+  Ids touched;
+  for (const CoverageReport& r : reports) ApplyReport(db, store, device, r, &touched);
+  RelogCoverage(db, touched, since);
+  tx.Commit();
+  return static_cast<std::int64_t>(reports.size());
 }
 
 void HideErasedAgain(Db& db, const std::string& store) {
@@ -303,7 +330,13 @@ void CoverageNow(Db& db, const std::string& forget, std::vector<std::string>* en
 }
 
 std::string UnlistedCoverage() {
+  // Only a forget of an event or an entry held here: what it covers here
+  // directly is then what rules 1 and 2 give (CoverArrival counts a
+  // forget whose target is not here as rule 1 or 2 on its hub's word,
+  // which may be rule 3's: that is not the hub's to be told back).
   return std::string(kInEffect) +
+         " AND (EXISTS (SELECT 1 FROM event WHERE id = t.target) OR EXISTS (SELECT 1 FROM entry "
+         "WHERE id = t.target))" +
          " AND d.tombstone = t.id AND d.how = 'direct' AND (d.item IN (SELECT entry_id FROM "
          "forgotten_entry) OR d.item IN (SELECT event_id FROM excluded_event)) AND NOT EXISTS "
          "(SELECT 1 FROM tombstone_effect l WHERE l.tombstone = t.id AND l.item = d.item AND "

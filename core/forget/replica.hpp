@@ -85,19 +85,23 @@ enum class ListedBy { kDevice, kHub };
 /// restore had brought it back.  One whose forget this store erased under
 /// another id already (two stores erased it before either heard of the
 /// other) is taken as applied: what goes is the same.
-///
-/// `reports` (from a device, on its hub) come last: each adds to the direct
-/// coverage of a forget held here the items known here, decided at once; a
-/// report of a forget not held here, or of a restore, is taken and changes
-/// nothing.  Counted in the result.
 std::int64_t ApplyTombstones(Db& db, const std::string& store,
                              const std::vector<ReplicaTombstone>& tombstones, ListedBy from,
-                             const std::vector<ReplicaErasure>& erasures = {},
-                             const std::vector<CoverageReport>& reports = {});
+                             const std::vector<ReplicaErasure>& erasures = {});
 
-/// The SQL condition that forget `t` (a tombstone row named t) covers here
-/// by the rules an item (tombstone_effect row `d`, how = 'direct') hidden
-/// while it is in effect, that its hub has not listed.
+/// Applies the reports `device` sent (on its hub), in one transaction: each
+/// adds to the direct coverage of a forget held here the device's own items
+/// it names (its events, here or to come, and its entries), decided at once;
+/// one of a forget not held here, or of a restore, changes nothing.  Throws
+/// OpError kInvalidArgument for a malformed one (nothing applied).  Returns
+/// how many were applied (all of them).
+std::int64_t ApplyReports(Db& db, const std::string& store, const std::string& device,
+                          const std::vector<CoverageReport>& reports);
+
+/// The SQL condition that forget `t` (a tombstone row named t), of an event
+/// or an entry held here, covers here by the rules an item
+/// (tombstone_effect row `d`, how = 'direct') hidden while it is in effect,
+/// that its hub has not listed.
 std::string UnlistedCoverage();
 
 /// What a device reports of forget `id`, made on another store (above): the

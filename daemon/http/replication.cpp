@@ -536,7 +536,8 @@ void HubService::V1(const Request& r, Respond respond) {
             std::int64_t applied = 0;
             try {
               applied = ApplyTombstones(db, ctx.store_name.Get(), push->tombstones,
-                                        ListedBy::kDevice, push->erasures, push->reports);
+                                        ListedBy::kDevice, push->erasures) +
+                        ApplyReports(db, ctx.store_name.Get(), *device, push->reports);
             } catch (const OpError& e) {
               if (e.code() != OpError::Code::kConflict) throw;
               *outcome = {409, ErrorBody(e.what())};

@@ -543,70 +543,145 @@ TEST_SUITE("forget") {
   }
 }
 
+namespace {
+
+// Pushes what the hub does not hold yet of the device's session `session`,
+// as the device's sync does (a mirror under the device's name, "box").
+void PushLines(World& dev, World& hub, const std::string& session) {
+  const std::string key = "@box:projects/-home-dev-app/" + session + ".jsonl";
+  const std::int64_t held =
+      hub.Count("SELECT coalesce(max(bytes_ingested), 0) FROM raw_file WHERE key = '" + key + "'");
+  std::string data;
+  for (const std::string& line : dev.lines[session]) data += line;
+  RemoteChunk c;
+  c.device = "box";
+  c.path = dev.File(session);
+  c.rel_path = key.substr(key.find(':') + 1);
+  c.offset = held;
+  c.data = data.substr(static_cast<std::size_t>(held));
+  hub.s.clock.Tick(1000);
+  REQUIRE(hub.s.ingester->IngestRemote(hub.adapter, c).appended);
+}
+
+}  // namespace
+
 TEST_SUITE("forget") {
   TEST_CASE(
       "forget across stores: what a forget made elsewhere covers on a device through a chain "
-      "the device hid before sending it reaches the hub as a report, added to its direct "
-      "coverage there, and a restore brings all back (invariant 2)") {
-    Pair p;
-    const std::string forget =
-        *origin::Forget(*p.hub.s.db, p.hub.s.clock, "hub",
-                        {p.alpha, "it was private", "user@hub", "cli", false})
-             .tombstone;
+      "the device hid before sending it reaches the hub as a report of the device's own lines "
+      "and entries, added to the forget's direct coverage there, a line to come included, and "
+      "a restore brings all back (invariant 2)") {
+    World dev, hub;
+    const std::string alpha = dev.Say("s1", "alpha line");
+    const std::string beta = dev.Say("s1", "beta line");
+    dev.Sync();
+    PushLines(dev, hub, "s1");
+    hub.next = 100;  // the hub's own line, not the device's
+    const std::string own = hub.Say("s2", "the hub's own line");
+    hub.Sync();
+    const std::string forget = *origin::Forget(*hub.s.db, hub.s.clock, "hub",
+                                               {alpha, "it was private", "user@hub", "cli", false})
+                                    .tombstone;
     // Said on the device before it heard of the forget, and never sent:
-    // hidden there once the forget arrives.
-    const std::string entry = p.dev.Remember({p.alpha, p.beta}, "alpha and beta");
-    Apply(p.dev, "box", {Load(p.hub, forget)}, ListedBy::kHub);
-    CHECK(EntryHidden(*p.dev.s.db, entry));
-    CHECK(EventHidden(*p.dev.s.db, p.beta));  // rule 2: the chain's other source
-    CHECK_FALSE(EventHidden(*p.hub.s.db, p.beta));
+    // hidden there once the forget arrives, with their other sources (rule
+    // 2), one of them a line the hub does not hold yet.
+    const std::string entry = dev.Remember({alpha, beta}, "alpha and beta");
+    const std::string gamma = dev.Say("s1", "gamma line");
+    dev.Sync();
+    const std::string later = dev.Remember({alpha, gamma}, "alpha and gamma");
+    Apply(dev, "box", {Load(hub, forget)}, ListedBy::kHub);
+    CHECK(EntryHidden(*dev.s.db, entry));
+    CHECK(EventHidden(*dev.s.db, beta));
+    CHECK(EventHidden(*dev.s.db, gamma));
+    CHECK_FALSE(EventHidden(*hub.s.db, beta));
 
-    // What the device sends: the report, not the hidden entry.
-    std::vector<OwnChange> changes = OwnChangesAfter(*p.dev.s.db, "box", 0, 100);
+    // What the device sends: the report, not the hidden entries.
+    std::vector<OwnChange> changes = OwnChangesAfter(*dev.s.db, "box", 0, 100);
     REQUIRE(changes.size() == 1);
     CHECK(changes[0].kind == OwnChange::Kind::kReport);
     CHECK(changes[0].id == forget);
-    std::optional<CoverageReport> report = LoadCoverageReport(*p.dev.s.db, forget);
+    std::optional<CoverageReport> report = LoadCoverageReport(*dev.s.db, forget);
     REQUIRE(report);
-    CHECK(report->events == std::vector<std::string>{p.beta});  // alpha: the hub listed it
-    CHECK(report->entries == std::vector<std::string>{entry});
+    CHECK(report->events == std::vector<std::string>{beta, gamma});  // alpha: the hub listed it
+    CHECK(report->entries.size() == 2);
 
-    const std::int64_t seen = p.hub.Count("SELECT max(seq) FROM change_log");
+    // Another store's line named in it is not the device's to hide.
+    CoverageReport sent = *report;
+    sent.events.push_back(own);
+    const std::int64_t seen = hub.Count("SELECT max(seq) FROM change_log");
     for (int twice = 0; twice < 2; ++twice)
-      CHECK(ApplyTombstones(*p.hub.s.db, "hub", {}, ListedBy::kDevice, {}, {*report}) == 1);
-    CHECK(EventHidden(*p.hub.s.db, p.beta));
-    CHECK(p.hub.Count("SELECT count(*) FROM tombstone_effect WHERE how = 'direct' AND item = '" +
-                      p.beta + "'") == 1);
+      CHECK(ApplyReports(*hub.s.db, "hub", "box", {sent}) == 1);
+    CHECK(EventHidden(*hub.s.db, beta));
+    CHECK_FALSE(EventHidden(*hub.s.db, own));
+    CHECK(hub.Count("SELECT count(*) FROM tombstone_effect WHERE how = 'direct' AND item = '" +
+                    beta + "'") == 1);
     // Its coverage grew: logged again, for every device.
-    CHECK(FeedIds(p.hub, seen, "box") == std::vector<std::string>{forget});
-    // The hub's new list names beta: the device has only the entry, which
-    // the hub will never hold, left to say.
-    Apply(p.dev, "box", {Load(p.hub, forget)}, ListedBy::kHub);
-    report = LoadCoverageReport(*p.dev.s.db, forget);
+    CHECK(FeedIds(hub, seen, "box") == std::vector<std::string>{forget});
+    // The line to come is hidden as it arrives.
+    PushLines(dev, hub, "s1");
+    CHECK(EventHidden(*hub.s.db, gamma));
+    // The hub's new list names beta and gamma: the device has only the
+    // entries, which the hub will never hold, left to say.
+    Apply(dev, "box", {Load(hub, forget)}, ListedBy::kHub);
+    report = LoadCoverageReport(*dev.s.db, forget);
     REQUIRE(report);
     CHECK(report->events.empty());
 
     // A report of a forget not held here, or of a restore, changes nothing;
     // a malformed one is refused.
-    const std::string restore = *origin::Restore(*p.hub.s.db, p.hub.s.clock, "hub",
-                                                 {forget, "fine", "user@hub", "cli", false})
-                                     .tombstone;
-    CHECK_FALSE(EventHidden(*p.hub.s.db, p.beta));
-    CHECK_FALSE(EventHidden(*p.hub.s.db, p.alpha));
-    CHECK(ApplyTombstones(
-              *p.hub.s.db, "hub", {}, ListedBy::kDevice, {},
-              {{restore, {}, {p.beta}}, {"tmb_0a1b2c3d4e5f60718293a4b5", {}, {p.beta}}}) == 2);
-    CHECK_FALSE(EventHidden(*p.hub.s.db, p.beta));
+    const std::string restore =
+        *origin::Restore(*hub.s.db, hub.s.clock, "hub", {forget, "fine", "user@hub", "cli", false})
+             .tombstone;
+    CHECK_FALSE(EventHidden(*hub.s.db, beta));
+    CHECK_FALSE(EventHidden(*hub.s.db, alpha));
+    CHECK(ApplyReports(*hub.s.db, "hub", "box",
+                       {{restore, {}, {beta}}, {"tmb_0a1b2c3d4e5f60718293a4b5", {}, {beta}}}) == 2);
+    CHECK_FALSE(EventHidden(*hub.s.db, beta));
     CHECK(ErrorOf([&] {
-            ApplyTombstones(*p.hub.s.db, "hub", {}, ListedBy::kDevice, {}, {{"tmb_../x", {}, {}}});
+            ApplyReports(*hub.s.db, "hub", "box", {{"tmb_../x", {}, {}}});
           }) == Code::kInvalidArgument);
-    // The device takes the restore: the entry is back, and sent.
-    Apply(p.dev, "box", {Load(p.hub, forget), Load(p.hub, restore)}, ListedBy::kHub);
-    CHECK_FALSE(EntryHidden(*p.dev.s.db, entry));
-    CHECK_FALSE(LoadCoverageReport(*p.dev.s.db, forget));
-    bool sent = false;
+    // The device takes the restore: the entries are back, and sent.
+    Apply(dev, "box", {Load(hub, forget), Load(hub, restore)}, ListedBy::kHub);
+    CHECK_FALSE(EntryHidden(*dev.s.db, entry));
+    CHECK_FALSE(LoadCoverageReport(*dev.s.db, forget));
+    std::set<std::string> sent_entries;
+    for (const OwnChange& c : OwnChangesAfter(*dev.s.db, "box", 0, 100))
+      if (c.kind == OwnChange::Kind::kEntry) sent_entries.insert(c.id);
+    CHECK(sent_entries == std::set<std::string>{entry, later});
+  }
+
+  TEST_CASE(
+      "forget across stores: a device reports nothing of a forget whose target it does "
+      "not hold (what it covers there directly may be its hub's rule 3)") {
+    Pair p;
+    ReplicaTombstone f;
+    f.id = "tmb_0a1b2c3d4e5f60718293a4b6";
+    f.target = "claude-code:elsewhere";
+    f.reason = "private";
+    f.created_at = 1767225800000;
+    f.origin = "hub";
+    f.events = {p.alpha, p.beta};
+    Apply(p.dev, "box", {f}, ListedBy::kHub);
+    CHECK(EventHidden(*p.dev.s.db, p.beta));
+    // What CoverArrival leaves when a version arrives in a chain its hub
+    // listed, the forget's target not here: direct rows, on the hub's word
+    // (which may be rule 3's), here for beta.
+    p.dev.s.db->Exec("INSERT INTO tombstone_effect(tombstone, item, item_kind, how) VALUES ('" +
+                     f.id + "', '" + p.beta + "', 'event', 'direct')");
+    f.events = {p.alpha};
+    Apply(p.dev, "box", {f}, ListedBy::kHub);  // the hub's new list: beta is back there
+    CHECK(EventHidden(*p.dev.s.db, p.beta));
+    CHECK_FALSE(LoadCoverageReport(*p.dev.s.db, f.id));
     for (const OwnChange& c : OwnChangesAfter(*p.dev.s.db, "box", 0, 100))
-      sent = sent || (c.kind == OwnChange::Kind::kEntry && c.id == entry);
-    CHECK(sent);
+      CHECK(c.kind != OwnChange::Kind::kReport);
+    // The same rows for a forget of an event the device holds are reported.
+    f.id = "tmb_0a1b2c3d4e5f60718293a4b7";
+    f.target = p.alpha;
+    f.events = {p.alpha};
+    Apply(p.dev, "box", {f}, ListedBy::kHub);
+    p.dev.s.db->Exec("INSERT INTO tombstone_effect(tombstone, item, item_kind, how) VALUES ('" +
+                     f.id + "', '" + p.beta + "', 'event', 'direct')");
+    REQUIRE(LoadCoverageReport(*p.dev.s.db, f.id));
+    CHECK(LoadCoverageReport(*p.dev.s.db, f.id)->events == std::vector<std::string>{p.beta});
   }
 }
