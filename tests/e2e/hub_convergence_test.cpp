@@ -159,6 +159,10 @@ const char kErasedWithText[] =
     "SELECT e.id FROM erasure x JOIN tombstone_effect te ON te.tombstone = x.forget AND "
     "te.item_kind = 'event' JOIN event e ON e.id = te.item WHERE x.done_at IS NOT NULL AND "
     "e.ts <= x.created_at + 120000 AND e.text <> ''";
+// How long a store may take to run the erasures it was given: it gathers
+// their triggers, and runs them 30 s after the first at the latest
+// (ops::RunErasuresLater), and a run takes a few seconds more.
+constexpr double kErasureWaitS = 45;
 const char kErasuresToRun[] =
     "SELECT x.id FROM erasure x JOIN tombstone t ON t.id = x.forget WHERE x.done_at IS NULL";
 
@@ -410,7 +414,7 @@ void Converge(unsigned seed, int steps) {
     for (const std::string& name : names) {
       // The hub runs an erasure it received a few seconds after the push
       // (gathering its triggers), and sends it on once done.
-      CHECK(hub.WaitFor([&] { return Column(hub, kErasuresToRun).empty(); }));
+      CHECK(hub.WaitFor([&] { return Column(hub, kErasuresToRun).empty(); }, kErasureWaitS));
       RunResult r = devices[name]->Cli({"sync", "--json"});
       last = r.out + r.err;
       rapidjson::Document d;
@@ -453,11 +457,13 @@ void Converge(unsigned seed, int steps) {
         if (erased_events.count(id) != 0) out.insert(id);
       return out;
     };
-    CHECK(store.WaitFor([&] {
-      return Column(store, kErased) == model.erased() &&
-             Column(store, "SELECT id FROM erasure WHERE done_at IS NULL").empty() &&
-             with_text().empty();
-    }));
+    CHECK(store.WaitFor(
+        [&] {
+          return Column(store, kErased) == model.erased() &&
+                 Column(store, "SELECT id FROM erasure WHERE done_at IS NULL").empty() &&
+                 with_text().empty();
+        },
+        kErasureWaitS));
     CHECK_MESSAGE(Column(store, kErased) == model.erased(),
                   where << " has run the erasures of " << Joined(Column(store, kErased))
                         << ", the model " << Joined(model.erased()));
