@@ -6,8 +6,10 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "core/entries/entries.hpp"
+#include "core/forget/forget.hpp"
 #include "core/store/audit.hpp"
 #include "core/store/visible.hpp"
 #include "core/util/hash.hpp"
@@ -422,10 +424,8 @@ EraseOutcome Erase(Db& db, MirrorStore& mirrors, const Clock& clock, const Erase
     throw OpError(Code::kConflict, in.forget + " is already erased (" + existing->id + ")");
   if (!existing) {
     // (One that exists keeps its forget in effect whatever restores it.)
-    auto r = db.Prepare("SELECT id FROM tombstone WHERE kind = 'restore' AND target = ?");
-    r.Bind(1, in.forget);
-    if (r.Step())
-      throw OpError(Code::kConflict, in.forget + " was restored by " + std::string(r.Text(0)) +
+    if (const std::set<std::string> by = RestoresOf(db, in.forget); !by.empty())
+      throw OpError(Code::kConflict, in.forget + " was restored by " + *by.begin() +
                                          ": only what a forget in effect hides can be erased; "
                                          "forget it again, then erase that forget");
   }

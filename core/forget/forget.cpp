@@ -409,6 +409,10 @@ ForgetOutcome Forget(Db& db, const Clock& clock, const std::string& store_name,
   return o;
 }
 
+std::set<std::string> RestoresOf(Db& db, const std::string& forget) {
+  return Column(db, "SELECT id FROM tombstone WHERE kind = 'restore' AND target = ?", forget);
+}
+
 std::string PlanDigest(const ForgetOutcome& plan) {
   std::string form = "origin-forget-plan 1\n";
   for (const std::string* line : {&plan.target, &plan.target_kind})
@@ -460,13 +464,9 @@ ForgetOutcome Restore(Db& db, const Clock& clock, const std::string& store_name,
     if (auto erased = ErasureOf(db, in.target))
       throw OpError(Code::kConflict, in.target + " cannot be restored: what it hid was erased (" +
                                          erased->id + "), and an erasure cannot be undone");
-    auto r = db.Prepare("SELECT id FROM tombstone WHERE kind = 'restore' AND target = ?");
-    r.Bind(1, in.target);
-    if (r.Step()) {
-      std::string by(r.Text(0));
-      throw OpError(Code::kConflict, in.target + " was already restored by " + by +
+    if (const Ids by = RestoresOf(db, in.target); !by.empty())
+      throw OpError(Code::kConflict, in.target + " was already restored by " + *by.begin() +
                                          "; to hide its target again, forget it again");
-    }
   }
   std::string origin = FixStoreName(db, store_name);
   std::string id = RandomId("tmb_");

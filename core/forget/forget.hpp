@@ -34,6 +34,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,10 @@ struct ForgetOutcome {
   std::vector<std::string> titles;       // sessions whose title changed (a title event's text)
   std::optional<std::string> hidden_by;  // forget: a forget in effect already hiding the target
 };
+
+/// The restores that target `forget`: one at most, unless two stores
+/// restored it before either heard of the other.
+std::set<std::string> RestoresOf(Db& db, const std::string& forget);
 
 /// The digest of what a forget would hide (docs/architecture.md, "Operations
 /// of the web UI"): hex SHA-256 of the plan's canonical form, from whole

@@ -164,9 +164,7 @@ void ApplyErasure(Db& db, const std::string& store, const ReplicaErasure& e, Ids
   if (!forget) return;  // it takes effect when the forget arrives
   // A restore that came first no longer counts (kForgetInEffect): the
   // forget is in effect again.
-  if (Column(db, "SELECT id FROM tombstone WHERE kind = 'restore' AND target = ?", e.forget)
-          .empty())
-    return;
+  if (RestoresOf(db, e.forget).empty()) return;
   Revive(db, store, *forget, touched);
 }
 
@@ -261,9 +259,7 @@ std::int64_t ApplyTombstones(Db& db, const std::string& store,
         roots.merge(direct.roots);
         // A restore that came first is logged again after its forget, so
         // that the devices that skipped it receive it now.
-        for (const std::string& r :
-             Column(db, "SELECT id FROM tombstone WHERE kind = 'restore' AND target = ?", t.id))
-          Log(db, r);
+        for (const std::string& r : RestoresOf(db, t.id)) Log(db, r);
       }
       ApplyList(db, t, from, events, roots, &touched);
     }
