@@ -363,10 +363,11 @@ void CarryOut(Db& db, MirrorStore& mirrors, Plan& p, std::int64_t seq, const Era
 }  // namespace
 
 std::optional<ErasureRef> ErasureOf(Db& db, const std::string& forget) {
-  auto st = db.Prepare("SELECT id, created_at, done_at IS NOT NULL FROM erasure WHERE forget = ?");
+  auto st = db.Prepare(
+      "SELECT id, created_at, done_at IS NOT NULL, seq, planned FROM erasure WHERE forget = ?");
   st.Bind(1, forget);
   if (!st.Step()) return std::nullopt;
-  return ErasureRef{std::string(st.Text(0)), st.Int(1), st.Int(2) != 0};
+  return ErasureRef{std::string(st.Text(0)), st.Int(1), st.Int(2) != 0, st.Int(3), st.Int(4) != 0};
 }
 
 bool AnyErased(Db& db) { return db.QueryInt("SELECT EXISTS (SELECT 1 FROM erased_event)") != 0; }
@@ -436,8 +437,8 @@ EraseOutcome Erase(Db& db, MirrorStore& mirrors, const Clock& clock, const Erase
   if (existing) {
     // Stopped midway here, or received from another store and not run
     // yet (RunErasures runs it too): taken up under its id.
-    seq = db.QueryInt("SELECT seq FROM erasure WHERE id = '" + existing->id + "'");
-    planned = db.QueryInt("SELECT planned FROM erasure WHERE seq = " + std::to_string(*seq)) != 0;
+    seq = existing->seq;
+    planned = existing->planned;
     p = planned ? RecordedPlan(db, *seq) : NewPlan(db, mirrors, in.forget);
     p.o.resumed = true;
     p.o.erasure = existing->id;

@@ -132,6 +132,8 @@ struct ErasureRef {
   std::string id;
   std::int64_t created_at = 0;
   bool done = false;
+  std::int64_t seq = 0;  // its row's
+  bool planned = false;  // its plan recorded (step 1 done here)
 };
 std::optional<ErasureRef> ErasureOf(Db& db, const std::string& forget);
 
