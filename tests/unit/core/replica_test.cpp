@@ -77,6 +77,19 @@ EraseOutcome EraseOn(World& w, const std::string& forget, std::int64_t later = 5
   return Erase(*w.s.db, *w.s.mirrors, w.s.clock, in, nullptr);
 }
 
+// A tombstone made on store `origin` (a restore when `target` is a
+// forget's id), as another store sends it.
+ReplicaTombstone MadeOn(const std::string& origin, const std::string& id,
+                        const std::string& target) {
+  ReplicaTombstone t;
+  t.id = id;
+  t.target = target;
+  t.reason = "fine";
+  t.created_at = 1767225800000;
+  t.origin = origin;
+  return t;
+}
+
 std::vector<std::string> FeedIds(World& w, std::int64_t after, const std::string& device) {
   std::vector<std::string> ids;
   for (const ReplicaTombstone& t : TombstonesAfter(*w.s.db, after, device, 500).tombstones)
@@ -339,12 +352,7 @@ TEST_SUITE("forget") {
     Apply(p.hub, "hub", {Load(p.dev, forget)}, ListedBy::kDevice);
     CHECK(EventHidden(*p.hub.s.db, p.alpha));
     // Another device restores it, and the hub has that first.
-    ReplicaTombstone restore;
-    restore.id = "tmb_00112233445566778899aabb";
-    restore.target = forget;
-    restore.reason = "fine";
-    restore.created_at = 1767225800000;
-    restore.origin = "desk";
+    ReplicaTombstone restore = MadeOn("desk", "tmb_00112233445566778899aabb", forget);
     Apply(p.hub, "hub", {restore}, ListedBy::kDevice);
     CHECK_FALSE(EventHidden(*p.hub.s.db, p.alpha));
 
@@ -525,12 +533,7 @@ TEST_SUITE("forget") {
     Pair p;
     const std::string forget = *p.dev.Forget("claude-code:s1").tombstone;
     Apply(p.hub, "hub", {Load(p.dev, forget)}, ListedBy::kDevice);
-    ReplicaTombstone restore;
-    restore.id = "tmb_0a1b2c3d4e5f60718293a4b5";
-    restore.target = forget;
-    restore.reason = "fine";
-    restore.created_at = 1767225800000;
-    restore.origin = "desk";
+    ReplicaTombstone restore = MadeOn("desk", "tmb_0a1b2c3d4e5f60718293a4b5", forget);
     Apply(p.hub, "hub", {restore}, ListedBy::kDevice);
     const std::string late = p.hub.Say("s1", "gamma line");  // while it is out of effect
     p.hub.Sync();
@@ -654,12 +657,7 @@ TEST_SUITE("forget") {
       "forget across stores: a device reports nothing of a forget whose target it does "
       "not hold (what it covers there directly may be its hub's rule 3)") {
     Pair p;
-    ReplicaTombstone f;
-    f.id = "tmb_0a1b2c3d4e5f60718293a4b6";
-    f.target = "claude-code:elsewhere";
-    f.reason = "private";
-    f.created_at = 1767225800000;
-    f.origin = "hub";
+    ReplicaTombstone f = MadeOn("hub", "tmb_0a1b2c3d4e5f60718293a4b6", "claude-code:elsewhere");
     f.events = {p.alpha, p.beta};
     Apply(p.dev, "box", {f}, ListedBy::kHub);
     CHECK(EventHidden(*p.dev.s.db, p.beta));
