@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 #include "core/util/hash.hpp"
 
-#include <algorithm>
-
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 
+#include <algorithm>
+#include <mutex>
+#include <random>
 #include <stdexcept>
 
 namespace origin {
@@ -47,8 +48,26 @@ std::optional<std::string> Unhex(std::string_view hex) {
   return out;
 }
 
+namespace {
+std::mutex seeded_mu;
+std::optional<std::mt19937_64> seeded;  // SeedRandomIdsForTest's
+}  // namespace
+
+void SeedRandomIdsForTest(std::optional<std::uint64_t> seed) {
+  std::lock_guard<std::mutex> lock(seeded_mu);
+  seeded.reset();
+  if (seed) seeded.emplace(*seed);
+}
+
 std::string RandomId(std::string_view prefix, std::size_t bytes) {
   std::string b(bytes, '\0');
+  {
+    std::lock_guard<std::mutex> lock(seeded_mu);
+    if (seeded) {
+      for (char& c : b) c = static_cast<char>((*seeded)() & 0xff);
+      return std::string(prefix) + Hex(b);
+    }
+  }
   if (RAND_bytes(reinterpret_cast<unsigned char*>(b.data()), static_cast<int>(bytes)) != 1)
     throw std::runtime_error("no random bytes for an id");
   return std::string(prefix) + Hex(b);

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,6 +27,11 @@ inline std::string Sha256Hex(std::string_view data) {
 /// ent_3f2a…: ids that are unique on every store, for entries and
 /// tombstones; a hub's access tokens take more (core/hub/tokens.hpp).
 std::string RandomId(std::string_view prefix, std::size_t bytes = 12);
+/// Tests only: RandomId's bytes from a generator seeded with `seed` instead
+/// of OpenSSL's, until called with nullopt, so that a test that chooses
+/// among ids in their order runs the same way every time.  Never called by
+/// the programs (a hub's tokens are RandomId's).
+void SeedRandomIdsForTest(std::optional<std::uint64_t> seed);
 /// Whether `id` has the shape of such an id from another store: `prefix`,
 /// then at least one letter, digit, '_' or '-', `max` bytes at most.  What
 /// a hub takes in a device's push (core/hub/replicate, core/forget/replica).
