@@ -31,6 +31,9 @@ int RenderHubSync(const rapidjson::Value& h) {
               Plural(Int(h, "entries"), "entry", "entries").c_str(),
               Plural(Int(h, "tombstones_up"), "tombstone", "tombstones").c_str(),
               Plural(Int(h, "tombstones_down"), "tombstone", "tombstones").c_str());
+  if (const std::int64_t reports = Int(h, "reports"); reports > 0)
+    std::printf("  told the hub what %s made elsewhere %s here\n",
+                Plural(reports, "forget", "forgets").c_str(), reports == 1 ? "covers" : "cover");
   if (h.HasMember("refused") && h["refused"].IsArray())
     for (const auto& f : h["refused"].GetArray())
       if (f.IsString()) std::printf("  not sent: %s\n", f.GetString());

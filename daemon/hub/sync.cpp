@@ -283,7 +283,8 @@ class SyncRun {
     if (const std::int64_t applied = IntOf(d, "applied"); applied < sent && applied != records)
       throw Stopped("the hub took " + std::to_string(applied) + " of the " + std::to_string(sent) +
                     " tombstones and erasures sent: it does not know erasures yet (update it)");
-    r_.tombstones_up += sent;
+    r_.tombstones_up += records;
+    r_.reports += static_cast<std::int64_t>(reports.size());
   }
 
   // Where a chunk starts: a mirror (an index into Mirrors' list) and an

@@ -42,7 +42,8 @@ struct SyncReport {
   bool connected = false;
   std::string url;
   std::int64_t chunks = 0, bytes = 0;  // step 1
-  std::int64_t entries = 0, tombstones_up = 0;  // step 2
+  std::int64_t entries = 0, tombstones_up = 0;  // step 2 (tombstones and erasures)
+  std::int64_t reports = 0;  // step 2: of forgets made elsewhere (core/forget/replica.hpp)
   std::optional<std::string> pending;  // the entry that waits for its events on the hub
   std::int64_t tombstones_down = 0;    // step 3
   std::vector<std::string> refused;    // a relay's files the hub refused, each with why

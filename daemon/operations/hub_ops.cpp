@@ -57,6 +57,8 @@ void WriteHubSync(rpc::Writer& w, const hub::SyncReport& r) {
   w.Int64(r.tombstones_up);
   w.Key("tombstones_down");
   w.Int64(r.tombstones_down);
+  w.Key("reports");
+  w.Int64(r.reports);
   rpc::Opt(w, "pending", r.pending);
   if (!r.refused.empty()) {  // a relay's files the hub would not take
     w.Key("refused");
