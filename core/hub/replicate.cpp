@@ -191,17 +191,24 @@ std::vector<LocalMirror> LocalMirrors(Db& db) {
 }
 
 std::vector<OwnChange> OwnChangesAfter(Db& db, std::string_view store, std::int64_t after,
-                                       std::size_t limit) {
+                                       std::size_t limit, std::int64_t* through) {
+  // Read first: one writer, so every row up to it is committed, and a row
+  // logged after has a larger seq.
+  const std::int64_t last = db.QueryInt("SELECT coalesce(max(seq), 0) FROM change_log");
   // A forget another store made, logged here (received, or what it covers
   // here changed), when it covers here what the hub has not listed.
   auto st = db.Prepare(
       "SELECT c.seq, CASE WHEN c.origin = ?2 THEN c.kind ELSE 'report' END, c.id FROM "
-      "change_log c WHERE c.seq > ?1 AND ((c.origin = ?2 AND (c.kind <> 'entry' OR (NOT EXISTS "
+      "change_log c WHERE c.seq > ?1 AND c.seq <= ?4 AND ((c.origin = ?2 AND (c.kind <> 'entry' OR "
+      "(NOT EXISTS "
       "(SELECT 1 FROM forgotten_entry f WHERE f.entry_id = c.id) AND NOT EXISTS (SELECT 1 FROM "
       "imported_entry i WHERE i.entry_id = c.id)))) OR (c.kind = 'tombstone' AND c.origin <> ?2 "
       "AND EXISTS (SELECT 1 FROM tombstone t, tombstone_effect d WHERE t.id = c.id AND " +
       UnlistedCoverage() + "))) ORDER BY c.seq LIMIT ?3");
-  st.Bind(1, after).Bind(2, std::string(store)).Bind(3, static_cast<std::int64_t>(limit));
+  st.Bind(1, after)
+      .Bind(2, std::string(store))
+      .Bind(3, static_cast<std::int64_t>(limit))
+      .Bind(4, last);
   std::vector<OwnChange> out;
   while (st.Step()) {
     const std::string_view kind = st.Text(1);
@@ -212,6 +219,7 @@ std::vector<OwnChange> OwnChangesAfter(Db& db, std::string_view store, std::int6
                                          : OwnChange::Kind::kReport,
                    std::string(st.Text(2))});
   }
+  if (through != nullptr) *through = out.size() >= limit ? out.back().seq : std::max(after, last);
   return out;
 }
 

@@ -88,7 +88,10 @@ struct OwnChange {
 /// Those after `after`, at most `limit`, in change_log's order: hidden
 /// entries and entries derived from native memories are left out (a
 /// restore logs an entry again, and the hub derives the same ones).
+/// `through` (when given) is set to the last row of change_log these rows
+/// were looked for in: past it, none was left out (rows logged later come
+/// after it), so a sender may move its cursor there once all was sent.
 std::vector<OwnChange> OwnChangesAfter(Db& db, std::string_view store, std::int64_t after,
-                                       std::size_t limit);
+                                       std::size_t limit, std::int64_t* through = nullptr);
 
 }  // namespace origin

@@ -143,10 +143,16 @@ class SyncRun {
     std::int64_t cursor = OnDb(ctx_.readers, [&key](Db& db) { return ToInt(SettingOr(db, key, "0")); });
     std::int64_t scanned = cursor;
     for (;;) {
-      std::vector<OwnChange> changes = OnDb(ctx_.readers, [this, scanned](Db& db) {
-        return OwnChangesAfter(db, store_, scanned, kBatch);
+      std::int64_t through = scanned;
+      std::vector<OwnChange> changes = OnDb(ctx_.readers, [this, scanned, &through](Db& db) {
+        return OwnChangesAfter(db, store_, scanned, kBatch, &through);
       });
-      if (changes.empty()) break;
+      if (changes.empty()) {
+        // Past rows it does not send (others' changes, hidden entries): a
+        // later sync does not read them again, unless an entry waits.
+        if (!r_.pending && through > cursor) Save(key, cursor = through);
+        break;
+      }
       scanned = changes.back().seq;
       for (std::size_t i = 0; i < changes.size();) {
         std::size_t end = i;
