@@ -9,13 +9,14 @@
 //
 //   search_profile --home DIR/home [--reps R] [--only LABEL] [--interleave 1]
 //                  [--cache-kib N] [--idx-cache-kib N] [--read-all-upto N]
-//                  [--stamps 0|1]
+//                  [--stamps 0|1] [--totals 0|1]
 //
 // --read-all-upto N: EventQuery::read_all_upto (-1: a ranked search never
 // reads every match oldest first), to compare the two ways.  --stamps 0:
 // no MessageStamps (each candidate's timestamp read from event_seq_ts), as
 // before the daemon kept them; 1 (the default), as the daemon does, made
-// before the first query.
+// before the first query.  --totals 0: as the search tool of MCP asks (no
+// count, no tool count beside it, its first page and one more).
 
 #include <cstdio>
 #include <cstdlib>
@@ -32,6 +33,10 @@ using namespace origin;
 using namespace origin::bench;
 
 namespace {
+
+// What the search tool asks by default: 20 hits and one more, which says
+// whether there are more (daemon/mcp/tools.cpp).
+constexpr int kMcpLimit = 21;
 
 struct Query {
   const char* label;
@@ -59,6 +64,8 @@ int main(int argc, char** argv) {
   options.Add("--read-all-upto", &read_all_upto, "N");
   int stamps_n = 1;
   options.Add("--stamps", &stamps_n, "0|1");
+  int totals_n = 1;
+  options.Add("--totals", &totals_n, "0|1");
   if (!options.Parse(argc, argv)) return 2;
   if (home.empty()) {
     std::fprintf(stderr, "search_profile: --home is needed\n%s\n", options.Usage().c_str());
@@ -110,7 +117,11 @@ int main(int argc, char** argv) {
     q.include_tools = qq.all;
     q.recent = qq.recent;
     if (qq.project) q.project = qq.project;
-    q.count_upto = kTotalsUpto;
+    if (totals_n != 0) {
+      q.count_upto = kTotalsUpto;
+    } else {
+      q.limit = kMcpLimit;
+    }
     q.read_all_upto = read_all_upto;
     if (stamps_n != 0) q.stamps = &stamps;
     SearchCost c1, c2;
@@ -119,7 +130,7 @@ int main(int argc, char** argv) {
     std::int64_t n = 0;
     SearchEvents(*db, q, &n);
     double t1 = Now();
-    if (!qq.all) {
+    if (!qq.all && totals_n != 0) {
       EventQuery t = q;
       t.tools_only = true;
       t.cost = &c2;
