@@ -8,10 +8,29 @@
 // socket protocol's error codes, MCP tool errors and JSON-RPC errors); any
 // other exception is an internal error.
 
+#include <cstddef>
 #include <stdexcept>
 #include <string>
 
 namespace origin {
+
+/// An error's message is at most about this many bytes (an ambiguous
+/// reference's list of ten candidates fits): one that echoes
+/// what a client sent (an id of 100 KB) keeps its start and its end, and
+/// says how much was cut between them, on UTF-8 character boundaries.
+inline constexpr std::size_t kMaxErrorMessage = 4000;
+inline std::string BoundErrorMessage(std::string m) {
+  if (m.size() <= kMaxErrorMessage) return m;
+  // Back to the start of the character at `i`.
+  auto start = [&m](std::size_t i) {
+    while (i > 0 && (static_cast<unsigned char>(m[i]) & 0xC0) == 0x80) --i;
+    return i;
+  };
+  const std::size_t head = start(kMaxErrorMessage * 3 / 5);
+  const std::size_t tail = start(m.size() - kMaxErrorMessage / 5);
+  return m.substr(0, head) + "\u2026 (" + std::to_string(tail - head) + " bytes cut) \u2026" +
+         m.substr(tail);
+}
 
 class OpError : public std::runtime_error {
  public:
@@ -26,7 +45,8 @@ class OpError : public std::runtime_error {
     kProtocol,
     kInternal,
   };
-  OpError(Code code, const std::string& message) : std::runtime_error(message), code_(code) {}
+  OpError(Code code, const std::string& message)
+      : std::runtime_error(BoundErrorMessage(message)), code_(code) {}
   Code code() const noexcept { return code_; }
 
  private:

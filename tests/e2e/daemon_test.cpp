@@ -472,6 +472,11 @@ TEST_SUITE("e2e") {
       CHECK(r.status == 4);
       CHECK(r.err.find("no event or entry claude-code:nope") != std::string::npos);
     }
+    // An id of 100 KB: the same error, not echoed whole.
+    r = f.Cli({"show", "claude-code:" + std::string(100000, 'z')});
+    CHECK(r.status == 4);
+    CHECK(r.err.find("no event or entry claude-code:zzz") != std::string::npos);
+    CHECK(r.err.size() < 5000);
     r = f.Cli({"timeline", "claude-code:nope"});
     CHECK(r.status == 4);
     CHECK(r.err.find("no session") != std::string::npos);

@@ -13,6 +13,8 @@
 #include "core/forget/forget.hpp"
 #include "core/store/refs.hpp"
 #include "core/store/schema.hpp"
+#include "core/util/op_error.hpp"
+#include "core/util/text.hpp"
 #include "tests/support/support.hpp"
 
 using namespace origin;
@@ -151,6 +153,27 @@ TEST_SUITE("ids") {
     CHECK(Message([&] { ResolveId(db, "claude-code:nope", kEventIds | kEntryIds); }) ==
           "no event or entry claude-code:nope");
     CHECK(OpErrorOf([&] { ResolveId(db, "4f0c2a91", kEventIds); }) == Code::kInvalidArgument);
+  }
+
+  TEST_CASE("ids: an error echoing an id of 100 KB is bounded, cut between characters") {
+    TestStore s;
+    Db& db = *s.db;
+    const std::string id = "claude-code:" + std::string(100000, 'x') + "-end";
+    const std::string msg = Message([&] { ResolveId(db, id, kEventIds | kEntryIds); });
+    CHECK(msg.size() <= kMaxErrorMessage + 40);
+    CHECK(msg.starts_with("no event or entry claude-code:xxxx"));
+    CHECK(msg.ends_with("xxxx-end"));
+    CHECK(msg.find(" bytes cut) ") != std::string::npos);
+    // Letters of two, three and four bytes are never split.
+    for (const char* letter : {"\u00e9", "\u90e8", "\U0001F600"}) {
+      std::string many;
+      while (many.size() < 3 * kMaxErrorMessage) many += letter;
+      for (std::size_t shift = 0; shift < 4; ++shift) {
+        const std::string bounded = OpError(Code::kNotFound, std::string(shift, 'a') + many).what();
+        CHECK(bounded.size() < many.size());
+        CHECK(ValidUtf8(bounded));
+      }
+    }
   }
 
   TEST_CASE("ids: a hidden event is matched by its full id only, never by a prefix or reference (invariant 2)") {
