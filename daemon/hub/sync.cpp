@@ -94,11 +94,13 @@ class SyncRun {
               IntOf(c, "bytes");
     const std::vector<LocalMirror> mine =
         OnDb(ctx_.readers, [](Db& db) { return LocalMirrors(db); });
-    // Where each mirror starts: the hub's cursor, or its beginning.
+    // Where each mirror starts: the hub's cursor, or its beginning; a
+    // mirror whose copy on the hub is not a beginning of it is not sent.
     std::vector<std::int64_t> starts;
     for (const LocalMirror& m : mine) {
       auto it = hub.find({m.source, m.rel_path, m.generation});
-      starts.push_back(it == hub.end() ? 0 : it->second);
+      const std::int64_t start = it == hub.end() ? 0 : it->second;
+      starts.push_back(Diverges(m, start) ? m.bytes : start);
     }
     // The chunk after [i, from) once the hub holds up to `from` there.
     auto after = [&mine, &starts](std::size_t i, std::int64_t from) -> std::optional<Place> {
@@ -124,8 +126,8 @@ class SyncRun {
         // The hub holds another length: go on from its cursor.
         const std::int64_t cursor = IntOf(ParseBody(resp), "bytes");
         // Nothing this store can send there: on to the next mirror.
-        at = cursor == at->from || cursor > m.bytes ? after(at->mirror, m.bytes)
-                                                    : Place{at->mirror, cursor};
+        at = cursor == at->from || Diverges(m, cursor) ? after(at->mirror, m.bytes)
+                                                       : Place{at->mirror, cursor};
         continue;
       }
       rapidjson::Document ok = Expect(resp, 200, "POST /v1/ingest of " + m.rel_path);
@@ -136,6 +138,20 @@ class SyncRun {
       ++r_.chunks;
       r_.bytes += static_cast<std::int64_t>(body.size);
     }
+  }
+
+  // Why the mirrors the hub's copies of are not beginnings of this
+  // store's were not sent (Diverges), as the sync's error; nullopt when
+  // every one was.
+  std::optional<std::string> Diverged() const {
+    if (diverged_.empty()) return std::nullopt;
+    std::string out = diverged_.front();
+    if (const std::size_t more = diverged_.size() - 1; more > 0)
+      out += " (and " + std::to_string(more) + (more == 1 ? " file" : " files") + " more)";
+    return out + ": does another store sync as " + store_ +
+           "? Each store needs a name and a token of its own (origin token create NAME on the "
+           "hub); " +
+           (diverged_.size() > 1 ? "these files are" : "the file is") + " not sent, the others are";
   }
 
   void Changes() {
@@ -307,6 +323,33 @@ class SyncRun {
     std::size_t size = 0;
   };
 
+  // Whether the hub's copy of `m`, `cursor` bytes long, cannot be a
+  // beginning of this store's: longer, or ending within a line here.  The
+  // hub's copy of a device's mirror is fed by that device alone, so either
+  // is another store pushing under this name (its lines appended mid-line,
+  // or onto another file's), and this store's lines are not appended to it
+  // (recorded for Diverged).  A shorter copy ending at a line break is taken
+  // for a beginning of this one: content is not compared, which an
+  // erasure made on one side only would make differ.
+  bool Diverges(const LocalMirror& m, std::int64_t cursor) {
+    if (cursor == 0 || cursor == m.bytes) return false;
+    std::string why;
+    if (cursor > m.bytes) {
+      why = "the hub holds " + std::to_string(cursor) + " bytes of " + m.rel_path + " (" +
+            m.source + "), this store " + std::to_string(m.bytes);
+    } else {
+      MirrorStore& mirrors = ctx_.mirrors;
+      const std::string last = OnDb(ctx_.readers, [&mirrors, &m, cursor](Db& db) {
+        return mirrors.ReadRange(db, m.file_id, cursor - 1, cursor);
+      });
+      if (last == "\n") return false;
+      why = "the hub's copy of " + m.rel_path + " (" + m.source + ") ends at byte " +
+            std::to_string(cursor) + ", within a line of this store's";
+    }
+    diverged_.push_back(std::move(why));
+    return true;
+  }
+
   // The request of the chunk of `m` at `from`: read through a reader, on
   // whichever thread calls it (the sync's, or the one making it ahead).
   Body Make(const LocalMirror& m, std::int64_t from) const {
@@ -330,6 +373,7 @@ class SyncRun {
   Http& http_;
   const std::string url_, store_;
   SyncReport& r_;
+  std::vector<std::string> diverged_;
 };
 
 }  // namespace
@@ -427,6 +471,7 @@ void Syncer::SyncJob() {
           run.Mirrors();
           run.Changes();
           run.Feed(true);
+          if (std::optional<std::string> diverged = run.Diverged()) report.error = *diverged;
         }
       } catch (const std::exception& e) {
         report.error = e.what();
@@ -485,8 +530,9 @@ CheckReport Syncer::CheckOn(const Connection& c, std::string as) {
     } else if (out.device != out.store) {
       out.error = "this token is " + out.device + "'s, and this store is named " + out.store +
                   ": create a token named " + out.store + " on the hub (origin token create " +
-                  out.store + "), or give this store the token's name (origin hub connect " +
-                  c.url + " --token ... --device " + out.device +
+                  out.store + "), or, if no other store syncs as " + out.device +
+                  ", give this store the token's name (origin hub connect " + c.url +
+                  " --token ... --device " + out.device +
                   ", while it has written no entry or tombstone)";
     }
   } catch (const std::exception& e) {

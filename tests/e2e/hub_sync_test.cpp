@@ -275,6 +275,73 @@ TEST_CASE(
   dev.Stop();
 }
 
+TEST_CASE(
+    "hub sync: a second store syncing under a device's name appends nothing to that device's "
+    "copy on the hub, and says why (nothing is lost)") {
+  DaemonFixture hub;
+  const int port = StartHub(hub);
+  const std::string url = "http://127.0.0.1:" + std::to_string(port);
+  const std::string token = NewToken(hub, "laptop");
+
+  DaemonFixture laptop, copy;
+  laptop.env()["ORIGIN_HUB_SYNC_MS"] = "600000";
+  copy.env()["ORIGIN_HUB_SYNC_MS"] = "600000";
+  StartDevice(laptop, "laptop", "about rockets");
+  REQUIRE(laptop.Cli({"hub", "connect", url, "--token", token}).status == 0);
+  Sync(laptop);
+  // The hub's one mirror, of the laptop's one file.
+  const auto mirrors = MirrorContents(hub.home());
+  REQUIRE(mirrors.size() == 1);
+  const std::string mirror = mirrors.begin()->first;
+  INFO(mirror);
+  const std::string sent = mirrors.begin()->second;
+  REQUIRE(sent.size() > 200);
+
+  // Another store under the same name, with another file at the same
+  // path: shorter than what the hub holds of the laptop's...
+  copy.env()["ORIGIN_DEVICE"] = "laptop";
+  const std::string file = copy.claude() + "/projects/app/laptop.jsonl";
+  WriteFile(file, ClaudeLine("copy-u0", "a copy's first line", "copy-session"));
+  copy.Start();
+  REQUIRE(copy.WaitFor([&] { return copy.Events() == 1; }));
+  REQUIRE(copy.Cli({"hub", "connect", url, "--token", token}).status == 0);
+  auto sync_error = [&copy] {
+    RunResult r = copy.Cli({"sync", "--json"});
+    CHECK(r.status == 1);  // the sync with the hub failed
+    rapidjson::Document d = Json(r.out);
+    REQUIRE(d.HasMember("hub"));
+    return d["hub"]["error"].IsString() ? std::string(d["hub"]["error"].GetString()) : "";
+  };
+  std::string error = sync_error();
+  CHECK_MESSAGE(error.find("the hub holds " + std::to_string(sent.size()) +
+                           " bytes of projects/app/laptop.jsonl") != std::string::npos,
+                error);
+  CHECK_MESSAGE(error.find("does another store sync as laptop?") != std::string::npos, error);
+  // ... then longer, the hub's copy ending within one of its lines: not
+  // appended there (a torn line), and said so; origin status shows it.
+  AppendFile(file, ClaudeLine("copy-u1", "a copy's long line " + std::string(sent.size(), 'q'),
+                              "copy-session"));
+  REQUIRE(copy.WaitFor([&] { return copy.Events() == 2; }));
+  error = sync_error();
+  CHECK_MESSAGE(error.find("ends at byte " + std::to_string(sent.size()) + ", within a line") !=
+                    std::string::npos,
+                error);
+  CHECK(MirrorContents(hub.home()).at(mirror) == sent);
+  CHECK_FALSE(HubFinds(port, token, "qqqq", "copy-u1"));
+  const rapidjson::Document status = Status(copy);
+  CHECK(std::string(status["hub"]["error"].GetString()).find("within a line") != std::string::npos);
+
+  // The laptop's own lines still go on, whole.
+  AppendFile(laptop.claude() + "/projects/app/laptop.jsonl",
+             ClaudeLine("laptop-u4", "laptop said more about rockets", "laptop-session"));
+  REQUIRE(laptop.WaitFor([&] { return laptop.Events() == 5; }));
+  Sync(laptop);
+  CHECK(MirrorContents(hub.home()).at(mirror) == MirrorContents(laptop.home()).begin()->second);
+  CHECK(HubFinds(port, token, "more about rockets", "laptop-u4"));
+  copy.Stop();
+  laptop.Stop();
+}
+
 }  // TEST_SUITE
 
 }  // namespace origin::test
