@@ -189,6 +189,11 @@ struct RemoteOutcome {
 
 /// raw_file's key of a device's file on a hub: "@<device>:<rel_path>".
 std::string RemoteKey(std::string_view device, std::string_view rel_path);
+/// The key an adapter sees a file by, from its raw_file key: a device's
+/// own key for a device's file on a hub (what IngestRemote parses it
+/// with, and what ids such as a generated stream's derive from), the key
+/// itself otherwise.
+std::string_view AdapterKey(std::string_view raw_key);
 
 class Ingester {
  public:

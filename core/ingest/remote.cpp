@@ -36,6 +36,13 @@ std::string RemoteKey(std::string_view device, std::string_view rel_path) {
   return "@" + std::string(device) + ":" + std::string(rel_path);
 }
 
+std::string_view AdapterKey(std::string_view raw_key) {
+  // A device's name holds no ':' (SafeSegment), so the first one ends it.
+  if (!raw_key.starts_with('@')) return raw_key;
+  const std::size_t colon = raw_key.find(':');
+  return colon == std::string_view::npos ? raw_key : raw_key.substr(colon + 1);
+}
+
 RemoteOutcome Ingester::IngestRemote(const SourceAdapter& adapter, const RemoteChunk& c) {
   if (!SafeSegment(c.device)) throw std::invalid_argument("unsafe device name: " + c.device);
   if (!SafeKey(c.rel_path))

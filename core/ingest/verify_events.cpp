@@ -7,6 +7,8 @@
 #include <set>
 #include <string>
 
+#include "core/ingest/ingester.hpp"
+
 namespace origin {
 
 namespace {
@@ -107,8 +109,10 @@ VerifyCheck VerifyEvents(Db& db, MirrorStore& mirrors,
         c.checked += static_cast<std::int64_t>(events.size());
         continue;
       }
-      f = File{std::string(st.Text(0)), std::string(st.Text(1)), std::string(st.Text(2)),
-               std::string(st.Text(3)), st.Int(4)};
+      // Parsed as ingestion parsed it: a device's file on a hub by the
+      // device's own key.
+      f = File{std::string(st.Text(0)), std::string(AdapterKey(st.Text(1))),
+               std::string(st.Text(2)), std::string(st.Text(3)), st.Int(4)};
     }
     const SourceAdapter* a = nullptr;
     for (const auto& ad : adapters)

@@ -9,6 +9,7 @@
 #include "adapters/common/whole_texts.hpp"
 #include "core/entries/entries.hpp"
 #include "core/forget/forget.hpp"
+#include "core/ingest/ingester.hpp"
 #include "core/query/events.hpp"
 #include "core/query/search.hpp"
 #include "core/query/terms.hpp"
@@ -45,8 +46,9 @@ std::optional<std::string> WholeText(Context& ctx, Db& db, const EventRow& e) {
     return std::nullopt;  // a mirror that lost the line: the stored text is all there is
   }
   if (!line) return std::nullopt;
-  std::unique_ptr<FileState> state = adapter->LoadState(line->key, "");
-  ParseContext pc{line->path, line->key, line->line, state.get()};
+  const std::string key(AdapterKey(line->key));  // a device's own, on a hub
+  std::unique_ptr<FileState> state = adapter->LoadState(key, "");
+  ParseContext pc{line->path, key, line->line, state.get()};
   ParsedLine parsed;
   {
     adapters::WholeTexts whole;

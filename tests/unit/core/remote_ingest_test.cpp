@@ -6,8 +6,10 @@
 #include <doctest/doctest.h>
 
 #include "adapters/claude_code/claude_code.hpp"
+#include "adapters/codex/codex.hpp"
 #include "core/hub/replicate.hpp"
 #include "core/ingest/raw_file.hpp"
+#include "core/ingest/verify_events.hpp"
 #include "tests/support/support.hpp"
 
 using namespace origin;
@@ -77,6 +79,34 @@ TEST_SUITE("ingest") {
     CHECK(cursors[0].bytes == static_cast<std::int64_t>(a.size() + b.size()));
     CHECK(cursors[0].lines == 3);
     CHECK(DeviceCursors(*s.db, "lap").empty());  // a prefix of a name is not the name
+  }
+
+  TEST_CASE("ingest: a device's files verify on the hub as the device's, keys and all") {
+    // Codex's session index gives title events by its key (session_index.jsonl),
+    // and verify parses the hub's mirror by the device's key too, as ingestion
+    // did (not the hub's "@<device>:" one).
+    TestStore s;
+    std::vector<std::unique_ptr<SourceAdapter>> adapters;
+    adapters.push_back(std::make_unique<adapters::CodexAdapter>(s.dir / "codex"));
+    adapters.push_back(std::make_unique<adapters::ClaudeCodeAdapter>(s.dir / "claude"));
+    RemoteChunk index;
+    index.device = "laptop";
+    index.path = "/home/u/.codex/session_index.jsonl";
+    index.rel_path = "session_index.jsonl";
+    index.data =
+        R"({"id":"0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b","thread_name":"build.sh failure","updated_at":"2026-02-01T09:01:00Z"})"
+        "\n";
+    REQUIRE(s.ingester->IngestRemote(*adapters[0], index).events == 1);
+    REQUIRE(
+        s.ingester->IngestRemote(*adapters[1], Chunk("laptop", 0, Line("u1", "first"))).events ==
+        1);
+    CHECK(AdapterKey("@laptop:session_index.jsonl") == "session_index.jsonl");
+    CHECK(AdapterKey("projects/a:b.jsonl") == "projects/a:b.jsonl");
+    for (bool all : {false, true}) {
+      const VerifyCheck v = VerifyEvents(*s.db, *s.mirrors, adapters, all, 2);
+      CHECK(v.checked == 2);
+      CHECK_MESSAGE(v.ok(), (v.problems.empty() ? std::string() : v.problems.front()));
+    }
   }
 
   TEST_CASE("ingest: a device's names and paths cannot leave its directory under raw/") {
