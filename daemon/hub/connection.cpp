@@ -5,6 +5,7 @@
 #include <rapidjson/document.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdlib>
@@ -31,19 +32,39 @@ std::string Env(const char* name) {
 }  // namespace
 
 std::string CanonicalUrl(std::string_view url) {
-  std::string u(url);
-  while (!u.empty() && u.back() == '/') u.pop_back();
-  const std::size_t scheme = u.find("://");
-  if (scheme == std::string::npos || (u.compare(0, scheme, "http") != 0 &&
-                                      u.compare(0, scheme, "https") != 0))
-    throw std::invalid_argument("the hub's URL starts with http:// or https://: " + u);
-  if (u.size() == scheme + 3 || u[scheme + 3] == '/')
-    throw std::invalid_argument("the hub's URL names a host: " + u);
-  if (u.find_first_of("?#") != std::string::npos)
-    throw std::invalid_argument("the hub's URL has no query or fragment: " + u);
-  for (char c : u)
+  const std::string given(url);
+  for (char c : given)
     if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f)
       throw std::invalid_argument("the hub's URL has no spaces or control characters");
+  const std::size_t scheme = given.find("://");
+  if (scheme == std::string::npos ||
+      (given.compare(0, scheme, "http") != 0 && given.compare(0, scheme, "https") != 0))
+    throw std::invalid_argument("the hub's URL starts with http:// or https://: " + given);
+  if (given.find_first_of("?#") != std::string::npos)
+    throw std::invalid_argument("the hub's URL has no query or fragment: " + given);
+  std::string u = given;
+  while (u.size() > scheme + 3 && u.back() == '/') u.pop_back();
+  // The authority: [user@]host[:port], the host maybe an IPv6 address in
+  // brackets.
+  const std::size_t from = scheme + 3;
+  const std::string authority = u.substr(from, u.find('/', from) - from);
+  if (authority.find('@') != std::string::npos)
+    throw std::invalid_argument(
+        "the hub's URL holds no user or password (the token goes with --token): " + given);
+  std::size_t host_end = std::min(authority.find(':'), authority.size());  // one past it
+  if (authority.starts_with('[')) {
+    const std::size_t close = authority.find(']');
+    host_end = close == std::string::npos || close < 2 ? 0 : close + 1;
+  }
+  if (host_end == 0) throw std::invalid_argument("the hub's URL names a host: " + given);
+  if (host_end < authority.size()) {
+    const std::string port = authority.substr(host_end + 1);
+    const bool digits = !port.empty() && port.size() <= 5 &&
+                        port.find_first_not_of("0123456789") == std::string::npos;
+    if (authority[host_end] != ':' || !digits || std::stoi(port) < 1 || std::stoi(port) > 65535)
+      throw std::invalid_argument("the hub's URL has a port of 1 to 65535 after its host: " +
+                                  given);
+  }
   return u;
 }
 
@@ -239,22 +260,43 @@ rapidjson::Document ParseBody(const Response& r) {
   return d;
 }
 
+namespace {
+
+// What to do about the answer `status`, or the transfer's `error`, said
+// after what went wrong.
+std::string Remedy(long status, const std::string& error) {
+  if (error.find("certificate") != std::string::npos)
+    return " (a certificate of your own: origin hub connect URL --token T --ca-file FILE)";
+  if (error.find("wrong version number") != std::string::npos)
+    return " (an https URL to a server that speaks http: the hub speaks plain http, and https "
+           "is a reverse proxy's in front of it)";
+  if (status == 401)
+    return " (a new token: origin token create NAME on the hub, NAME this device's, after "
+           "origin token revoke NAME if it still has one, then origin hub connect URL --token "
+           "NEW here)";
+  if (status == 404)
+    return " (is the URL the hub's own, as origin serve prints it, without /mcp or another "
+           "path of its API?)";
+  return "";
+}
+
+}  // namespace
+
 rapidjson::Document Expect(const Response& r, long status, const std::string& what) {
   if (!r.error.empty())
-    throw Stopped("the hub could not be reached (" + what + "): " + r.error +
-                  (r.error.find("certificate") != std::string::npos
-                       ? " (a certificate of your own: origin hub connect URL --token T "
-                         "--ca-file FILE)"
-                       : ""));
+    throw Stopped("the hub could not be reached (" + what + "): " + r.error + Remedy(0, r.error));
   rapidjson::Document d = ParseBody(r);
+  const bool ours = !d.HasParseError() && d.IsObject();
   if (r.status != status) {
     std::string why;
-    if (!d.HasParseError() && d.IsObject() && d.HasMember("error") && d["error"].IsString())
+    if (ours && d.HasMember("error") && d["error"].IsString())
       why = std::string(": ") + d["error"].GetString();
-    throw Stopped("the hub answered " + std::to_string(r.status) + " to " + what + why);
+    throw Stopped("the hub answered " + std::to_string(r.status) + " to " + what + why +
+                  Remedy(r.status, ""));
   }
-  if (d.HasParseError() || !d.IsObject())
-    throw Stopped("the hub's answer to " + what + " is not a JSON object");
+  if (!ours)
+    throw Stopped("the hub's answer to " + what +
+                  " is not a JSON object: is the URL an Origin hub's, as origin serve prints it?");
   return d;
 }
 

@@ -12,6 +12,7 @@
 #include "daemon/http/body_coding.hpp"
 #include "daemon/http/hub_service.hpp"
 #include "daemon/hub/backoff.hpp"
+#include "daemon/hub/connection.hpp"
 #include "daemon/hub/wire.hpp"
 #include "daemon/rpc_json.hpp"
 #include "proto/protocol.hpp"
@@ -242,5 +243,70 @@ TEST_SUITE("hub") {
     CHECK(b.Allows(now));
     b.Ended(false, now);  // and a new failure starts from the first wait again
     CHECK(b.retry_at_ms() - now == 5'000);
+  }
+}
+
+// A device's connection (daemon/hub/connection.hpp): the URL it is given,
+// and what it says when the hub's answer is not what it asked for.
+TEST_SUITE("hub") {
+  TEST_CASE(
+      "hub: a hub's URL is http or https with a host and a port of 1 to 65535, said as given") {
+    using origin::hub::CanonicalUrl;
+    CHECK(CanonicalUrl("http://127.0.0.1:7077/") == "http://127.0.0.1:7077");
+    CHECK(CanonicalUrl("https://hub.example.org/origin//") == "https://hub.example.org/origin");
+    CHECK(CanonicalUrl("http://[::1]:7077") == "http://[::1]:7077");
+    CHECK(CanonicalUrl("http://hub") == "http://hub");
+    auto refused = [](const char* url) {
+      try {
+        CanonicalUrl(url);
+      } catch (const std::invalid_argument& e) {
+        return std::string(e.what());
+      }
+      return std::string();
+    };
+    CHECK(refused("http://") == "the hub's URL names a host: http://");
+    CHECK(refused("https:///x") == "the hub's URL names a host: https:///x");
+    CHECK(refused("http://:7077") == "the hub's URL names a host: http://:7077");
+    CHECK(refused("http://[]:1") == "the hub's URL names a host: http://[]:1");
+    CHECK(refused("ftp://hub") == "the hub's URL starts with http:// or https://: ftp://hub");
+    CHECK(refused("hub:7077") == "the hub's URL starts with http:// or https://: hub:7077");
+    for (const char* url : {"http://127.0.0.1:99999", "http://127.0.0.1:0",
+                            "http://h:", "http://h:x1", "http://[::1]x"})
+      CHECK_MESSAGE(refused(url).starts_with("the hub's URL has a port of 1 to 65535"), url);
+    CHECK(refused("http://me:secret@hub").find("no user or password") != std::string::npos);
+    CHECK(refused("http://hub/?a=1").find("no query or fragment") != std::string::npos);
+    CHECK(refused("http://hub /").find("no spaces") != std::string::npos);
+  }
+
+  TEST_CASE(
+      "hub: an answer that is not the hub's says what to do: a new token, the hub's own URL, "
+      "http") {
+    using origin::hub::Expect;
+    using origin::hub::Response;
+    auto stopped = [](const Response& r) {
+      try {
+        Expect(r, 200, "GET /v1/device");
+      } catch (const origin::hub::Stopped& e) {
+        return std::string(e.what());
+      }
+      return std::string();
+    };
+    const std::string revoked =
+        stopped(Response{401, R"({"error":"the token is unknown or revoked"})", "", false});
+    CHECK(revoked.starts_with("the hub answered 401 to GET /v1/device: the token is unknown"));
+    CHECK(revoked.find("origin token create NAME on the hub") != std::string::npos);
+    CHECK(revoked.find("origin hub connect URL --token NEW") != std::string::npos);
+    // Not an Origin hub, or not its base URL (a path of its API given).
+    for (const char* body :
+         {"<html>Not Found</html>", R"({"error":"no such endpoint: /v1/v1/device"})"})
+      CHECK(stopped(Response{404, body, "", false}).find("without /mcp or another path") !=
+            std::string::npos);
+    CHECK(stopped(Response{200, "<html></html>", "", false})
+              .find("is not a JSON object: is the URL an Origin hub's") != std::string::npos);
+    CHECK(stopped(Response{0, "", "OpenSSL/3.0: error:0A00010B:SSL routines::wrong version number",
+                           false})
+              .find("the hub speaks plain http") != std::string::npos);
+    CHECK(stopped(Response{0, "", "SSL certificate problem: self-signed certificate", false})
+              .find("--ca-file FILE") != std::string::npos);
   }
 }
