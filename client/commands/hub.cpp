@@ -101,6 +101,14 @@ int RenderHub(rapidjson::Document& r, const Invocation& inv) {
     return proto::kExitOk;
   }
   if (sub == "disconnect") {
+    if (r.HasMember("from_env") && r["from_env"].IsBool() && r["from_env"].GetBool()) {
+      std::fprintf(stderr,
+                   "origin: %sthe daemon still syncs with the hub that ORIGIN_HUB_URL and "
+                   "ORIGIN_HUB_TOKEN name in its environment: unset them and restart it "
+                   "(origin stop; the next command starts it)\n",
+                   r["removed"].GetBool() ? "hub.json is removed, but " : "");
+      return proto::kExitError;
+    }
     std::printf("%s\n", r["removed"].GetBool()
                             ? "disconnected: this store no longer syncs with a hub (it keeps "
                               "everything it holds)"

@@ -68,6 +68,8 @@ std::string CanonicalUrl(std::string_view url) {
   return u;
 }
 
+bool HubFromEnv() { return !Env("ORIGIN_HUB_URL").empty() || !Env("ORIGIN_HUB_TOKEN").empty(); }
+
 std::optional<Connection> LoadConnection(const std::string& home) {
   std::optional<Connection> c;
   if (std::optional<std::string> text = ReadFileIfExists(JsonPath(home))) {

@@ -34,6 +34,9 @@ struct Connection {
 /// neither names a hub.  Throws std::runtime_error for a hub.json that
 /// cannot be read or is not the JSON above.
 std::optional<Connection> LoadConnection(const std::string& home);
+/// Whether ORIGIN_HUB_URL or ORIGIN_HUB_TOKEN is set in this process's
+/// environment (the daemon's), which hub.json's removal does not undo.
+bool HubFromEnv();
 /// Writes hub.json whole, 0600.
 void SaveConnection(const std::string& home, const Connection& c);
 /// Removes hub.json; false when there was none.

@@ -568,7 +568,7 @@ void Syncer::CheckStored(std::function<void(std::optional<CheckReport>)> done) {
   });
 }
 
-void Syncer::Disconnect(std::function<void(bool, std::string)> done) {
+void Syncer::Disconnect(std::function<void(bool, bool, std::string)> done) {
   Post([this, done = std::move(done)] {
     bool removed = false;
     std::string error;
@@ -577,7 +577,8 @@ void Syncer::Disconnect(std::function<void(bool, std::string)> done) {
     } catch (const std::exception& e) {
       error = e.what();
     }
-    ctx_.poster->Post([done, removed, error] { done(removed, error); });
+    const bool from_env = HubFromEnv();
+    ctx_.poster->Post([done, removed, from_env, error] { done(removed, from_env, error); });
   });
 }
 

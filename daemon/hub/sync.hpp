@@ -94,8 +94,9 @@ class Syncer {
   /// The stored (or environment's) connection checked, or nullopt in
   /// `done` when there is none.
   void CheckStored(std::function<void(std::optional<CheckReport>)> done);
-  /// Removes hub.json; `done(false)` when there was none.
-  void Disconnect(std::function<void(bool, std::string)> done);
+  /// Removes hub.json; `done(removed, from_env, error)`: removed false
+  /// when there was none, from_env when the environment still names a hub.
+  void Disconnect(std::function<void(bool, bool, std::string)> done);
   /// Ends the request under way and the thread.
   void Stop();
 

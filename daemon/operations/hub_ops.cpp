@@ -176,12 +176,14 @@ void HubStatus(Operations& o, const proto::NoRequest&, const Caller&, Reply repl
 }
 
 void HubDisconnect(Operations& o, const proto::NoRequest&, const Caller&, Reply reply) {
-  SyncerOf(o.ctx())->Disconnect([reply](bool removed, std::string error) {
+  SyncerOf(o.ctx())->Disconnect([reply](bool removed, bool from_env, std::string error) {
     if (!error.empty()) return reply(Answer::Fail(Code::kInternal, error));
     reply(Answer{rpc::Json([&](rpc::Writer& w) {
                    w.StartObject();
                    w.Key("removed");
                    w.Bool(removed);
+                   w.Key("from_env");  // the daemon's environment still names a hub
+                   w.Bool(from_env);
                    w.EndObject();
                  }),
                  std::nullopt,

@@ -212,6 +212,13 @@ TEST_CASE("hub merge: a connected device's read tools merge the hub's answers, l
   CHECK_MESSAGE(notice.find("did not answer within 500 ms") != std::string::npos, notice);
   CHECK(took < 5.0);
   h.CloseAndWait();
+  // Connected through its environment: origin hub disconnect cannot undo
+  // that, and says so rather than "not connected".
+  RunResult off = hermit.Cli({"hub", "disconnect"});
+  CHECK(off.status == 1);
+  CHECK_MESSAGE(off.err.find("ORIGIN_HUB_URL and ORIGIN_HUB_TOKEN name in its environment") !=
+                    std::string::npos,
+                off.err);
   hermit.Stop();
   laptop.Stop();
   desk.Stop();
