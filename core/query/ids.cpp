@@ -229,11 +229,12 @@ std::string ResolveId(Db& db, std::string_view given, unsigned kinds) {
   if (taken.size() > 1) Ambiguous(db, typed, kinds, taken);
   if (!visible.empty()) {
     const Candidate& c = visible.front();
-    throw OpError(Code::kInvalidArgument,
-                  typed + " names " +
-                      (c.kind == RefKind::kEntry || c.kind == RefKind::kEvent ? "an " : "a ") +
-                      Noun(c.kind) +
-                      " (" + c.id + "); " + KindsText(kinds) + " is needed here");
+    throw OpError(
+        Code::kInvalidArgument,
+        typed + " names " +
+            (c.kind == RefKind::kEntry || c.kind == RefKind::kEvent ? "an " : "a ") + Noun(c.kind) +
+            " (" + c.id + "); " + KindsText(kinds) + " is needed here" +
+            (c.kind == RefKind::kSession ? ", and timeline lists the session's events" : ""));
   }
   throw OpError(Code::kNotFound, "no " + KindsText(kinds, false) + " " + typed);
 }

@@ -13,6 +13,7 @@
 #include "core/query/events.hpp"
 #include "core/query/search.hpp"
 #include "core/query/terms.hpp"
+#include "core/store/visible.hpp"
 #include "core/util/text.hpp"
 #include "daemon/operations/operations.hpp"
 #include "daemon/workers.hpp"
@@ -23,7 +24,16 @@ namespace {
 
 constexpr std::int64_t kDayMs = 24LL * 3600 * 1000;
 
-[[noreturn]] void NotFound(const std::string& id) {
+// `id` is neither an event nor an entry here: a session's id (one that
+// is visible, invariant 2) is told apart, with where its events are.
+[[noreturn]] void NotFound(Db& db, const std::string& id) {
+  auto st = db.Prepare("SELECT 1 FROM event WHERE session = ? AND " + VisibleEventSql("seq") +
+                       " LIMIT 1");
+  st.Bind(1, id);
+  if (st.Step())
+    throw OpError(OpError::Code::kInvalidArgument,
+                  id + " is a session: an event or an entry is needed here, and timeline lists "
+                       "the session's events");
   throw OpError(OpError::Code::kNotFound, "no event or entry " + id);
 }
 
@@ -182,7 +192,7 @@ void Show(Context& ctx, Db& db, const proto::IdRequest& r, rpc::Writer& w) {
   w.StartObject();
   if (IsEntry(r.id)) {
     auto e = GetEntry(db, r.id, ctx.clock.NowMs());
-    if (!e) NotFound(r.id);
+    if (!e) NotFound(db, r.id);
     w.Key("entry");
     rpc::WriteEntry(w, *e);
     w.Key("history");
@@ -196,7 +206,7 @@ void Show(Context& ctx, Db& db, const proto::IdRequest& r, rpc::Writer& w) {
     w.EndArray();
   } else {
     auto e = GetEvent(db, r.id);
-    if (!e) NotFound(r.id);
+    if (!e) NotFound(db, r.id);
     // Whether ingestion cut the text, and how long it is whole.
     const std::optional<std::string> whole = WholeText(ctx, db, *e);
     const bool cut = whole && whole->size() > e->text.size();
@@ -224,7 +234,7 @@ void Sources(Context& ctx, Db& db, const proto::IdRequest& r, rpc::Writer& w) {
   std::vector<std::string> events;
   if (IsEntry(r.id)) {
     auto e = GetEntry(db, r.id, ctx.clock.NowMs());
-    if (!e) NotFound(r.id);
+    if (!e) NotFound(db, r.id);
     for (const EntrySource& src : e->sources) events.push_back(*src.event_id);
   } else {
     events.push_back(r.id);
@@ -236,7 +246,7 @@ void Sources(Context& ctx, Db& db, const proto::IdRequest& r, rpc::Writer& w) {
   w.StartArray();
   for (const std::string& ev : events) {
     auto line = EventSource(db, ctx.mirrors, ev);
-    if (!line) NotFound(ev);
+    if (!line) NotFound(db, ev);
     // A generated line that copies the agent's own: the agent's line first.
     // Withheld, its place in the agent's file is said all the same, from
     // the bytes read for that alone.

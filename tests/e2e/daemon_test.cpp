@@ -472,6 +472,14 @@ TEST_SUITE("e2e") {
       CHECK(r.status == 4);
       CHECK(r.err.find("no event or entry claude-code:nope") != std::string::npos);
     }
+    // A session's id: not an event, and where its events are (exit 2).
+    for (const char* cmd : {"show", "sources"}) {
+      r = f.Cli({cmd, "claude-code:s1"});
+      CHECK(r.status == 2);
+      CHECK_MESSAGE(r.err.find("claude-code:s1 is a session: an event or an entry is needed here, "
+                               "and timeline lists the session's events") != std::string::npos,
+                    r.err);
+    }
     // An id of 100 KB: the same error, not echoed whole.
     r = f.Cli({"show", "claude-code:" + std::string(100000, 'z')});
     CHECK(r.status == 4);

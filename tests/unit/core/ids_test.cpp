@@ -134,6 +134,10 @@ TEST_SUITE("ids") {
     CHECK(ResolveId(db, "4f0c2a91", kEventIds | kSessionIds) == sess);
     // A reference of a session.
     CHECK(ResolveId(db, ShortRef(db, sess), kSessionIds | kEventIds) == sess);
+    // ... which names a session where an event is needed, saying where its events are.
+    CHECK(Message([&] { ResolveId(db, ShortRef(db, sess), kEventIds | kEntryIds); })
+              .ends_with("an event or an entry is needed here, and timeline lists the session's "
+                         "events"));
     // Ambiguous: both events share the prefix; the message lists them with
     // their references, and the CLI exits 2 (proto::ExitCodeFor).
     CHECK(OpErrorOf([&] { ResolveId(db, "claude-code:aaaa", kEventIds); }) == Code::kAmbiguous);
