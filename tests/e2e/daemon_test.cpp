@@ -497,6 +497,11 @@ TEST_SUITE("e2e") {
     CHECK(r.status == 2);
     CHECK(r.err.find("since is after until") != std::string::npos);
     CHECK(f.Cli({"show", "x", "--days", "3"}).status == 2);
+    // Forgotten, the session is not told apart from an unknown id (invariant 2).
+    REQUIRE(f.Cli({"forget", "claude-code:s1", "--reason", "gone", "--yes"}).status == 0);
+    r = f.Cli({"show", "claude-code:s1"});
+    CHECK(r.status == 4);
+    CHECK_MESSAGE(r.err.find("no event or entry claude-code:s1") != std::string::npos, r.err);
     f.Stop();
   }
 
