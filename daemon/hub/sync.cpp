@@ -30,6 +30,9 @@ namespace {
 
 // A request to the hub may take this long (a chunk of 1 MiB on a slow link).
 constexpr long kRequestTimeoutMs = 30'000;
+// The check of a connection (GET /v1/device, a few bytes each way) this
+// long: origin hub connect and status wait for it.
+constexpr long kCheckTimeoutMs = 10'000;
 // Whole lines of at most this much a chunk (the hub's limit), or one line.
 constexpr std::int64_t kChunkBytes = 1 << 20;
 // The wait before an automatic sync after a failed one, doubling with
@@ -378,8 +381,9 @@ class SyncRun {
 
 }  // namespace
 
-Syncer::Syncer(Context& ctx)
-    : ctx_(ctx), backoff_(kFirstRetryMs, kLongestRetryMs), thread_([this] { Run(); }) {}
+Syncer::Syncer(Context& ctx) : ctx_(ctx), backoff_(kFirstRetryMs, kLongestRetryMs) {
+  for (Lane* lane : {&syncs_, &checks_}) lane->thread = std::thread([this, lane] { Run(*lane); });
+}
 
 Syncer::~Syncer() { Stop(); }
 
@@ -387,30 +391,32 @@ void Syncer::Stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
-    if (current_ != nullptr) current_->Abort();
+    for (Lane* lane : {&syncs_, &checks_})
+      if (lane->current != nullptr) lane->current->Abort();
   }
   cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
+  for (Lane* lane : {&syncs_, &checks_})
+    if (lane->thread.joinable()) lane->thread.join();
 }
 
-void Syncer::Post(std::function<void()> job) {
+void Syncer::Post(Lane& lane, std::function<void()> job) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) return;
-    jobs_.push_back(std::move(job));
+    lane.jobs.push_back(std::move(job));
   }
   cv_.notify_all();
 }
 
-void Syncer::Run() {
+void Syncer::Run(Lane& lane) {
   for (;;) {
     std::function<void()> job;
     {
       std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stopping_ || !jobs_.empty(); });
+      cv_.wait(lock, [this, &lane] { return stopping_ || !lane.jobs.empty(); });
       if (stopping_) return;
-      job = std::move(jobs_.front());
-      jobs_.pop_front();
+      job = std::move(lane.jobs.front());
+      lane.jobs.pop_front();
     }
     try {
       job();
@@ -439,7 +445,7 @@ void Syncer::Request(std::function<void(SyncReport)> done, bool automatic) {
     if (done) waiting_.push_back(std::move(done));
     if (!sync_queued_) queue = sync_queued_ = true;
   }
-  if (queue) Post([this] { SyncJob(); });
+  if (queue) Post(syncs_, [this] { SyncJob(); });
 }
 
 void Syncer::SyncJob() {
@@ -459,7 +465,7 @@ void Syncer::SyncJob() {
       Http http(*c, store, kRequestTimeoutMs);
       {
         std::lock_guard<std::mutex> lock(mu_);
-        current_ = &http;
+        syncs_.current = &http;
         if (stopping_) http.Abort();
       }
       try {
@@ -477,7 +483,7 @@ void Syncer::SyncJob() {
         report.error = e.what();
       }
       std::lock_guard<std::mutex> lock(mu_);
-      current_ = nullptr;
+      syncs_.current = nullptr;
     }
   } catch (const std::exception& e) {
     report.error = e.what();
@@ -515,7 +521,20 @@ CheckReport Syncer::CheckOn(const Connection& c, std::string as) {
   const bool renaming = !as.empty();  // --device
   try {
     out.store = renaming ? std::move(as) : ctx_.store_name.Get();
-    Http http(c, out.store, kRequestTimeoutMs);
+    Http http(c, out.store, kCheckTimeoutMs);
+    // Aborted by Stop, as a sync's request is.
+    struct Current {
+      Syncer& s;
+      Current(Syncer& syncer, Http& h) : s(syncer) {
+        std::lock_guard<std::mutex> lock(s.mu_);
+        s.checks_.current = &h;
+        if (s.stopping_) h.Abort();
+      }
+      ~Current() {
+        std::lock_guard<std::mutex> lock(s.mu_);
+        s.checks_.current = nullptr;
+      }
+    } current(*this, http);
     rapidjson::Document d = Expect(http.Get("/v1/device"), 200, "GET /v1/device");
     const rapidjson::Value* device = hub_wire::Member(d, "device");
     const rapidjson::Value* hub = hub_wire::Member(d, "hub");
@@ -542,14 +561,14 @@ CheckReport Syncer::CheckOn(const Connection& c, std::string as) {
 }
 
 void Syncer::Check(Connection c, std::string as, std::function<void(CheckReport)> done) {
-  Post([this, c = std::move(c), as = std::move(as), done = std::move(done)] {
+  Post(checks_, [this, c = std::move(c), as = std::move(as), done = std::move(done)] {
     CheckReport r = CheckOn(c, as);
     ctx_.poster->Post([done, r] { done(r); });
   });
 }
 
 void Syncer::CheckStored(std::function<void(std::optional<CheckReport>)> done) {
-  Post([this, done = std::move(done)] {
+  Post(checks_, [this, done = std::move(done)] {
     std::optional<CheckReport> r;
     try {
       if (std::optional<Connection> c = LoadConnection(ctx_.paths.home)) {
@@ -569,7 +588,7 @@ void Syncer::CheckStored(std::function<void(std::optional<CheckReport>)> done) {
 }
 
 void Syncer::Disconnect(std::function<void(bool, bool, std::string)> done) {
-  Post([this, done = std::move(done)] {
+  Post(checks_, [this, done = std::move(done)] {
     bool removed = false;
     std::string error;
     try {

@@ -97,26 +97,32 @@ class Syncer {
   /// Removes hub.json; `done(removed, from_env, error)`: removed false
   /// when there was none, from_env when the environment still names a hub.
   void Disconnect(std::function<void(bool, bool, std::string)> done);
-  /// Ends the request under way and the thread.
+  /// Ends the requests under way and the threads.
   void Stop();
 
  private:
-  void Post(std::function<void()> job);
-  void Run();
+  // A thread and its jobs, run in order: the syncs go on one, and the
+  // checks and disconnects on another, so that origin hub status and
+  // disconnect do not wait for a sync that waits for a hub.
+  struct Lane {
+    std::deque<std::function<void()>> jobs;
+    Http* current = nullptr;  // the request under way, to abort
+    std::thread thread;
+  };
+  void Post(Lane& lane, std::function<void()> job);
+  void Run(Lane& lane);
   void SyncJob();
   CheckReport CheckOn(const Connection& c, std::string as);
 
   Context& ctx_;
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::function<void()>> jobs_;
   std::vector<std::function<void(SyncReport)>> waiting_;  // for the next sync
   bool sync_queued_ = false;
   Backoff backoff_;  // the automatic syncs', on the steady clock
   bool stopping_ = false;
-  Http* current_ = nullptr;  // the request under way, to abort
-  std::string last_error_;   // logged once until it changes (hub thread)
-  std::thread thread_;
+  std::string last_error_;  // logged once until it changes (sync thread)
+  Lane syncs_, checks_;
 };
 
 }  // namespace origin::hub

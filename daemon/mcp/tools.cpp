@@ -11,7 +11,7 @@ namespace origin::mcp {
 
 const char* const kInstructions =
     "Origin is the user's shared memory of every coding agent's sessions (Claude Code, Codex, "
-    "and others) on this machine: the logs of past conversations, and durable entries "
+    "and others) on the machines it gathers: the logs of past conversations, and durable entries "
     "(memory, knowledge, cognition) with their sources.\n"
     "- search before answering questions about earlier work, decisions, or the user's "
     "preferences; timeline to walk recent sessions; get and sources to expand an answer down "

@@ -212,6 +212,15 @@ TEST_CASE("hub merge: a connected device's read tools merge the hub's answers, l
   CHECK_MESSAGE(notice.find("did not answer within 500 ms") != std::string::npos, notice);
   CHECK(took < 5.0);
   h.CloseAndWait();
+  // origin hub status waits for the check at most 10 s, not a sync's 30.
+  {
+    const auto c0 = std::chrono::steady_clock::now();
+    RunResult st = hermit.Cli({"hub", "status"});
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
+    CHECK(st.status == 1);
+    CHECK_MESSAGE(waited < 20.0, waited);
+  }
   // Connected through its environment: origin hub disconnect cannot undo
   // that, and says so rather than "not connected".
   RunResult off = hermit.Cli({"hub", "disconnect"});
