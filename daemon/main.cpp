@@ -40,6 +40,8 @@ constexpr const char* kUsage =
     "  --home DIR         the store (overrides $ORIGIN_HOME)\n"
     "  --log-file PATH    log there instead of stderr (--background: run/originsd.log)\n"
     "  --rescan-ms N      how often to look at every log file's size (default 60000)\n"
+    "  --debounce-ms N    how long after the watcher saw a change its source is\n"
+    "                     synced (default 30)\n"
     "  --first-sync-wait-ms N  how long a query waits for the first sync after a start\n"
     "                     before it answers from what is stored (default 3000)\n"
     "  --retry-ms N       the first retry of a sync the store refused (a full disk);\n"
@@ -50,10 +52,10 @@ constexpr const char* kUsage =
     "  --listen ADDR      the hub's address (default 127.0.0.1; 0.0.0.0 or :: for all)\n"
     "  --port N           the hub's port (default 7077; 0: a free one, logged)\n"
     "  --public-url URL   the URL the hub is reached by, behind a TLS proxy\n"
+    "                     (default $ORIGIN_PUBLIC_URL)\n"
     "  --relay            make an empty store a relay before it ingests anything\n"
     "                     (origin hub connect --relay); a store that holds\n"
     "                     something stays as it is\n"
-    "                     (default $ORIGIN_PUBLIC_URL)\n"
     "  --version          print the version\n";
 
 struct Args {
@@ -61,6 +63,7 @@ struct Args {
   std::string home;
   std::string log_file;
   int rescan_ms = 60000;
+  int debounce_ms = 30;
   int first_sync_wait_ms = 3000;
   int retry_ms = 1000;
   int http_timeout_ms = 10000;
@@ -90,14 +93,15 @@ bool ParseArgs(int argc, char** argv, Args& a) {
     } else if (s == "--log-file") {
       if (!value(a.log_file)) return false;
     } else if (s == "--rescan-ms" || s == "--first-sync-wait-ms" || s == "--retry-ms" ||
-               s == "--http-timeout-ms") {
+               s == "--http-timeout-ms" || s == "--debounce-ms") {
       std::string v;
       if (!value(v)) return false;
       int& out = s == "--rescan-ms"         ? a.rescan_ms
                  : s == "--retry-ms"        ? a.retry_ms
                  : s == "--http-timeout-ms" ? a.http_timeout_ms
+                 : s == "--debounce-ms"     ? a.debounce_ms
                                             : a.first_sync_wait_ms;
-      const int least = s == "--first-sync-wait-ms" ? 0 : 10;
+      const int least = s == "--first-sync-wait-ms" || s == "--debounce-ms" ? 0 : 10;
       out = std::atoi(v.c_str());
       if (out < least) {
         std::fprintf(stderr, "originsd: %s must be at least %d\n", s.c_str(), least);
@@ -296,6 +300,7 @@ int main(int argc, char** argv) try {
     opts.paths = paths;
     opts.store_name = store_name;
     opts.rescan_ms = args.rescan_ms;
+    opts.debounce_ms = args.debounce_ms;
     opts.http_timeout_ms = args.http_timeout_ms;
     opts.first_sync_wait_ms = args.first_sync_wait_ms;
     opts.retry_ms = args.retry_ms;

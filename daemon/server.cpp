@@ -288,7 +288,9 @@ void Server::Request(const Connection& c, const std::string& line) {
   auto fail = [&](const std::string& id_json, OpError::Code code, const std::string& message) {
     Send(conn, ReplyLine(id_json, Answer::Fail(code, message)));
   };
-  RequestLine r;
+  // Shared: a write may wait for the sync before it (below).
+  auto request = std::make_shared<RequestLine>();
+  RequestLine& r = *request;
   DecodeRequestLine(line, &r);
   if (r.error) return fail(r.id_json, r.error->code(), r.error->what());
   const std::string& id_json = r.id_json;
@@ -306,8 +308,18 @@ void Server::Request(const Connection& c, const std::string& line) {
   caller.progress = [this, conn, id_json](const std::string& json) {
     Send(conn, "{\"method\":\"progress\",\"params\":{\"id\":" + id_json + "," + json.substr(1) + "}");
   };
-  ops_.Call(r.method, r.params, std::move(caller),
-            [this, conn, id_json](Answer a) { Send(conn, ReplyLine(id_json, a)); });
+  auto call = [this, conn, request, caller]() mutable {
+    ops_.Call(
+        request->method, request->params, std::move(caller),
+        [this, conn, id_json = request->id_json](Answer a) { Send(conn, ReplyLine(id_json, a)); });
+  };
+  // An entry cites what was said a moment ago: what the watcher has not
+  // ingested yet is first (at most 2 s), as for the MCP server's writes
+  // (spec: MCP server, Freshness), so that a quote of the line just
+  // written finds it.  A relay has nothing of its own to ingest first.
+  if ((r.method == "remember" || r.method == "correct") && !ops_.ctx().relay)
+    return ops_.ctx().ingestion.Freshen(2000, std::move(call));
+  call();
 }
 
 }  // namespace origin

@@ -9,6 +9,7 @@
 #include <doctest/doctest.h>
 #include <rapidjson/document.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <ctime>
@@ -531,6 +532,36 @@ TEST_SUITE("e2e") {
     RunResult r = f.Cli({"show", "claude-code:nope"});
     CHECK(r.status == 4);
     CHECK(r.err.rfind("origin: no event or entry", 0) == 0);
+    f.Stop();
+  }
+
+  TEST_CASE(
+      "cli: remember and correct quote a line written a moment ago: what changed is ingested "
+      "first") {
+    DaemonFixture f;
+    const std::string file = f.claude() + "/projects/-home-dev-app/s1.jsonl";
+    WriteFile(file, ClaudeLine("u1", "We chose SQLite for the store"));
+    // The watcher waits 5 s after a change: only the write's own sync takes
+    // the new lines in time.
+    f.Start({"--rescan-ms", "600000", "--debounce-ms", "5000"});
+    REQUIRE(f.WaitFor([&] { return f.Events() == 1; }));
+    AppendFile(file, ClaudeLine("u2", "The catalog deploys with blue green"));
+    RunResult r = f.Cli(
+        {"remember", "catalog deploys blue-green", "--quote", "deploys with BLUE green", "--json"});
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    rapidjson::Document d = Json(r.out);
+    const std::string id = d["entry"]["id"].GetString();
+    CHECK(std::string(d["entry"]["sources"][0]["event_id"].GetString()) == "claude-code:u2");
+    AppendFile(file, ClaudeLine("u3", "Now the catalog deploys canary first"));
+    r = f.Cli({"correct", id, "catalog deploys canary first", "--quote", "deploys canary first",
+               "--json"});
+    REQUIRE_MESSAGE(r.status == 0, r.err);
+    d = Json(r.out);
+    // The correction cites the new line beside the sources it keeps.
+    const rapidjson::Value& cited = d["entry"]["sources"];
+    CHECK(std::any_of(cited.Begin(), cited.End(), [](const rapidjson::Value& v) {
+      return std::string(v["event_id"].GetString()) == "claude-code:u3";
+    }));
     f.Stop();
   }
 
