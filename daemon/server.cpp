@@ -317,8 +317,15 @@ void Server::Request(const Connection& c, const std::string& line) {
   // ingested yet is first (at most 2 s), as for the MCP server's writes
   // (spec: MCP server, Freshness), so that a quote of the line just
   // written finds it.  A relay has nothing of its own to ingest first.
-  if ((r.method == "remember" || r.method == "correct") && !ops_.ctx().relay)
-    return ops_.ctx().ingestion.Freshen(2000, std::move(call));
+  // In flight meanwhile, as the MCP server's: a shutdown during the wait
+  // answers it (unavailable) rather than closing on it.
+  if ((r.method == "remember" || r.method == "correct") && !ops_.ctx().relay) {
+    return ops_.ctx().ingestion.Freshen(2000,
+                                        [call = std::move(call), release = ops_.Hold()]() mutable {
+                                          call();
+                                          release();
+                                        });
+  }
   call();
 }
 

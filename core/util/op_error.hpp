@@ -21,9 +21,10 @@ namespace origin {
 inline constexpr std::size_t kMaxErrorMessage = 4000;
 inline std::string BoundErrorMessage(std::string m) {
   if (m.size() <= kMaxErrorMessage) return m;
-  // Back to the start of the character at `i`.
+  // Back to the start of the character at `i` (at most 3 bytes back: a
+  // run of stray continuation bytes is no character).
   auto start = [&m](std::size_t i) {
-    while (i > 0 && (static_cast<unsigned char>(m[i]) & 0xC0) == 0x80) --i;
+    for (int k = 0; k < 3 && i > 0 && (static_cast<unsigned char>(m[i]) & 0xC0) == 0x80; ++k) --i;
     return i;
   };
   const std::size_t head = start(kMaxErrorMessage * 3 / 5);

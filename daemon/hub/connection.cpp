@@ -45,12 +45,12 @@ std::string CanonicalUrl(std::string_view url) {
   std::string u = given;
   while (u.size() > scheme + 3 && u.back() == '/') u.pop_back();
   // The authority: [user@]host[:port], the host maybe an IPv6 address in
-  // brackets.
+  // brackets (a user part, refused by origin hub connect, is left to a
+  // hub.json written before).
   const std::size_t from = scheme + 3;
-  const std::string authority = u.substr(from, u.find('/', from) - from);
-  if (authority.find('@') != std::string::npos)
-    throw std::invalid_argument(
-        "the hub's URL holds no user or password (the token goes with --token): " + given);
+  std::string authority = u.substr(from, u.find('/', from) - from);
+  if (const std::size_t at = authority.rfind('@'); at != std::string::npos)
+    authority.erase(0, at + 1);
   std::size_t host_end = std::min(authority.find(':'), authority.size());  // one past it
   if (authority.starts_with('[')) {
     const std::size_t close = authority.find(']');
@@ -58,10 +58,12 @@ std::string CanonicalUrl(std::string_view url) {
   }
   if (host_end == 0) throw std::invalid_argument("the hub's URL names a host: " + given);
   if (host_end < authority.size()) {
+    // An empty port is none (RFC 3986).
     const std::string port = authority.substr(host_end + 1);
-    const bool digits = !port.empty() && port.size() <= 5 &&
-                        port.find_first_not_of("0123456789") == std::string::npos;
-    if (authority[host_end] != ':' || !digits || std::stoi(port) < 1 || std::stoi(port) > 65535)
+    const bool digits =
+        port.size() <= 5 && port.find_first_not_of("0123456789") == std::string::npos;
+    if (authority[host_end] != ':' ||
+        (!port.empty() && (!digits || std::stoi(port) < 1 || std::stoi(port) > 65535)))
       throw std::invalid_argument("the hub's URL has a port of 1 to 65535 after its host: " +
                                   given);
   }

@@ -130,7 +130,7 @@ class SyncRun {
         const std::int64_t cursor = IntOf(ParseBody(resp), "bytes");
         // Nothing this store can send there: on to the next mirror.
         at = cursor == at->from || Diverges(m, cursor) ? after(at->mirror, m.bytes)
-                                                       : Place{at->mirror, cursor};
+                                                       : after(at->mirror, cursor);
         continue;
       }
       rapidjson::Document ok = Expect(resp, 200, "POST /v1/ingest of " + m.rel_path);
@@ -153,8 +153,8 @@ class SyncRun {
       out += " (and " + std::to_string(more) + (more == 1 ? " file" : " files") + " more)";
     return out + ": does another store sync as " + store_ +
            "? Each store needs a name and a token of its own (origin token create NAME on the "
-           "hub); " +
-           (diverged_.size() > 1 ? "these files are" : "the file is") + " not sent, the others are";
+           "hub). Or is this store a copy older than what it sent (a backup restored)? " +
+           (diverged_.size() > 1 ? "These files are" : "The file is") + " not sent, the others are";
   }
 
   void Changes() {
@@ -477,7 +477,10 @@ void Syncer::SyncJob() {
           run.Mirrors();
           run.Changes();
           run.Feed(true);
-          if (std::optional<std::string> diverged = run.Diverged()) report.error = *diverged;
+          if (std::optional<std::string> diverged = run.Diverged()) {
+            report.error = *diverged;
+            report.diverged = true;
+          }
         }
       } catch (const std::exception& e) {
         report.error = e.what();
@@ -509,7 +512,9 @@ void Syncer::SyncJob() {
       LOG_INFO("hub: synced with %s again", report.url.c_str());
     last_error_ = report.error;
     std::lock_guard<std::mutex> lock(mu_);
-    backoff_.Ended(report.error.empty(), SteadyMs());
+    // Mirrors that were not sent (Diverges) stay so until someone acts:
+    // the rest of each sync went, so the automatic ones do not back off.
+    backoff_.Ended(report.error.empty() || report.diverged, SteadyMs());
   }
   for (auto& done : waiting)
     ctx_.poster->Post([done = std::move(done), report] { done(report); });
@@ -597,6 +602,12 @@ void Syncer::Disconnect(std::function<void(bool, bool, std::string)> done) {
       error = e.what();
     }
     const bool from_env = HubFromEnv();
+    // The sync under way (on the other thread) ends here, unless the
+    // environment keeps the store connected.
+    if (removed && !from_env) {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (syncs_.current != nullptr) syncs_.current->Abort();
+    }
     ctx_.poster->Post([done, removed, from_env, error] { done(removed, from_env, error); });
   });
 }

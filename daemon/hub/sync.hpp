@@ -47,6 +47,7 @@ struct SyncReport {
   std::optional<std::string> pending;  // the entry that waits for its events on the hub
   std::int64_t tombstones_down = 0;    // step 3
   std::vector<std::string> refused;    // a relay's files the hub refused, each with why
+  bool diverged = false;               // `error` is only that some mirrors were not sent (Diverges)
   std::string error;                   // why it stopped; empty when it finished
   std::int64_t finished_ms = 0;
 };

@@ -253,7 +253,7 @@ void Sources(Context& ctx, Db& db, const proto::IdRequest& r, rpc::Writer& w) {
     if (const SourceAdapter* a = ctx.adapter(line->source)) {
       const std::string raw =
           line->withheld ? EventSource(db, ctx.mirrors, ev, /*whole_line=*/true)->raw : line->raw;
-      if (std::optional<OriginalLine> o = a->Original(line->key, raw)) {
+      if (std::optional<OriginalLine> o = a->Original(AdapterKey(line->key), raw)) {
         line->generated_line = line->line;
         line->line = o->line;
         if (!line->withheld) {

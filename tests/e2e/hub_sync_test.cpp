@@ -68,6 +68,10 @@ TEST_CASE("hub sync: two devices connect, sync, and a forget and a restore made 
   CHECK(wrong.err.find("desk") != std::string::npos);
   CHECK_FALSE(std::filesystem::exists(laptop.home() + "/hub.json"));
   CHECK(laptop.Cli({"hub", "connect", url, "--token", "nope"}).status != 0);
+  RunResult user = laptop.Cli(
+      {"hub", "connect", "http://me@127.0.0.1:" + std::to_string(port), "--token", laptop_token});
+  CHECK(user.status == 2);
+  CHECK_MESSAGE(user.err.find("no user or password") != std::string::npos, user.err);
 
   RunResult connected = laptop.Cli({"hub", "connect", url, "--token", laptop_token});
   REQUIRE_MESSAGE(connected.status == 0, connected.err);

@@ -168,6 +168,9 @@ TEST_SUITE("ids") {
     CHECK(msg.starts_with("no event or entry claude-code:xxxx"));
     CHECK(msg.ends_with("xxxx-end"));
     CHECK(msg.find(" bytes cut) ") != std::string::npos);
+    // Bytes that are no UTF-8 (stray continuation bytes) are cut all the same.
+    CHECK(std::string(OpError(Code::kNotFound, "no event " + std::string(100000, '\x80')).what())
+              .size() <= kMaxErrorMessage + 40);
     // Letters of two, three and four bytes are never split.
     for (const char* letter : {"\u00e9", "\u90e8", "\U0001F600"}) {
       std::string many;
