@@ -9,10 +9,13 @@
 // timeout, and merges again once the hub is back.
 
 #include <doctest/doctest.h>
+#include <poll.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <set>
+#include <vector>
 
 #include "io/fd.hpp"
 #include "tests/e2e/hub_fixture.hpp"
@@ -50,10 +53,21 @@ class SilentPort {
  public:
   SilentPort() : fd_(ListenTcp(&port_)) { REQUIRE(fd_.get() >= 0); }
   int port() const { return port_; }
+  // Whether a client has connected since the last call; the connection is
+  // kept open, unanswered.
+  bool Connected() {
+    pollfd p{fd_.get(), POLLIN, 0};
+    if (::poll(&p, 1, 0) != 1) return false;
+    const int c = ::accept4(fd_.get(), nullptr, nullptr, SOCK_CLOEXEC);
+    if (c < 0) return false;
+    held_.emplace_back(c);
+    return true;
+  }
 
  private:
   int port_ = 0;  // before fd_, which sets it
   UniqueFd fd_;
+  std::vector<UniqueFd> held_;
 };
 
 }  // namespace
@@ -229,6 +243,27 @@ TEST_CASE("hub merge: a connected device's read tools merge the hub's answers, l
                     std::string::npos,
                 off.err);
   hermit.Stop();
+
+  // A disconnect ends the sync under way (a request the hub never answers):
+  // origin sync after it answers at once, not after the request's 30 s.
+  SilentPort hung;
+  DaemonFixture recluse;
+  WriteFile(
+      recluse.home() + "/hub.json",
+      "{\"url\":\"http://127.0.0.1:" + std::to_string(hung.port()) + "\",\"token\":\"ogn_hung\"}");
+  StartDevice(recluse, "recluse", "about hermits");
+  REQUIRE(recluse.WaitFor([&] { return hung.Connected(); }));  // its first sync's request
+  REQUIRE(recluse.Cli({"hub", "disconnect"}).status == 0);
+  {
+    const auto s0 = std::chrono::steady_clock::now();
+    RunResult synced = recluse.Cli({"sync", "--json"});
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
+    CHECK(synced.status == 0);
+    CHECK_FALSE(Json(synced.out).HasMember("hub"));
+    CHECK_MESSAGE(waited < 10.0, waited);
+  }
+  recluse.Stop();
   laptop.Stop();
   desk.Stop();
   hub.Stop();
