@@ -65,14 +65,6 @@ bool Exists(Db& db, RefKind k, std::string_view id) {
   return st.Step();
 }
 
-// A session is visible while one of its events is.
-bool SessionVisible(Db& db, std::string_view id) {
-  auto st = db.Prepare("SELECT 1 FROM event WHERE session = ? AND " + VisibleEventSql("seq") +
-                       " LIMIT 1");
-  st.Bind(1, id);
-  return st.Step();
-}
-
 bool Visible(Db& db, const Candidate& c) {
   switch (c.kind) {
     case RefKind::kEvent:

@@ -22,6 +22,12 @@ bool EntryHidden(Db& db, std::string_view entry_id) {
   return Any(db, "SELECT 1 FROM forgotten_entry WHERE entry_id = ?", entry_id);
 }
 
+bool SessionVisible(Db& db, std::string_view session) {
+  const std::string sql =
+      "SELECT 1 FROM event WHERE session = ? AND " + VisibleEventSql("seq") + " LIMIT 1";
+  return Any(db, sql.c_str(), session);
+}
+
 bool LineHoldsHidden(Db& db, std::int64_t seq, std::int64_t file_id, std::int64_t line) {
   // The hidden events near it (a range of excluded_event's key), then
   // whether one of them was read from the same line.

@@ -27,6 +27,9 @@ inline std::string VisibleEntrySql(std::string_view id_col) {
 /// Whether a forget in effect hides this event or entry version.
 bool EventHidden(Db& db, std::string_view event_id);
 bool EntryHidden(Db& db, std::string_view entry_id);
+/// Whether `session` is a session here that is visible: while one of its
+/// events is.
+bool SessionVisible(Db& db, std::string_view session);
 
 /// The events of one mirror line (a line may give several: an assistant's
 /// text and its tool calls) are inserted together, so their seqs lie within

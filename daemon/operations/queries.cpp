@@ -27,10 +27,7 @@ constexpr std::int64_t kDayMs = 24LL * 3600 * 1000;
 // `id` is neither an event nor an entry here: a session's id (one that
 // is visible, invariant 2) is told apart, with where its events are.
 [[noreturn]] void NotFound(Db& db, const std::string& id) {
-  auto st = db.Prepare("SELECT 1 FROM event WHERE session = ? AND " + VisibleEventSql("seq") +
-                       " LIMIT 1");
-  st.Bind(1, id);
-  if (st.Step())
+  if (SessionVisible(db, id))
     throw OpError(OpError::Code::kInvalidArgument,
                   id + " is a session: an event or an entry is needed here, and timeline lists "
                        "the session's events");
