@@ -31,7 +31,7 @@ std::string Env(const char* name) {
 
 }  // namespace
 
-std::string CanonicalUrl(std::string_view url) {
+std::string CanonicalUrl(std::string_view url, bool user_allowed) {
   const std::string given(url);
   for (char c : given)
     if (static_cast<unsigned char>(c) <= ' ' || c == 0x7f)
@@ -45,12 +45,15 @@ std::string CanonicalUrl(std::string_view url) {
   std::string u = given;
   while (u.size() > scheme + 3 && u.back() == '/') u.pop_back();
   // The authority: [user@]host[:port], the host maybe an IPv6 address in
-  // brackets (a user part, refused by origin hub connect, is left to a
-  // hub.json written before).
+  // brackets.
   const std::size_t from = scheme + 3;
   std::string authority = u.substr(from, u.find('/', from) - from);
-  if (const std::size_t at = authority.rfind('@'); at != std::string::npos)
+  if (const std::size_t at = authority.rfind('@'); at != std::string::npos) {
+    if (!user_allowed)
+      throw std::invalid_argument(
+          "the hub's URL holds no user or password (the token goes with --token): " + given);
     authority.erase(0, at + 1);
+  }
   std::size_t host_end = std::min(authority.find(':'), authority.size());  // one past it
   if (authority.starts_with('[')) {
     const std::size_t close = authority.find(']');

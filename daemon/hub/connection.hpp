@@ -41,9 +41,11 @@ bool HubFromEnv();
 void SaveConnection(const std::string& home, const Connection& c);
 /// Removes hub.json; false when there was none.
 bool RemoveConnection(const std::string& home);
-/// `url` checked and made canonical (http or https, a host, no query or
-/// fragment, no trailing '/'); std::invalid_argument says what is wrong.
-std::string CanonicalUrl(std::string_view url);
+/// `url` checked and made canonical (http or https, a host, a port of 1 to
+/// 65535 if any, no query or fragment, no trailing '/'); std::invalid_argument
+/// says what is wrong.  A user part is refused unless `user_allowed` (origin
+/// hub connect refuses it; a hub.json written before keeps working).
+std::string CanonicalUrl(std::string_view url, bool user_allowed = true);
 
 /// One answer of the hub: its status and body, or why there is none
 /// (`error`: the host cannot be reached, a timeout, TLS).

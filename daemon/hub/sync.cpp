@@ -381,6 +381,22 @@ class SyncRun {
 
 }  // namespace
 
+struct Syncer::UnderWay {
+  UnderWay(Syncer& s, Lane& lane, Http& http) : s(s), lane(lane) {
+    std::lock_guard<std::mutex> lock(s.mu_);
+    lane.current = &http;
+    if (s.stopping_) http.Abort();
+  }
+  ~UnderWay() {
+    std::lock_guard<std::mutex> lock(s.mu_);
+    lane.current = nullptr;
+  }
+  UnderWay(const UnderWay&) = delete;
+  UnderWay& operator=(const UnderWay&) = delete;
+  Syncer& s;
+  Lane& lane;
+};
+
 Syncer::Syncer(Context& ctx) : ctx_(ctx), backoff_(kFirstRetryMs, kLongestRetryMs) {
   for (Lane* lane : {&syncs_, &checks_}) lane->thread = std::thread([this, lane] { Run(*lane); });
 }
@@ -463,11 +479,7 @@ void Syncer::SyncJob() {
       report.url = c->url;
       const std::string store = ctx_.store_name.Get();
       Http http(*c, store, kRequestTimeoutMs);
-      {
-        std::lock_guard<std::mutex> lock(mu_);
-        syncs_.current = &http;
-        if (stopping_) http.Abort();
-      }
+      const UnderWay under_way(*this, syncs_, http);
       try {
         SyncRun run(ctx_, http, c->url, store, report);
         if (ctx_.relay) {
@@ -485,8 +497,6 @@ void Syncer::SyncJob() {
       } catch (const std::exception& e) {
         report.error = e.what();
       }
-      std::lock_guard<std::mutex> lock(mu_);
-      syncs_.current = nullptr;
     }
   } catch (const std::exception& e) {
     report.error = e.what();
@@ -527,19 +537,7 @@ CheckReport Syncer::CheckOn(const Connection& c, std::string as) {
   try {
     out.store = renaming ? std::move(as) : ctx_.store_name.Get();
     Http http(c, out.store, kCheckTimeoutMs);
-    // Aborted by Stop, as a sync's request is.
-    struct Current {
-      Syncer& s;
-      Current(Syncer& syncer, Http& h) : s(syncer) {
-        std::lock_guard<std::mutex> lock(s.mu_);
-        s.checks_.current = &h;
-        if (s.stopping_) h.Abort();
-      }
-      ~Current() {
-        std::lock_guard<std::mutex> lock(s.mu_);
-        s.checks_.current = nullptr;
-      }
-    } current(*this, http);
+    const UnderWay under_way(*this, checks_, http);
     rapidjson::Document d = Expect(http.Get("/v1/device"), 200, "GET /v1/device");
     const rapidjson::Value* device = hub_wire::Member(d, "device");
     const rapidjson::Value* hub = hub_wire::Member(d, "hub");

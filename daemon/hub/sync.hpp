@@ -110,6 +110,8 @@ class Syncer {
     Http* current = nullptr;  // the request under way, to abort
     std::thread thread;
   };
+  // Marks a request as its lane's under way while it lives (Stop aborts it).
+  struct UnderWay;
   void Post(Lane& lane, std::function<void()> job);
   void Run(Lane& lane);
   void SyncJob();

@@ -74,15 +74,10 @@ void HubConnect(Operations& o, const proto::HubConnectRequest& r, const Caller&,
   hub::Syncer* syncer = SyncerOf(o.ctx());
   hub::Connection c;
   try {
-    c.url = hub::CanonicalUrl(r.url);
+    c.url = hub::CanonicalUrl(r.url, /*user_allowed=*/false);
   } catch (const std::invalid_argument& e) {
     throw OpError(Code::kInvalidArgument, e.what());
   }
-  if (const std::size_t host = c.url.find("://") + 3;
-      c.url.substr(host, c.url.find('/', host) - host).find('@') != std::string::npos)
-    throw OpError(
-        Code::kInvalidArgument,
-        "the hub's URL holds no user or password (the token goes with --token): " + r.url);
   if (!r.token.starts_with("ogn_"))
     throw OpError(Code::kInvalidArgument,
                   "a hub's token starts with ogn_ (origin token create NAME on the hub)");
