@@ -105,6 +105,9 @@ std::string JoinAnd(const std::vector<std::string>& phrases) {
 
 // How many arrivals the document frequencies of origin_bm25 are counted in.
 constexpr std::int64_t kProbeSeqs = 1 << 14;
+// The stretches of arrivals a search with tool events estimates its
+// candidates in (EstimateMatches).
+constexpr int kEstimateWindows = 4;
 
 // How a candidate's timestamp is read: from the narrow (seq, ts) index when
 // nothing else of the event is needed (source and project filters need the
@@ -153,15 +156,33 @@ std::int64_t LastSeq(Db& db) {
   return st.Step() ? st.Int(0) : 0;
 }
 
-// How many messages a ranked search of message_fts for `match` is expected
-// to read, for the choice of reading every match oldest first
-// (EventQuery::read_all_upto): its rows among the newest kProbeSeqs the
-// index has reached (up to `upto`), scaled.  Unbounded when the indexes lag
-// further behind the store (`last`) than that: the events read directly,
-// which the probe does not see, could be many.
-double EstimateMatches(Db& db, const std::string& match, std::int64_t last, std::int64_t upto) {
+// How many rows a ranked search is expected to read from `reads` (FTS5
+// tables of index.db and their MATCH expressions), for the choice of reading
+// every match oldest first (EventQuery::read_all_upto): their rows among
+// kProbeSeqs arrivals the indexes have reached (up to `upto`), scaled to
+// `upto`.  The probe is the newest arrivals, or `windows` stretches spread
+// evenly over the arrivals, the newest first: on a hub, the newest arrivals
+// can be a device's history unlike the rest (measured on the 2M hub,
+// docs/performance.md: `schema migrate` with tool events, 1,135 rows in
+// all, estimated 3,193 by the newest arrivals, 766 by four stretches).
+// Returns as soon as the stretches counted so far exceed `stop_above`.
+// Exact on a store with no more arrivals than kProbeSeqs.  Unbounded when
+// the indexes lag further behind the store (`last`) than that: the events
+// read directly, which the probe does not see, could be many.
+double EstimateMatches(Db& db, const std::vector<std::pair<std::string, std::string>>& reads,
+                       std::int64_t last, std::int64_t upto, int windows, double stop_above) {
   if (last - upto > kProbeSeqs) return std::numeric_limits<double>::infinity();
-  return EstimateRows(db, "idx.message_fts", match, upto, kProbeSeqs);
+  if (upto <= kProbeSeqs) windows = 1;
+  double n = 0;
+  for (int i = windows; i >= 1 && n <= stop_above; --i) {
+    const std::int64_t top = upto * i / windows;
+    // Each stretch's rows scaled to `upto`, one `windows`-th of the estimate.
+    double rows = 0;
+    for (const auto& [table, match] : reads)
+      rows += EstimateRows(db, table, match, top, kProbeSeqs / windows);
+    n += rows * static_cast<double>(upto) / static_cast<double>(top) / windows;
+  }
+  return n;
 }
 
 // The rows and tokens of the FTS5 tables `tables` (e.g. "idx.event_fts")
@@ -308,10 +329,8 @@ struct Plan {
   // newest events in scope are scanned instead).
   std::optional<std::vector<Source>> sources;
   std::unique_ptr<TrigramRank> rank;  // what sources[1] of event_fts is scored by
-  // Ranked: how many matches the indexes are estimated to hold, where
-  // reading them all oldest first is worth it (messages only: with tool
-  // events, reading their texts costs more than reading the index, either
-  // way; measured, docs/performance.md).
+  // Ranked: how many matches the indexes are estimated to hold, for the
+  // choice of reading them all oldest first (EstimateMatches).
   double estimated = std::numeric_limits<double>::infinity();
 };
 
@@ -367,7 +386,8 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
       // One phrase, counted up to `upto`: its frequency is the estimate.
       p.estimated = phrases.size() == 1 && last == upto
                         ? std::strtod(src.dfs.c_str(), nullptr)
-                        : EstimateMatches(db, src.match, last, upto);
+                        : EstimateMatches(db, {{"idx.message_fts", src.match}}, last, upto, 1,
+                                          q.read_all_upto);
     }
     p.sources = {direct, src};
   } else if (has_long && indexed) {
@@ -393,11 +413,11 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
       sources.push_back(
           {FtsSql("idx", "message_fts", "m", ranked, q, Holds::kMessages, scoped, true, stamped),
            TrigramMatch(terms), !PhrasesExact(terms), 0, upto, "", ranked});
+    const std::int64_t last = ranked ? LastSeq(db) : 0;
     if (ranked) {
       // The frequencies scale every score alike and do not change the
       // order: a smaller probe does.
       const std::vector<std::string> tables = {"idx.event_fts", "idx.message_fts"};
-      const std::int64_t last = LastSeq(db);
       const std::string dfs = EstimateDfs(db, tables, grams, last, kProbeSeqs / 4);
       const std::string totals = CollectionTotals(db, tables);
       p.rank = std::make_unique<TrigramRank>(TrigramRank::Parse(dfs.c_str(), totals.c_str()));
@@ -417,6 +437,14 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
         freq.push_back(EstimateRows(db, "idx.event_fts", g, upto, kProbeSeqs / 4));
     }
     sources[1].match = JoinAnd(Rarest(grams, freq));
+    if (ranked) {
+      // Candidates of event_fts before their texts are checked: more than
+      // its matches, which errs towards reading newest first.
+      std::vector<std::pair<std::string, std::string>> reads = {
+          {"idx.event_fts", sources[1].match}};
+      if (with_messages) reads.push_back({"idx.message_fts", sources[2].match});
+      p.estimated = EstimateMatches(db, reads, last, upto, kEstimateWindows, q.read_all_upto);
+    }
     p.sources = std::move(sources);
   } else if (!has_long && !cjk.empty() && indexed) {
     const bool exact = std::all_of(terms.begin(), terms.end(),

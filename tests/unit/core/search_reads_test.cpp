@@ -141,10 +141,8 @@ TEST_SUITE("search") {
             SearchCost always, never, by_default;
             CHECK(answer(std::numeric_limits<int>::max(), &always) == answer(-1, &never));
             // Read oldest first exactly when the window holds every match,
-            // and only messages are searched (with tool events, their texts
-            // are the cost, either way).
-            const bool messages = q.kind ? *q.kind == "message" : mode == 0;
-            CHECK(always.read_all == (within && messages ? 1 : 0));
+            // messages or tool events alike.
+            CHECK(always.read_all == (within ? 1 : 0));
             CHECK(never.read_all == 0);
             // The candidates' timestamps and lengths from the stamps:
             // the same answer, read either way.
