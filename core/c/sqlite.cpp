@@ -155,6 +155,17 @@ SecureDelete::~SecureDelete() {
   }
 }
 
+ReadSnapshot::ReadSnapshot(Db& db, bool wanted) {
+  if (!wanted || db.InTransaction()) return;
+  db.Exec("BEGIN");
+  db_ = &db;
+}
+
+ReadSnapshot::~ReadSnapshot() {
+  if (db_ != nullptr && db_->InTransaction())
+    sqlite3_exec(db_->get(), "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
 Transaction::Transaction(Db& db) : db_(&db), nested_(db.InTransaction()) {
   db.Exec(nested_ ? std::string("SAVEPOINT ") + kSavepoint : std::string("BEGIN IMMEDIATE"));
 }

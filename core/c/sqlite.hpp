@@ -208,6 +208,22 @@ class Transaction {
   bool nested_;
 };
 
+/// One read transaction while it lives, so that every statement of a read
+/// sees one state of the store, and the WAL's read lock is taken once
+/// rather than once a statement; none when `db` is in a transaction
+/// already (the enclosing one is that state), or when not `wanted`.  Ends
+/// it however the read ends (ROLLBACK: nothing was written).
+class ReadSnapshot {
+ public:
+  explicit ReadSnapshot(Db& db, bool wanted = true);
+  ~ReadSnapshot();
+  ReadSnapshot(const ReadSnapshot&) = delete;
+  ReadSnapshot& operator=(const ReadSnapshot&) = delete;
+
+ private:
+  Db* db_ = nullptr;  // set when this began the transaction
+};
+
 /// Turns `PRAGMA secure_delete` on for `db` while it lives, then puts back
 /// the connection's setting as it was (on by default in Debian's build, so
 /// that whatever the store deletes is zeroed: a step that needs it on must

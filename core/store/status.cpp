@@ -45,8 +45,8 @@ StoreStatus ReadStatus(Db& db, const std::string& db_path, std::int64_t now_ms) 
     return r;
   };
   // One read transaction, so that the figures agree with each other.
-  db.Exec("BEGIN");
-  try {
+  {
+    ReadSnapshot snapshot(db);
     {
       auto st = db.Prepare(
           "SELECT source, sum(broken IS NOT NULL), sum(zst_bytes), "
@@ -104,10 +104,6 @@ StoreStatus ReadStatus(Db& db, const std::string& db_path, std::int64_t now_ms) 
       while (by_time.Step()) get(by_time.Text(0)).agent_version = std::string(by_time.Text(1));
     }
     s.max_seq = db.QueryInt("SELECT max(seq) FROM event");
-    db.Exec("COMMIT");
-  } catch (...) {
-    db.Exec("ROLLBACK");
-    throw;
   }
   s.db_bytes = SizeOf(db_path) + SizeOf(db_path + "-wal");
   for (auto& [k, v] : by) s.sources.push_back(std::move(v));

@@ -55,16 +55,9 @@ namespace {
 
 std::int64_t CountLines(std::string_view s) { return std::count(s.begin(), s.end(), '\n'); }
 
-// Ends a read transaction however the check ends.
-struct ReadTx {
-  explicit ReadTx(Db& db) : db_(db) { db_.Exec("BEGIN"); }
-  ~ReadTx() { sqlite3_exec(db_.get(), "COMMIT", nullptr, nullptr, nullptr); }
-  Db& db_;
-};
-
 std::vector<std::string> CheckOnce(Db& db, MirrorStore& mirrors, std::int64_t file_id,
                                    std::int64_t* checked, std::int64_t* tail_offset) {
-  ReadTx tx(db);
+  ReadSnapshot tx(db);
   std::vector<std::string> out;
   const MirrorState m = MirrorStore::Load(db, file_id);
   *tail_offset = m.tail_offset;
@@ -205,7 +198,7 @@ VerifyCheck VerifyMirrors(Db& db, MirrorStore& mirrors) {
 
 VerifyCheck VerifyIndex(Db& db) {
   VerifyCheck c{"index"};
-  ReadTx tx(db);
+  ReadSnapshot tx(db);
   const std::int64_t upto = IndexedUpto(db);
   // The rows each table holds: a contentless FTS5 table keeps one row of
   // <table>_docsize per document, keyed by its rowid (event.seq).

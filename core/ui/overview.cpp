@@ -193,28 +193,15 @@ Activity CachedActivity(Db& db, const std::string& store, const std::vector<std:
   // One read transaction: the key, the tombstone and the counts of one
   // state of the store (a forget and a restore between them could
   // otherwise pair a session's old counts with its new row).
-  const bool own = !db.InTransaction();
-  if (own) db.Exec("BEGIN");
-  try {
-    const std::string key = ActivityKey(db, store, starts.front());
-    Kept& kept = cache[store];
-    if (kept.key != key) {
-      kept.key.clear();  // until the counts below are whole
-      kept.activity = ReadActivity(db, starts, kept);
-      kept.key = key;
-    }
-    Activity a = kept.activity;
-    if (own) db.Exec("COMMIT");
-    return a;
-  } catch (...) {
-    if (own) {
-      try {
-        db.Exec("ROLLBACK");
-      } catch (...) {  // the first error is the one to tell
-      }
-    }
-    throw;
+  ReadSnapshot snapshot(db);
+  const std::string key = ActivityKey(db, store, starts.front());
+  Kept& kept = cache[store];
+  if (kept.key != key) {
+    kept.key.clear();  // until the counts below are whole
+    kept.activity = ReadActivity(db, starts, kept);
+    kept.key = key;
   }
+  return kept.activity;
 }
 
 std::int64_t FileBytes(const std::string& path) {

@@ -135,11 +135,13 @@ void Operations::AfterFirstSync(const Operation& op, std::function<void()> fn) {
   ctx_.scheduler.AfterFirstSync(ctx_.first_sync_wait_ms, std::move(fn));
 }
 
-void Operations::OnWorker(Thread thread, const Caller& caller, Job job, Reply reply) {
-  DbWorkers::Job run = [this, job = std::move(job), shape = caller.shape,
-                        reply = std::move(reply)](Db& db) {
+void Operations::OnWorker(Thread thread, const Caller& caller, Job job, Reply reply,
+                          bool one_snapshot) {
+  DbWorkers::Job run = [this, job = std::move(job), shape = caller.shape, reply = std::move(reply),
+                        one_snapshot](Db& db) {
     Answer a;
     try {
+      ReadSnapshot snapshot(db, one_snapshot);
       a.result = rpc::Json([&](rpc::Writer& w) {
         w.UseRefs(&db);
         job(db, w);

@@ -204,6 +204,11 @@ struct Operation {
   /// request gives (its `id`, `session` or `target`) is resolved to a full id
   /// on a reader before the handler runs, as are the events an entry cites.
   unsigned ids = 0;
+  /// A read answered from one snapshot of the store: the handler's
+  /// statements and the front-end's shaping of its answer in one read
+  /// transaction (not the long reads, verify and check, which would keep
+  /// the WAL from being checkpointed while they run).
+  bool one_snapshot = false;
 };
 
 /// The table (table.cpp).
@@ -235,7 +240,10 @@ class Operations {
   // For the table's helpers: run `fn` where `thread` says, answer with what
   // it writes (or the error it throws), with the import's notice.
   using Job = std::function<void(Db&, rpc::Writer&)>;
-  void OnWorker(Thread thread, const Caller& caller, Job job, Reply reply);
+  /// `one_snapshot` (readers): the job and the caller's shape in one read
+  /// transaction (Operation::one_snapshot).
+  void OnWorker(Thread thread, const Caller& caller, Job job, Reply reply,
+                bool one_snapshot = false);
   /// `fn` after the first sync (at most ctx.first_sync_wait_ms), when `op` waits for it.
   void AfterFirstSync(const Operation& op, std::function<void()> fn);
 

@@ -98,7 +98,7 @@ void StartRead(Operations& o, const Operation& op, const rapidjson::Value* param
           ResolveIds(op, db, resolved);
           Handler(ctx, db, resolved, w);
         },
-        reply);
+        reply, op.one_snapshot);
   });
 }
 
@@ -182,9 +182,16 @@ template <class Request, void (*Handler)(Operations&, const Request&, const Call
 constexpr Operation OnLoop(std::string_view method, bool after_first_sync) {
   return {method, Thread::kLoop, after_first_sync, false, &StartLoop<Request, Handler>};
 }
+// A read answered from one snapshot of the store (Operation::one_snapshot).
 template <class Request, void (*Handler)(Context&, Db&, const Request&, rpc::Writer&)>
 constexpr Operation Read(std::string_view method, unsigned ids = 0) {
-  return {method, Thread::kReader, true, false, &StartRead<Request, Handler>, ids};
+  return {method, Thread::kReader, true, false, &StartRead<Request, Handler>, ids, true};
+}
+// A read of the whole store (its mirrors too), which may take minutes: its
+// own read transactions, as short as it makes them.
+template <class Request, void (*Handler)(Context&, Db&, const Request&, rpc::Writer&)>
+constexpr Operation LongRead(std::string_view method) {
+  return {method, Thread::kReader, true, false, &StartRead<Request, Handler>, 0, false};
 }
 template <class Request, void (*Handler)(Context&, Db&, const Request&, const Caller&, rpc::Writer&)>
 constexpr Operation Write(std::string_view method, unsigned ids = 0) {
@@ -208,7 +215,7 @@ constexpr Operation kTable[] = {
     Read<proto::EntriesRequest, ops::Entries>("entries"),
     Read<proto::SearchRequest, ops::Search>("search"),
     Read<proto::ForgottenRequest, ops::Forgotten>("forgotten"),
-    Read<proto::NoRequest, ops::Check>("check"),
+    LongRead<proto::NoRequest, ops::Check>("check"),
     Write<EntryRequest, ops::Remember>("remember"),
     Write<EntryRequest, ops::Correct>("correct", kEntryIds),
     Write<TombstoneRequest, ops::Forget>("forget", kEventIds | kEntryIds | kSessionIds),
@@ -216,7 +223,7 @@ constexpr Operation kTable[] = {
     // The owner's alone: the CLI, never an MCP tool (core/erase/erase.hpp).
     Write<TombstoneRequest, ops::Erase>("erase", kTombstoneIds),
     OnLoop<proto::BackupRequest, ops::Backup>("backup", false),
-    Read<proto::VerifyRequest, ops::Verify>("verify"),
+    LongRead<proto::VerifyRequest, ops::Verify>("verify"),
     // origin ui's own (daemon/http/ui_service.hpp): on its socket connection only.
     {"ui", Thread::kLoop, false, false, &http::StartUi},
     // The web UI's (origin ui), none an MCP tool; tombstone, which shows

@@ -124,6 +124,41 @@ TEST_SUITE("sqlite") {
     CHECK(sqlite3_stmt_busy(reader.Prepare(kAll).get()) == 0);  // a second lease: its own
   }
 
+  TEST_CASE("sqlite: a read snapshot shows one state of the store while it lives, and only its own") {
+    ScopedTempDir d;
+    Db writer(d / "t.db", Db::Mode::kReadWrite);
+    writer.Exec("PRAGMA journal_mode = WAL; CREATE TABLE t(v INTEGER)");
+    Add(writer, 1);
+    Db reader(d / "t.db", Db::Mode::kReadOnly);
+    {
+      ReadSnapshot snapshot(reader);
+      CHECK(reader.InTransaction());
+      CHECK(Rows(reader) == 1);
+      Add(writer, 2);
+      CHECK(Rows(reader) == 1);  // statement after statement, the same state
+      {
+        ReadSnapshot inner(reader);  // within one already: that one's
+        CHECK(Rows(reader) == 1);
+      }
+      CHECK(reader.InTransaction());
+      CHECK(Rows(reader) == 1);
+    }
+    CHECK(!reader.InTransaction());
+    CHECK(Rows(reader) == 2);
+    {
+      ReadSnapshot none(reader, /*wanted=*/false);
+      CHECK(!reader.InTransaction());
+    }
+    // Ended however the read ends.
+    try {
+      ReadSnapshot snapshot(reader);
+      Rows(reader);
+      throw std::runtime_error("the read failed");
+    } catch (const std::runtime_error&) {
+    }
+    CHECK(!reader.InTransaction());
+  }
+
   TEST_CASE("sqlite: two leases of one SQL at once do not reset each other") {
     ScopedTempDir d;
     Db db(d / "t.db", Db::Mode::kReadWrite);

@@ -421,6 +421,10 @@ TEST_SUITE("daemon") {
       // Writes run on the writer and take a request key; reads wait for the first sync.
       if (op.writes) CHECK(op.thread == Thread::kWriter);
       if (op.thread == Thread::kReader) CHECK(op.after_first_sync);
+      // A read's answer comes from one snapshot of the store, but for the
+      // reads of the whole store (their own, shorter, transactions).
+      const bool whole_store = op.method == "verify" || op.method == "check";
+      CHECK(op.one_snapshot == (op.thread == Thread::kReader && !whole_store));
     }
     CHECK(methods == std::set<std::string>{"ping", "status", "sync", "shutdown", "timeline",
                                            "projects", "show", "sources", "entries", "search",
