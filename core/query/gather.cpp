@@ -42,7 +42,7 @@ void BindParams(Stmt& st, const EventQuery& q, const std::string& match, std::in
   if (q.to_ms) bind(kTo, *q.to_ms);
 }
 
-Chains::Chains(Db& db) {
+Chains::Chains(Db& db, int join_below) {
   auto st = db.Prepare("SELECT block, max_ts FROM event_block ORDER BY block");
   while (st.Step()) {
     std::int64_t block = st.Int(0), ts = st.Int(1);
@@ -58,6 +58,16 @@ Chains::Chains(Db& db) {
     }
     Chain& c = list_.back();
     c.upto.push_back(c.upto.empty() ? ts : std::max(ts, c.upto.back()));
+  }
+  for (const Chain& c : list_) {
+    if (joined_.empty() || c.upto.size() >= static_cast<std::size_t>(std::max(join_below, 0))) {
+      joined_.push_back(c);
+      continue;
+    }
+    Chain& before = joined_.back();
+    while (before.first_block + static_cast<std::int64_t>(before.upto.size()) < c.first_block)
+      before.upto.push_back(before.upto.back());  // blocks without a row between
+    for (std::int64_t ts : c.upto) before.upto.push_back(std::max(ts, before.upto.back()));
   }
 }
 
@@ -278,8 +288,9 @@ bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
                 },
                 &k};
   std::vector<Cursor> cursors;
-  for (const Chains::Chain& c : chains.list()) {
-    for (const Source& src : sources) {
+  for (const Source& src : sources) {
+    // An index's statements read the joined chains (Chains).
+    for (const Chains::Chain& c : src.match.empty() ? chains.list() : chains.joined()) {
       Ranges left = Within(scope, std::max(c.lo(), src.lo), std::min(c.hi(), src.hi));
       if (left.empty()) continue;
       StmtLease st = db.Prepare(src.sql);

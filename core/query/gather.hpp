@@ -66,6 +66,15 @@ void BindParams(Stmt& st, const EventQuery& q, const std::string& match, std::in
 // chain read newest arrival first can stop as soon as that bound falls
 // below what is needed.  At most kMaxChains: beyond, blocks join the last
 // chain, which stays correct and only stops later.
+//
+// Each chain costs a source one statement, and FTS5 starts a statement
+// newest first dearly: it finds the doclist's newest end, then walks back to
+// the chain's last arrival (0.2 to 0.65 ms for `retry_handler` at 2M
+// events, docs/performance.md).  So the sources that read an FTS5 index
+// read joined(): each chain of fewer than `join_below` blocks read as part
+// of the chain before it (its candidates read before that chain's, under
+// its bound: still exact), which costs them at most the candidates of those
+// few blocks.
 class Chains {
  public:
   struct Chain {
@@ -86,11 +95,12 @@ class Chains {
   static constexpr std::size_t kMaxChains = 32;
   static constexpr std::int64_t kDayMs = 24 * 3600 * 1000;
 
-  explicit Chains(Db& db);
+  explicit Chains(Db& db, int join_below = 0);
   const std::vector<Chain>& list() const { return list_; }
+  const std::vector<Chain>& joined() const { return joined_; }
 
  private:
-  std::vector<Chain> list_;
+  std::vector<Chain> list_, joined_;
 };
 
 // Keeps the `need` newest candidates by (ts, seq).

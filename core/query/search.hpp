@@ -102,6 +102,10 @@ struct EventQuery {
   /// answer is the same either way (tests compare -1, never, with INT_MAX,
   /// always).
   int read_all_upto = kRankWindow / 2;
+  /// The chains of blocks (core/query/gather.hpp) of fewer blocks than
+  /// this are read by an index's statements as part of the chain before
+  /// them (0: never).  The answer is the same (tests compare).
+  int join_chains_below = 4;
   /// When given, the timestamps and lengths of the messages a search
   /// reads from message_fts come from these (extended as needed) instead
   /// of a seek in event_seq_ts each, where no filter needs more of the

@@ -344,30 +344,36 @@ TEST_SUITE("search") {
     EventIndex index(s.dir / "index.db", s.db_path());
     index.CatchUp(4096, [&] { return index.Upto() >= n; });
     AttachIndex(*s.db, s.dir / "index.db");
+    // Two chains of three blocks each; an index's statements read them as
+    // two, or joined as one (Chains::joined): the same answer.
+    CHECK(search_read::Chains(*s.db).list().size() == 2);
+    CHECK(search_read::Chains(*s.db).joined().size() == 2);
+    CHECK(search_read::Chains(*s.db, 4).joined().size() == 1);
     for (const char* text : {"catalog", "deploy", "AI", "部署", "库", "x"}) {
       for (int filter = 0; filter < 3; ++filter) {
-        for (bool recent : {false, true}) {
-          for (bool tools : {false, true}) {
-            EventQuery q;
-            q.query = text;
-            q.recent = recent;
-            q.include_tools = tools;
-            q.limit = 30;
-            if (filter == 1) q.project = "rare";
-            if (filter == 2) q.source = "grok";
-            auto ref = Reference(*s.db, q);
-            std::vector<std::int64_t> got;
-            for (const auto& h : SearchEvents(*s.db, q)) got.push_back(h.event.seq);
-            INFO("query '" << text << "' filter " << filter << " recent " << recent << " tools " << tools);
-            if (recent || TrigramMatch(ParseTerms(text)).empty()) {
-              if (ref.size() > 30) ref.resize(30);
-              CHECK(got == ref);
-            } else {
-              if (ref.size() > static_cast<std::size_t>(kRankWindow)) ref.resize(kRankWindow);
-              std::set<std::int64_t> window(ref.begin(), ref.end());
-              CHECK(got.size() == std::min<std::size_t>(30, ref.size()));
-              for (auto g : got) CHECK(window.count(g) == 1);
-            }
+        for (int case_ = 0; case_ < 8; ++case_) {
+          const bool recent = case_ & 1, tools = case_ & 2;
+          EventQuery q;
+          q.query = text;
+          q.recent = recent;
+          q.include_tools = tools;
+          q.join_chains_below = case_ & 4 ? 4 : 0;
+          q.limit = 30;
+          if (filter == 1) q.project = "rare";
+          if (filter == 2) q.source = "grok";
+          auto ref = Reference(*s.db, q);
+          std::vector<std::int64_t> got;
+          for (const auto& h : SearchEvents(*s.db, q)) got.push_back(h.event.seq);
+          INFO("query '" << text << "' filter " << filter << " recent " << recent << " tools "
+                         << tools << " chains joined below " << q.join_chains_below);
+          if (recent || TrigramMatch(ParseTerms(text)).empty()) {
+            if (ref.size() > 30) ref.resize(30);
+            CHECK(got == ref);
+          } else {
+            if (ref.size() > static_cast<std::size_t>(kRankWindow)) ref.resize(kRankWindow);
+            std::set<std::int64_t> window(ref.begin(), ref.end());
+            CHECK(got.size() == std::min<std::size_t>(30, ref.size()));
+            for (auto g : got) CHECK(window.count(g) == 1);
           }
         }
       }

@@ -122,10 +122,11 @@ TEST_SUITE("search") {
             const std::size_t matches = Reference(*st.db, q).size();
             const bool within = matches <= static_cast<std::size_t>(kRankWindow);
             (within ? few : many) += matches > 0;
-            auto answer = [&](int read_all_upto, SearchCost* cost,
-                              MessageStamps* stamps = nullptr) {
+            auto answer = [&](int read_all_upto, SearchCost* cost, MessageStamps* stamps = nullptr,
+                              int join_chains_below = -1) {
               EventQuery r = q;
               r.read_all_upto = read_all_upto;
+              if (join_chains_below >= 0) r.join_chains_below = join_chains_below;
               r.stamps = stamps;
               r.count_upto = 100;
               r.cost = cost;
@@ -144,6 +145,9 @@ TEST_SUITE("search") {
             // messages or tool events alike.
             CHECK(always.read_all == (within ? 1 : 0));
             CHECK(never.read_all == 0);
+            // An index's statements reading the two histories' chains apart
+            // rather than joined (Chains::joined): the same answer.
+            CHECK(answer(-1, nullptr, nullptr, 0) == answer(-1, &never));
             // The candidates' timestamps and lengths from the stamps:
             // the same answer, read either way.
             SearchCost stamped_all, stamped_never;
