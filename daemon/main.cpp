@@ -245,7 +245,11 @@ int main(int argc, char** argv) try {
   } catch (const std::exception& e) {
     Fail(e.what());
   }
-  if (!lock) Fail("originsd is already running for " + paths.home + " (" + holder + ")");
+  if (!lock)
+    Fail("originsd is already running for " + paths.home + " (" + holder + ")" +
+         (args.hub ? ": a hub serves its store from that one daemon; stop it first (origin stop), "
+                     "then origin serve"
+                   : ""));
   lock->WritePidAndVersion(ORIGIN_VERSION);
   // Tests only: the store's writes fail on purpose (core/c/faults.hpp).
   try {

@@ -27,8 +27,8 @@ void WriteCheck(rpc::Writer& w, const hub::CheckReport& r) {
   w.String(r.url);
   w.Key("store");
   w.String(r.store);
-  w.Key("device");
-  w.String(r.device);
+  // Whose token it is, as the hub said: unknown (null) when the check failed.
+  rpc::Opt(w, "device", r.device.empty() ? std::nullopt : std::optional(r.device));
   w.Key("hub");
   w.String(r.hub);
   rpc::Opt(w, "error", r.error.empty() ? std::nullopt : std::optional(r.error));

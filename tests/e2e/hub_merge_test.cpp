@@ -229,11 +229,16 @@ TEST_CASE("hub merge: a connected device's read tools merge the hub's answers, l
   // origin hub status waits for the check at most 10 s, not a sync's 30.
   {
     const auto c0 = std::chrono::steady_clock::now();
-    RunResult st = hermit.Cli({"hub", "status"});
+    RunResult st = hermit.Cli({"hub", "status", "--json"});
     const double waited =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - c0).count();
     CHECK(st.status == 1);
     CHECK_MESSAGE(waited < 20.0, waited);
+    // The store's name, and no device for a token the hub did not vouch for.
+    rapidjson::Document j = Json(st.out);
+    CHECK(std::string(j["store"].GetString()) == "hermit");
+    CHECK(j["device"].IsNull());
+    CHECK(j["error"].IsString());
   }
   // Connected through its environment: origin hub disconnect cannot undo
   // that, and says so rather than "not connected".

@@ -197,6 +197,14 @@ TEST_CASE("origin serve: runs originsd as a hub, which checks what it is given")
   RunResult help = f.Cli({"serve", "--help"});
   CHECK(help.status == 0);
   CHECK(help.out.find("/mcp") != std::string::npos);
+  // Beside the store's running daemon: refused, saying how to serve.
+  f.Start();
+  RunResult beside = f.Cli({"serve", "--port", "0"});
+  CHECK(beside.status == 1);
+  CHECK_MESSAGE(beside.err.find("already running for " + f.home()) != std::string::npos,
+                beside.err);
+  CHECK_MESSAGE(beside.err.find("origin stop") != std::string::npos, beside.err);
+  f.Stop();
 }
 
 }  // TEST_SUITE
