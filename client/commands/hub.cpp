@@ -92,8 +92,10 @@ int RenderHub(rapidjson::Document& r, const Invocation& inv) {
   if (PrintedJson(r, inv.json())) return failed ? proto::kExitError : proto::kExitOk;
   Style s{UseColor(stdout)};
   if (sub == "connect") {
-    std::printf("connected to the hub %s (%s) as %s; the first sync has started\n",
-                Str(r, "url").c_str(), Str(r, "hub").c_str(), Str(r, "device").c_str());
+    std::printf(
+        "connected to the hub %s (%s) as %s; a sync has started (origin hub status says "
+        "when it finished)\n",
+        Str(r, "url").c_str(), Str(r, "hub").c_str(), Str(r, "device").c_str());
     if (r.HasMember("relay") && r["relay"].IsBool() && r["relay"].GetBool())
       std::printf(
           "this store is a relay: it keeps no memory of its own, sends the agents' new lines to "
