@@ -79,6 +79,11 @@ int RenderSearch(rapidjson::Document& r, const Invocation& a) {
       out += st.Dim(Thousands(tools) + (tools_at_least ? "+" : "") + " more in tool calls and " +
                     "results: --all") +
              "\n";
+    // A connected device's search is of its own store: say where the rest is.
+    if (r.HasMember("hub") && r["hub"].IsString())
+      out += st.Dim(std::string("this device's store only; the hub ") + r["hub"].GetString() +
+                    " holds what the other devices synced (agents' search tool asks both)") +
+             "\n";
   };
   if (entries.Empty() && events.Empty()) {
     out += "Nothing found.\n";

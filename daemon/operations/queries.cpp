@@ -15,6 +15,7 @@
 #include "core/query/terms.hpp"
 #include "core/store/visible.hpp"
 #include "core/util/text.hpp"
+#include "daemon/hub/connection.hpp"
 #include "daemon/operations/operations.hpp"
 #include "daemon/workers.hpp"
 
@@ -417,6 +418,20 @@ void Search(Context& ctx, Db& db, const proto::SearchRequest& r, rpc::Writer& w)
     w.Key("truncated");
     w.Bool(entries_total > static_cast<std::int64_t>(entry_hits.size()) ||
            events_total > static_cast<std::int64_t>(event_hits.size()));
+    // A person's search (the CLI's, with totals) reads this device's store
+    // alone (spec: Using a hub from a device); the hub it is connected to,
+    // which holds what other devices synced, is named beside the answer.
+    if (ctx.hub_sync != nullptr) {
+      std::optional<hub::Connection> c;
+      try {
+        c = hub::LoadConnection(ctx.paths.home);
+      } catch (const std::exception&) {  // origin hub status says what is wrong with it
+      }
+      if (c) {
+        w.Key("hub");
+        w.String(c->url);
+      }
+    }
   }
   w.EndObject();
 }

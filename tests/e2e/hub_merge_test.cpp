@@ -95,6 +95,22 @@ TEST_CASE("hub merge: a connected device's read tools merge the hub's answers, l
   const std::string desk_entry = Json(remembered.out)["entry"]["id"].GetString();
   Sync(desk);
 
+  // origin search reads the device's own store (spec: Using a hub from a
+  // device), and says where the other devices' sessions are.
+  {
+    RunResult own = laptop.Cli({"search", "oceans", "--no-pager"});
+    REQUIRE_MESSAGE(own.status == 0, own.err);
+    CHECK(own.out.find("desk said") == std::string::npos);
+    CHECK_MESSAGE(own.out.find("this device's store only; the hub " + url) != std::string::npos,
+                  own.out);
+    RunResult json = laptop.Cli({"search", "oceans", "--json"});
+    REQUIRE(json.status == 0);
+    CHECK(std::string(Json(json.out)["hub"].GetString()) == url);
+    RunResult on_hub = hub.Cli({"search", "oceans", "--json"});
+    REQUIRE(on_hub.status == 0);
+    CHECK_FALSE(Json(on_hub.out).HasMember("hub"));
+  }
+
   Mcp m(laptop.env());
   m.Initialize();
   int id = 10;
