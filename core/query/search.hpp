@@ -94,13 +94,13 @@ struct EventQuery {
   /// For terms no index can find: how many of the newest events in scope
   /// are looked in (kScanLimit; tests look in fewer).
   int scan_limit = kScanLimit;
-  /// Ranked, of messages only: when the matches the index is estimated to
-  /// hold (counted among the newest arrivals, scaled to the store) are at
-  /// most this many, every match is read oldest first (cheaper for FTS5)
-  /// instead of the newest first, as long as there are no more than
-  /// kRankWindow; beyond, the search reads newest first after all.  The
-  /// answer is the same either way (tests compare -1, never, with INT_MAX,
-  /// always).
+  /// Ranked: when the matches the indexes are estimated to hold (counted in
+  /// a share of the arrivals, scaled to the store: EstimateMatches in
+  /// search.cpp) are at most this many, every match is read oldest first
+  /// (cheaper for FTS5) instead of the newest first, as long as there are
+  /// no more than kRankWindow; beyond, the search reads newest first after
+  /// all.  The answer is the same either way (tests compare -1, never, with
+  /// INT_MAX, always).
   int read_all_upto = kRankWindow / 2;
   /// The chains of blocks (core/query/gather.hpp) of fewer blocks than
   /// this are read by an index's statements as part of the chain before
