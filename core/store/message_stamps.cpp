@@ -6,7 +6,13 @@
 
 namespace origin {
 
-MessageStamps::MessageStamps() : chunks_(new std::atomic<Chunk*>[kChunks]) {
+namespace {
+std::atomic<std::uint64_t> next_id{1};
+}  // namespace
+
+MessageStamps::MessageStamps()
+    : id_(next_id.fetch_add(1, std::memory_order_relaxed)),
+      chunks_(new std::atomic<Chunk*>[kChunks]) {
   for (std::size_t i = 0; i < kChunks; ++i) chunks_[i].store(nullptr, std::memory_order_relaxed);
 }
 
@@ -85,6 +91,22 @@ bool MessageStamps::Extend(Db& db, std::int64_t upto) {
 }
 
 bool MessageStamps::Get(std::int64_t seq, std::int64_t* ts, std::int64_t* length) const {
+  struct Last {
+    std::uint64_t stamps = 0;  // id_ of the stamps that answered, 0 for none
+    std::int64_t seq = 0, ts = 0, length = 0;
+  };
+  thread_local Last last;
+  if (last.stamps == id_ && last.seq == seq) {
+    *ts = last.ts;
+    *length = last.length;
+    return true;
+  }
+  if (!Find(seq, ts, length)) return false;
+  last = {id_, seq, *ts, *length};
+  return true;
+}
+
+bool MessageStamps::Find(std::int64_t seq, std::int64_t* ts, std::int64_t* length) const {
   if (seq <= 0 || seq > top()) return false;
   const std::size_t n = count_.load(std::memory_order_acquire);
   if (n == 0) return false;

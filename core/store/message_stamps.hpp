@@ -54,7 +54,10 @@ class MessageStamps {
   /// The highest seq covered.
   std::int64_t top() const noexcept { return top_.load(std::memory_order_acquire); }
   /// Message `seq`'s timestamp (ms) and text length (characters); false
-  /// for a seq that is no message, or one not covered.
+  /// for a seq that is no message, or one not covered.  A statement asks
+  /// for the same seq several times in a row (origin_ts in its filter, its
+  /// result and origin_gate's arguments, then origin_len), so each thread
+  /// remembers its last answer: a seq covered keeps its stamp (invariant 3).
   bool Get(std::int64_t seq, std::int64_t* ts, std::int64_t* length) const;
 
   static constexpr const char* kPointerType = "origin_stamps";
@@ -78,11 +81,16 @@ class MessageStamps {
     std::uint64_t stamp[kChunkSize];
   };
 
+  // Get's lookup in the chunks.
+  bool Find(std::int64_t seq, std::int64_t* ts, std::int64_t* length) const;
   // Cover's work, with the mutex held.
   bool Extend(Db& db, std::int64_t upto);
   // Appends message `seq` (above every one held); published by count_.
   void Append(std::int64_t seq, std::int64_t ts, std::int64_t length);
 
+  // Which stamps these are, for a thread's memory of its last lookup
+  // (Get): never the same for two instances of a process.
+  const std::uint64_t id_;
   std::unique_ptr<std::atomic<Chunk*>[]> chunks_;
   std::size_t appended_ = 0;  // by the thread extending; count_ publishes
   std::atomic<std::size_t> count_{0};

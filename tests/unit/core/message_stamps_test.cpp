@@ -6,6 +6,8 @@
 
 #include <doctest/doctest.h>
 
+#include <memory>
+#include <new>
 #include <string>
 #include <utility>
 #include <vector>
@@ -91,6 +93,45 @@ TEST_SUITE("search") {
     CHECK(st.Int(0) == 1700000000456);
     CHECK(st.Int(1) == (1 << 22) + 5);
     CHECK(st.IsNull(2));
+  }
+
+  TEST_CASE("search: each stamps answer a thread's repeated lookup as their own store holds it") {
+    // Two stores whose message 1 differs, looked up in turn on one thread:
+    // what a thread remembers of its last lookup belongs to the stamps that
+    // made it.
+    Stamped a, b;
+    AddEvent(a.s, 1700000000000, "short");
+    AddEvent(b.s, 1800000000000, "a longer text");
+    AddEvent(b.s, 1800000000001, "two");
+    MessageStamps sa, sb;
+    REQUIRE(sa.Cover(*a.s.db, 1));
+    REQUIRE(sb.Cover(*b.s.db, 2));
+    for (int round = 0; round < 3; ++round) {
+      std::int64_t ts = 0, length = 0;
+      REQUIRE(sa.Get(1, &ts, &length));
+      CHECK(ts == 1700000000000);
+      CHECK(length == 5);
+      REQUIRE(sa.Get(1, &ts, &length));  // again: the same
+      CHECK(length == 5);
+      REQUIRE(sb.Get(1, &ts, &length));
+      CHECK(ts == 1800000000000);
+      CHECK(length == 13);
+      CHECK_FALSE(sa.Get(2, &ts, &length));  // not a's, whatever b answered last
+      REQUIRE(sb.Get(2, &ts, &length));
+      CHECK(length == 3);
+    }
+    // Stamps made again at the same address (a store opened again) do not
+    // answer with what the ones before them said.
+    std::int64_t ts = 0, length = 0;
+    auto first = std::make_unique<MessageStamps>();
+    REQUIRE(first->Cover(*a.s.db, 1));
+    REQUIRE(first->Get(1, &ts, &length));
+    first->~MessageStamps();
+    new (first.get()) MessageStamps();
+    CHECK_FALSE(first->Get(1, &ts, &length));  // covers nothing yet
+    REQUIRE(first->Cover(*b.s.db, 1));
+    REQUIRE(first->Get(1, &ts, &length));
+    CHECK(length == 13);
   }
 
   TEST_CASE("search: with stamps, a search finds what arrived after they were made, as without") {
