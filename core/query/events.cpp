@@ -327,7 +327,7 @@ std::int64_t CountSessions(Db& db, const SessionFilter& f) {
   return st.Step() ? st.Int(0) : 0;
 }
 
-std::optional<SessionRow> GetSession(Db& db, std::string_view id) {
+std::optional<SessionRow> GetSession(Db& db, std::string_view id, bool prompt) {
   auto st = db.Prepare(std::string("SELECT ") + kSessionCols + " FROM session WHERE id = ?");
   st.Bind(1, id);
   std::optional<SessionRow> out;
@@ -341,7 +341,7 @@ std::optional<SessionRow> GetSession(Db& db, std::string_view id) {
     bool has = any.Step();
     if (has) throw OpError(OpError::Code::kForgotten, "session " + out->id + " is forgotten");
   }
-  if (out && !out->title) out->prompt = FirstPrompt(db, out->id);
+  if (prompt && out && !out->title) out->prompt = FirstPrompt(db, out->id);
   return out;
 }
 

@@ -95,8 +95,10 @@ struct SessionFilter {
 /// is counted there in the same pass (the names are not in a column).
 std::vector<SessionRow> ListSessions(Db& db, const SessionFilter& f,
                                      std::int64_t* named_total = nullptr);
-/// OpError kForgotten when every event of the session is hidden.
-std::optional<SessionRow> GetSession(Db& db, std::string_view id);
+/// OpError kForgotten when every event of the session is hidden.  Its
+/// first prompt (SessionRow::prompt, read among its messages) only with
+/// `prompt`.
+std::optional<SessionRow> GetSession(Db& db, std::string_view id, bool prompt = true);
 /// A session's events in time order (then arrival); tool events only when asked.
 std::vector<EventRow> SessionEvents(Db& db, std::string_view session, bool include_tools, int limit,
                                     std::int64_t offset = 0);

@@ -190,9 +190,11 @@ void Search(const Value& args, Db& db, const Value& in, Value& out, Alloc& a) {
         }
         auto [it, added] = group.emplace(session, sessions.Size());
         if (added) {
+          // Its title or first prompt as the operation read it in the
+          // same snapshot (session_title), not read again.
           std::optional<SessionRow> row;
           try {
-            row = GetSession(db, session);
+            row = GetSession(db, session, false);
           } catch (const OpError&) {  // hidden meanwhile: its id alone
           }
           Value s(rapidjson::kObjectType);
@@ -200,7 +202,11 @@ void Search(const Value& args, Db& db, const Value& in, Value& out, Alloc& a) {
           if (row) {
             Put(s, "ref", ShortRef(db, session), a);
             Put(s, "source", row->source, a);
-            const std::string title = TitleOf(row->title, row->prompt);
+            const Value* named = Get(e, "session_title");
+            const std::string title = TitleOf(named != nullptr && named->IsString()
+                                                  ? std::optional<std::string>(named->GetString())
+                                                  : std::nullopt,
+                                              std::nullopt);
             if (!title.empty()) Put(s, "title", title, a);
             if (row->project) Put(s, "project", *row->project, a);
           } else {
