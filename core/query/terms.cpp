@@ -28,6 +28,26 @@ bool IsSpace(char32_t c) {
          c == 0x3000;
 }
 
+char LowerAscii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
+
+// `text` with ASCII lowered, in a buffer of the thread's that the next call
+// on the thread overwrites: a bytewise term is found in it with find
+// (memchr, then memcmp), several times faster than comparing every byte
+// through a folding predicate (a search of tool events checks megabytes).
+std::string_view LoweredAscii(std::string_view text) {
+  thread_local std::string lowered;
+  lowered.resize(text.size());
+  std::transform(text.begin(), text.end(), lowered.begin(), LowerAscii);
+  return lowered;
+}
+
+// A bytewise term as LoweredAscii's bytes hold it.
+std::string Needle(const Term& t) {
+  std::string n = t.text;
+  std::transform(n.begin(), n.end(), n.begin(), LowerAscii);
+  return n;
+}
+
 // Code points of `text` with the byte offset where each starts.
 struct Decoded {
   std::u32string folded;
@@ -89,26 +109,19 @@ std::vector<Term> ParseTerms(std::string_view query) {
 
 bool MatchesAll(std::string_view text, const std::vector<Term>& terms) {
   // A bytewise term is found in the bytes with ASCII case folded, without
-  // decoding the text: in a copy of the text with ASCII lowered, made once
-  // and searched with find (memchr, then memcmp), several times faster than
-  // comparing every byte through a folding predicate (a search of tool
-  // events checks megabytes of text).  Other terms compare folded code
-  // points.
-  auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
-  thread_local std::string lowered;
+  // decoding the text (LoweredAscii, made once); other terms compare folded
+  // code points.
+  std::string_view lowered;
   bool lowered_made = false;
   std::u32string folded;
   bool decoded = false;
   for (const Term& t : terms) {
     if (t.bytewise) {
       if (!lowered_made) {
-        lowered.resize(text.size());
-        std::transform(text.begin(), text.end(), lowered.begin(), lower);
+        lowered = LoweredAscii(text);
         lowered_made = true;
       }
-      std::string needle = t.text;
-      std::transform(needle.begin(), needle.end(), needle.begin(), lower);
-      if (std::string_view(lowered).find(needle) != std::string_view::npos) continue;
+      if (lowered.find(Needle(t)) != std::string_view::npos) continue;
       // Not in the bytes: found only if a Kelvin sign or a long s stands for
       // a k or an s, which only decoding sees.
       if (text.find("\xE2\x84\xAA") == std::string_view::npos &&
@@ -144,38 +157,34 @@ std::string TrigramMatch(const std::vector<Term>& terms) {
   return out;
 }
 
-std::string Snippet(std::string_view text, const std::vector<Term>& terms, std::size_t max_chars,
-                    SnippetMarks* marks) {
-  if (marks != nullptr) marks->clear();
-  Decoded d = Decode(text);
-  const std::size_t n = d.folded.size();
-  // Every match, as [begin, end) in code points, merged where they overlap.
-  std::vector<std::pair<std::size_t, std::size_t>> hits;
-  for (const Term& t : terms) {
-    if (t.folded.empty()) continue;
-    for (std::size_t p = d.folded.find(t.folded); p != std::u32string::npos;
-         p = d.folded.find(t.folded, p + 1))
-      hits.push_back({p, p + t.folded.size()});
-  }
+namespace {
+
+using Ranges = std::vector<std::pair<std::size_t, std::size_t>>;
+
+// `hits` sorted and merged where they overlap or touch.
+Ranges Merged(Ranges hits) {
   std::sort(hits.begin(), hits.end());
-  std::vector<std::pair<std::size_t, std::size_t>> merged;
+  Ranges merged;
   for (auto h : hits) {
     if (!merged.empty() && h.first <= merged.back().second)
       merged.back().second = std::max(merged.back().second, h.second);
     else
       merged.push_back(h);
   }
-  // A window of max_chars around the first match, starting a little before it.
-  std::size_t first = merged.empty() ? 0 : merged.front().first;
-  std::size_t begin = first > max_chars / 4 ? first - max_chars / 4 : 0;
-  std::size_t end = std::min(n, begin + max_chars);
-  if (end - begin < max_chars && begin > 0) begin = end > max_chars ? end - max_chars : 0;
+  return merged;
+}
+
+// The bytes [begin, end) of `text` on one line, `merged` (byte ranges of
+// matches, ascending) in brackets where they fall in it, "…" where text
+// was cut.
+std::string Cut(std::string_view text, std::size_t begin, std::size_t end, const Ranges& merged,
+                SnippetMarks* marks) {
   std::string out;
   if (begin > 0) out += "…";
   std::size_t pos = begin;
   auto emit = [&](std::size_t from, std::size_t to) {
-    std::string_view piece = text.substr(d.offset[from], d.offset[to] - d.offset[from]);
-    for (char c : piece) out += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+    for (char c : text.substr(from, to - from))
+      out += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
   };
   for (auto [b, e] : merged) {
     if (e <= begin || b >= end) continue;
@@ -190,8 +199,111 @@ std::string Snippet(std::string_view text, const std::vector<Term>& terms, std::
     pos = e;
   }
   emit(pos, end);
-  if (end < n) out += "…";
+  if (end < text.size()) out += "…";
   return out;
+}
+
+// Byte `pos` of valid UTF-8 `s` moved back over `chars` code points (to 0
+// at most), or forward (to the end at most), counting those passed in
+// `*moved`.
+std::size_t Back(std::string_view s, std::size_t pos, std::size_t chars) {
+  for (; chars > 0 && pos > 0; --chars) do
+      --pos;
+    while (pos > 0 && (static_cast<unsigned char>(s[pos]) & 0xC0) == 0x80);
+  return pos;
+}
+std::size_t Forward(std::string_view s, std::size_t pos, std::size_t chars, std::size_t* moved) {
+  *moved = 0;
+  for (; *moved < chars && pos < s.size(); ++*moved) do
+      ++pos;
+    while (pos < s.size() && (static_cast<unsigned char>(s[pos]) & 0xC0) == 0x80);
+  return pos;
+}
+
+// Snippet's window: `max_chars` code points from a quarter of them before
+// the first match (0 without one), moved back when the text ends first;
+// in the units of `back` and `forward` (code points, or bytes of valid
+// UTF-8).
+template <class BackFn, class ForwardFn>
+std::pair<std::size_t, std::size_t> Window(std::size_t first, std::size_t max_chars, BackFn back,
+                                           ForwardFn forward) {
+  std::size_t begin = back(first, max_chars / 4);
+  std::size_t moved = 0;
+  const std::size_t end = forward(begin, max_chars, &moved);
+  if (moved < max_chars && begin > 0) begin = back(end, max_chars);
+  return {begin, end};
+}
+
+// Snippet of a valid UTF-8 text whose terms are all bytewise (and which
+// holds no Kelvin sign nor long s): the matches found in the bytes with
+// ASCII case folded, as MatchesAll finds them, and only the window's code
+// points walked, where decoding would fold the whole text (a search's tool
+// results run to megabytes).
+std::string BytewiseSnippet(std::string_view text, const std::vector<Term>& terms,
+                            std::size_t max_chars, SnippetMarks* marks) {
+  std::vector<std::string> needles;
+  for (const Term& t : terms)
+    if (!t.folded.empty()) needles.push_back(Needle(t));
+  std::string_view low;
+  std::size_t first = std::string_view::npos;
+  if (!needles.empty()) {
+    low = LoweredAscii(text);
+    for (const std::string& n : needles) first = std::min(first, low.find(n));
+  }
+  if (first == std::string_view::npos) first = 0;
+  const auto [begin, end] = Window(
+      first, max_chars, [&](std::size_t pos, std::size_t chars) { return Back(text, pos, chars); },
+      [&](std::size_t pos, std::size_t chars, std::size_t* moved) {
+        return Forward(text, pos, chars, moved);
+      });
+  // The matches in the window (none starts before the first).
+  Ranges hits;
+  for (const std::string& n : needles)
+    for (std::size_t p = low.find(n, first); p != std::string_view::npos && p < end;
+         p = low.find(n, p + 1))
+      hits.push_back({p, p + n.size()});
+  return Cut(text, begin, end, Merged(std::move(hits)), marks);
+}
+
+}  // namespace
+
+std::string Snippet(std::string_view text, const std::vector<Term>& terms, std::size_t max_chars,
+                    SnippetMarks* marks) {
+  if (marks != nullptr) marks->clear();
+  const bool bytewise =
+      std::all_of(terms.begin(), terms.end(), [](const Term& t) { return t.bytewise; }) &&
+      (terms.empty() || (text.find("\xE2\x84\xAA") == std::string_view::npos &&  // Kelvin sign
+                         text.find("\xC5\xBF") == std::string_view::npos)) &&    // long s
+      ValidUtf8(text);
+  if (bytewise) return BytewiseSnippet(text, terms, max_chars, marks);
+  return SnippetDecoded(text, terms, max_chars, marks);
+}
+
+std::string SnippetDecoded(std::string_view text, const std::vector<Term>& terms,
+                           std::size_t max_chars, SnippetMarks* marks) {
+  if (marks != nullptr) marks->clear();
+  Decoded d = Decode(text);
+  const std::size_t n = d.folded.size();
+  // Every match, as [begin, end) in code points, merged where they overlap.
+  Ranges hits;
+  for (const Term& t : terms) {
+    if (t.folded.empty()) continue;
+    for (std::size_t p = d.folded.find(t.folded); p != std::u32string::npos;
+         p = d.folded.find(t.folded, p + 1))
+      hits.push_back({p, p + t.folded.size()});
+  }
+  Ranges merged = Merged(std::move(hits));
+  const auto [begin, end] = Window(
+      merged.empty() ? 0 : merged.front().first, max_chars,
+      [](std::size_t pos, std::size_t chars) { return pos > chars ? pos - chars : 0; },
+      [&](std::size_t pos, std::size_t chars, std::size_t* moved) {
+        const std::size_t to = std::min(n, pos + chars);
+        *moved = to - pos;
+        return to;
+      });
+  // In bytes from here.
+  for (auto& [b, e] : merged) b = d.offset[b], e = d.offset[e];
+  return Cut(text, d.offset[begin], d.offset[end], merged, marks);
 }
 
 }  // namespace origin

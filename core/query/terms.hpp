@@ -50,5 +50,10 @@ using SnippetMarks = std::vector<std::pair<std::size_t, std::size_t>>;
 /// where the matches are.
 std::string Snippet(std::string_view text, const std::vector<Term>& terms,
                     std::size_t max_chars = 200, SnippetMarks* marks = nullptr);
+/// Snippet by decoding and folding every code point of the text, as it
+/// cuts the texts its bytes cannot answer (invalid UTF-8, terms with
+/// letters that fold outside ASCII); the others' reference in the tests.
+std::string SnippetDecoded(std::string_view text, const std::vector<Term>& terms,
+                           std::size_t max_chars = 200, SnippetMarks* marks = nullptr);
 
 }  // namespace origin

@@ -69,6 +69,37 @@ TEST_SUITE("search") {
     CHECK(Snippet("no match here", t) == "no match here");
   }
 
+  TEST_CASE("search: a snippet cut from the bytes equals one cut from decoded code points") {
+    // Snippet finds the matches of ASCII-folded terms in the bytes and walks
+    // the window's code points only; decoding the whole text is the
+    // reference.  Texts of ASCII in both cases, letters of two to four
+    // bytes, line breaks and brackets, windows of every size.
+    const std::vector<std::string> pieces = {"a",  "B",  "log", "LOG", "é", "É", "部", "署", "😀",
+                                             "\n", "\t", "[",   "]",   " ", "x", "Lo", "g"};
+    const std::vector<std::string> words = {"log", "LoG", "a", "部署", "xa", "g l", "é", "😀x"};
+    std::mt19937 rng(17);
+    for (int i = 0; i < 20000; ++i) {
+      std::string text, query;
+      for (int j = 0, n = static_cast<int>(rng() % 60); j < n; ++j)
+        text += pieces[rng() % pieces.size()];
+      for (int j = 0, n = static_cast<int>(rng() % 3); j < n; ++j)
+        query += words[rng() % words.size()] + " ";
+      const std::size_t max_chars = 1 + rng() % 40;
+      const auto terms = ParseTerms(query);
+      SnippetMarks fast, slow;
+      INFO("text '" << text << "' query '" << query << "' max " << max_chars);
+      REQUIRE(Snippet(text, terms, max_chars, &fast) ==
+              SnippetDecoded(text, terms, max_chars, &slow));
+      REQUIRE(fast == slow);
+    }
+    // Texts the bytes cannot answer are decoded: invalid UTF-8 (each bad
+    // byte one character), a long s standing for an s.
+    CHECK(Snippet("ab\xFF\xFE"
+                  "cd",
+                  {}, 3) == "ab\xFF…");
+    CHECK(Snippet("the \u017Fchema", ParseTerms("schema")) == "the [\u017Fchema]");
+  }
+
   TEST_CASE("search: entry search equals a substring scan of the visible entries") {
     TestStore s;
     s.db->Exec("INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
