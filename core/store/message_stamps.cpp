@@ -2,43 +2,78 @@
 #include "core/store/message_stamps.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <string>
 
 namespace origin {
 
-namespace {
-std::atomic<std::uint64_t> next_id{1};
-}  // namespace
-
 MessageStamps::MessageStamps()
-    : id_(next_id.fetch_add(1, std::memory_order_relaxed)),
-      chunks_(new std::atomic<Chunk*>[kChunks]) {
-  for (std::size_t i = 0; i < kChunks; ++i) chunks_[i].store(nullptr, std::memory_order_relaxed);
+    : stamps_(new std::atomic<StampChunk*>[kStampChunks]),
+      blocks_(new std::atomic<BlockChunk*>[kBlockChunks]) {
+  for (std::size_t i = 0; i < kStampChunks; ++i)
+    stamps_[i].store(nullptr, std::memory_order_relaxed);
+  for (std::size_t i = 0; i < kBlockChunks; ++i)
+    blocks_[i].store(nullptr, std::memory_order_relaxed);
 }
 
 MessageStamps::~MessageStamps() {
-  for (std::size_t i = 0; i < kChunks; ++i) delete chunks_[i].load(std::memory_order_relaxed);
+  for (std::size_t i = 0; i < kStampChunks; ++i) delete stamps_[i].load(std::memory_order_relaxed);
+  for (std::size_t i = 0; i < kBlockChunks; ++i) delete blocks_[i].load(std::memory_order_relaxed);
+}
+
+void MessageStamps::StartBlocks(std::int64_t block) {
+  constexpr std::int64_t mask = (std::int64_t{1} << kBlockBits) - 1;
+  for (; next_block_ <= block; ++next_block_) {
+    std::atomic<BlockChunk*>& entry = blocks_[next_block_ >> kBlockBits];
+    BlockChunk* chunk = entry.load(std::memory_order_relaxed);
+    if (chunk == nullptr) {
+      chunk = new BlockChunk();  // every bit clear
+      // Published to readers by the top that first covers it (Extend).
+      entry.store(chunk, std::memory_order_relaxed);
+    }
+    chunk->bits[next_block_ & mask].store(0, std::memory_order_relaxed);
+    chunk->base[next_block_ & mask] = static_cast<std::uint32_t>(appended_);
+  }
 }
 
 void MessageStamps::Append(std::int64_t seq, std::int64_t ts, std::int64_t length) {
-  std::atomic<Chunk*>& entry = chunks_[appended_ >> kChunkBits];
-  Chunk* chunk = entry.load(std::memory_order_relaxed);
+  const std::int64_t block = seq >> 6;
+  StartBlocks(block);
+  BlockChunk* blocks = blocks_[block >> kBlockBits].load(std::memory_order_relaxed);
+  blocks->bits[block & ((std::int64_t{1} << kBlockBits) - 1)].fetch_or(
+      std::uint64_t{1} << (seq & 63), std::memory_order_relaxed);
+  std::atomic<StampChunk*>& entry = stamps_[appended_ >> kStampBits];
+  StampChunk* chunk = entry.load(std::memory_order_relaxed);
   if (chunk == nullptr) {
-    chunk = new Chunk;
-    // Published to readers by the count that first covers it (Cover).
-    entry.store(chunk, std::memory_order_relaxed);
+    chunk = new StampChunk;
+    entry.store(chunk, std::memory_order_relaxed);  // published by count_
   }
-  const std::size_t i = appended_ & (kChunkSize - 1);
-  chunk->seq[i] = static_cast<std::uint32_t>(seq);
+  std::uint64_t& stamp = chunk->stamp[appended_ & ((std::size_t{1} << kStampBits) - 1)];
   if (ts >= 0 && ts <= kMaxTs && length >= 0 && length <= kMaxLength) {
-    chunk->stamp[i] =
-        (static_cast<std::uint64_t>(ts) << kLengthBits) | static_cast<std::uint64_t>(length);
+    stamp = (static_cast<std::uint64_t>(ts) << kLengthBits) | static_cast<std::uint64_t>(length);
   } else {
     std::lock_guard<std::mutex> lock(wide_mu_);
     wide_[seq] = {ts, length};
-    chunk->stamp[i] = kWide;
+    stamp = kWide;
   }
   ++appended_;
+}
+
+void MessageStamps::Unappend(std::int64_t from) {
+  // The bits above `from` in its block, and every block started after it:
+  // no reader looks there (they are above top), and the next extension
+  // appends them again.
+  constexpr std::int64_t mask = (std::int64_t{1} << kBlockBits) - 1;
+  const std::int64_t block = from >> 6;
+  if (block < next_block_) {
+    const std::uint64_t keep = (std::uint64_t{2} << (from & 63)) - 1;  // seqs up to `from`
+    blocks_[block >> kBlockBits]
+        .load(std::memory_order_relaxed)
+        ->bits[block & mask]
+        .fetch_and(keep, std::memory_order_relaxed);
+    next_block_ = block + 1;
+  }
+  appended_ = count_.load(std::memory_order_relaxed);
 }
 
 bool MessageStamps::Cover(Db& db, std::int64_t upto) {
@@ -46,11 +81,14 @@ bool MessageStamps::Cover(Db& db, std::int64_t upto) {
   if (upto > kMaxSeq) return false;
   std::unique_lock<std::mutex> lock(extend_mu_, std::try_to_lock);
   if (!lock.owns_lock()) return false;
+  const std::int64_t from = top();
   try {
-    return Extend(db, upto);
+    if (Extend(db, upto)) return true;
   } catch (const SqliteError&) {
-    return false;  // the caller reads the store, and meets what is wrong there
+    // The caller reads the store, and meets what is wrong there.
   }
+  Unappend(from);
+  return false;
 }
 
 bool MessageStamps::Extend(Db& db, std::int64_t upto) {
@@ -82,50 +120,31 @@ bool MessageStamps::Extend(Db& db, std::int64_t upto) {
     bool found = false;
     while (!found && events.Step()) found = events.Int(0) == seq;
     if (!found) return false;  // the two indexes disagree: read the store
-    if (appended_ == kChunks * kChunkSize) return false;
+    if (appended_ == kStampChunks << kStampBits) return false;
     Append(seq, events.Int(1), events.Int(2));
   }
+  StartBlocks(upto >> 6);  // the blocks up to the top, those without messages too
   count_.store(appended_, std::memory_order_release);
   top_.store(upto, std::memory_order_release);
   return true;
 }
 
 bool MessageStamps::Get(std::int64_t seq, std::int64_t* ts, std::int64_t* length) const {
-  struct Last {
-    std::uint64_t stamps = 0;  // id_ of the stamps that answered, 0 for none
-    std::int64_t seq = 0, ts = 0, length = 0;
-  };
-  thread_local Last last;
-  if (last.stamps == id_ && last.seq == seq) {
-    *ts = last.ts;
-    *length = last.length;
-    return true;
-  }
-  if (!Find(seq, ts, length)) return false;
-  last = {id_, seq, *ts, *length};
-  return true;
-}
-
-bool MessageStamps::Find(std::int64_t seq, std::int64_t* ts, std::int64_t* length) const {
   if (seq <= 0 || seq > top()) return false;
-  const std::size_t n = count_.load(std::memory_order_acquire);
-  if (n == 0) return false;
-  // The last chunk whose first seq is at most `seq`, then `seq` in it.
-  const std::size_t chunks = ((n - 1) >> kChunkBits) + 1;
-  std::size_t lo = 0, hi = chunks;  // the answer is in [lo, hi)
-  while (hi - lo > 1) {
-    const std::size_t mid = (lo + hi) / 2;
-    if (chunks_[mid].load(std::memory_order_relaxed)->seq[0] <= seq)
-      lo = mid;
-    else
-      hi = mid;
-  }
-  const Chunk* chunk = chunks_[lo].load(std::memory_order_relaxed);
-  const std::size_t size = lo + 1 < chunks ? kChunkSize : n - (lo << kChunkBits);
-  const std::uint32_t* end = chunk->seq + size;
-  const std::uint32_t* at = std::lower_bound(chunk->seq, end, static_cast<std::uint32_t>(seq));
-  if (at == end || *at != seq) return false;
-  const std::uint64_t stamp = chunk->stamp[at - chunk->seq];
+  // Every block up to the top's has its base, and its chunk (published
+  // with the top, acquired above).
+  const std::int64_t b = seq >> 6;
+  const BlockChunk* blocks = blocks_[b >> kBlockBits].load(std::memory_order_relaxed);
+  const std::size_t i = static_cast<std::size_t>(b) & ((std::size_t{1} << kBlockBits) - 1);
+  const std::uint64_t bits = blocks->bits[i].load(std::memory_order_relaxed);
+  const int bit = static_cast<int>(seq & 63);
+  if (((bits >> bit) & 1) == 0) return false;
+  const std::size_t at =
+      blocks->base[i] +
+      static_cast<std::size_t>(std::popcount(bits & ((std::uint64_t{1} << bit) - 1)));
+  const std::uint64_t stamp = stamps_[at >> kStampBits]
+                                  .load(std::memory_order_relaxed)
+                                  ->stamp[at & ((std::size_t{1} << kStampBits) - 1)];
   if (stamp == kWide) {
     std::lock_guard<std::mutex> lock(wide_mu_);
     const auto& [t, len] = wide_.at(seq);

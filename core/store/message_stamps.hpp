@@ -18,9 +18,10 @@
 // One per store, shared by a process's readers: Cover extends under a
 // mutex that readers never wait for (a reader that finds it taken reads
 // the store instead), and what a reader looks up was published before it
-// looked (release/acquire on the count), so lookups take no lock.  Twelve
-// bytes a message (7 MiB for the 575,000 messages of two million
-// real-shaped events).
+// looked (release/acquire on the top), so lookups take no lock, and find
+// a seq in constant time (a bit per seq, blocks of 64 with a count).
+// Eight bytes a message and twelve per 64 seqs (5 MiB for the 575,000
+// messages of two million real-shaped events).
 //
 // On a connection (RegisterMessageStamps): origin_ts(?, seq) and
 // origin_len(?, seq), the stamps bound as a pointer of type
@@ -54,10 +55,8 @@ class MessageStamps {
   /// The highest seq covered.
   std::int64_t top() const noexcept { return top_.load(std::memory_order_acquire); }
   /// Message `seq`'s timestamp (ms) and text length (characters); false
-  /// for a seq that is no message, or one not covered.  A statement asks
-  /// for the same seq several times in a row (origin_ts in its filter, its
-  /// result and origin_gate's arguments, then origin_len), so each thread
-  /// remembers its last answer: a seq covered keeps its stamp (invariant 3).
+  /// for a seq that is no message, or one not covered.  Constant time: a
+  /// search asks it of every candidate message_fts gives.
   bool Get(std::int64_t seq, std::int64_t* ts, std::int64_t* length) const;
 
   static constexpr const char* kPointerType = "origin_stamps";
@@ -70,29 +69,44 @@ class MessageStamps {
   static constexpr std::uint64_t kWide = ~std::uint64_t{0};
   static constexpr std::int64_t kMaxLength = (std::int64_t{1} << kLengthBits) - 2;
   static constexpr std::int64_t kMaxTs = (std::int64_t{1} << (64 - kLengthBits)) - 1;
-  // The messages in seq order, in chunks of 2^16 (768 KiB) allocated as
-  // the store grows and never moved, under a table of 2^15 of them.
-  static constexpr int kChunkBits = 16;
-  static constexpr std::size_t kChunkSize = std::size_t{1} << kChunkBits;
-  static constexpr std::size_t kChunks = std::size_t{1} << 15;
   static constexpr std::int64_t kMaxSeq = UINT32_MAX;
-  struct Chunk {
-    std::uint32_t seq[kChunkSize];
-    std::uint64_t stamp[kChunkSize];
+  // The stamps of the messages in seq order, in chunks of 2^16 (512 KiB)
+  // allocated as the store grows and never moved, under a table of 2^15
+  // of them.
+  static constexpr int kStampBits = 16;
+  static constexpr std::size_t kStampChunks = std::size_t{1} << 15;
+  struct StampChunk {
+    std::uint64_t stamp[std::size_t{1} << kStampBits];
+  };
+  // Where a seq's stamp is: the seqs in blocks of 64, each with a bit per
+  // seq that is a message and how many messages come before the block (the
+  // stamp of a message is at its block's base plus the messages before it
+  // in the block).  Twelve bytes a block, in chunks of 2^12 blocks (256 Ki
+  // seqs, 48 KiB), under a table of 2^14 reaching kMaxSeq.  A block's base
+  // is written once, before the stamps cover any seq of it; its bits are
+  // set as the messages are appended (atomic: a reader may read the block
+  // while the next extension sets bits above what it covers).
+  static constexpr int kBlockBits = 12;
+  static constexpr std::size_t kBlockChunks = std::size_t{1} << 14;
+  struct BlockChunk {
+    std::atomic<std::uint64_t> bits[std::size_t{1} << kBlockBits];
+    std::uint32_t base[std::size_t{1} << kBlockBits];
   };
 
-  // Get's lookup in the chunks.
-  bool Find(std::int64_t seq, std::int64_t* ts, std::int64_t* length) const;
   // Cover's work, with the mutex held.
   bool Extend(Db& db, std::int64_t upto);
   // Appends message `seq` (above every one held); published by count_.
   void Append(std::int64_t seq, std::int64_t ts, std::int64_t length);
+  // Gives every block up to `block` (a seq's, seq >> 6) its base.
+  void StartBlocks(std::int64_t block);
+  // Takes back what a failed extension appended above seq `from`.
+  void Unappend(std::int64_t from);
 
-  // Which stamps these are, for a thread's memory of its last lookup
-  // (Get): never the same for two instances of a process.
-  const std::uint64_t id_;
-  std::unique_ptr<std::atomic<Chunk*>[]> chunks_;
-  std::size_t appended_ = 0;  // by the thread extending; count_ publishes
+  std::unique_ptr<std::atomic<StampChunk*>[]> stamps_;
+  std::unique_ptr<std::atomic<BlockChunk*>[]> blocks_;
+  // By the thread extending; count_ and top_ publish them.
+  std::size_t appended_ = 0;
+  std::int64_t next_block_ = 0;  // the first block without its base
   std::atomic<std::size_t> count_{0};
   std::atomic<std::int64_t> top_{0};
   std::mutex extend_mu_;  // held by the one thread extending
