@@ -64,22 +64,26 @@ std::string ShortRef(Db& db, std::string_view id) {
   const std::int64_t h = RefHash(id);
   const std::uint64_t u = Unsigned(h);
   int shared = 0;
+  int same = 0;  // rows of these 64 bits: more than one is another id (as likely as a lottery win)
   {
-    auto below = db.Prepare("SELECT h FROM ref WHERE h < ? ORDER BY h DESC LIMIT 1");
+    // The id's own row, then the nearest below it, in one read.
+    auto below = db.Prepare("SELECT h FROM ref WHERE h <= ? ORDER BY h DESC LIMIT 3");
     below.Bind(1, h);
-    if (below.Step()) shared = std::max(shared, SharedChars(u, Unsigned(below.Int(0))));
+    while (below.Step()) {
+      if (below.Int(0) == h) {
+        ++same;
+        continue;
+      }
+      shared = SharedChars(u, Unsigned(below.Int(0)));
+      break;
+    }
   }
   {
     auto above = db.Prepare("SELECT h FROM ref WHERE h > ? ORDER BY h LIMIT 1");
     above.Bind(1, h);
     if (above.Step()) shared = std::max(shared, SharedChars(u, Unsigned(above.Int(0))));
   }
-  {
-    // Another id with the same 64 bits (as likely as a lottery win).
-    auto same = db.Prepare("SELECT count(*) > 1 FROM ref WHERE h = ?");
-    same.Bind(1, h);
-    if (same.Step() && same.Int(0) != 0) shared = kMaxRef;
-  }
+  if (same > 1) shared = kMaxRef;
   return RefText(h, std::clamp(shared + 1, kMinRef, kMaxRef));
 }
 

@@ -110,6 +110,13 @@ TEST_SUITE("ids") {
       by_ref[ref] = id;
     }
     CHECK(by_ref.size() == ids.size());
+    // Another item with the same 64 bits: the reference is all of them.
+    db.Prepare("INSERT INTO ref(h, kind, item) VALUES (?, 3, 999999)")
+        .Bind(1, RefHash(ids[7]))
+        .Run();
+    CHECK(ShortRef(db, ids[7]).size() == static_cast<std::size_t>(kMaxRef));
+    CHECK(ShortRef(db, ids[8]).size() < static_cast<std::size_t>(kMaxRef));
+    db.Exec("DELETE FROM ref WHERE item = 999999");
     // A store opened again (a migration that ran already) adds nothing.
     s.db = OpenWriteConnection(s.db_path());
     CHECK(s.db->QueryInt("SELECT count(*) FROM ref") == 3040);
