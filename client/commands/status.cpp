@@ -58,6 +58,49 @@ void PrintHub(const rapidjson::Value& r, std::FILE* out) {
   }
 }
 
+// A hub (origin serve): where it serves, and each device whose logs it
+// holds, with what came of them and its token.
+void PrintServing(const rapidjson::Value& r, std::FILE* out, const Style& s) {
+  auto h = r.FindMember("serving");
+  if (h == r.MemberEnd() || !h->value.IsObject()) return;
+  const rapidjson::Value& hub = h->value;
+  const std::string url = Str(hub, "url");
+  const std::string pub = Str(hub, "public_url");
+  std::fprintf(out, "\nthis store is a hub: %s%s\n",
+               url.empty() ? "not serving HTTP at the moment" : ("serving " + url).c_str(),
+               pub.empty() ? "" : (" · public URL " + pub).c_str());
+  const rapidjson::Value& devices = hub["devices"];
+  if (!devices.IsArray() || devices.Empty()) {
+    std::fputs(Wrapped("No device has synced here yet: origin token create NAME here, then on "
+                       "the device origin hub connect URL --token T.",
+                       Output().width, 0)
+                   .c_str(),
+               out);
+    return;
+  }
+  std::fprintf(
+      out, "%s\n",
+      s.Dim("the devices whose logs it holds (the sources above count them too):").c_str());
+  std::vector<std::vector<std::string>> rows = {{s.Dim("DEVICE"), s.Dim("FILES"), s.Dim("LOGS"),
+                                                 s.Dim("LINES"), s.Dim("ERRORS"),
+                                                 s.Dim("LAST RECEIVED"), s.Dim("TOKEN")}};
+  for (const auto& d : devices.GetArray()) {
+    const std::int64_t errors = Int(d, "parse_errors");
+    const std::string token = Str(d, "token");
+    rows.push_back(
+        {Str(d, "name"), Thousands(Int(d, "files")), HumanBytes(Int(d, "bytes")),
+         Thousands(Int(d, "lines")), errors > 0 ? s.Yellow(Thousands(errors)) : Thousands(errors),
+         d["last_received_at"].IsInt64() ? LocalTime(d["last_received_at"].GetInt64()) : "never",
+         token.empty()       ? s.Dim("none")
+         : token == "active" ? token
+                             : s.Yellow(token)});
+  }
+  std::fputs(Table(rows, {{}, {true}, {true}, {true}, {true}, {false, 1, 16}, {false, 2, 7}},
+                   Output().width)
+                 .c_str(),
+             out);
+}
+
 // A relay (spec: Relays): no store to count, but what its agents wrote
 // that the hub has not received yet, by source.
 void RenderRelay(const rapidjson::Value& r, std::FILE* out, const Style& s) {
@@ -164,6 +207,7 @@ void RenderStore(const rapidjson::Value& r, std::FILE* out, const Style& s) {
     std::fprintf(out, " (%.1f×)", static_cast<double>(content) / static_cast<double>(disk));
   std::fprintf(out, "\n");
   PrintHub(r, out);
+  PrintServing(r, out, s);
   if (files_total == 0) {
     std::fprintf(out, "\nNo agent logs found on this machine yet. Origin watches:\n");
     for (const auto& src : r["sources"].GetArray())

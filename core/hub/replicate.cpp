@@ -13,6 +13,34 @@
 
 namespace origin {
 
+std::vector<DeviceSummary> DeviceSummaries(Db& db) {
+  // A device's keys are "@<device>:<key>" (RemoteKey; no name holds ':'),
+  // all between '@' and 'A'; the files a store holds are thousands, read
+  // whole.  A token of the name, active or every one revoked, beside.
+  auto st = db.Prepare(
+      "SELECT d.name, d.files, d.bytes, d.lines, d.errors, d.grown, "
+      "(SELECT CASE max(t.revoked_at IS NULL) WHEN 1 THEN 'active' WHEN 0 THEN 'revoked' "
+      "ELSE '' END FROM api_token t WHERE t.name = d.name) "
+      "FROM (SELECT substr(key, 2, instr(key, ':') - 2) AS name, "
+      "count(DISTINCT source || ' ' || key) AS files, sum(bytes_ingested) AS bytes, "
+      "sum(lines_ingested) AS lines, sum(parse_errors) AS errors, max(grown_at) AS grown "
+      "FROM raw_file WHERE key >= '@' AND key < 'A' AND instr(key, ':') > 2 GROUP BY 1) d "
+      "ORDER BY d.name");
+  std::vector<DeviceSummary> out;
+  while (st.Step()) {
+    DeviceSummary d;
+    d.name = std::string(st.Text(0));
+    d.files = st.Int(1);
+    d.bytes = st.Int(2);
+    d.lines = st.Int(3);
+    d.parse_errors = st.Int(4);
+    if (!st.IsNull(5)) d.last_received_ms = st.Int(5);
+    d.token = std::string(st.Text(6));
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
 std::vector<RemoteCursor> DeviceCursors(Db& db, std::string_view device) {
   // The keys "@<device>:..." sort between "@<device>:" and "@<device>;"
   // (';' follows ':'), a range of raw_file's (source, key, generation)

@@ -32,6 +32,20 @@ struct RemoteCursor {
 /// generation.
 std::vector<RemoteCursor> DeviceCursors(Db& db, std::string_view device);
 
+/// What a device has pushed to this hub, for its status.
+struct DeviceSummary {
+  std::string name;
+  std::int64_t files = 0;                        // its files (each generation once)
+  std::int64_t bytes = 0;                        // log content received
+  std::int64_t lines = 0;                        // complete lines received
+  std::int64_t parse_errors = 0;                 // lines of them the adapters could not parse
+  std::optional<std::int64_t> last_received_ms;  // when a file of it last grew
+  std::string token;  // "active", "revoked" (every token of its name), or "" for none
+};
+
+/// Every device whose logs this store holds (keys "@<device>:..."), by name.
+std::vector<DeviceSummary> DeviceSummaries(Db& db);
+
 /// The most entries (and tombstones) one request may push.
 inline constexpr std::size_t kMaxPushRecords = 1000;
 

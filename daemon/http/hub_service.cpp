@@ -192,11 +192,15 @@ void HubService::Start() {
                             ":" + std::to_string(server_.port());
   LOG_INFO("hub: serving http://%s (/mcp, /v1, /healthz)%s%s", where.c_str(),
            pub ? ", public URL " : "", pub ? pub->origin.c_str() : "");
+  ops_.ctx().hub_serving = "http://" + where;
+  ops_.ctx().hub_public_url = pub ? pub->origin : "";
 }
 
 void HubService::Stop() {
   if (!server_.listening()) return;
   LOG_INFO("hub: stopped serving");
+  ops_.ctx().hub_serving.clear();
+  ops_.ctx().hub_public_url.clear();
   server_.Close();
 }
 

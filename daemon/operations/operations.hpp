@@ -158,6 +158,9 @@ struct Context {
   std::function<void()> shutdown;
   /// origin ui's web server (daemon/http/ui_service.hpp).
   http::UiService* ui = nullptr;
+  /// A hub's address while it serves (http://ADDR:PORT), and its public
+  /// URL when given (loop thread; status); empty elsewhere.
+  std::string hub_serving, hub_public_url;
   /// A device's sync with its hub (daemon/hub/sync.hpp); null on a hub.
   hub::Syncer* hub_sync = nullptr;
   /// A device's questions to its hub's /mcp (daemon/hub/asker.hpp); null

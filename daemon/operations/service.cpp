@@ -6,6 +6,7 @@
 
 #include <chrono>
 
+#include "core/hub/replicate.hpp"
 #include "core/store/event_index.hpp"
 #include "core/store/status.hpp"
 #include "core/util/text.hpp"
@@ -85,235 +86,275 @@ void Status(Operations& o, const proto::NoRequest&, const Caller& caller, Reply 
   std::vector<int> retry_ms;  // per source: the delay of the retry due, 0 when none
   for (std::size_t i = 0; i < ctx.adapters.size(); ++i)
     retry_ms.push_back(ctx.scheduler.RetryDelayMs(i));
+  const bool hub = !ctx.relay && ctx.hub_sync == nullptr;
+  const std::string serving = ctx.hub_serving, public_url = ctx.hub_public_url;
   o.OnWorker(
       Thread::kReader, caller,
-      [&ctx, roots, watched, health, index, retry_ms](Db& db, rpc::Writer& w) {
+      [&ctx, roots, watched, health, index, retry_ms, hub, serving, public_url](Db& db,
+                                                                                rpc::Writer& w) {
         const proto::Paths& paths = ctx.paths;
-    StoreStatus st = ReadStatus(db, paths.db, ctx.clock.NowMs());
-    // What needs the user, in one list that every front-end shows
-    // (and `origin status` exits 5 for).
-    std::vector<std::string> attention;
-    w.StartObject();
-    w.Key("daemon");
-    w.StartObject();
-    w.Key("version");
-    w.String(ORIGIN_VERSION);
-    w.Key("pid");
-    w.Int64(::getpid());
-    w.Key("started_at");
-    w.Int64(ctx.started_ms);
-    w.Key("home");
-    w.String(paths.home);
-    w.Key("socket");
-    w.String(paths.socket);
-    w.Key("store");
-    w.String(ctx.store_name.Get());
-    w.Key("mode");  // device, hub (origin serve) or relay
-    w.String(ctx.relay ? "relay" : ctx.hub_sync == nullptr ? "hub" : "device");
-    w.Key("watched_dirs");
-    w.Int64(watched);
-    w.EndObject();
-    w.Key("store");
-    w.StartObject();
-    w.Key("db_bytes");
-    w.Int64(st.db_bytes);
-    w.Key("mirror_disk_bytes");
-    w.Int64(st.mirror_disk_bytes);
-    w.Key("mirror_content_bytes");
-    w.Int64(st.mirror_content_bytes);
-    w.Key("compression_ratio");
-    w.Double(st.mirror_disk_bytes > 0
-                 ? static_cast<double>(st.mirror_content_bytes) / st.mirror_disk_bytes
-                 : 0.0);
-    w.Key("sessions");
-    w.Int64(st.sessions);
-    w.Key("events");
-    w.Int64(st.events);
-    w.Key("max_seq");
-    w.Int64(st.max_seq);
-    const std::int64_t indexed = IndexedUpto(db);
-    w.Key("search_indexed_upto");
-    w.Int64(indexed);
-    // The store refusing writes (a full disk, an I/O error), while it
-    // lasts: the earliest such problem of a source, and the sources it holds up.
-    const StoreFault fault = StoreFaultOf(roots, health);
-    w.Key("write_error");
-    OptStr(w, fault.error);
-    w.Key("write_error_since");
-    OptInt(w, fault.since_ms);
-    w.EndObject();
-    if (!fault.error.empty())
-      attention.push_back("the store cannot be written (" + fault.error +
-                          "): ingestion of " + fault.names +
-                          " was rolled back and is retried by itself; free space on the disk "
-                          "of " + paths.home);
-    w.Key("search_index");
-    w.StartObject();
-    w.Key("state");
-    w.String(index.state);
-    w.Key("indexed_upto");
-    w.Int64(indexed);
-    w.Key("problem");
-    OptStr(w, index.problem);
-    w.Key("problem_at");
-    OptInt(w, index.problem_at_ms);
-    w.Key("rebuilds");
-    w.Int64(index.rebuilds);
-    w.Key("checked_at");
-    OptInt(w, index.checked_at_ms);
-    w.Key("merged");
-    w.Bool(index.merged);
-    w.EndObject();
-    if (index.state == "failing")
-      attention.push_back("the search index cannot be written: " + index.problem);
-    w.Key("sources");
-    w.StartArray();
-    for (const Root& r : roots) {
-      SourceStatus ss;
-      for (const SourceStatus& s : st.sources)
-        if (s.source == r.source) ss = s;
-      // What this daemon saw wins over what the store could record.
-      SourceHealth h;
-      if (auto it = health.find(r.source); it != health.end()) h = it->second;
-      if (h.last_ingest_ms > ss.last_ingest_ms.value_or(0)) ss.last_ingest_ms = h.last_ingest_ms;
-      if (h.last_error_ms >= ss.last_error_ms && !h.last_error.empty()) {
-        ss.last_error = h.last_error;
-        ss.last_error_ms = h.last_error_ms;
-      }
-      // A store fault is in the store's line above.
-      if (!h.error.empty() && !h.store_fault) attention.push_back(r.name + ": " + h.error);
-      if (ss.broken_mirrors > 0)
-        attention.push_back(r.name + ": " + std::to_string(ss.broken_mirrors) +
-                            " mirror(s) shorter than the store records");
-      for (const auto& p : r.found.problems)
-        attention.push_back(r.name + ": " + p.path + ": " + p.message);
-      w.StartObject();
-      w.Key("source");
-      w.String(r.source);
-      w.Key("name");
-      w.String(r.name);
-      w.Key("root");
-      w.String(r.root);
-      w.Key("root_exists");
-      w.Bool(r.found.root_exists);
-      w.Key("looked");  // false while the first sync has not reached it
-      w.Bool(r.found.looked);
-      w.Key("files");
-      w.Int64(ss.files);
-      w.Key("sessions");
-      w.Int64(ss.sessions);
-      w.Key("events");
-      w.Int64(ss.events);
-      w.Key("parse_errors_7d");
-      w.Int64(ss.parse_errors_7d);
-      w.Key("broken_mirrors");
-      w.Int64(ss.broken_mirrors);
-      w.Key("last_ingest_at");
-      if (ss.last_ingest_ms)
-        w.Int64(*ss.last_ingest_ms);
-      else
-        w.Null();
-      w.Key("agent_version");
-      if (ss.agent_version)
-        w.String(*ss.agent_version);
-      else
-        w.Null();
-      w.Key("error");  // the latest sync's problem, while it lasts
-      OptStr(w, h.error);
-      w.Key("error_since");
-      OptInt(w, h.error_since_ms);
-      w.Key("retry_in_ms");  // a retry is due (the store refused a write): its delay
-      OptInt(w, retry_ms[&r - roots.data()]);
-      w.Key("last_error");  // the latest problem, lasting or not
-      OptStr(w, ss.last_error.value_or(""));
-      w.Key("last_error_at");
-      OptInt(w, ss.last_error_ms);
-      w.Key("problems");
-      w.StartArray();
-      for (const auto& p : r.found.problems) {
+        StoreStatus st = ReadStatus(db, paths.db, ctx.clock.NowMs());
+        // What needs the user, in one list that every front-end shows
+        // (and `origin status` exits 5 for).
+        std::vector<std::string> attention;
         w.StartObject();
-        w.Key("path");
-        w.String(p.path);
-        w.Key("message");
-        w.String(p.message);
-        w.EndObject();
-      }
-      w.EndArray();
-      w.EndObject();
-    }
-    w.EndArray();
-    // A device's hub: its URL and how the last syncs ended; null when not
-    // connected (and on a hub).
-    w.Key("hub");
-    std::optional<hub::Connection> conn;
-    std::string conn_error;
-    if (ctx.hub_sync != nullptr) {
-      try {
-        conn = hub::LoadConnection(paths.home);
-      } catch (const std::exception& e) {
-        conn_error = e.what();
-      }
-    }
-    if (conn || !conn_error.empty()) {
-      const hub::LastSync last = hub::ReadLastSync(db);
-      const std::string error = conn_error.empty() ? last.last_error : conn_error;
-      w.StartObject();
-      w.Key("url");
-      OptStr(w, conn ? conn->url : "");
-      w.Key("last_sync_at");
-      OptInt(w, last.last_sync_ms);
-      w.Key("error");  // the last sync's, when it failed
-      OptStr(w, error);
-      w.Key("error_at");
-      OptInt(w, conn_error.empty() ? last.last_error_ms : 0);
-      w.EndObject();
-      if (!error.empty())
-        attention.push_back("hub: " + error +
-                            " (the device works alone meanwhile and retries; origin hub status)");
-    } else {
-      w.Null();
-    }
-    // A relay: what it has not sent yet, by source, and the warnings
-    // before an agent's cleanup can lose it; null on other stores.
-    w.Key("relay");
-    if (ctx.relay) {
-      const std::vector<hub::RelayBacklog> backlog = hub::ReadRelayBacklog(ctx.adapters, db);
-      w.StartObject();
-      w.Key("connected");
-      w.Bool(conn.has_value());
-      w.Key("unsent");
-      w.StartArray();
-      for (const hub::RelayBacklog& b : backlog) {
+        w.Key("daemon");
         w.StartObject();
-        w.Key("source");
-        w.String(b.source);
-        w.Key("files");
-        w.Int64(b.files);
-        w.Key("bytes");
-        w.Int64(b.bytes);
-        w.Key("oldest_at");
-        OptInt(w, b.oldest_mtime_ms);
-        w.Key("oldest_path");
-        OptStr(w, b.oldest_path);
+        w.Key("version");
+        w.String(ORIGIN_VERSION);
+        w.Key("pid");
+        w.Int64(::getpid());
+        w.Key("started_at");
+        w.Int64(ctx.started_ms);
+        w.Key("home");
+        w.String(paths.home);
+        w.Key("socket");
+        w.String(paths.socket);
+        w.Key("store");
+        w.String(ctx.store_name.Get());
+        w.Key("mode");  // device, hub (origin serve) or relay
+        w.String(ctx.relay ? "relay" : hub ? "hub" : "device");
+        w.Key("watched_dirs");
+        w.Int64(watched);
         w.EndObject();
-      }
-      w.EndArray();
-      w.EndObject();
-      if (!conn && conn_error.empty())
-        attention.push_back(
-            "this store is a relay, and no hub is connected: it sends and answers nothing "
-            "(origin hub connect URL --token T)");
-      for (std::string& warning : hub::RelayWarnings(ctx.adapters, backlog, ctx.clock.NowMs(),
-                                                     hub::ReadLastSync(db).last_sync_ms))
-        attention.push_back(std::move(warning));
-    } else {
-      w.Null();
-    }
-    w.Key("attention");
-    w.StartArray();
-    for (const std::string& a : attention) w.String(a);
-    w.EndArray();
-    w.EndObject();
+        w.Key("store");
+        w.StartObject();
+        w.Key("db_bytes");
+        w.Int64(st.db_bytes);
+        w.Key("mirror_disk_bytes");
+        w.Int64(st.mirror_disk_bytes);
+        w.Key("mirror_content_bytes");
+        w.Int64(st.mirror_content_bytes);
+        w.Key("compression_ratio");
+        w.Double(st.mirror_disk_bytes > 0
+                     ? static_cast<double>(st.mirror_content_bytes) / st.mirror_disk_bytes
+                     : 0.0);
+        w.Key("sessions");
+        w.Int64(st.sessions);
+        w.Key("events");
+        w.Int64(st.events);
+        w.Key("max_seq");
+        w.Int64(st.max_seq);
+        const std::int64_t indexed = IndexedUpto(db);
+        w.Key("search_indexed_upto");
+        w.Int64(indexed);
+        // The store refusing writes (a full disk, an I/O error), while it
+        // lasts: the earliest such problem of a source, and the sources it holds up.
+        const StoreFault fault = StoreFaultOf(roots, health);
+        w.Key("write_error");
+        OptStr(w, fault.error);
+        w.Key("write_error_since");
+        OptInt(w, fault.since_ms);
+        w.EndObject();
+        if (!fault.error.empty())
+          attention.push_back("the store cannot be written (" + fault.error + "): ingestion of " +
+                              fault.names +
+                              " was rolled back and is retried by itself; free space on the disk "
+                              "of " +
+                              paths.home);
+        w.Key("search_index");
+        w.StartObject();
+        w.Key("state");
+        w.String(index.state);
+        w.Key("indexed_upto");
+        w.Int64(indexed);
+        w.Key("problem");
+        OptStr(w, index.problem);
+        w.Key("problem_at");
+        OptInt(w, index.problem_at_ms);
+        w.Key("rebuilds");
+        w.Int64(index.rebuilds);
+        w.Key("checked_at");
+        OptInt(w, index.checked_at_ms);
+        w.Key("merged");
+        w.Bool(index.merged);
+        w.EndObject();
+        if (index.state == "failing")
+          attention.push_back("the search index cannot be written: " + index.problem);
+        w.Key("sources");
+        w.StartArray();
+        for (const Root& r : roots) {
+          SourceStatus ss;
+          for (const SourceStatus& s : st.sources)
+            if (s.source == r.source) ss = s;
+          // What this daemon saw wins over what the store could record.
+          SourceHealth h;
+          if (auto it = health.find(r.source); it != health.end()) h = it->second;
+          if (h.last_ingest_ms > ss.last_ingest_ms.value_or(0))
+            ss.last_ingest_ms = h.last_ingest_ms;
+          if (h.last_error_ms >= ss.last_error_ms && !h.last_error.empty()) {
+            ss.last_error = h.last_error;
+            ss.last_error_ms = h.last_error_ms;
+          }
+          // A store fault is in the store's line above.
+          if (!h.error.empty() && !h.store_fault) attention.push_back(r.name + ": " + h.error);
+          if (ss.broken_mirrors > 0)
+            attention.push_back(r.name + ": " + std::to_string(ss.broken_mirrors) +
+                                " mirror(s) shorter than the store records");
+          for (const auto& p : r.found.problems)
+            attention.push_back(r.name + ": " + p.path + ": " + p.message);
+          w.StartObject();
+          w.Key("source");
+          w.String(r.source);
+          w.Key("name");
+          w.String(r.name);
+          w.Key("root");
+          w.String(r.root);
+          w.Key("root_exists");
+          w.Bool(r.found.root_exists);
+          w.Key("looked");  // false while the first sync has not reached it
+          w.Bool(r.found.looked);
+          w.Key("files");
+          w.Int64(ss.files);
+          w.Key("sessions");
+          w.Int64(ss.sessions);
+          w.Key("events");
+          w.Int64(ss.events);
+          w.Key("parse_errors_7d");
+          w.Int64(ss.parse_errors_7d);
+          w.Key("broken_mirrors");
+          w.Int64(ss.broken_mirrors);
+          w.Key("last_ingest_at");
+          if (ss.last_ingest_ms)
+            w.Int64(*ss.last_ingest_ms);
+          else
+            w.Null();
+          w.Key("agent_version");
+          if (ss.agent_version)
+            w.String(*ss.agent_version);
+          else
+            w.Null();
+          w.Key("error");  // the latest sync's problem, while it lasts
+          OptStr(w, h.error);
+          w.Key("error_since");
+          OptInt(w, h.error_since_ms);
+          w.Key("retry_in_ms");  // a retry is due (the store refused a write): its delay
+          OptInt(w, retry_ms[&r - roots.data()]);
+          w.Key("last_error");  // the latest problem, lasting or not
+          OptStr(w, ss.last_error.value_or(""));
+          w.Key("last_error_at");
+          OptInt(w, ss.last_error_ms);
+          w.Key("problems");
+          w.StartArray();
+          for (const auto& p : r.found.problems) {
+            w.StartObject();
+            w.Key("path");
+            w.String(p.path);
+            w.Key("message");
+            w.String(p.message);
+            w.EndObject();
+          }
+          w.EndArray();
+          w.EndObject();
+        }
+        w.EndArray();
+        // A device's hub: its URL and how the last syncs ended; null when not
+        // connected (and on a hub).
+        w.Key("hub");
+        std::optional<hub::Connection> conn;
+        std::string conn_error;
+        if (ctx.hub_sync != nullptr) {
+          try {
+            conn = hub::LoadConnection(paths.home);
+          } catch (const std::exception& e) {
+            conn_error = e.what();
+          }
+        }
+        if (conn || !conn_error.empty()) {
+          const hub::LastSync last = hub::ReadLastSync(db);
+          const std::string error = conn_error.empty() ? last.last_error : conn_error;
+          w.StartObject();
+          w.Key("url");
+          OptStr(w, conn ? conn->url : "");
+          w.Key("last_sync_at");
+          OptInt(w, last.last_sync_ms);
+          w.Key("error");  // the last sync's, when it failed
+          OptStr(w, error);
+          w.Key("error_at");
+          OptInt(w, conn_error.empty() ? last.last_error_ms : 0);
+          w.EndObject();
+          if (!error.empty())
+            attention.push_back(
+                "hub: " + error +
+                " (the device works alone meanwhile and retries; origin hub status)");
+        } else {
+          w.Null();
+        }
+        // A relay: what it has not sent yet, by source, and the warnings
+        // before an agent's cleanup can lose it; null on other stores.
+        w.Key("relay");
+        if (ctx.relay) {
+          const std::vector<hub::RelayBacklog> backlog = hub::ReadRelayBacklog(ctx.adapters, db);
+          w.StartObject();
+          w.Key("connected");
+          w.Bool(conn.has_value());
+          w.Key("unsent");
+          w.StartArray();
+          for (const hub::RelayBacklog& b : backlog) {
+            w.StartObject();
+            w.Key("source");
+            w.String(b.source);
+            w.Key("files");
+            w.Int64(b.files);
+            w.Key("bytes");
+            w.Int64(b.bytes);
+            w.Key("oldest_at");
+            OptInt(w, b.oldest_mtime_ms);
+            w.Key("oldest_path");
+            OptStr(w, b.oldest_path);
+            w.EndObject();
+          }
+          w.EndArray();
+          w.EndObject();
+          if (!conn && conn_error.empty())
+            attention.push_back(
+                "this store is a relay, and no hub is connected: it sends and answers nothing "
+                "(origin hub connect URL --token T)");
+          for (std::string& warning : hub::RelayWarnings(ctx.adapters, backlog, ctx.clock.NowMs(),
+                                                         hub::ReadLastSync(db).last_sync_ms))
+            attention.push_back(std::move(warning));
+        } else {
+          w.Null();
+        }
+        // A hub: where it serves (empty while it does not) and the devices
+        // whose logs it holds; null on other stores.
+        w.Key("serving");
+        if (hub) {
+          w.StartObject();
+          w.Key("url");
+          OptStr(w, serving);
+          w.Key("public_url");
+          OptStr(w, public_url);
+          w.Key("devices");
+          w.StartArray();
+          for (const DeviceSummary& d : DeviceSummaries(db)) {
+            w.StartObject();
+            w.Key("name");
+            w.String(d.name);
+            w.Key("files");
+            w.Int64(d.files);
+            w.Key("bytes");
+            w.Int64(d.bytes);
+            w.Key("lines");
+            w.Int64(d.lines);
+            w.Key("parse_errors");
+            w.Int64(d.parse_errors);
+            w.Key("last_received_at");
+            OptInt(w, d.last_received_ms.value_or(0));
+            w.Key("token");  // active, revoked, or null when none was ever made
+            OptStr(w, d.token);
+            w.EndObject();
+          }
+          w.EndArray();
+          w.EndObject();
+        } else {
+          w.Null();
+        }
+        w.Key("attention");
+        w.StartArray();
+        for (const std::string& a : attention) w.String(a);
+        w.EndArray();
+        w.EndObject();
       },
       reply);
 }

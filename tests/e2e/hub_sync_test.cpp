@@ -99,6 +99,25 @@ TEST_CASE("hub sync: two devices connect, sync, and a forget and a restore made 
         CHECK(src["last_ingest_at"].IsInt64());  // not "never"
       }
     CHECK(claude == 1);
+    // Where it serves, and the two devices whose logs it now holds, each
+    // with its token; the cloud agent's token (ci) names no device.
+    CHECK(std::string(d["serving"]["url"].GetString()) == url);
+    const auto& devices = d["serving"]["devices"];
+    REQUIRE(devices.Size() == 2);
+    CHECK(std::string(devices[0]["name"].GetString()) == "desk");
+    CHECK(std::string(devices[1]["name"].GetString()) == "laptop");
+    for (const auto& dev : devices.GetArray()) {
+      CHECK(dev["files"].GetInt64() == 1);
+      CHECK(dev["lines"].GetInt64() > 0);
+      CHECK(dev["bytes"].GetInt64() > 0);
+      CHECK(dev["last_received_at"].IsInt64());
+      CHECK(std::string(dev["token"].GetString()) == "active");
+    }
+    const std::string human = hub.Cli({"status"}).out;
+    CHECK_MESSAGE(human.find("this store is a hub: serving " + url) != std::string::npos, human);
+    CHECK(human.find("laptop ") != std::string::npos);
+    // A device's status has no such part.
+    CHECK(Json(laptop.Cli({"status", "--json"}).out)["serving"].IsNull());
   }
   // A second sync sends nothing.
   {
