@@ -313,13 +313,12 @@ void Server::Request(const Connection& c, const std::string& line) {
         request->method, request->params, std::move(caller),
         [this, conn, id_json = request->id_json](Answer a) { Send(conn, ReplyLine(id_json, a)); });
   };
-  // An entry cites what was said a moment ago: what the watcher has not
-  // ingested yet is first (at most 2 s), as for the MCP server's writes
-  // (spec: MCP server, Freshness), so that a quote of the line just
-  // written finds it.  A relay has nothing of its own to ingest first.
-  // In flight meanwhile, as the MCP server's: a shutdown during the wait
-  // answers it (unavailable) rather than closing on it.
-  if ((r.method == "remember" || r.method == "correct") && !ops_.ctx().relay) {
+  // A write citing what was said a moment ago (Operation::cites_fresh): what
+  // the watcher has not ingested yet is first.  In flight meanwhile, as the
+  // MCP server's: a shutdown during the wait answers it (unavailable) rather
+  // than closing on it.
+  const Operation* op = Operations::Find(r.method);
+  if (op != nullptr && op->cites_fresh && !ops_.ctx().relay) {
     return ops_.ctx().ingestion.Freshen(2000,
                                         [call = std::move(call), release = ops_.Hold()]() mutable {
                                           call();

@@ -212,6 +212,12 @@ struct Operation {
   /// transaction (not the long reads, verify and check, which would keep
   /// the WAL from being checkpointed while they run).
   bool one_snapshot = false;
+  /// A write whose entry cites what was said a moment ago: every front-end
+  /// has what the watcher has not ingested yet ingested first (at most 2 s;
+  /// spec: MCP server, Freshness), so that a quote of the line just
+  /// written resolves to its event.  Not on a relay, which has nothing of
+  /// its own to ingest.
+  bool cites_fresh = false;
 };
 
 /// The table (table.cpp).

@@ -198,6 +198,15 @@ constexpr Operation Write(std::string_view method, unsigned ids = 0) {
   return {method, Thread::kWriter, true, true, &StartWrite<Request, Handler>, ids};
 }
 
+// A write citing what was said a moment ago (Operation::cites_fresh).
+template <class Request,
+          void (*Handler)(Context&, Db&, const Request&, const Caller&, rpc::Writer&)>
+constexpr Operation CitingWrite(std::string_view method, unsigned ids = 0) {
+  Operation op = Write<Request, Handler>(method, ids);
+  op.cites_fresh = true;
+  return op;
+}
+
 template <class Request, void (*Handler)(Context&, Db&, const Request&, const Caller&, rpc::Writer&)>
 constexpr Operation UnkeyedWrite(std::string_view method) {
   return {method, Thread::kWriter, false, false, &StartUnkeyedWrite<Request, Handler>};
@@ -216,8 +225,8 @@ constexpr Operation kTable[] = {
     Read<proto::SearchRequest, ops::Search>("search"),
     Read<proto::ForgottenRequest, ops::Forgotten>("forgotten"),
     LongRead<proto::NoRequest, ops::Check>("check"),
-    Write<EntryRequest, ops::Remember>("remember"),
-    Write<EntryRequest, ops::Correct>("correct", kEntryIds),
+    CitingWrite<EntryRequest, ops::Remember>("remember"),
+    CitingWrite<EntryRequest, ops::Correct>("correct", kEntryIds),
     Write<TombstoneRequest, ops::Forget>("forget", kEventIds | kEntryIds | kSessionIds),
     Write<TombstoneRequest, ops::Restore>("restore", kTombstoneIds),
     // The owner's alone: the CLI, never an MCP tool (core/erase/erase.hpp).

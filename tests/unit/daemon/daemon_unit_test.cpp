@@ -425,6 +425,14 @@ TEST_SUITE("daemon") {
       // reads of the whole store (their own, shorter, transactions).
       const bool whole_store = op.method == "verify" || op.method == "check";
       CHECK(op.one_snapshot == (op.thread == Thread::kReader && !whole_store));
+      // The writes of an entry, which cites what was said a moment ago,
+      // ingest what is new first, on the socket as through MCP.
+      CHECK(op.cites_fresh == (op.method == "remember" || op.method == "correct"));
+    }
+    for (const mcp::Tool& tool : mcp::AllTools()) {
+      const Operation* op = Operations::Find(tool.operation);
+      REQUIRE(op != nullptr);
+      CHECK((tool.fresh == mcp::Fresh::kWritten) == op->cites_fresh);
     }
     CHECK(methods == std::set<std::string>{"ping", "status", "sync", "shutdown", "timeline",
                                            "projects", "show", "sources", "entries", "search",
