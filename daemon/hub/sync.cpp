@@ -81,12 +81,16 @@ class SyncRun {
   SyncRun(Context& ctx, Http& http, std::string url, std::string store, SyncReport& report)
       : ctx_(ctx), http_(http), url_(std::move(url)), store_(std::move(store)), r_(report) {}
 
-  // Step 1.  The chunks go one after the other, each from where the hub's
-  // answer to the last one says; the next chunk's body (read, base64,
-  // zstd) is made on a thread of its own while the hub works on the
-  // current one, from where the hub will be if it takes that one whole.
-  // When it answers otherwise (a 409), the body made ahead is dropped.
-  void Mirrors() {
+  // Step 1.  Two mirrors go at once, each on a client of its own (the
+  // sync's, and one `another` makes), each taking the next mirror to send
+  // when it is done with one: the hub decodes one's chunk while its writer
+  // stores the other's (docs/performance.md).  A mirror's chunks go one
+  // after the other, each from where the hub's answer to the last one
+  // says; the next chunk's body (read, base64, zstd) is made on a thread of
+  // its own while the hub works on the current one, from where the hub
+  // will be if it takes that one whole.  When it answers otherwise (a 409),
+  // the body made ahead is dropped.  The first error ends both.
+  void Mirrors(const std::function<std::shared_ptr<Http>()>& another) {
     rapidjson::Document d = Expect(http_.Get("/v1/cursors"), 200, "GET /v1/cursors");
     std::map<std::tuple<std::string, std::string, std::int64_t>, std::int64_t> hub;
     if (const rapidjson::Value* list = hub_wire::Member(d, "cursors"); list && list->IsArray())
@@ -99,48 +103,40 @@ class SyncRun {
         OnDb(ctx_.readers, [](Db& db) { return LocalMirrors(db); });
     // Where each mirror starts: the hub's cursor, or its beginning; a
     // mirror whose copy on the hub is not a beginning of it is not sent.
-    std::vector<std::int64_t> starts;
+    std::vector<std::pair<const LocalMirror*, std::int64_t>> todo;
     for (const LocalMirror& m : mine) {
       auto it = hub.find({m.source, m.rel_path, m.generation});
       const std::int64_t start = it == hub.end() ? 0 : it->second;
-      starts.push_back(Diverges(m, start) ? m.bytes : start);
+      if (!Diverges(m, start) && start < m.bytes) todo.push_back({&m, start});
     }
-    // The chunk after [i, from) once the hub holds up to `from` there.
-    auto after = [&mine, &starts](std::size_t i, std::int64_t from) -> std::optional<Place> {
-      if (i < mine.size() && from < mine[i].bytes) return Place{i, from};
-      for (++i; i < mine.size(); ++i)
-        if (starts[i] < mine[i].bytes) return Place{i, starts[i]};
-      return std::nullopt;
-    };
-    std::optional<Place> at = after(0, mine.empty() ? 0 : starts[0]);
-    std::future<Body> ahead;
-    std::optional<Place> ahead_at;
-    while (at) {
-      const LocalMirror& m = mine[at->mirror];
-      Body body = ahead_at && *ahead_at == *at ? ahead.get() : Make(m, at->from);
-      ahead_at = after(at->mirror, at->from + static_cast<std::int64_t>(body.size));
-      if (ahead_at)
-        ahead = std::async(std::launch::async,
-                           [this, &next = mine[ahead_at->mirror], from = ahead_at->from] {
-                             return Make(next, from);
-                           });
-      const Response resp = http_.Post("/v1/ingest", body.encoded);
-      if (resp.error.empty() && resp.status == 409) {
-        // The hub holds another length: go on from its cursor.
-        const std::int64_t cursor = IntOf(ParseBody(resp), "bytes");
-        // Nothing this store can send there: on to the next mirror.
-        at = cursor == at->from || Diverges(m, cursor) ? after(at->mirror, m.bytes)
-                                                       : after(at->mirror, cursor);
-        continue;
+    std::atomic<std::size_t> next{0};
+    std::atomic<bool> failed{false};
+    auto lane = [&](Http& http) {
+      try {
+        for (std::size_t k; !failed && (k = next++) < todo.size();)
+          Send(http, *todo[k].first, todo[k].second, failed);
+      } catch (...) {
+        failed = true;
+        throw;
       }
-      rapidjson::Document ok = Expect(resp, 200, "POST /v1/ingest of " + m.rel_path);
-      const std::int64_t cursor = IntOf(ok, "bytes");
-      if (cursor <= at->from)  // it took nothing: sending it again would never end
-        throw Stopped("the hub took a chunk of " + m.rel_path + " without moving its cursor");
-      at = after(at->mirror, cursor);
-      ++r_.chunks;
-      r_.bytes += static_cast<std::int64_t>(body.size);
+    };
+    std::shared_ptr<Http> second = todo.size() > 1 && another ? another() : nullptr;
+    std::future<void> other;
+    if (second) other = std::async(std::launch::async, [&] { lane(*second); });
+    std::exception_ptr error;
+    try {
+      lane(http_);
+    } catch (...) {
+      error = std::current_exception();
     }
+    if (other.valid()) {
+      try {
+        other.get();
+      } catch (...) {
+        if (!error) error = std::current_exception();
+      }
+    }
+    if (error) std::rethrow_exception(error);
   }
 
   // Why the mirrors the hub's copies of are not beginnings of this
@@ -312,19 +308,44 @@ class SyncRun {
     r_.reports += static_cast<std::int64_t>(reports.size());
   }
 
-  // Where a chunk starts: a mirror (an index into Mirrors' list) and an
-  // offset in its content.
-  struct Place {
-    std::size_t mirror = 0;
-    std::int64_t from = 0;
-    bool operator==(const Place&) const = default;
-  };
   // A chunk ready to send: its request body, encoded, and how many bytes
   // of the mirror it holds.
   struct Body {
     Http::Encoded encoded;
     std::size_t size = 0;
   };
+
+  // The chunks of `m` from `from` on, through `http`, until `stop`.
+  void Send(Http& http, const LocalMirror& m, std::int64_t from, const std::atomic<bool>& stop) {
+    std::future<Body> ahead;
+    std::int64_t ahead_from = -1;  // where `ahead` starts; -1 for none
+    while (from < m.bytes && !stop) {
+      Body body = ahead_from == from ? ahead.get() : Make(http, m, from);
+      ahead_from = from + static_cast<std::int64_t>(body.size);
+      if (ahead_from < m.bytes)
+        ahead = std::async(std::launch::async,
+                           [this, &http, &m, at = ahead_from] { return Make(http, m, at); });
+      else
+        ahead_from = -1;
+      const Response resp = http.Post("/v1/ingest", body.encoded);
+      if (resp.error.empty() && resp.status == 409) {
+        // The hub holds another length: go on from its cursor, or, with
+        // nothing this store can send there, on to the next mirror.
+        const std::int64_t cursor = IntOf(ParseBody(resp), "bytes");
+        if (cursor == from || Diverges(m, cursor)) return;
+        from = cursor;
+        continue;
+      }
+      rapidjson::Document ok = Expect(resp, 200, "POST /v1/ingest of " + m.rel_path);
+      const std::int64_t cursor = IntOf(ok, "bytes");
+      if (cursor <= from)  // it took nothing: sending it again would never end
+        throw Stopped("the hub took a chunk of " + m.rel_path + " without moving its cursor");
+      from = cursor;
+      std::lock_guard<std::mutex> lock(mu_);
+      ++r_.chunks;
+      r_.bytes += static_cast<std::int64_t>(body.size);
+    }
+  }
 
   // Whether the hub's copy of `m`, `cursor` bytes long, cannot be a
   // beginning of this store's: longer, or ending within a line here.  The
@@ -349,13 +370,14 @@ class SyncRun {
       why = "the hub's copy of " + m.rel_path + " (" + m.source + ") ends at byte " +
             std::to_string(cursor) + ", within a line of this store's";
     }
+    std::lock_guard<std::mutex> lock(mu_);
     diverged_.push_back(std::move(why));
     return true;
   }
 
   // The request of the chunk of `m` at `from`: read through a reader, on
   // whichever thread calls it (the sync's, or the one making it ahead).
-  Body Make(const LocalMirror& m, std::int64_t from) const {
+  Body Make(const Http& http, const LocalMirror& m, std::int64_t from) const {
     MirrorStore& mirrors = ctx_.mirrors;
     std::string data = OnDb(ctx_.readers, [&mirrors, &m, from](Db& db) {
       return Chunk(mirrors, db, m.file_id, from, m.bytes);
@@ -369,13 +391,14 @@ class SyncRun {
     c.mtime_ms = m.mtime_ms;
     c.data = std::move(data);
     const std::string json = hub_wire::IngestBody(m.source, c);
-    return {http_.Encode(json), c.data.size()};
+    return {http.Encode(json), c.data.size()};
   }
 
   Context& ctx_;
   Http& http_;
   const std::string url_, store_;
   SyncReport& r_;
+  std::mutex mu_;  // r_'s counts and diverged_, written by both clients of Mirrors
   std::vector<std::string> diverged_;
 };
 
@@ -384,17 +407,19 @@ class SyncRun {
 struct Syncer::UnderWay {
   UnderWay(Syncer& s, Lane& lane, Http& http) : s(s), lane(lane) {
     std::lock_guard<std::mutex> lock(s.mu_);
-    lane.current = &http;
+    lane.current.push_back(&http);
+    this->http = &http;
     if (s.stopping_) http.Abort();
   }
   ~UnderWay() {
     std::lock_guard<std::mutex> lock(s.mu_);
-    lane.current = nullptr;
+    std::erase(lane.current, http);
   }
   UnderWay(const UnderWay&) = delete;
   UnderWay& operator=(const UnderWay&) = delete;
   Syncer& s;
   Lane& lane;
+  Http* http = nullptr;
 };
 
 Syncer::Syncer(Context& ctx) : ctx_(ctx), backoff_(kFirstRetryMs, kLongestRetryMs) {
@@ -408,7 +433,7 @@ void Syncer::Stop() {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
     for (Lane* lane : {&syncs_, &checks_})
-      if (lane->current != nullptr) lane->current->Abort();
+      for (Http* http : lane->current) http->Abort();
   }
   cv_.notify_all();
   for (Lane* lane : {&syncs_, &checks_})
@@ -486,7 +511,16 @@ void Syncer::SyncJob() {
           SendRelayFiles(ctx_, http, store, report);
           run.Feed(false);
         } else {
-          run.Mirrors();
+          // The mirrors' second client, under way as the first is (Stop
+          // and a disconnect abort it too) until the step is done with it.
+          run.Mirrors([this, &c, &store]() -> std::shared_ptr<Http> {
+            auto client = std::make_shared<Http>(*c, store, kRequestTimeoutMs);
+            auto marked = std::make_shared<UnderWay>(*this, syncs_, *client);
+            return {client.get(), [client, marked](Http*) mutable {
+                      marked.reset();
+                      client.reset();
+                    }};
+          });
           run.Changes();
           run.Feed(true);
           if (std::optional<std::string> diverged = run.Diverged()) {
@@ -604,7 +638,7 @@ void Syncer::Disconnect(std::function<void(bool, bool, std::string)> done) {
     // environment keeps the store connected.
     if (removed && !from_env) {
       std::lock_guard<std::mutex> lock(mu_);
-      if (syncs_.current != nullptr) syncs_.current->Abort();
+      for (Http* http : syncs_.current) http->Abort();
     }
     ctx_.poster->Post([done, removed, from_env, error] { done(removed, from_env, error); });
   });

@@ -107,7 +107,7 @@ class Syncer {
   // disconnect do not wait for a sync that waits for a hub.
   struct Lane {
     std::deque<std::function<void()>> jobs;
-    Http* current = nullptr;  // the request under way, to abort
+    std::vector<Http*> current;  // the clients under way, to abort
     std::thread thread;
   };
   // Marks a request as its lane's under way while it lives (Stop aborts it).

@@ -13,8 +13,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "io/fd.hpp"
@@ -68,6 +70,63 @@ class SilentPort {
   int port_ = 0;  // before fd_, which sets it
   UniqueFd fd_;
   std::vector<UniqueFd> held_;
+};
+
+// A hub that answers GET /v1/cursors (with none) and takes every other
+// request without ever answering it: a sync's pushes hang, each on its
+// client's connection.
+class HangingPushes {
+ public:
+  HangingPushes() : fd_(ListenTcp(&port_)) {
+    REQUIRE(fd_.get() >= 0);
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~HangingPushes() {
+    stop_ = true;
+    thread_.join();
+  }
+  int port() const { return port_; }
+  // How many requests are held unanswered.
+  int held() const { return held_; }
+
+ private:
+  void Run() {
+    std::vector<std::pair<UniqueFd, std::string>> conns;  // each with what it sent so far
+    while (!stop_) {
+      std::vector<pollfd> p{{fd_.get(), POLLIN, 0}};
+      for (auto& [fd, got] : conns) p.push_back({fd.get(), POLLIN, 0});
+      if (::poll(p.data(), p.size(), 50) <= 0) continue;
+      if (p[0].revents & POLLIN) {
+        const int c = ::accept4(fd_.get(), nullptr, nullptr, SOCK_CLOEXEC);
+        if (c >= 0) conns.emplace_back(UniqueFd(c), "");
+      }
+      for (std::size_t i = 1; i < p.size(); ++i) {
+        if (!(p[i].revents & POLLIN)) continue;
+        auto& [fd, got] = conns[i - 1];
+        char buf[65536];
+        const ssize_t n = ::read(fd.get(), buf, sizeof buf);
+        if (n <= 0) continue;
+        const bool held_already = got.find("\r\n\r\n") != std::string::npos;
+        got.append(buf, static_cast<std::size_t>(n));
+        if (held_already || got.find("\r\n\r\n") == std::string::npos) continue;
+        if (got.starts_with("GET /v1/cursors")) {
+          const std::string body = "{\"cursors\":[]}";
+          SendRaw(fd.get(),
+                  "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                      std::to_string(body.size()) + "\r\n\r\n" + body);
+          got.clear();
+        } else {
+          ++held_;  // never answered
+        }
+      }
+    }
+  }
+
+  int port_ = 0;  // before fd_, which sets it
+  UniqueFd fd_;
+  std::atomic<int> held_{0};
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
 };
 
 }  // namespace
@@ -285,6 +344,32 @@ TEST_CASE("hub merge: a connected device's read tools merge the hub's answers, l
     CHECK_MESSAGE(waited < 10.0, waited);
   }
   recluse.Stop();
+
+  // The mirrors go two at a time, each on a client of its own: a disconnect
+  // ends both pushes under way.
+  HangingPushes hanging;
+  DaemonFixture pair;
+  pair.env()["ORIGIN_DEVICE"] = "pair";
+  WriteFile(pair.home() + "/hub.json",
+            "{\"url\":\"http://127.0.0.1:" + std::to_string(hanging.port()) +
+                "\",\"token\":\"ogn_hung\"}");
+  for (const char* name : {"first", "second"})
+    WriteFile(pair.claude() + "/projects/app/" + name + ".jsonl",
+              ClaudeLine(std::string(name) + "-u0", std::string(name) + " said hello",
+                         std::string(name) + "-session"));
+  pair.Start();
+  REQUIRE(pair.WaitFor([&] { return pair.Events() == 2; }));
+  REQUIRE(pair.WaitFor([&] { return hanging.held() == 2; }));
+  REQUIRE(pair.Cli({"hub", "disconnect"}).status == 0);
+  {
+    const auto s0 = std::chrono::steady_clock::now();
+    RunResult synced = pair.Cli({"sync", "--json"});
+    const double waited =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
+    CHECK(synced.status == 0);
+    CHECK_MESSAGE(waited < 10.0, waited);
+  }
+  pair.Stop();
   laptop.Stop();
   desk.Stop();
   hub.Stop();
