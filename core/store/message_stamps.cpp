@@ -86,6 +86,9 @@ bool MessageStamps::Cover(Db& db, std::int64_t upto) {
     if (Extend(db, upto)) return true;
   } catch (const SqliteError&) {
     // The caller reads the store, and meets what is wrong there.
+  } catch (...) {
+    Unappend(from);  // out of memory: nothing of it stays
+    throw;
   }
   Unappend(from);
   return false;

@@ -409,7 +409,9 @@ struct Syncer::UnderWay {
     std::lock_guard<std::mutex> lock(s.mu_);
     lane.current.push_back(&http);
     this->http = &http;
-    if (s.stopping_) http.Abort();
+    // A client the sync makes after a disconnect aborted its others (the
+    // mirrors' second) is aborted as they were.
+    if (s.stopping_ || (&lane == &s.syncs_ && s.syncs_aborted_)) http.Abort();
   }
   ~UnderWay() {
     std::lock_guard<std::mutex> lock(s.mu_);
@@ -494,6 +496,7 @@ void Syncer::SyncJob() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     sync_queued_ = false;
+    syncs_aborted_ = false;
     waiting.swap(waiting_);
   }
   SyncReport report;
@@ -638,6 +641,7 @@ void Syncer::Disconnect(std::function<void(bool, bool, std::string)> done) {
     // environment keeps the store connected.
     if (removed && !from_env) {
       std::lock_guard<std::mutex> lock(mu_);
+      syncs_aborted_ = true;
       for (Http* http : syncs_.current) http->Abort();
     }
     ctx_.poster->Post([done, removed, from_env, error] { done(removed, from_env, error); });

@@ -124,6 +124,9 @@ class Syncer {
   bool sync_queued_ = false;
   Backoff backoff_;  // the automatic syncs', on the steady clock
   bool stopping_ = false;
+  // A disconnect aborted the sync under way: a client it makes later is
+  // aborted too (until the next sync starts).
+  bool syncs_aborted_ = false;
   std::string last_error_;  // logged once until it changes (sync thread)
   Lane syncs_, checks_;
 };

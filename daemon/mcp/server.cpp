@@ -280,11 +280,11 @@ void McpServer::CallTool(const std::string& id_json, const rapidjson::Value* par
     ops_.Call(tool->operation, args.get(), caller, answered);
     release();
   };
+  // A write citing what was said a moment ago (Operation::cites_fresh): the
+  // line the agent wrote is ingested first, so that a quote of it resolves
+  // to its event (at most 2 s of waiting), as on the socket.
+  if (op != nullptr && op->cites_fresh) return ctx.ingestion.Freshen(2000, run);
   switch (tool->fresh) {
-    case mcp::Fresh::kWritten:
-      // The line the agent wrote a moment ago is ingested first, so that a
-      // quote of it resolves to its event (at most 2 s of waiting).
-      return ctx.ingestion.Freshen(2000, run);
     case mcp::Fresh::kWatched:
       // What the watcher marked changed is ingested first (at most 1 s).
       return ctx.scheduler.WhenSynced(1000, run);

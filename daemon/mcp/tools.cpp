@@ -170,7 +170,7 @@ constexpr Tool kTools[] = {
 "required":["kind","text","confidence","sources"],"additionalProperties":false})json",
      R"json({"type":"object","properties":{"entry":)json" ORIGIN_ENTRY_SCHEMA
      R"json(},"required":["entry"]})json",
-     false, "remember", Fresh::kWritten, 0, "id", false},
+     false, "remember", Fresh::kNone, 0, "id", false},
     {"correct",
      "Supersede the current version of an entry with a corrected one; what is not given "
      "carries over, and sources given are added. " ORIGIN_KINDS,
@@ -187,7 +187,7 @@ constexpr Tool kTools[] = {
 "required":["id"],"additionalProperties":false})json",
      R"json({"type":"object","properties":{"entry":)json" ORIGIN_ENTRY_SCHEMA
      R"json(},"required":["entry"]})json",
-     false, "correct", Fresh::kWritten, 0, "id", false},
+     false, "correct", Fresh::kNone, 0, "id", false},
     {"forget",
      "Hide an entry (every version), an event, or a whole session (every event of it, also "
      "those that arrive later), and what cites it, from every answer. Only on the user's "

@@ -18,10 +18,10 @@
 
 namespace origin::mcp {
 
-/// What a tool makes fresh before its operation runs.
+/// What a read tool makes fresh before its operation runs (a write citing
+/// what was just said is its operation's: Operation::cites_fresh).
 enum class Fresh {
   kNone,
-  kWritten,  // what the agent wrote a moment ago is ingested first (at most 2 s): a quote of it resolves
   kWatched,  // what the watcher marked changed is ingested first (at most 1 s)
 };
 

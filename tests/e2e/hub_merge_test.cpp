@@ -93,6 +93,7 @@ class HangingPushes {
   void Run() {
     std::vector<std::pair<UniqueFd, std::string>> conns;  // each with what it sent so far
     while (!stop_) {
+      std::erase_if(conns, [](const auto& c) { return c.first.get() < 0; });
       std::vector<pollfd> p{{fd_.get(), POLLIN, 0}};
       for (auto& [fd, got] : conns) p.push_back({fd.get(), POLLIN, 0});
       if (::poll(p.data(), p.size(), 50) <= 0) continue;
@@ -105,7 +106,10 @@ class HangingPushes {
         auto& [fd, got] = conns[i - 1];
         char buf[65536];
         const ssize_t n = ::read(fd.get(), buf, sizeof buf);
-        if (n <= 0) continue;
+        if (n <= 0) {
+          fd.Reset();  // closed by the client: out of the poll set below
+          continue;
+        }
         const bool held_already = got.find("\r\n\r\n") != std::string::npos;
         got.append(buf, static_cast<std::size_t>(n));
         if (held_already || got.find("\r\n\r\n") == std::string::npos) continue;
