@@ -28,6 +28,13 @@ bool IsSpace(char32_t c) {
          c == 0x3000;
 }
 
+// Whether `s` holds a Kelvin sign or a long s: the two letters outside
+// ASCII that fold into it (Fold), which only decoding sees.
+bool FoldsIntoAscii(std::string_view s) {
+  return s.find("\xE2\x84\xAA") != std::string_view::npos ||
+         s.find("\xC5\xBF") != std::string_view::npos;
+}
+
 char LowerAscii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
 
 // `text` with ASCII lowered, in a buffer of the thread's that the next call
@@ -94,8 +101,7 @@ std::vector<Term> ParseTerms(std::string_view query) {
                               [](char32_t f) {
                                 return (f >= 0xC0 && f <= 0xFF) || (f >= 0x370 && f <= 0x4FF);
                               }) &&
-                 t.text.find("\xE2\x84\xAA") == std::string::npos &&  // Kelvin sign
-                 t.text.find("\xC5\xBF") == std::string::npos;        // long s
+                 !FoldsIntoAscii(t.text);
     t.kind = t.chars >= 3 ? Term::Kind::kTrigram
              : all_cjk    ? Term::Kind::kCjkShort
                           : Term::Kind::kShort;
@@ -124,9 +130,7 @@ bool MatchesAll(std::string_view text, const std::vector<Term>& terms) {
       if (lowered.find(Needle(t)) != std::string_view::npos) continue;
       // Not in the bytes: found only if a Kelvin sign or a long s stands for
       // a k or an s, which only decoding sees.
-      if (text.find("\xE2\x84\xAA") == std::string_view::npos &&
-          text.find("\xC5\xBF") == std::string_view::npos)
-        return false;
+      if (!FoldsIntoAscii(text)) return false;
     }
     if (!decoded) {
       folded = FoldCase(text);
@@ -272,9 +276,7 @@ std::string Snippet(std::string_view text, const std::vector<Term>& terms, std::
   if (marks != nullptr) marks->clear();
   const bool bytewise =
       std::all_of(terms.begin(), terms.end(), [](const Term& t) { return t.bytewise; }) &&
-      (terms.empty() || (text.find("\xE2\x84\xAA") == std::string_view::npos &&  // Kelvin sign
-                         text.find("\xC5\xBF") == std::string_view::npos)) &&    // long s
-      ValidUtf8(text);
+      (terms.empty() || !FoldsIntoAscii(text)) && ValidUtf8(text);
   if (bytewise) return BytewiseSnippet(text, terms, max_chars, marks);
   return SnippetDecoded(text, terms, max_chars, marks);
 }
