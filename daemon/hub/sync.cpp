@@ -516,13 +516,15 @@ void Syncer::SyncJob() {
         } else {
           // The mirrors' second client, under way as the first is (Stop
           // and a disconnect abort it too) until the step is done with it.
+          struct Client {
+            Client(Syncer& s, const Connection& conn, const std::string& as)
+                : http(conn, as, kRequestTimeoutMs), marked(s, s.syncs_, http) {}
+            Http http;
+            UnderWay marked;  // after http: unmarked before it closes
+          };
           run.Mirrors([this, &c, &store]() -> std::shared_ptr<Http> {
-            auto client = std::make_shared<Http>(*c, store, kRequestTimeoutMs);
-            auto marked = std::make_shared<UnderWay>(*this, syncs_, *client);
-            return {client.get(), [client, marked](Http*) mutable {
-                      marked.reset();
-                      client.reset();
-                    }};
+            auto client = std::make_shared<Client>(*this, *c, store);
+            return {client, &client->http};
           });
           run.Changes();
           run.Feed(true);

@@ -202,11 +202,7 @@ void Search(const Value& args, Db& db, const Value& in, Value& out, Alloc& a) {
           if (row) {
             Put(s, "ref", ShortRef(db, session), a);
             Put(s, "source", row->source, a);
-            const Value* named = Get(e, "session_title");
-            const std::string title = TitleOf(named != nullptr && named->IsString()
-                                                  ? std::optional<std::string>(named->GetString())
-                                                  : std::nullopt,
-                                              std::nullopt);
+            const std::string title = TitleOf(Str(e, "session_title"), std::nullopt);
             if (!title.empty()) Put(s, "title", title, a);
             if (row->project) Put(s, "project", *row->project, a);
           } else {
