@@ -33,6 +33,38 @@ void OptInt(rpc::Writer& w, std::int64_t v) {
     w.Int64(v);
 }
 
+// A hub's part of status: where it serves (`url` empty while it does not)
+// and each device whose logs it holds.
+void WriteServing(rpc::Writer& w, Db& db, const std::string& url, const std::string& public_url) {
+  w.StartObject();
+  w.Key("url");
+  OptStr(w, url);
+  w.Key("public_url");
+  OptStr(w, public_url);
+  w.Key("devices");
+  w.StartArray();
+  for (const DeviceSummary& d : DeviceSummaries(db)) {
+    w.StartObject();
+    w.Key("name");
+    w.String(d.name);
+    w.Key("files");
+    w.Int64(d.files);
+    w.Key("bytes");
+    w.Int64(d.bytes);
+    w.Key("lines");
+    w.Int64(d.lines);
+    w.Key("parse_errors");
+    w.Int64(d.parse_errors);
+    w.Key("last_received_at");
+    OptInt(w, d.last_received_ms.value_or(0));
+    w.Key("token");  // active, revoked, or null when none was ever made
+    OptStr(w, d.token);
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
 // What status says of the store refusing writes: the earliest lasting
 // store fault of a source, and the names of the sources it holds up.
 struct StoreFault {
@@ -320,33 +352,7 @@ void Status(Operations& o, const proto::NoRequest&, const Caller& caller, Reply 
         // whose logs it holds; null on other stores.
         w.Key("serving");
         if (hub) {
-          w.StartObject();
-          w.Key("url");
-          OptStr(w, serving);
-          w.Key("public_url");
-          OptStr(w, public_url);
-          w.Key("devices");
-          w.StartArray();
-          for (const DeviceSummary& d : DeviceSummaries(db)) {
-            w.StartObject();
-            w.Key("name");
-            w.String(d.name);
-            w.Key("files");
-            w.Int64(d.files);
-            w.Key("bytes");
-            w.Int64(d.bytes);
-            w.Key("lines");
-            w.Int64(d.lines);
-            w.Key("parse_errors");
-            w.Int64(d.parse_errors);
-            w.Key("last_received_at");
-            OptInt(w, d.last_received_ms.value_or(0));
-            w.Key("token");  // active, revoked, or null when none was ever made
-            OptStr(w, d.token);
-            w.EndObject();
-          }
-          w.EndArray();
-          w.EndObject();
+          WriteServing(w, db, serving, public_url);
         } else {
           w.Null();
         }
