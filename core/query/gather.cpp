@@ -203,20 +203,50 @@ Ranges Within(const std::optional<Ranges>& scope, std::int64_t lo, std::int64_t 
   return out;
 }
 
+// How a source is read: by which statement, and whether the checks of its
+// rows are left to the search (`leave_checks`: GatherAll's and Gather's).
+// Only an index's candidates are left unchecked (the events it has not
+// reached, read directly, are candidates all, mostly not matches), and of
+// a source that reads its texts in the row, only when it has an
+// unchecked_sql; a row read with its text is scored by it (Source::rank).
+struct Reading {
+  const std::string& sql;
+  bool leave = false;    // its rows are offered unchecked
+  bool by_text = false;  // scored by the text read in the row
+  Reading(const Source& src, bool leave_checks)
+      : sql(leave_checks && src.text_in_row && !src.unchecked_sql.empty() ? src.unchecked_sql
+                                                                          : src.sql),
+        leave(leave_checks && src.check && !src.match.empty() &&
+              (!src.text_in_row || &sql != &src.sql)),
+        by_text(src.rank != nullptr && src.text_in_row && &sql == &src.sql) {}
+  /// The candidate of the row `st` read, if it may be one: its text holds
+  /// every term, or its check is left.
+  std::optional<Candidate> Row(Db& db, Stmt& st, const Source& src, const EventQuery& q,
+                               const std::vector<Term>& terms) const {
+    std::string_view text;
+    if (!leave && !RowMatches(db, st, src, q, terms, &text)) return std::nullopt;
+    Candidate c{st.Int(0), st.Int(1), st.Double(2), src.scored, leave};
+    if (by_text) c.score = src.rank->Score(TrigramTokens(text));
+    return c;
+  }
+};
+
 // Reads every source oldest first, each by one statement (a scope's ranges
 // one after the other, across the gaps Gather would read across), and
-// hands each row whose text holds every term to `on_match` (the row's
-// statement, its source, the text when read) until it returns false.
-// Returns false when `on_match` stopped it.
+// hands the candidate of each row whose text holds every term to
+// `on_match` (Reading: with `leave_checks`, each row a source would check
+// is handed on unchecked) until it returns false.  Returns false when
+// `on_match` stopped it.
 template <class OnMatch>
 bool ReadOldestFirst(Db& db, const std::vector<Source>& sources, const EventQuery& q,
                      const std::vector<Term>& terms, const std::optional<Ranges>& scope,
-                     const RankGate* gate, OnMatch on_match) {
+                     const RankGate* gate, bool leave_checks, OnMatch on_match) {
   const std::vector<bool> in_scope = ScopeBlocks(scope);
   for (const Source& src : sources) {
     const Ranges left = Within(scope, src.lo, src.hi);
     if (left.empty()) continue;
-    StmtLease st = db.Prepare(OldestFirst(src.sql));
+    const Reading reading(src, leave_checks);
+    StmtLease st = db.Prepare(OldestFirst(reading.sql));
     ScopeFilter filter{&in_scope, 0};
     std::int64_t read = 0;
     for (std::size_t i = 0; i < left.size();) {
@@ -228,8 +258,8 @@ bool ReadOldestFirst(Db& db, const std::vector<Source>& sources, const EventQuer
       BindParams(st, q, src.match, lo, hi, src.dfs, src.totals, gate, &filter);
       while (st.Step()) {
         if (q.cost != nullptr) ++q.cost->rows;
-        std::string_view text;
-        if (RowMatches(db, st, src, q, terms, &text) && !on_match(st, src, text)) return false;
+        const std::optional<Candidate> c = reading.Row(db, st, src, q, terms);
+        if (c && !on_match(*c)) return false;
       }
     }
   }
@@ -243,23 +273,20 @@ std::int64_t Count(Db& db, const std::vector<Source>& sources, const EventQuery&
                    std::int64_t upto) {
   std::int64_t n = 0;
   if (upto <= 0) return 0;
-  ReadOldestFirst(db, sources, q, terms, scope, nullptr,
-                  [&](Stmt&, const Source&, std::string_view) { return ++n < upto; });
+  ReadOldestFirst(db, sources, q, terms, scope, nullptr, false,
+                  [&](const Candidate&) { return ++n < upto; });
   return n;
 }
 
 bool GatherAll(Db& db, const std::vector<Source>& sources, const EventQuery& q,
                const std::vector<Term>& terms, const std::optional<Ranges>& scope, NewestK& k,
-               std::size_t cap) {
+               std::size_t cap, bool leave_checks) {
   // Every match is kept while there are at most `cap`: each is scored.
   const RankGate gate{[](const void*, std::int64_t, std::int64_t) { return true; }, nullptr};
   std::size_t n = 0;
-  return ReadOldestFirst(db, sources, q, terms, scope, &gate,
-                         [&](Stmt& st, const Source& src, std::string_view text) {
+  return ReadOldestFirst(db, sources, q, terms, scope, &gate, leave_checks,
+                         [&](const Candidate& c) {
                            if (++n > cap) return false;
-                           Candidate c{st.Int(0), st.Int(1), st.Double(2), src.scored};
-                           if (src.rank != nullptr && src.text_in_row)
-                             c.score = src.rank->Score(TrigramTokens(text));
                            k.Offer(c);
                            return true;
                          });
@@ -267,11 +294,12 @@ bool GatherAll(Db& db, const std::vector<Source>& sources, const EventQuery& q,
 
 bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, const EventQuery& q,
             const std::vector<Term>& terms, const std::optional<Ranges>& scope, NewestK& k,
-            std::int64_t budget) {
+            std::int64_t budget, bool leave_checks) {
   struct Cursor {
     StmtLease st;  // the connection's cached statement (a second chain: its own)
     const Chains::Chain* chain;
     const Source* src;
+    Reading reading;
     Ranges left;         // to read, ascending: the newest last
     bool open = false;   // st is bound to a range and not done
     std::int64_t next;   // every unread row has seq <= next
@@ -293,10 +321,11 @@ bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
     for (const Chains::Chain& c : src.match.empty() ? chains.list() : chains.joined()) {
       Ranges left = Within(scope, std::max(c.lo(), src.lo), std::min(c.hi(), src.hi));
       if (left.empty()) continue;
-      StmtLease st = db.Prepare(src.sql);
+      const Reading reading(src, leave_checks);
+      StmtLease st = db.Prepare(reading.sql);
       const std::int64_t next = left.back().second;
-      cursors.push_back({std::move(st), &c, &src, std::move(left), false, next, c.Bound(next),
-                         std::make_unique<ScopeFilter>(ScopeFilter{&in_scope, 0})});
+      cursors.push_back({std::move(st), &c, &src, reading, std::move(left), false, next,
+                         c.Bound(next), std::make_unique<ScopeFilter>(ScopeFilter{&in_scope, 0})});
     }
   }
   // Binds the cursor's statement to its newest ranges left, read as one
@@ -319,7 +348,7 @@ bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
     Cursor* cur = nullptr;
     for (Cursor& c : cursors)
       if (c.bound != INT64_MIN && (cur == nullptr || c.bound > cur->bound)) cur = &c;
-    if (cur == nullptr || !k.MayEnter(cur->bound, cur->next)) break;
+    if (cur == nullptr || !k.MayEnter(cur->bound, cur->next)) return true;
     if (!cur->open) open(*cur);
     if (!cur->st.Step()) {
       cur->open = false;
@@ -328,18 +357,15 @@ bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
       continue;
     }
     if (budget >= 0 && budget-- == 0) return false;
-    const Source& src = *cur->src;
-    Candidate c{cur->st.Int(0), cur->st.Int(1), cur->st.Double(2), src.scored};
+    const std::int64_t seq = cur->st.Int(0);
     if (q.cost != nullptr) ++q.cost->rows;
-    cur->next = c.seq - 1;
-    cur->bound = cur->chain->Bound(c.seq - 1);
-    if (!k.CouldEnter(c)) continue;  // older than all kept: its text is not checked
-    std::string_view text;
-    if (!RowMatches(db, cur->st, src, q, terms, &text)) continue;
-    if (src.rank != nullptr && src.text_in_row) c.score = src.rank->Score(TrigramTokens(text));
-    k.Offer(c);
+    cur->next = seq - 1;
+    cur->bound = cur->chain->Bound(seq - 1);
+    // Older than all kept: its text is not checked.
+    if (!k.CouldEnter({seq, cur->st.Int(1), 0})) continue;
+    if (const std::optional<Candidate> c = cur->reading.Row(db, cur->st, *cur->src, q, terms))
+      k.Offer(*c);
   }
-  return true;
 }
 
 }  // namespace origin::search_read

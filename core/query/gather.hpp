@@ -28,6 +28,9 @@ struct Candidate {
   std::int64_t seq, ts;
   double score;         // BM25 when ranked, else 0
   bool scored = false;  // read from an index that ranks (else: not reached by it yet)
+  // Its text is yet to be checked: GatherAll leaves the check to the
+  // search, which makes it only of the candidates its answer reaches.
+  bool unchecked = false;
 };
 
 // The statements of a search number their parameters: ?1 the MATCH
@@ -130,6 +133,8 @@ class NewestK {
       std::push_heap(kept_.begin(), kept_.end(), Newer);
     }
   }
+  /// Whether it holds as many as it keeps.
+  bool Full() const { return kept_.size() >= need_; }
   /// The kept candidates, newest first.
   std::vector<Candidate> Take() {
     std::sort(kept_.begin(), kept_.end(), Newer);
@@ -161,6 +166,10 @@ struct Source {
   // read (and, when `rank`, scored by its length) instead of read again.
   bool text_in_row = false;
   const TrigramRank* rank = nullptr;
+  // A source whose texts are read in the row: a statement of the same rows,
+  // scored, that reads no text (GatherAll's, whose checks wait); empty when
+  // there is none.
+  std::string unchecked_sql;
 };
 
 // With a scope (a project or a source), each candidate's block is looked up
@@ -193,7 +202,10 @@ std::optional<Ranges> ScopeRanges(Db& db, const EventQuery& q);
 // given), always from the cursor whose unread part may hold the newest
 // candidate, offers the rows whose text holds every term, and stops as soon
 // as no cursor can offer one that would be kept.  With a `budget`, reads at
-// most that many rows: false when it stopped for want of more.
+// most that many rows: false when it stopped for want of more.  With
+// `leave_checks`, the rows a source would check are offered unchecked, as
+// GatherAll offers them: then `k` holds the newest matches only if it
+// kept every row offered (it holds fewer than it can).
 //
 // One statement per chain and source: it reads the chain's ranges of the
 // scope newest first, one after the other, and reads across a gap between
@@ -203,7 +215,7 @@ std::optional<Ranges> ScopeRanges(Db& db, const EventQuery& q);
 // range.
 bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, const EventQuery& q,
             const std::vector<Term>& terms, const std::optional<Ranges>& scope, NewestK& k,
-            std::int64_t budget = -1);
+            std::int64_t budget = -1, bool leave_checks = false);
 
 // How many rows of `sources` hold every term (of the scope's ranges, when
 // given), counted up to `upto`: exact below it.  A count needs no order,
@@ -220,9 +232,14 @@ std::int64_t Count(Db& db, const std::vector<Source>& sources, const EventQuery&
 // Every row of `sources` that holds every term (of the scope's ranges, when
 // given), read as Count reads them (oldest first, which costs FTS5 less),
 // offered to `k`, scored: true when there were at most `cap`; false, with
-// `k` holding some of them, when there were more.
+// `k` holding some of them, when there were more.  With `leave_checks`,
+// the texts are not checked here: each candidate a source would check is
+// offered unchecked (Gather's `leave_checks`), and counted against `cap` as
+// a match.  Of the few hundred to two thousand candidates a ranked search
+// reads this way, an answer needs a page, in the order of their scores,
+// known without the texts.
 bool GatherAll(Db& db, const std::vector<Source>& sources, const EventQuery& q,
                const std::vector<Term>& terms, const std::optional<Ranges>& scope, NewestK& k,
-               std::size_t cap);
+               std::size_t cap, bool leave_checks);
 
 }  // namespace origin::search_read

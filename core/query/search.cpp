@@ -395,7 +395,7 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
       p.estimated = phrases.size() == 1 && last == upto
                         ? std::strtod(src.dfs.c_str(), nullptr)
                         : EstimateMatches(db, {{"idx.message_fts", src.match}}, last, upto, 1,
-                                          q.read_all_upto);
+                                          std::max(q.read_all_upto, q.leave_checks_upto));
     }
     p.sources = {direct, src};
   } else if (has_long && indexed) {
@@ -416,6 +416,11 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
                   JoinAnd(grams),
                   true, 0, upto, "", ranked};
     others.text_in_row = true;
+    // Read with its checks left (Reading, gather.cpp), its candidates are
+    // scored by origin_bm25 from their lengths, with no text read: only
+    // those an answer reaches are checked.
+    if (ranked)
+      others.unchecked_sql = FtsSql("idx", "event_fts", "f", true, q, Holds::kOthers, scoped, true);
     sources.push_back(others);
     if (with_messages)
       sources.push_back(
@@ -451,7 +456,9 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
       std::vector<std::pair<std::string, std::string>> reads = {
           {"idx.event_fts", sources[1].match}};
       if (with_messages) reads.push_back({"idx.message_fts", sources[2].match});
-      p.estimated = EstimateMatches(db, reads, last, upto, kEstimateWindows, q.read_all_upto);
+      // Counted until past both choices it makes (read all; leave checks).
+      p.estimated = EstimateMatches(db, reads, last, upto, kEstimateWindows,
+                                    std::max(q.read_all_upto, q.leave_checks_upto));
     }
     p.sources = std::move(sources);
   } else if (!has_long && !cjk.empty() && indexed) {
@@ -526,14 +533,32 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
     // Few matches expected: all of them, oldest first, which FTS5 reads
     // at about half the cost of newest first (docs/performance.md); more
     // than the window after all, newest first from the start.
-    if (ranked && p.estimated <= q.read_all_upto &&
-        GatherAll(db, *p.sources, q, terms, p.scope, k, need)) {
+    // Without a count, the texts are checked only of the candidates the
+    // answer reaches (Candidate::unchecked), where it is exact.
+    const bool leave_checks = matches == nullptr;
+    const bool read_all = ranked && p.estimated <= q.read_all_upto;
+    if (read_all && GatherAll(db, *p.sources, q, terms, p.scope, k, need, leave_checks)) {
       if (q.cost != nullptr) ++q.cost->read_all;
+      cands = k.Take();
     } else {
+      // Fewer candidates than the window expected (and GatherAll did not
+      // find more): their checks left, as GatherAll leaves them, which is
+      // exact when the window kept every candidate (it then holds every
+      // match); when it filled up instead, read again with the checks.
+      const bool leave = leave_checks && ranked && !read_all &&
+                         p.estimated <= static_cast<double>(q.leave_checks_upto);
       k = NewestK(need);
-      Gather(db, chains, *p.sources, q, terms, p.scope, k);
+      Gather(db, chains, *p.sources, q, terms, p.scope, k, -1, leave);
+      const bool full = k.Full();
+      cands = k.Take();
+      if (full &&
+          std::any_of(cands.begin(), cands.end(), [](const Candidate& c) { return c.unchecked; })) {
+        if (q.cost != nullptr) ++q.cost->reread;
+        k = NewestK(need);
+        Gather(db, chains, *p.sources, q, terms, p.scope, k);
+        cands = k.Take();
+      }
     }
-    cands = k.Take();
   } else {
     cands = Scanned(db, chains, q, p, need);
   }
@@ -552,11 +577,18 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
       return a.scored && a.score < b.score;
     });
   }
-  if (cands.size() > static_cast<std::size_t>(q.limit))
-    cands.resize(static_cast<std::size_t>(q.limit));
+  // The checks left, in the answer's order, until it has its page.
+  const bool tools_only = q.tools_only && !q.kind;
   for (const Candidate& c : cands) {
+    if (out.size() == static_cast<std::size_t>(q.limit)) break;
     EventHit h;
     h.event = *GetEventBySeq(db, c.seq);
+    if (c.unchecked) {
+      if (tools_only && h.event.kind != "tool_call" && h.event.kind != "tool_result") continue;
+      const bool match = MatchesAll(h.event.text, terms);
+      CountText(q.cost, h.event.text, match);
+      if (!match) continue;
+    }
     h.snippet = Snippet(h.event.text, terms, 200, &h.marks);
     if (by_relevance && c.scored) h.score = c.score;
     out.push_back(std::move(h));

@@ -70,6 +70,9 @@ struct SearchCost {
   // Searches (and counts) whose index candidates were stamped from
   // EventQuery::stamps.
   std::int64_t stamped = 0;
+  // Ranked searches whose window filled up with candidates left unchecked
+  // (EventQuery::leave_checks_upto), read again with their checks.
+  std::int64_t reread = 0;
 };
 
 struct EventQuery {
@@ -102,6 +105,14 @@ struct EventQuery {
   /// all.  The answer is the same either way (tests compare -1, never, with
   /// INT_MAX, always).
   int read_all_upto = kRankWindow / 2;
+  /// Ranked, without a count: when the candidates are estimated at most
+  /// this many (and the search does not read every match oldest first), the
+  /// texts of those an index cannot match exactly are checked only as the
+  /// answer reaches them, in its order, and the window is exact as long as
+  /// it keeps every candidate; when it fills up after all, the search reads
+  /// again with the checks.  The answer is the same either way (tests
+  /// compare -1, never, with INT_MAX, always).
+  int leave_checks_upto = kRankWindow;
   /// The chains of blocks (core/query/gather.hpp) of fewer blocks than
   /// this are read by an index's statements as part of the chain before
   /// them (0: never).  The answer is the same (tests compare).

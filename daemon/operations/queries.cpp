@@ -328,7 +328,9 @@ void Search(Context& ctx, Db& db, const proto::SearchRequest& r, rpc::Writer& w)
   if (entries_total > r.limit) entry_hits.resize(static_cast<std::size_t>(r.limit));
   std::int64_t events_total = 0;
   std::vector<EventHit> event_hits;
-  if (events) event_hits = SearchEvents(db, eq, &events_total);
+  // Counted only when asked: a count checks every candidate's text that
+  // the answer's page alone would not.
+  if (events) event_hits = SearchEvents(db, eq, r.totals ? &events_total : nullptr);
   std::optional<std::int64_t> tools;
   bool tools_at_least = false;
   if (counting) counting->Join(db);

@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
     q.cost = &c1;
     double t0 = Now();
     std::int64_t n = 0;
-    SearchEvents(*db, q, &n);
+    SearchEvents(*db, q, totals_n != 0 ? &n : nullptr);  // as the daemon asks
     double t1 = Now();
     if (!qq.all && totals_n != 0) {
       EventQuery t = q;

@@ -99,7 +99,11 @@ TEST_SUITE("search") {
       const char* source;
       MessageStamps stamps;  // made by the first search that uses them
     };
-    int few = 0, many = 0, read_all = 0, stamped = 0;
+    int few = 0, many = 0, read_all = 0, stamped = 0, reread = 0;
+    // The texts checked with a count and without, in the store whose index
+    // is complete (the events an index has not reached are checked alike).
+    SearchCost counted, left;
+    int halved = 0;  // searches that checked less than half the texts
     Store stores[] = {{ordered.s.db.get(), "lib", "codex", {}},
                       {histories.s.db.get(), "rare", "grok", {}}};
     for (Store& st : stores) {
@@ -157,6 +161,35 @@ TEST_SUITE("search") {
             stamped += static_cast<int>(stamped_all.stamped + stamped_never.stamped);
             answer(kRankWindow / 2, &by_default);
             read_all += static_cast<int>(by_default.read_all);
+            // Without a count, the texts are checked only as the answer
+            // reaches them: the same hits, in the same order, whether every
+            // match is read oldest first or newest first, the checks left
+            // whenever the candidates are expected to fit the window or never
+            // (and read again with the checks when they did not fit after all).
+            const bool indexed = st.db == ordered.s.db.get();
+            std::vector<std::pair<std::int64_t, double>> hits = answer(-1, nullptr);
+            hits.pop_back();  // the count
+            auto uncounted = [&](int read_all_upto, int leave_checks_upto, SearchCost* cost) {
+              EventQuery r = q;
+              r.read_all_upto = read_all_upto;
+              r.leave_checks_upto = leave_checks_upto;
+              r.cost = cost;
+              std::vector<std::pair<std::int64_t, double>> out;
+              for (const auto& h : SearchEvents(*st.db, r))
+                out.push_back({h.event.seq, h.score.value_or(-1)});
+              return out;
+            };
+            SearchCost forced, unchecked;
+            CHECK(uncounted(kRankWindow / 2, kRankWindow, &unchecked) == hits);
+            if (indexed) {
+              counted.texts += by_default.texts;
+              left.texts += unchecked.texts;
+              halved += unchecked.texts * 2 < by_default.texts;
+            }
+            CHECK(uncounted(std::numeric_limits<int>::max(), -1, nullptr) == hits);
+            CHECK(uncounted(-1, -1, nullptr) == hits);
+            CHECK(uncounted(-1, std::numeric_limits<int>::max(), &forced) == hits);
+            reread += static_cast<int>(forced.reread);
           }
         }
       }
@@ -165,6 +198,10 @@ TEST_SUITE("search") {
     CHECK(many > 5);
     CHECK(read_all > 20);  // by default, most of the few
     CHECK(stamped > 50);   // the searches without filters of the event's row
+    CHECK(reread > 0);     // a window filled with candidates left unchecked
+    // The texts a search without a count checked: those its answer reached.
+    CHECK(left.texts < counted.texts);
+    CHECK(halved > 20);
   }
 
   TEST_CASE(
