@@ -203,22 +203,25 @@ Ranges Within(const std::optional<Ranges>& scope, std::int64_t lo, std::int64_t 
   return out;
 }
 
-// How a source is read: by which statement, and whether the checks of its
-// rows are left to the search (`leave_checks`: GatherAll's and Gather's).
-// Only an index's candidates are left unchecked (the events it has not
-// reached, read directly, are candidates all, mostly not matches), and of
-// a source that reads its texts in the row, only when it has an
-// unchecked_sql; a row read with its text is scored by it (Source::rank).
+// How a source is read: whether the checks of its rows are left to the
+// search (`leave_checks`: GatherAll's and Gather's), and so by which
+// statement and MATCH.  Only an index's candidates are left unchecked (the
+// events it has not reached, read directly, are candidates all, mostly not
+// matches): those it cannot match exactly, or all of them when it has an
+// unchecked_match; of a source that reads its texts in the row, only when
+// it has an unchecked_sql.  A row read with its text is scored by it
+// (Source::rank).
 struct Reading {
+  bool leave = false;  // its rows are offered unchecked
   const std::string& sql;
-  bool leave = false;    // its rows are offered unchecked
+  const std::string& match;
   bool by_text = false;  // scored by the text read in the row
   Reading(const Source& src, bool leave_checks)
-      : sql(leave_checks && src.text_in_row && !src.unchecked_sql.empty() ? src.unchecked_sql
-                                                                          : src.sql),
-        leave(leave_checks && src.check && !src.match.empty() &&
-              (!src.text_in_row || &sql != &src.sql)),
-        by_text(src.rank != nullptr && src.text_in_row && &sql == &src.sql) {}
+      : leave(leave_checks && !src.match.empty() && (src.check || !src.unchecked_match.empty()) &&
+              (!src.text_in_row || !src.unchecked_sql.empty())),
+        sql(leave && src.text_in_row ? src.unchecked_sql : src.sql),
+        match(leave && !src.unchecked_match.empty() ? src.unchecked_match : src.match),
+        by_text(src.rank != nullptr && src.text_in_row && !leave) {}
   /// The candidate of the row `st` read, if it may be one: its text holds
   /// every term, or its check is left.
   std::optional<Candidate> Row(Db& db, Stmt& st, const Source& src, const EventQuery& q,
@@ -255,7 +258,7 @@ bool ReadOldestFirst(Db& db, const std::vector<Source>& sources, const EventQuer
         hi = left[i++].second;
       read = PlusSeqs(read, lo, hi);
       st.Reset();
-      BindParams(st, q, src.match, lo, hi, src.dfs, src.totals, gate, &filter);
+      BindParams(st, q, reading.match, lo, hi, src.dfs, src.totals, gate, &filter);
       while (st.Step()) {
         if (q.cost != nullptr) ++q.cost->rows;
         const std::optional<Candidate> c = reading.Row(db, st, src, q, terms);
@@ -340,7 +343,7 @@ bool Gather(Db& db, const Chains& chains, const std::vector<Source>& sources, co
     }
     cur.read = PlusSeqs(cur.read, lo, hi);
     cur.st.Reset();
-    BindParams(cur.st, q, cur.src->match, lo, hi, cur.src->dfs, cur.src->totals, &gate,
+    BindParams(cur.st, q, cur.reading.match, lo, hi, cur.src->dfs, cur.src->totals, &gate,
                cur.filter.get());
     cur.open = true;
   };

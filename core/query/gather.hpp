@@ -28,8 +28,9 @@ struct Candidate {
   std::int64_t seq, ts;
   double score;         // BM25 when ranked, else 0
   bool scored = false;  // read from an index that ranks (else: not reached by it yet)
-  // Its text is yet to be checked: GatherAll leaves the check to the
-  // search, which makes it only of the candidates its answer reaches.
+  // Its text is yet to be checked: GatherAll and Gather, with
+  // `leave_checks`, leave the check to the search, which makes it only of
+  // the candidates its answer reaches.
   bool unchecked = false;
 };
 
@@ -166,10 +167,13 @@ struct Source {
   // read (and, when `rank`, scored by its length) instead of read again.
   bool text_in_row = false;
   const TrigramRank* rank = nullptr;
-  // A source whose texts are read in the row: a statement of the same rows,
-  // scored, that reads no text (GatherAll's, whose checks wait); empty when
-  // there is none.
+  // Read with the checks left (GatherAll's and Gather's `leave_checks`): for
+  // a source whose texts are read in the row, a statement of the same rows,
+  // scored, that reads no text (none: its checks are not left); and a MATCH
+  // that costs the index less for more candidates, checked later (none:
+  // `match`).
   std::string unchecked_sql;
+  std::string unchecked_match;
 };
 
 // With a scope (a project or a source), each candidate's block is looked up

@@ -104,6 +104,7 @@ TEST_SUITE("search") {
     // is complete (the events an index has not reached are checked alike).
     SearchCost counted, left;
     int halved = 0;  // searches that checked less than half the texts
+    int left_read_all = 0;  // searches that read every candidate oldest first, unchecked
     Store stores[] = {{ordered.s.db.get(), "lib", "codex", {}},
                       {histories.s.db.get(), "rare", "grok", {}}};
     for (Store& st : stores) {
@@ -163,17 +164,32 @@ TEST_SUITE("search") {
             read_all += static_cast<int>(by_default.read_all);
             // Without a count, the texts are checked only as the answer
             // reaches them: the same hits, in the same order, whether every
-            // match is read oldest first or newest first, the checks left
-            // whenever the candidates are expected to fit the window or never
-            // (and read again with the checks when they did not fit after all).
+            // match is read oldest first (GatherAll leaves the checks
+            // whenever nothing is counted) or newest first (Gather leaves
+            // them when the candidates are expected to fit the window, by
+            // default; always; or never), with the stamps or without, and
+            // read again with the checks when they did not fit after all;
+            // a page of the whole window too, whose edge is then compared.
             const bool indexed = st.db == ordered.s.db.get();
-            std::vector<std::pair<std::int64_t, double>> hits = answer(-1, nullptr);
-            hits.pop_back();  // the count
-            auto uncounted = [&](int read_all_upto, int leave_checks_upto, SearchCost* cost) {
+            auto counted_hits = [&](int limit) {
+              EventQuery r = q;
+              r.read_all_upto = -1;
+              r.limit = limit;
+              std::int64_t total = 0;
+              std::vector<std::pair<std::int64_t, double>> out;
+              for (const auto& h : SearchEvents(*st.db, r, &total))
+                out.push_back({h.event.seq, h.score.value_or(-1)});
+              return out;
+            };
+            const std::vector<std::pair<std::int64_t, double>> hits = counted_hits(q.limit);
+            auto uncounted = [&](int read_all_upto, int leave_checks_upto, SearchCost* cost,
+                                 MessageStamps* stamps = nullptr, int limit = 0) {
               EventQuery r = q;
               r.read_all_upto = read_all_upto;
               r.leave_checks_upto = leave_checks_upto;
               r.cost = cost;
+              r.stamps = stamps;
+              if (limit > 0) r.limit = limit;
               std::vector<std::pair<std::int64_t, double>> out;
               for (const auto& h : SearchEvents(*st.db, r))
                 out.push_back({h.event.seq, h.score.value_or(-1)});
@@ -181,6 +197,7 @@ TEST_SUITE("search") {
             };
             SearchCost forced, unchecked;
             CHECK(uncounted(kRankWindow / 2, kRankWindow, &unchecked) == hits);
+            left_read_all += static_cast<int>(unchecked.read_all);
             if (indexed) {
               counted.texts += by_default.texts;
               left.texts += unchecked.texts;
@@ -189,6 +206,9 @@ TEST_SUITE("search") {
             CHECK(uncounted(std::numeric_limits<int>::max(), -1, nullptr) == hits);
             CHECK(uncounted(-1, -1, nullptr) == hits);
             CHECK(uncounted(-1, std::numeric_limits<int>::max(), &forced) == hits);
+            CHECK(uncounted(kRankWindow / 2, kRankWindow, nullptr, &st.stamps) == hits);
+            CHECK(uncounted(-1, std::numeric_limits<int>::max(), &forced, nullptr, kRankWindow) ==
+                  counted_hits(kRankWindow));
             reread += static_cast<int>(forced.reread);
           }
         }
@@ -199,9 +219,10 @@ TEST_SUITE("search") {
     CHECK(read_all > 20);  // by default, most of the few
     CHECK(stamped > 50);   // the searches without filters of the event's row
     CHECK(reread > 0);     // a window filled with candidates left unchecked
+    CHECK(left_read_all > 20);
     // The texts a search without a count checked: those its answer reached.
     CHECK(left.texts < counted.texts);
-    CHECK(halved > 20);
+    CHECK(halved > 10);
   }
 
   TEST_CASE(
