@@ -99,6 +99,15 @@ bool TextMatches(Db& db, std::int64_t seq, const std::vector<Term>& terms, Searc
   return match;
 }
 
+bool ChecksKind(const EventQuery& q) { return q.tools_only && !q.kind; }
+
+bool LeftCheckHolds(const EventRow& e, const EventQuery& q, const std::vector<Term>& terms) {
+  if (ChecksKind(q) && e.kind != "tool_call" && e.kind != "tool_result") return false;
+  const bool match = MatchesAll(e.text, terms);
+  CountText(q.cost, e.text, match);
+  return match;
+}
+
 std::optional<Ranges> ScopeRanges(Db& db, const EventQuery& q) {
   std::vector<std::string> scopes;
   if (q.project) scopes.push_back("project:" + *q.project);
@@ -143,9 +152,7 @@ std::vector<bool> ScopeBlocks(const std::optional<Ranges>& scope) {
 // when the statement read it, else from the event's.
 bool RowMatches(Db& db, Stmt& st, const Source& src, const EventQuery& q,
                 const std::vector<Term>& terms, std::string_view* text) {
-  // A tool_only search of event_fts, which holds meta events too, learns
-  // the kind with the text (which it checks anyway).
-  const bool tools_only = q.tools_only && !q.kind;
+  const bool tools_only = ChecksKind(q);
   if (src.text_in_row) {
     if (tools_only && st.Int(4) == 0) return false;
     *text = st.Text(3);

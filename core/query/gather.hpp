@@ -197,6 +197,16 @@ double TrigramTokens(std::string_view text);
 bool TextMatches(Db& db, std::int64_t seq, const std::vector<Term>& terms, SearchCost* cost,
                  bool tools_only = false);
 
+// Whether the kind of a candidate is checked with its text: a tool_only
+// search of event_fts, which holds meta events too, learns the kind with
+// the text (which it checks anyway).
+bool ChecksKind(const EventQuery& q);
+
+// Whether a candidate whose check was left (Candidate::unchecked) holds
+// after all, from its event as read for the hit: what RowMatches checks,
+// counted alike.
+bool LeftCheckHolds(const EventRow& e, const EventQuery& q, const std::vector<Term>& terms);
+
 // The ranges of seqs that may hold events of the query's project and source
 // (scope_block: the blocks that do), consecutive blocks merged; nullopt
 // when the query has neither filter.

@@ -362,6 +362,9 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
   // attached, damaged, or built again from the start), nothing can be
   // ranked: newest first.
   const bool ranked = p.ranked = rank && has_long && !q.recent && upto > 0;
+  // How far the estimate counts: until past both choices it makes (read
+  // every match oldest first; leave the checks).
+  const int estimate_upto = std::max(q.read_all_upto, q.leave_checks_upto);
   p.scope = ScopeRanges(db, q);
   const bool scoped = p.scope.has_value();
   p.messages_only = q.kind ? *q.kind == "message" : !q.include_tools && !q.tools_only;
@@ -392,10 +395,10 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
       const std::int64_t last = LastSeq(db);
       src.dfs = EstimateDfs(db, {"idx.message_fts"}, phrases, last, kProbeSeqs);
       // One phrase, counted up to `upto`: its frequency is the estimate.
-      p.estimated = phrases.size() == 1 && last == upto
-                        ? std::strtod(src.dfs.c_str(), nullptr)
-                        : EstimateMatches(db, {{"idx.message_fts", src.match}}, last, upto, 1,
-                                          std::max(q.read_all_upto, q.leave_checks_upto));
+      p.estimated =
+          phrases.size() == 1 && last == upto
+              ? std::strtod(src.dfs.c_str(), nullptr)
+              : EstimateMatches(db, {{"idx.message_fts", src.match}}, last, upto, 1, estimate_upto);
     }
     p.sources = {direct, src};
   } else if (has_long && indexed) {
@@ -467,9 +470,7 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
         reads.push_back({"idx.message_fts", sources[2].unchecked_match.empty()
                                                 ? sources[2].match
                                                 : sources[2].unchecked_match});
-      // Counted until past both choices it makes (read all; leave checks).
-      p.estimated = EstimateMatches(db, reads, last, upto, kEstimateWindows,
-                                    std::max(q.read_all_upto, q.leave_checks_upto));
+      p.estimated = EstimateMatches(db, reads, last, upto, kEstimateWindows, estimate_upto);
     }
     p.sources = std::move(sources);
   } else if (!has_long && !cjk.empty() && indexed) {
@@ -589,17 +590,11 @@ std::vector<EventHit> Search(Db& db, const EventQuery& q, bool use_index, std::i
     });
   }
   // The checks left, in the answer's order, until it has its page.
-  const bool tools_only = q.tools_only && !q.kind;
   for (const Candidate& c : cands) {
     if (out.size() == static_cast<std::size_t>(q.limit)) break;
     EventHit h;
     h.event = *GetEventBySeq(db, c.seq);
-    if (c.unchecked) {
-      if (tools_only && h.event.kind != "tool_call" && h.event.kind != "tool_result") continue;
-      const bool match = MatchesAll(h.event.text, terms);
-      CountText(q.cost, h.event.text, match);
-      if (!match) continue;
-    }
+    if (c.unchecked && !LeftCheckHolds(h.event, q, terms)) continue;
     h.snippet = Snippet(h.event.text, terms, 200, &h.marks);
     if (by_relevance && c.scored) h.score = c.score;
     out.push_back(std::move(h));
