@@ -5,6 +5,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <memory>
+#include <new>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/store/schema.hpp"
@@ -13,10 +18,90 @@ namespace origin {
 
 namespace {
 
+// The inverse document frequency of a term in `df` of `rows` rows, as
+// FTS5's bm25() computes it: a term in most rows still counts a little.
+double Idf(double rows, double df) {
+  const double idf = std::log((rows - df + 0.5) / (df + 0.5));
+  return idf <= 0 ? 1e-6 : idf;
+}
+
+// What origin_bm25 needs of a query once rather than for every row: the
+// collection (FTS5's xRowCount and xColumnTotalSize read the table's
+// averages record again at every call: two reads of a page a row, a fifth
+// of a search of messages on the 2M hub, docs/performance.md) and the
+// frequencies, parsed, as inverse frequencies.  The function's auxiliary
+// data for the query (xSetAuxdata), which FTS5 frees when the statement
+// runs again (with other parameters, so other frequencies), made again
+// when called with other arguments.
+struct Bm25Query {
+  // The arguments it was made of (a NULL one: nullopt): a statement may
+  // call the function twice with others, which share the query's data.
+  std::optional<std::string> dfs_arg, totals_arg;
+  bool trigrams = false;    // the collection was given: TrigramRank
+  TrigramRank rank;         // trigrams: the collection and frequencies given
+  double avgdl = 0;         // phrases: the collection's mean length
+  std::vector<double> idf;  // phrases: one a phrase
+  std::vector<double> tf;   // phrases: a row's occurrences of each
+};
+
+// The text of args[i], when there is one.
+std::optional<std::string_view> TextArg(int n_args, sqlite3_value** args, int i) {
+  if (n_args <= i || sqlite3_value_type(args[i]) != SQLITE_TEXT) return std::nullopt;
+  return std::string_view(reinterpret_cast<const char*>(sqlite3_value_text(args[i])),
+                          static_cast<std::size_t>(sqlite3_value_bytes(args[i])));
+}
+
+// The query's Bm25Query, made at its first row; nullptr when FTS5 cannot
+// say what it needs (its error then applies to every row: scored 0).
+Bm25Query* QueryOf(const Fts5ExtensionApi* api, Fts5Context* fts, int n_args,
+                   sqlite3_value** args) {
+  const std::optional<std::string_view> dfs_arg = TextArg(n_args, args, 0),
+                                        totals_arg = TextArg(n_args, args, 1);
+  if (auto* q = static_cast<Bm25Query*>(api->xGetAuxdata(fts, 0));
+      q != nullptr && q->dfs_arg == dfs_arg && q->totals_arg == totals_arg)
+    return q;
+  auto q = std::make_unique<Bm25Query>();
+  if (dfs_arg) q->dfs_arg.emplace(*dfs_arg);
+  if (totals_arg) q->totals_arg.emplace(*totals_arg);
+  // NUL-terminated, as SQLite's texts are.
+  const char* dfs = dfs_arg ? q->dfs_arg->c_str() : nullptr;
+  // With the collection given ('rows tokens'), every df given is a term
+  // counted once (the score of a detail=none table of trigrams): the score
+  // search computes itself for the texts it reads (TrigramRank).
+  if (totals_arg) {
+    q->trigrams = true;
+    q->rank = TrigramRank::Parse(dfs != nullptr ? dfs : "", q->totals_arg->c_str());
+  } else {
+    sqlite3_int64 rows = 0, total = 0;
+    const int phrases = api->xPhraseCount(fts);
+    if (api->xRowCount(fts, &rows) != SQLITE_OK ||
+        api->xColumnTotalSize(fts, -1, &total) != SQLITE_OK || rows <= 0 || phrases <= 0)
+      return nullptr;
+    // The document frequencies, "df1 df2 ...", in the order of the phrases
+    // (the arguments after the table); a phrase without one: in half the rows.
+    std::vector<double> df(static_cast<std::size_t>(phrases), static_cast<double>(rows) / 2);
+    for (std::size_t i = 0; dfs != nullptr && i < df.size(); ++i) {
+      char* end = nullptr;
+      const double v = std::strtod(dfs, &end);
+      if (end == dfs) break;
+      if (v >= 0 && v <= static_cast<double>(rows)) df[i] = v;
+      dfs = end;
+    }
+    for (double d : df) q->idf.push_back(Idf(static_cast<double>(rows), d));
+    q->avgdl = static_cast<double>(total) / static_cast<double>(rows);
+    q->tf.resize(df.size());
+  }
+  Bm25Query* out = q.get();
+  // Fails only for want of memory (FTS5 has then deleted it).
+  if (api->xSetAuxdata(fts, q.release(), [](void* p) { delete static_cast<Bm25Query*>(p); }) !=
+      SQLITE_OK)
+    throw std::bad_alloc();
+  return out;
+}
+
 void Bm25(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, int n_args,
           sqlite3_value** args) noexcept {
   constexpr double k1 = 1.2, b = 0.75;
-  sqlite3_int64 rows = 0, total = 0;
   int len = 0, insts = 0;
   // The row's length in tokens: from its length in characters when given
   // (one trigram a character but the last two), else FTS5's docsize.
@@ -28,66 +113,36 @@ void Bm25(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, i
     }
     return api->xColumnSize(fts, -1, &len) == SQLITE_OK;
   };
-  // With the collection given ('rows tokens'), every df given is a term
-  // counted once (the score of a detail=none table of trigrams): the score
-  // search computes itself for the texts it reads (TrigramRank).
-  if (n_args > 1 && sqlite3_value_type(args[1]) == SQLITE_TEXT) {
-    try {
-      const TrigramRank rank = TrigramRank::Parse(
-          sqlite3_value_type(args[0]) == SQLITE_TEXT
-              ? reinterpret_cast<const char*>(sqlite3_value_text(args[0]))
-              : "",
-          reinterpret_cast<const char*>(sqlite3_value_text(args[1])));
-      sqlite3_result_double(ctx, row_length() ? rank.Score(len) : 0);
-    } catch (...) {
-      sqlite3_result_error_nomem(ctx);
-    }
-    return;
-  }
-  const int phrases = api->xPhraseCount(fts);
-  if (api->xRowCount(fts, &rows) != SQLITE_OK ||
-      api->xColumnTotalSize(fts, -1, &total) != SQLITE_OK || !row_length() || rows <= 0 ||
-      phrases <= 0) {
-    sqlite3_result_double(ctx, 0);
-    return;
-  }
-  // Occurrences of each phrase in this row; none recorded (detail=none): one.
-  std::vector<double> tf;
+  Bm25Query* q = nullptr;
   try {
-    tf.assign(static_cast<std::size_t>(phrases), 0);
+    q = QueryOf(api, fts, n_args, args);
   } catch (...) {
     sqlite3_result_error_nomem(ctx);
     return;
   }
+  if (q == nullptr || !row_length()) {
+    sqlite3_result_double(ctx, 0);
+    return;
+  }
+  if (q->trigrams) {
+    sqlite3_result_double(ctx, q->rank.Score(len));
+    return;
+  }
+  // Occurrences of each phrase in this row; none recorded (detail=none): one.
+  std::fill(q->tf.begin(), q->tf.end(), 0);
+  const int phrases = static_cast<int>(q->tf.size());
   if (api->xInstCount(fts, &insts) == SQLITE_OK) {
     for (int i = 0; i < insts; ++i) {
       int phrase = 0, col = 0, off = 0;
       if (api->xInst(fts, i, &phrase, &col, &off) == SQLITE_OK && phrase >= 0 && phrase < phrases)
-        tf[static_cast<std::size_t>(phrase)] += 1;
+        q->tf[static_cast<std::size_t>(phrase)] += 1;
     }
   }
-  // The document frequencies, "df1 df2 ...", in the order of the phrases
-  // (the arguments after the table).
-  std::vector<double> dfs(static_cast<std::size_t>(phrases), static_cast<double>(rows) / 2);
-  if (n_args > 0 && sqlite3_value_type(args[0]) == SQLITE_TEXT) {
-    const char* p = reinterpret_cast<const char*>(sqlite3_value_text(args[0]));
-    for (std::size_t i = 0; p != nullptr && i < dfs.size(); ++i) {
-      char* end = nullptr;
-      double v = std::strtod(p, &end);
-      if (end == p) break;
-      if (v >= 0 && v <= static_cast<double>(rows)) dfs[i] = v;
-      p = end;
-    }
-  }
-  const double avgdl = static_cast<double>(total) / static_cast<double>(rows);
-  const double norm = k1 * (1 - b + b * len / (avgdl > 0 ? avgdl : 1));
+  const double norm = k1 * (1 - b + b * len / (q->avgdl > 0 ? q->avgdl : 1));
   double score = 0;
-  for (int p = 0; p < phrases; ++p) {
-    double f = tf[static_cast<std::size_t>(p)] > 0 ? tf[static_cast<std::size_t>(p)] : 1;
-    double df = dfs[static_cast<std::size_t>(p)];
-    double idf = std::log((static_cast<double>(rows) - df + 0.5) / (df + 0.5));
-    if (idf <= 0) idf = 1e-6;  // as FTS5's bm25: a phrase in most rows still counts a little
-    score += idf * (f * (k1 + 1)) / (f + norm);
+  for (std::size_t p = 0; p < q->tf.size(); ++p) {
+    const double f = q->tf[p] > 0 ? q->tf[p] : 1;
+    score += q->idf[p] * (f * (k1 + 1)) / (f + norm);
   }
   sqlite3_result_double(ctx, -score);
 }
@@ -127,6 +182,7 @@ TrigramRank TrigramRank::Parse(const char* dfs, const char* totals) {
     if (end == p) break;
     // A missing or out-of-range df: a term in half the rows, as origin_bm25.
     r.dfs.push_back(v >= 0 && v <= r.rows ? v : r.rows / 2);
+    r.idf.push_back(Idf(r.rows, r.dfs.back()));
     p = end;
   }
   return r;
@@ -134,15 +190,11 @@ TrigramRank TrigramRank::Parse(const char* dfs, const char* totals) {
 
 double TrigramRank::Score(double len) const {
   constexpr double k1 = 1.2, b = 0.75, f = 1;  // every term once
-  if (rows <= 0 || dfs.empty()) return 0;
+  if (rows <= 0 || idf.empty()) return 0;
   const double avgdl = tokens / rows;
   const double norm = k1 * (1 - b + b * len / (avgdl > 0 ? avgdl : 1));
   double score = 0;
-  for (double df : dfs) {
-    double idf = std::log((rows - df + 0.5) / (df + 0.5));
-    if (idf <= 0) idf = 1e-6;  // as FTS5's bm25: a phrase in most rows still counts a little
-    score += idf * (f * (k1 + 1)) / (f + norm);
-  }
+  for (double i : idf) score += i * (f * (k1 + 1)) / (f + norm);
   return -score;
 }
 

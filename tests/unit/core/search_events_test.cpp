@@ -73,6 +73,60 @@ TEST_SUITE("search") {
     CHECK(rows > 0);
   }
 
+  TEST_CASE(
+      "search: origin_bm25 reads the collection and the frequencies once a query, again for a "
+      "statement run anew or a call with other arguments") {
+    Corpus c(3000, 9, 3000);
+    const std::string match = "\"cat\" AND \"dep\"";
+    // Each phrase's rows, counted: with them origin_bm25 is FTS5's bm25().
+    auto dfs = [&] {
+      std::string out;
+      for (const char* p : {"\"cat\"", "\"dep\""}) {
+        Stmt n(c.s.db->get(), "SELECT count(*) FROM idx.message_fts WHERE message_fts MATCH ?");
+        n.Bind(1, p);
+        n.Step();
+        out += std::to_string(n.Int(0)) + " ";
+      }
+      return out;
+    };
+    // One statement, prepared once, run again after the index grew: the
+    // collection FTS5 holds then, not the one the first run read.
+    Stmt st(c.s.db->get(),
+            "SELECT bm25(m.message_fts), origin_bm25(m.message_fts, ?2), "
+            "origin_bm25(m.message_fts, '1 1'), origin_bm25(m.message_fts, '1 1', '500 9000'), "
+            "origin_bm25(m.message_fts, ?2), e.text FROM idx.message_fts m JOIN event e ON e.seq = "
+            "m.rowid WHERE m.message_fts MATCH ?1");
+    const TrigramRank trigrams = TrigramRank::Parse("1 1", "500 9000");
+    int first_rows = 0;
+    for (int run = 0; run < 2; ++run) {
+      if (run == 1) {
+        c.s.db->Exec(
+            "INSERT INTO event(id, source, session, ts, role, kind, text, file_id, line) "
+            "SELECT 'more:' || seq, source, session, ts + 1, role, kind, text || ' catalog "
+            "deploy', "
+            "file_id, line + 100000 FROM event WHERE seq <= 1500");
+        EventIndex(c.s.dir / "index.db", c.s.db_path()).CatchUp();
+      }
+      const std::string exact = dfs();
+      st.Reset();
+      st.Bind(1, match).Bind(2, exact);
+      int rows = 0;
+      while (st.Step()) {
+        ++rows;
+        // Every call in the row by its own arguments: a df of 1 makes a
+        // phrase rarer, so better (lower) than its counted df does.
+        CHECK(st.Double(1) == doctest::Approx(st.Double(0)).epsilon(1e-9));
+        CHECK(st.Double(2) < st.Double(1));
+        CHECK(st.Double(4) == st.Double(1));
+        // A trigram tokenizer makes n - 2 tokens of n characters.
+        CHECK(st.Double(3) == trigrams.Score(static_cast<double>(FoldCase(st.Text(5)).size()) - 2));
+      }
+      INFO("run " << run);
+      CHECK(rows > first_rows);
+      first_rows = rows;
+    }
+  }
+
   TEST_CASE("search: origin_bm25 with the collection given scores trigrams by length, as TrigramRank does from a text") {
     Corpus c(500, 3, 500);
     const TrigramRank rank = TrigramRank::Parse("40 7 300", "2000 90000");
