@@ -193,6 +193,16 @@ double EstimateMatches(Db& db, const std::vector<std::pair<std::string, std::str
   return n;
 }
 
+// The share of the arrivals up to `upto` that `scope`'s ranges hold: 1
+// without a scope.
+double ScopeShare(const std::optional<Ranges>& scope, std::int64_t upto) {
+  if (!scope || upto <= 0) return 1;
+  std::int64_t n = 0;
+  for (const auto& [lo, hi] : *scope)
+    if (lo <= upto) n += std::min(hi, upto) - lo + 1;
+  return std::min(1.0, static_cast<double>(n) / static_cast<double>(upto));
+}
+
 // The rows and tokens of the FTS5 tables `tables` (e.g. "idx.event_fts")
 // together, as "rows tokens" for origin_bm25: FTS5 keeps both in the
 // table's averages record (id 1 of <table>_data: the row count, then the
@@ -362,11 +372,15 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
   // attached, damaged, or built again from the start), nothing can be
   // ranked: newest first.
   const bool ranked = p.ranked = rank && has_long && !q.recent && upto > 0;
-  // How far the estimate counts: until past both choices it makes (read
-  // every match oldest first; leave the checks).
-  const int estimate_upto = std::max(q.read_all_upto, q.leave_checks_upto);
   p.scope = ScopeRanges(db, q);
   const bool scoped = p.scope.has_value();
+  // The estimates count the whole store's matches; a scope (a project, a
+  // source) is expected to hold its share of them.
+  const double share = ScopeShare(p.scope, upto);
+  // How far the estimate counts: until past both choices it makes (read
+  // every match oldest first; leave the checks), in the scope.
+  const double estimate_upto = share > 0 ? std::max(q.read_all_upto, q.leave_checks_upto) / share
+                                         : std::numeric_limits<double>::infinity();
   p.messages_only = q.kind ? *q.kind == "message" : !q.include_tools && !q.tools_only;
   const std::string cjk = CjkMatch(terms);
   // What message_fts gives is stamped from memory when the stamps can
@@ -395,10 +409,10 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
       const std::int64_t last = LastSeq(db);
       src.dfs = EstimateDfs(db, {"idx.message_fts"}, phrases, last, kProbeSeqs);
       // One phrase, counted up to `upto`: its frequency is the estimate.
-      p.estimated =
-          phrases.size() == 1 && last == upto
-              ? std::strtod(src.dfs.c_str(), nullptr)
-              : EstimateMatches(db, {{"idx.message_fts", src.match}}, last, upto, 1, estimate_upto);
+      p.estimated = share * (phrases.size() == 1 && last == upto
+                                 ? std::strtod(src.dfs.c_str(), nullptr)
+                                 : EstimateMatches(db, {{"idx.message_fts", src.match}}, last, upto,
+                                                   1, estimate_upto));
     }
     p.sources = {direct, src};
   } else if (has_long && indexed) {
@@ -421,8 +435,10 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
     others.text_in_row = true;
     // Read with its checks left (Reading, gather.cpp), its candidates are
     // scored by origin_bm25 from their lengths, with no text read: only
-    // those an answer reaches are checked.
-    if (ranked)
+    // those an answer reaches are checked.  Not where the filters read the
+    // event's row anyway (a project, a source): the text is then in the row
+    // read, and the length would be looked up in FTS5's docsize besides.
+    if (ranked && NarrowJoin(q, Holds::kOthers))
       others.unchecked_sql = FtsSql("idx", "event_fts", "f", true, q, Holds::kOthers, scoped, true);
     sources.push_back(others);
     if (with_messages)
@@ -470,7 +486,7 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
         reads.push_back({"idx.message_fts", sources[2].unchecked_match.empty()
                                                 ? sources[2].match
                                                 : sources[2].unchecked_match});
-      p.estimated = EstimateMatches(db, reads, last, upto, kEstimateWindows, estimate_upto);
+      p.estimated = share * EstimateMatches(db, reads, last, upto, kEstimateWindows, estimate_upto);
     }
     p.sources = std::move(sources);
   } else if (!has_long && !cjk.empty() && indexed) {
