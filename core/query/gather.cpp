@@ -83,6 +83,9 @@ void CountText(SearchCost* cost, std::string_view text, bool match) {
 }
 
 double TrigramTokens(std::string_view text) {
+  // Up to a NUL, as SQLite's length() counts what the unchecked reads and
+  // the stamps score by (docs/architecture.md, BM25).
+  text = text.substr(0, text.find('\0'));
   std::size_t chars = 0;
   for (char c : text) chars += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
   return static_cast<double>(TrigramsOfChars(static_cast<std::int64_t>(chars)));

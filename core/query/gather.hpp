@@ -189,7 +189,8 @@ using Ranges = std::vector<std::pair<std::int64_t, std::int64_t>>;
 void CountText(SearchCost* cost, std::string_view text, bool match);
 
 // The tokens FTS5's trigram tokenizer makes of `text`: one per character
-// but the last two (the length origin_bm25 reads from FTS5's docsize).
+// but the last two (the length origin_bm25 reads from FTS5's docsize), of
+// the text up to a NUL, as SQLite's length() counts it.
 double TrigramTokens(std::string_view text);
 
 // Whether the text of the event `seq` holds every term (and, when

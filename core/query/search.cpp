@@ -200,7 +200,11 @@ double ScopeShare(const std::optional<Ranges>& scope, std::int64_t upto) {
   std::int64_t n = 0;
   for (const auto& [lo, hi] : *scope)
     if (lo <= upto) n += std::min(hi, upto) - lo + 1;
-  return std::min(1.0, static_cast<double>(n) / static_cast<double>(upto));
+  // At least one arrival's: a scope the indexes have not reached yet (its
+  // events read directly) is expected to hold few, not none, so that the
+  // estimate stays a number (an unbounded one, times none, is not).
+  return std::clamp(static_cast<double>(n) / static_cast<double>(upto),
+                    1 / static_cast<double>(upto), 1.0);
 }
 
 // The rows and tokens of the FTS5 tables `tables` (e.g. "idx.event_fts")
@@ -379,8 +383,7 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
   const double share = ScopeShare(p.scope, upto);
   // How far the estimate counts: until past both choices it makes (read
   // every match oldest first; leave the checks), in the scope.
-  const double estimate_upto = share > 0 ? std::max(q.read_all_upto, q.leave_checks_upto) / share
-                                         : std::numeric_limits<double>::infinity();
+  const double estimate_upto = std::max(q.read_all_upto, q.leave_checks_upto) / share;
   p.messages_only = q.kind ? *q.kind == "message" : !q.include_tools && !q.tools_only;
   const std::string cjk = CjkMatch(terms);
   // What message_fts gives is stamped from memory when the stamps can
@@ -436,8 +439,9 @@ Plan MakePlan(Db& db, const EventQuery& q, bool use_index, bool rank) {
     // Read with its checks left (Reading, gather.cpp), its candidates are
     // scored by origin_bm25 from their lengths, with no text read: only
     // those an answer reaches are checked.  Not where the filters read the
-    // event's row anyway (a project, a source): the text is then in the row
-    // read, and the length would be looked up in FTS5's docsize besides.
+    // event's row anyway (a project, a source, a kind): the text is then in
+    // the row read, and the length would be looked up in FTS5's docsize
+    // besides.
     if (ranked && NarrowJoin(q, Holds::kOthers))
       others.unchecked_sql = FtsSql("idx", "event_fts", "f", true, q, Holds::kOthers, scoped, true);
     sources.push_back(others);

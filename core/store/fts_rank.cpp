@@ -51,8 +51,9 @@ std::optional<std::string_view> TextArg(int n_args, sqlite3_value** args, int i)
                           static_cast<std::size_t>(sqlite3_value_bytes(args[i])));
 }
 
-// The query's Bm25Query, made at its first row; nullptr when FTS5 cannot
-// say what it needs (its error then applies to every row: scored 0).
+// The query's Bm25Query, made at its first row; nullptr when FTS5 does not
+// give the collection (no rows, no phrases, an error): the row is scored 0,
+// and the next row asks again, as each row did before.
 Bm25Query* QueryOf(const Fts5ExtensionApi* api, Fts5Context* fts, int n_args,
                    sqlite3_value** args) {
   const std::optional<std::string_view> dfs_arg = TextArg(n_args, args, 0),
@@ -190,11 +191,13 @@ TrigramRank TrigramRank::Parse(const char* dfs, const char* totals) {
 
 double TrigramRank::Score(double len) const {
   constexpr double k1 = 1.2, b = 0.75, f = 1;  // every term once
-  if (rows <= 0 || idf.empty()) return 0;
+  if (rows <= 0 || dfs.empty()) return 0;
   const double avgdl = tokens / rows;
   const double norm = k1 * (1 - b + b * len / (avgdl > 0 ? avgdl : 1));
   double score = 0;
-  for (double i : idf) score += i * (f * (k1 + 1)) / (f + norm);
+  // Parse computed the inverse frequencies; one made otherwise, here.
+  for (std::size_t i = 0; i < dfs.size(); ++i)
+    score += (idf.size() == dfs.size() ? idf[i] : Idf(rows, dfs[i])) * (f * (k1 + 1)) / (f + norm);
   return -score;
 }
 

@@ -65,7 +65,7 @@ inline std::int64_t TrigramsOfChars(std::int64_t chars) { return chars >= 3 ? ch
 struct TrigramRank {
   double rows = 0, tokens = 0;  // the collection
   std::vector<double> dfs;      // one per term
-  std::vector<double> idf;      // of each term, from its df: computed once, by Parse
+  std::vector<double> idf;      // of each term, from its df: computed once by Parse
   /// Parses 'df1 df2 ...' and 'rows tokens'; a df out of [0, rows] counts
   /// as rows / 2.
   static TrigramRank Parse(const char* dfs, const char* totals);

@@ -125,6 +125,20 @@ TEST_SUITE("search") {
       CHECK(rows > first_rows);
       first_rows = rows;
     }
+    // FTS5 as the inner loop of a join, filtered again for each outer row
+    // with another MATCH (one phrase, then two) and the same arguments: each
+    // MATCH's query is its own (FTS5 frees the data at each filtering).
+    Stmt inner(c.s.db->get(),
+               "SELECT bm25(m.message_fts), origin_bm25(m.message_fts, ?1) FROM (SELECT '\"cat\"' "
+               "AS q UNION ALL SELECT '\"cat\" AND \"dep\"') v CROSS JOIN idx.message_fts m "
+               "WHERE m.message_fts MATCH v.q");
+    inner.Bind(1, dfs());
+    int rows = 0;
+    while (inner.Step()) {
+      ++rows;
+      CHECK(inner.Double(1) == doctest::Approx(inner.Double(0)).epsilon(1e-9));
+    }
+    CHECK(rows > first_rows);
   }
 
   TEST_CASE("search: origin_bm25 with the collection given scores trigrams by length, as TrigramRank does from a text") {
@@ -189,6 +203,54 @@ TEST_SUITE("search") {
         INFO(match << " " << totals);
         CHECK(rows > 0);
       }
+    }
+  }
+
+  TEST_CASE(
+      "search: a text holding a NUL scores alike whether its check is left to the answer or made "
+      "as it is read") {
+    // SQLite's length() counts up to a NUL: the length a candidate left
+    // unchecked is scored by (event_seq_ts), and the stamps'; a candidate
+    // checked as it is read is scored from its text, counted the same way.
+    Corpus c(400, 3, 400);
+    c.s.db->Exec(
+        "INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
+        "VALUES (900, 't', 'nul', 1, '/nul', 't/nul', 0)");
+    for (int i = 1; i <= 40; ++i) {
+      std::string text = "retry_handler " + std::string(static_cast<std::size_t>(i), 'x');
+      if (i % 2 == 0)
+        text += std::string(1, '\0') + std::string(static_cast<std::size_t>(90 - i), 'y');
+      c.s.db
+          ->Prepare(
+              "INSERT INTO event(id, source, ts, role, kind, text, file_id, line) "
+              "VALUES (?, 't', ?, 'assistant', ?, ?, 900, ?)")
+          .Bind(1, "t:nul" + std::to_string(i))
+          .Bind(2, std::int64_t{1700000000000} + i)
+          .Bind(3, i % 3 == 0 ? "message" : "tool_result")
+          .Bind(4, text)
+          .Bind(5, i)
+          .Run();
+    }
+    EventIndex(c.s.dir / "index.db", c.s.db_path()).CatchUp();
+    EventQuery q;
+    q.query = "retry_handler";
+    q.include_tools = true;
+    q.limit = 40;
+    auto hits = [&](bool counted, int read_all_upto) {
+      EventQuery r = q;
+      r.read_all_upto = read_all_upto;
+      std::int64_t total = 0;
+      std::vector<std::pair<std::int64_t, double>> out;
+      for (const auto& h : SearchEvents(*c.s.db, r, counted ? &total : nullptr))
+        out.push_back({h.event.seq, h.score.value_or(0)});
+      return out;
+    };
+    const auto checked = hits(true, kRankWindow / 2);
+    CHECK(checked.size() == 40);
+    for (int read_all_upto : {-1, kRankWindow / 2}) {
+      INFO("read all up to " << read_all_upto);
+      CHECK(hits(false, read_all_upto) == checked);
+      CHECK(hits(true, read_all_upto) == checked);
     }
   }
 
