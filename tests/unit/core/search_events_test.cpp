@@ -23,6 +23,34 @@
 using namespace origin;
 using namespace origin::test;
 
+namespace {
+
+// Events of `c`'s store beyond its corpus, from a file of their own (id 900,
+// named `key`): one of `kind`, by the assistant, for each text, at `ts`
+// plus its line.
+void AddEvents(Corpus& c, const std::string& key, const std::vector<std::string>& texts,
+               const std::vector<std::string>& kinds, std::int64_t ts) {
+  c.s.db
+      ->Prepare(
+          "INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
+          "VALUES (900, 't', ?1, 1, '/' || ?1, 't/' || ?1, 0)")
+      .Bind(1, key)
+      .Run();
+  for (std::size_t i = 0; i < texts.size(); ++i)
+    c.s.db
+        ->Prepare(
+            "INSERT INTO event(id, source, ts, role, kind, text, file_id, line) "
+            "VALUES (?, 't', ?, 'assistant', ?, ?, 900, ?)")
+        .Bind(1, "t:" + key + std::to_string(i + 1))
+        .Bind(2, ts + static_cast<std::int64_t>(i) + 1)
+        .Bind(3, kinds[i % kinds.size()])
+        .Bind(4, texts[i])
+        .Bind(5, static_cast<std::int64_t>(i) + 1)
+        .Run();
+}
+
+}  // namespace
+
 TEST_SUITE("search") {
   TEST_CASE("search: origin_bm25 with exact document frequencies equals FTS5's bm25") {
     Corpus c(3000, 5, 3000);
@@ -166,22 +194,10 @@ TEST_SUITE("search") {
       "search: origin_bm25 given each row's length in characters scores as with FTS5's docsize "
       "(kEventLengthVersion)") {
     Corpus c(3000, 5, 3000);
-    c.s.db->Exec(
-        "INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
-        "VALUES (900, 't', 'len', 1, '/len', 't/len', 0)");
-    int line = 0;
-    for (const char* text : {"ab", "abc", "catalog", "部署 catalog 到生产环境",
-                             "über catalog 🙂🙂", "catalog\ttab and  spaces  "}) {
-      ++line;
-      c.s.db
-          ->Prepare(
-              "INSERT INTO event(id, source, ts, role, kind, text, file_id, line) "
-              "VALUES (?, 't', 5, 'user', 'message', ?, 900, ?)")
-          .Bind(1, "t:len" + std::to_string(line))
-          .Bind(2, text)
-          .Bind(3, line)
-          .Run();
-    }
+    AddEvents(c, "len",
+              {"ab", "abc", "catalog", "部署 catalog 到生产环境", "über catalog 🙂🙂",
+               "catalog\ttab and  spaces  "},
+              {"message"}, 4);
     EventIndex index(c.s.dir / "index.db", c.s.db_path());
     index.CatchUp();
     for (const char* match : {"\"cat\"", "\"catalog\"", "\"ata\" AND \"log\""}) {
@@ -213,24 +229,13 @@ TEST_SUITE("search") {
     // unchecked is scored by (event_seq_ts), and the stamps'; a candidate
     // checked as it is read is scored from its text, counted the same way.
     Corpus c(400, 3, 400);
-    c.s.db->Exec(
-        "INSERT INTO raw_file(id, source, key, generation, path, mirror, created_at) "
-        "VALUES (900, 't', 'nul', 1, '/nul', 't/nul', 0)");
+    std::vector<std::string> texts;
     for (int i = 1; i <= 40; ++i) {
-      std::string text = "retry_handler " + std::string(static_cast<std::size_t>(i), 'x');
+      texts.push_back("retry_handler " + std::string(static_cast<std::size_t>(i), 'x'));
       if (i % 2 == 0)
-        text += std::string(1, '\0') + std::string(static_cast<std::size_t>(90 - i), 'y');
-      c.s.db
-          ->Prepare(
-              "INSERT INTO event(id, source, ts, role, kind, text, file_id, line) "
-              "VALUES (?, 't', ?, 'assistant', ?, ?, 900, ?)")
-          .Bind(1, "t:nul" + std::to_string(i))
-          .Bind(2, std::int64_t{1700000000000} + i)
-          .Bind(3, i % 3 == 0 ? "message" : "tool_result")
-          .Bind(4, text)
-          .Bind(5, i)
-          .Run();
+        texts.back() += std::string(1, '\0') + std::string(static_cast<std::size_t>(90 - i), 'y');
     }
+    AddEvents(c, "nul", texts, {"tool_result", "tool_result", "message"}, 1700000000000);
     EventIndex(c.s.dir / "index.db", c.s.db_path()).CatchUp();
     EventQuery q;
     q.query = "retry_handler";
