@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <memory>
 #include <new>
 #include <optional>
@@ -23,6 +24,36 @@ namespace {
 double Idf(double rows, double df) {
   const double idf = std::log((rows - df + 0.5) / (df + 0.5));
   return idf <= 0 ? 1e-6 : idf;
+}
+
+// The frequencies 'df1 df2 ...' of `dfs` (none for nullptr), at most
+// `most` of them: one out of [0, rows] counts as a term in half the rows.
+std::vector<double> ParseDfs(const char* dfs, double rows, std::size_t most) {
+  std::vector<double> out;
+  for (const char* p = dfs; p != nullptr && out.size() < most;) {
+    char* end = nullptr;
+    const double v = std::strtod(p, &end);
+    if (end == p) break;
+    out.push_back(v >= 0 && v <= rows ? v : rows / 2);
+    p = end;
+  }
+  return out;
+}
+
+// BM25 (higher is better) of a row of `len` tokens in a collection whose
+// rows hold `avgdl` tokens on average: each term's inverse frequency,
+// weighed by its occurrences in the row (`tf`; a term recorded nowhere,
+// and every term without `tf`: once).
+double Bm25Sum(const std::vector<double>& idf, double len, double avgdl,
+               const std::vector<double>* tf) {
+  constexpr double k1 = 1.2, b = 0.75;
+  const double norm = k1 * (1 - b + b * len / (avgdl > 0 ? avgdl : 1));
+  double score = 0;
+  for (std::size_t i = 0; i < idf.size(); ++i) {
+    const double f = tf != nullptr && (*tf)[i] > 0 ? (*tf)[i] : 1;
+    score += idf[i] * (f * (k1 + 1)) / (f + norm);
+  }
+  return score;
 }
 
 // What origin_bm25 needs of a query once rather than for every row: the
@@ -80,14 +111,9 @@ Bm25Query* QueryOf(const Fts5ExtensionApi* api, Fts5Context* fts, int n_args,
       return nullptr;
     // The document frequencies, "df1 df2 ...", in the order of the phrases
     // (the arguments after the table); a phrase without one: in half the rows.
-    std::vector<double> df(static_cast<std::size_t>(phrases), static_cast<double>(rows) / 2);
-    for (std::size_t i = 0; dfs != nullptr && i < df.size(); ++i) {
-      char* end = nullptr;
-      const double v = std::strtod(dfs, &end);
-      if (end == dfs) break;
-      if (v >= 0 && v <= static_cast<double>(rows)) df[i] = v;
-      dfs = end;
-    }
+    std::vector<double> df =
+        ParseDfs(dfs, static_cast<double>(rows), static_cast<std::size_t>(phrases));
+    df.resize(static_cast<std::size_t>(phrases), static_cast<double>(rows) / 2);
     for (double d : df) q->idf.push_back(Idf(static_cast<double>(rows), d));
     q->avgdl = static_cast<double>(total) / static_cast<double>(rows);
     q->tf.resize(df.size());
@@ -102,7 +128,6 @@ Bm25Query* QueryOf(const Fts5ExtensionApi* api, Fts5Context* fts, int n_args,
 
 void Bm25(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, int n_args,
           sqlite3_value** args) noexcept {
-  constexpr double k1 = 1.2, b = 0.75;
   int len = 0, insts = 0;
   // The row's length in tokens: from its length in characters when given
   // (one trigram a character but the last two), else FTS5's docsize.
@@ -139,13 +164,7 @@ void Bm25(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, i
         q->tf[static_cast<std::size_t>(phrase)] += 1;
     }
   }
-  const double norm = k1 * (1 - b + b * len / (q->avgdl > 0 ? q->avgdl : 1));
-  double score = 0;
-  for (std::size_t p = 0; p < q->tf.size(); ++p) {
-    const double f = q->tf[p] > 0 ? q->tf[p] : 1;
-    score += q->idf[p] * (f * (k1 + 1)) / (f + norm);
-  }
-  sqlite3_result_double(ctx, -score);
+  sqlite3_result_double(ctx, -Bm25Sum(q->idf, len, q->avgdl, &q->tf));
 }
 
 void Gate(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept {
@@ -178,27 +197,19 @@ TrigramRank TrigramRank::Parse(const char* dfs, const char* totals) {
   char* end = nullptr;
   r.rows = static_cast<double>(std::strtoll(totals, &end, 10));
   r.tokens = static_cast<double>(std::strtoll(end, nullptr, 10));
-  for (const char* p = dfs;;) {
-    double v = std::strtod(p, &end);
-    if (end == p) break;
-    // A missing or out-of-range df: a term in half the rows, as origin_bm25.
-    r.dfs.push_back(v >= 0 && v <= r.rows ? v : r.rows / 2);
-    r.idf.push_back(Idf(r.rows, r.dfs.back()));
-    p = end;
-  }
+  r.dfs = ParseDfs(dfs, r.rows, std::numeric_limits<std::size_t>::max());
+  for (double df : r.dfs) r.idf.push_back(Idf(r.rows, df));
   return r;
 }
 
 double TrigramRank::Score(double len) const {
-  constexpr double k1 = 1.2, b = 0.75, f = 1;  // every term once
   if (rows <= 0 || dfs.empty()) return 0;
-  const double avgdl = tokens / rows;
-  const double norm = k1 * (1 - b + b * len / (avgdl > 0 ? avgdl : 1));
-  double score = 0;
-  // Parse computed the inverse frequencies; one made otherwise, here.
-  for (std::size_t i = 0; i < dfs.size(); ++i)
-    score += (idf.size() == dfs.size() ? idf[i] : Idf(rows, dfs[i])) * (f * (k1 + 1)) / (f + norm);
-  return -score;
+  // Parse computed the inverse frequencies; for one made otherwise, here.
+  std::vector<double> made;
+  if (idf.size() != dfs.size())
+    for (double df : dfs) made.push_back(Idf(rows, df));
+  // Every term once (detail=none records no occurrences).
+  return -Bm25Sum(idf.size() == dfs.size() ? idf : made, len, tokens / rows, nullptr);
 }
 
 void RegisterFtsRank(Db& db) {

@@ -26,8 +26,8 @@ using namespace origin::test;
 namespace {
 
 // Events of `c`'s store beyond its corpus, from a file of their own (id 900,
-// named `key`): one of `kind`, by the assistant, for each text, at `ts`
-// plus its line.
+// named `key`): one for each text, by the assistant, of `kinds` in turn, at
+// `ts` plus its line.
 void AddEvents(Corpus& c, const std::string& key, const std::vector<std::string>& texts,
                const std::vector<std::string>& kinds, std::int64_t ts) {
   c.s.db
@@ -102,8 +102,8 @@ TEST_SUITE("search") {
   }
 
   TEST_CASE(
-      "search: origin_bm25 reads the collection and the frequencies once a query, again for a "
-      "statement run anew or a call with other arguments") {
+      "search: origin_bm25 scores by each query's own collection and frequencies: a statement run "
+      "anew, a call with other arguments, FTS5 filtered again as a join's inner loop") {
     Corpus c(3000, 9, 3000);
     const std::string match = "\"cat\" AND \"dep\"";
     // Each phrase's rows, counted: with them origin_bm25 is FTS5's bm25().
