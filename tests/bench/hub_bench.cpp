@@ -99,6 +99,8 @@ int main(int argc, char** argv) {
   // CPU seconds: the local import's, and the hub's and the device's during
   // the first sync (apart, on two machines, each has its own cores).
   std::vector<double> local_cpu, hub_cpu, hub_cpu_ratio, device_cpu;
+  // And the hub's and the device's during the push of the entries.
+  std::vector<double> push_hub_cpu, push_device_cpu;
   std::int64_t events = 0;
   for (int r = 0; r < runs; ++r) {
     const std::string run = tmp / ("run" + std::to_string(r));
@@ -160,18 +162,23 @@ int main(int argc, char** argv) {
       bench::Daemon device(originsd, origin_cli, run + "/device", claude, codex,
                            run + "/device.log", device_env);
       t = Now();
+      const double hub_cpu0 = CpuSeconds(hub.pid()), device_cpu0 = CpuSeconds(device.pid());
       rapidjson::Document pushed = ParseObject(Capture(device.cli() + "sync --json"));
       push_s.push_back(Now() - t);
+      push_hub_cpu.push_back(CpuSeconds(hub.pid()) - hub_cpu0);
+      push_device_cpu.push_back(CpuSeconds(device.pid()) - device_cpu0);
       if (pushed["hub"]["entries"].GetInt64() != entries) {
         std::fprintf(stderr, "hub_bench: %lld entries pushed of %d\n",
                      static_cast<long long>(pushed["hub"]["entries"].GetInt64()), entries);
         return 1;
       }
     }
-    std::printf("run %d: local import %.2f s (CPU %.2f s) | first sync to the hub %.2f s (%.2fx; "
-                "CPU: hub %.2f s, device %.2f s) | %d entries pushed in %.2f s\n",
-                r + 1, local_s.back(), local_cpu.back(), sync_s.back(), ratio.back(),
-                hub_cpu.back(), device_cpu.back(), entries, push_s.back());
+    std::printf(
+        "run %d: local import %.2f s (CPU %.2f s) | first sync to the hub %.2f s (%.2fx; "
+        "CPU: hub %.2f s, device %.2f s) | %d entries pushed in %.2f s (CPU: hub %.2f s, "
+        "device %.2f s)\n",
+        r + 1, local_s.back(), local_cpu.back(), sync_s.back(), ratio.back(), hub_cpu.back(),
+        device_cpu.back(), entries, push_s.back(), push_hub_cpu.back(), push_device_cpu.back());
     std::fflush(stdout);
   }
   std::printf("\nmedian of %d runs, %.1f MiB of logs, %lld events:\n", runs, total / 1048576.0,
@@ -184,5 +191,9 @@ int main(int argc, char** argv) {
               Median(hub_cpu), Median(hub_cpu_ratio));
   std::printf("  CPU of the device        %8.2f s  during the first sync\n", Median(device_cpu));
   std::printf("  %d entries pushed    %8.2f s  (target <= 10 s)\n", entries, Median(push_s));
+  std::printf("  CPU of the hub           %8.2f s  during the push of the entries\n",
+              Median(push_hub_cpu));
+  std::printf("  CPU of the device        %8.2f s  during the push of the entries\n",
+              Median(push_device_cpu));
   return 0;
 }
