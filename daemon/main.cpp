@@ -20,6 +20,7 @@
 #include "core/c/sqlite.hpp"
 #include "core/entries/entries.hpp"
 #include "core/hub/relay.hpp"
+#include "core/ingest/ingester.hpp"
 #include "core/store/event_index.hpp"
 #include "core/store/schema.hpp"
 #include "daemon/daemon.hpp"
@@ -274,6 +275,13 @@ int main(int argc, char** argv) try {
       LOG_INFO("upgrading the store from format %d to %d", before, origin::kSchemaVersion);
     db = origin::OpenWriteConnection(paths.db);
     if (before > 0 && before < origin::kSchemaVersion) LOG_INFO("store upgraded");
+    // A hub's writer stores every device's pushes, a request of up to
+    // 1,000 entries at a time, each on random pages of the indexes of ids
+    // and refs: with SQLite's default cache of 2 MB, every request read
+    // them again from the system and spilled them before its commit.  The
+    // page cache of a bulk import, for as long as it serves
+    // (docs/performance.md).
+    if (args.hub) db->Exec("PRAGMA cache_size = -" + std::to_string(origin::kBulkCacheKib));
     // A hub's store is named hub, unless it has a name already.
     relay = origin::IsRelay(*db);
     // Made a relay before the first sync can ingest anything; a store that
