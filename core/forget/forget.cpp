@@ -336,7 +336,12 @@ void CoverDirect(Db& db, const std::string& forget, const Targets& t, Ids* touch
     for (const std::string& v : Versions(db, r)) AddEffect(db, forget, v, "entry", "direct", touched);
 }
 
-std::int64_t LastChange(Db& db) { return db.QueryInt("SELECT coalesce(max(seq), 0) FROM change_log"); }
+// A cached statement (QueryInt prepares one a call): asked for every entry
+// a hub is pushed (CoverArrival).
+std::int64_t LastChange(Db& db) {
+  auto st = db.Prepare("SELECT coalesce(max(seq), 0) FROM change_log");
+  return st.Step() ? st.Int(0) : 0;
+}
 
 void RelogCoverage(Db& db, const Ids& forgets, std::int64_t since) {
   for (const std::string& f : forgets)
