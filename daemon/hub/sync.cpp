@@ -153,41 +153,41 @@ class SyncRun {
            (diverged_.size() > 1 ? "These files are" : "The file is") + " not sent, the others are";
   }
 
+  // Step 2.  The batches of this store's changes go one after the other,
+  // each run of one kind in a request; the next batch is read and its
+  // bodies made (the entries' rows read, JSON, zstd) on a thread of its own
+  // while the hub works on this one, as Send makes a mirror's next chunk
+  // (docs/performance.md).  A run of entries after one that waits for its
+  // events is not sent: its body made ahead is dropped.
   void Changes() {
     const std::string key = "hub.push " + url_;
     std::int64_t cursor = OnDb(ctx_.readers, [&key](Db& db) { return ToInt(SettingOr(db, key, "0")); });
-    std::int64_t scanned = cursor;
+    std::future<Batch> ahead =
+        std::async(std::launch::async, [this, cursor] { return ReadBatch(cursor); });
     for (;;) {
-      std::int64_t through = scanned;
-      std::vector<OwnChange> changes = OnDb(ctx_.readers, [this, scanned, &through](Db& db) {
-        return OwnChangesAfter(db, store_, scanned, kBatch, &through);
-      });
-      if (changes.empty()) {
+      Batch batch = ahead.get();
+      if (batch.changes.empty()) {
         // Past rows it does not send (others' changes, hidden entries): a
         // later sync does not read them again, unless an entry waits.
-        if (!r_.pending && through > cursor) Save(key, cursor = through);
+        if (!r_.pending && batch.through > cursor) Save(key, cursor = batch.through);
         break;
       }
-      scanned = changes.back().seq;
-      for (std::size_t i = 0; i < changes.size();) {
-        std::size_t end = i;
-        while (end < changes.size() && changes[end].kind == changes[i].kind) ++end;
-        std::vector<OwnChange> run(changes.begin() + static_cast<std::ptrdiff_t>(i),
-                                   changes.begin() + static_cast<std::ptrdiff_t>(end));
-        i = end;
+      ahead = std::async(std::launch::async,
+                         [this, scanned = batch.changes.back().seq] { return ReadBatch(scanned); });
+      for (const Run& run : batch.runs) {
         const bool moves = !r_.pending;  // the cursor stays before a pending entry
-        if (run.front().kind != OwnChange::Kind::kEntry) {
-          Tombstones(run);
+        if (!run.entries) {
+          SendTombstones(run);
         } else if (!r_.pending) {
-          const std::size_t applied = Entries(run);
+          const std::size_t applied = SendEntries(run);
           if (r_.pending) {
-            if (applied > 0) Save(key, cursor = run[applied - 1].seq);
+            if (applied > 0) Save(key, cursor = run.changes[applied - 1].seq);
             continue;
           }
         } else {
           continue;  // entries after the one that waits
         }
-        if (moves) Save(key, cursor = run.back().seq);
+        if (moves) Save(key, cursor = run.changes.back().seq);
       }
     }
   }
@@ -228,17 +228,58 @@ class SyncRun {
     OnDb(ctx_.writer, [&key, value](Db& db) { PutSetting(db, key, std::to_string(value)); });
   }
 
-  // Sends a run of entries; how many the hub applied (r_.pending is set
-  // when one waits for its events).
-  std::size_t Entries(const std::vector<OwnChange>& run) {
+  // A run of changes of one kind (entries; or tombstones, erasures and
+  // reports), its request body made: none when nothing of it is left to
+  // send (tombstones whose rows are gone).
+  struct Run {
+    bool entries = false;
+    std::vector<OwnChange> changes;
+    std::optional<Http::Encoded> body;
+    std::int64_t records = 0;  // tombstones and erasures
+    std::int64_t reports = 0;
+  };
+  // The changes after `scanned` (at most kBatch), in runs, and how far
+  // change_log was looked through for them (OwnChangesAfter).
+  struct Batch {
+    std::vector<OwnChange> changes;
+    std::int64_t through = 0;
+    std::vector<Run> runs;
+  };
+
+  // Reads the batch after `scanned` and makes its bodies, on whichever
+  // thread calls it (through the readers).
+  Batch ReadBatch(std::int64_t scanned) const {
+    Batch b;
+    b.through = scanned;
+    b.changes = OnDb(ctx_.readers, [this, scanned, &b](Db& db) {
+      return OwnChangesAfter(db, store_, scanned, kBatch, &b.through);
+    });
+    for (std::size_t i = 0; i < b.changes.size();) {
+      std::size_t end = i;
+      while (end < b.changes.size() && b.changes[end].kind == b.changes[i].kind) ++end;
+      Run run;
+      run.entries = b.changes[i].kind == OwnChange::Kind::kEntry;
+      run.changes.assign(b.changes.begin() + static_cast<std::ptrdiff_t>(i),
+                         b.changes.begin() + static_cast<std::ptrdiff_t>(end));
+      i = end;
+      if (run.entries)
+        MakeEntries(run);
+      else
+        MakeTombstones(run);
+      b.runs.push_back(std::move(run));
+    }
+    return b;
+  }
+
+  void MakeEntries(Run& run) const {
     std::vector<EntryRow> rows = OnDb(ctx_.readers, [&run](Db& db) {
       std::vector<EntryRow> out;
-      for (const OwnChange& c : run)
+      for (const OwnChange& c : run.changes)
         if (std::optional<EntryRow> e = LoadEntryToSend(db, c.id)) out.push_back(std::move(*e));
       return out;
     });
-    if (rows.size() != run.size()) throw Stopped("an entry to send could not be read");
-    const std::string body = rpc::Json([&](rpc::Writer& w) {
+    if (rows.size() != run.changes.size()) throw Stopped("an entry to send could not be read");
+    run.body = http_.Encode(rpc::Json([&](rpc::Writer& w) {
       w.StartObject();
       w.Key("device");
       w.String(store_);
@@ -247,8 +288,13 @@ class SyncRun {
       for (const EntryRow& e : rows) hub_wire::WriteEntry(w, e);
       w.EndArray();
       w.EndObject();
-    });
-    rapidjson::Document d = Expect(http_.Post("/v1/entries", body), 200, "POST /v1/entries");
+    }));
+  }
+
+  // Sends a run of entries; how many the hub applied (r_.pending is set
+  // when one waits for its events).
+  std::size_t SendEntries(const Run& run) {
+    rapidjson::Document d = Expect(http_.Post("/v1/entries", *run.body), 200, "POST /v1/entries");
     const std::int64_t applied = IntOf(d, "applied");
     r_.entries += applied;
     if (const rapidjson::Value* p = hub_wire::Member(d, "pending"); p && p->IsObject() &&
@@ -260,12 +306,12 @@ class SyncRun {
 
   // A run of tombstones, of erasures (each after its forget, which
   // change_log holds before it), or of reports of forgets made elsewhere.
-  void Tombstones(const std::vector<OwnChange>& run) {
+  void MakeTombstones(Run& run) const {
     std::vector<ReplicaTombstone> rows;
     std::vector<ReplicaErasure> erasures;
     std::vector<CoverageReport> reports;
     OnDb(ctx_.readers, [&run, &rows, &erasures, &reports](Db& db) {
-      for (const OwnChange& c : run)
+      for (const OwnChange& c : run.changes)
         if (c.kind == OwnChange::Kind::kErasure) {
           if (std::optional<ReplicaErasure> e = LoadErasure(db, c.id))
             erasures.push_back(std::move(*e));
@@ -282,7 +328,9 @@ class SyncRun {
         }
     });
     if (rows.empty() && erasures.empty() && reports.empty()) return;
-    const std::string body = rpc::Json([&](rpc::Writer& w) {
+    run.records = static_cast<std::int64_t>(rows.size() + erasures.size());
+    run.reports = static_cast<std::int64_t>(reports.size());
+    run.body = http_.Encode(rpc::Json([&](rpc::Writer& w) {
       w.StartObject();
       w.Key("device");
       w.String(store_);
@@ -293,10 +341,15 @@ class SyncRun {
       if (!erasures.empty()) hub_wire::WriteErasures(w, erasures);
       if (!reports.empty()) hub_wire::WriteReports(w, reports);
       w.EndObject();
-    });
-    rapidjson::Document d = Expect(http_.Post("/v1/tombstones", body), 200, "POST /v1/tombstones");
-    const std::int64_t records = static_cast<std::int64_t>(rows.size() + erasures.size());
-    const std::int64_t sent = records + static_cast<std::int64_t>(reports.size());
+    }));
+  }
+
+  void SendTombstones(const Run& run) {
+    if (!run.body) return;
+    rapidjson::Document d =
+        Expect(http_.Post("/v1/tombstones", *run.body), 200, "POST /v1/tombstones");
+    const std::int64_t records = run.records;
+    const std::int64_t sent = records + run.reports;
     // A hub older than erasures answers for the tombstones alone: the push
     // cursor stays before them, so that none is lost.  One older than
     // reports only goes on showing what they would have hidden, as before
@@ -305,7 +358,7 @@ class SyncRun {
       throw Stopped("the hub took " + std::to_string(applied) + " of the " + std::to_string(sent) +
                     " tombstones and erasures sent: it does not know erasures yet (update it)");
     r_.tombstones_up += records;
-    r_.reports += static_cast<std::int64_t>(reports.size());
+    r_.reports += run.reports;
   }
 
   // A chunk ready to send: its request body, encoded, and how many bytes

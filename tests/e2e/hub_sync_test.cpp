@@ -10,7 +10,10 @@
 
 #include <filesystem>
 
+#include "core/entries/entries.hpp"
+#include "core/forget/forget.hpp"
 #include "core/store/schema.hpp"
+#include "core/util/clock.hpp"
 #include "tests/e2e/hub_fixture.hpp"
 
 namespace origin::test {
@@ -30,6 +33,11 @@ bool HubFinds(int port, const std::string& token, const std::string& words,
 std::int64_t Tombstones(const std::string& home) {
   auto db = OpenReadConnection(home + "/origin.db");
   return db->QueryInt("SELECT count(*) FROM tombstone");
+}
+
+std::int64_t Count(const std::string& home, const std::string& sql) {
+  auto db = OpenReadConnection(home + "/origin.db");
+  return db->QueryInt(sql);
 }
 
 // The name the running daemon goes by.
@@ -221,6 +229,77 @@ TEST_CASE("hub sync: two devices connect, sync, and a forget and a restore made 
   CHECK_FALSE(std::filesystem::exists(laptop.home() + "/hub.json"));
   laptop.Stop();
   desk.Stop();
+}
+
+TEST_CASE(
+    "hub sync: a device's changes of several requests (entries, a forget among them) "
+    "reach the hub in their order, each request's body made while the hub takes the one "
+    "before, and none is sent twice") {
+  DaemonFixture hub;
+  const int port = StartHub(hub);
+  const std::string url = "http://127.0.0.1:" + std::to_string(port);
+  const std::string token = NewToken(hub, "laptop");
+  DaemonFixture laptop;
+  laptop.env()["ORIGIN_HUB_SYNC_MS"] = "600000";
+  StartDevice(laptop, "laptop", "about rockets");
+  REQUIRE(laptop.Cli({"hub", "connect", url, "--token", token}).status == 0);
+  Sync(laptop);  // its events first: the entries cite them
+
+  // Written while its daemon is stopped: 1,200 entries, a forget of one of
+  // them, 1,100 more.  In change_log's order, three requests of entries
+  // (1,000 at most each), the forget's between the second's and the third's.
+  laptop.Stop();
+  std::string forgotten;
+  {
+    auto db = OpenWriteConnection(laptop.home() + "/origin.db");
+    SystemClock clock;
+    Transaction tx(*db);
+    // The forgotten one alone cites u3: forgetting an entry hides what it
+    // cites, and the entries citing that (rules 2 and 3).
+    auto remember = [&](int i, int event) {
+      RememberInput in;
+      in.kind = "memory";
+      in.text = "batch note " + std::to_string(i);
+      in.confidence = 0.9;
+      in.author = "claude-code@laptop";
+      in.sources.push_back({"claude-code:laptop-u" + std::to_string(event), std::nullopt});
+      return Remember(*db, clock, "laptop", in).id;
+    };
+    for (int i = 0; i < 1200; ++i) {
+      const std::string id = remember(i, i == 600 ? 3 : i % 3);
+      if (i == 600) forgotten = id;
+    }
+    TombstoneInput forget;
+    forget.target = forgotten;
+    forget.reason = "wrong";
+    forget.author = "user@laptop";
+    REQUIRE(Forget(*db, clock, "laptop", forget).tombstone);
+    for (int i = 1200; i < 2300; ++i) remember(i, i % 3);
+    tx.Commit();
+  }
+  laptop.Start();
+  Sync(laptop);
+  // Every entry but the forgotten one (a hidden entry is not sent), and the
+  // forget; the hub's change_log in the device's order.
+  const std::string hub_entries = "SELECT count(*) FROM entry WHERE origin = 'laptop'";
+  CHECK(Count(hub.home(), hub_entries) == 2299);
+  CHECK(Count(hub.home(), "SELECT count(*) FROM tombstone WHERE origin = 'laptop'") == 1);
+  CHECK(Count(hub.home(), "SELECT count(*) FROM entry WHERE id = '" + forgotten + "'") == 0);
+  CHECK(Count(hub.home(),
+              "SELECT count(*) FROM (SELECT e.text, lag(e.text) OVER (ORDER BY c.seq) AS before "
+              "FROM change_log c JOIN entry e ON e.id = c.id WHERE c.kind = 'entry' AND "
+              "e.text LIKE 'batch note %') WHERE CAST(substr(text, 12) AS INTEGER) <= "
+              "CAST(substr(before, 12) AS INTEGER)") == 0);
+  // Found through the hub's /mcp.
+  const std::string reader = NewToken(hub, "ci");
+  CHECK(HubFinds(port, reader, "2299", "batch note [2299]"));
+  // The device's cursor is past them all: nothing goes again.
+  rapidjson::Document again = Sync(laptop);
+  CHECK(again["entries"].GetInt64() == 0);
+  CHECK(again["tombstones_up"].GetInt64() == 0);
+  CHECK(Count(hub.home(), hub_entries) == 2299);
+  laptop.Stop();
+  hub.Stop();
 }
 
 TEST_CASE(
