@@ -158,12 +158,25 @@ class SyncRun {
   // bodies made (the entries' rows read, JSON, zstd) on a thread of its own
   // while the hub works on this one, as Send makes a mirror's next chunk
   // (docs/performance.md).  A run of entries after one that waits for its
-  // events is not sent: its body made ahead is dropped.
+  // events is not sent: its body made ahead is dropped, and once one waits,
+  // the batches read ahead make none.  However the loop ends, the batch
+  // being read ahead stops at its next step (`stop`), and is dropped.
   void Changes() {
     const std::string key = "hub.push " + url_;
     std::int64_t cursor = OnDb(ctx_.readers, [&key](Db& db) { return ToInt(SettingOr(db, key, "0")); });
-    std::future<Batch> ahead =
-        std::async(std::launch::async, [this, cursor] { return ReadBatch(cursor); });
+    std::atomic<bool> stop{false};
+    auto read = [this, &stop](std::int64_t after) {
+      const bool entries = !r_.pending;  // read here, on the sync's thread
+      return std::async(std::launch::async,
+                        [this, &stop, after, entries] { return ReadBatch(after, entries, stop); });
+    };
+    std::future<Batch> ahead = read(cursor);
+    // Declared after `ahead`, so ended before it: stops the read ahead
+    // before ~future waits for it.
+    struct StopAhead {
+      std::atomic<bool>& stop;
+      ~StopAhead() { stop = true; }
+    } stop_ahead{stop};
     for (;;) {
       Batch batch = ahead.get();
       if (batch.changes.empty()) {
@@ -172,8 +185,7 @@ class SyncRun {
         if (!r_.pending && batch.through > cursor) Save(key, cursor = batch.through);
         break;
       }
-      ahead = std::async(std::launch::async,
-                         [this, scanned = batch.changes.back().seq] { return ReadBatch(scanned); });
+      ahead = read(batch.changes.back().seq);
       for (const Run& run : batch.runs) {
         const bool moves = !r_.pending;  // the cursor stays before a pending entry
         if (!run.entries) {
@@ -246,9 +258,10 @@ class SyncRun {
     std::vector<Run> runs;
   };
 
-  // Reads the batch after `scanned` and makes its bodies, on whichever
-  // thread calls it (through the readers).
-  Batch ReadBatch(std::int64_t scanned) const {
+  // Reads the batch after `scanned` and makes its bodies (its entries' only
+  // when `entries`), on whichever thread calls it (through the readers),
+  // until `stop`: then what it has, which is not sent.
+  Batch ReadBatch(std::int64_t scanned, bool entries, const std::atomic<bool>& stop) const {
     Batch b;
     b.through = scanned;
     b.changes = OnDb(ctx_.readers, [this, scanned, &b](Db& db) {
@@ -262,10 +275,11 @@ class SyncRun {
       run.changes.assign(b.changes.begin() + static_cast<std::ptrdiff_t>(i),
                          b.changes.begin() + static_cast<std::ptrdiff_t>(end));
       i = end;
-      if (run.entries)
-        MakeEntries(run);
-      else
+      if (stop) break;
+      if (!run.entries)
         MakeTombstones(run);
+      else if (entries)
+        MakeEntries(run);
       b.runs.push_back(std::move(run));
     }
     return b;
@@ -292,7 +306,8 @@ class SyncRun {
   }
 
   // Sends a run of entries; how many the hub applied (r_.pending is set
-  // when one waits for its events).
+  // when one waits for its events).  Its body is made unless an entry
+  // waited when it was read, and then it is not sent (pending stays).
   std::size_t SendEntries(const Run& run) {
     rapidjson::Document d = Expect(http_.Post("/v1/entries", *run.body), 200, "POST /v1/entries");
     const std::int64_t applied = IntOf(d, "applied");

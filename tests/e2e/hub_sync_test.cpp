@@ -232,9 +232,8 @@ TEST_CASE("hub sync: two devices connect, sync, and a forget and a restore made 
 }
 
 TEST_CASE(
-    "hub sync: a device's changes of several requests (entries, a forget among them) "
-    "reach the hub in their order, each request's body made while the hub takes the one "
-    "before, and none is sent twice") {
+    "hub sync: a device's changes of several batches (2,300 entries, a forget among them) "
+    "reach the hub in their order, once each") {
   DaemonFixture hub;
   const int port = StartHub(hub);
   const std::string url = "http://127.0.0.1:" + std::to_string(port);
@@ -246,8 +245,9 @@ TEST_CASE(
   Sync(laptop);  // its events first: the entries cite them
 
   // Written while its daemon is stopped: 1,200 entries, a forget of one of
-  // them, 1,100 more.  In change_log's order, three requests of entries
-  // (1,000 at most each), the forget's between the second's and the third's.
+  // them, 1,100 more.  In change_log's order, three batches of at most
+  // 1,000 changes (each read while the hub takes the one before), the
+  // second of three runs: 199 entries, the forget, 800 entries.
   laptop.Stop();
   std::string forgotten;
   {
@@ -278,7 +278,11 @@ TEST_CASE(
     tx.Commit();
   }
   laptop.Start();
-  Sync(laptop);
+  {
+    rapidjson::Document sent = Sync(laptop);
+    CHECK(sent["entries"].GetInt64() == 2299);
+    CHECK(sent["tombstones_up"].GetInt64() == 1);
+  }
   // Every entry but the forgotten one (a hidden entry is not sent), and the
   // forget; the hub's change_log in the device's order.
   const std::string hub_entries = "SELECT count(*) FROM entry WHERE origin = 'laptop'";
