@@ -101,6 +101,8 @@ int main(int argc, char** argv) {
   std::vector<double> local_cpu, hub_cpu, hub_cpu_ratio, device_cpu;
   // And the hub's and the device's during the push of the entries.
   std::vector<double> push_hub_cpu, push_device_cpu;
+  // The hub's resident memory after the push, and its peak, in MB.
+  std::vector<double> hub_rss, hub_peak;
   std::int64_t events = 0;
   for (int r = 0; r < runs; ++r) {
     const std::string run = tmp / ("run" + std::to_string(r));
@@ -167,6 +169,8 @@ int main(int argc, char** argv) {
       push_s.push_back(Now() - t);
       push_hub_cpu.push_back(CpuSeconds(hub.pid()) - hub_cpu0);
       push_device_cpu.push_back(CpuSeconds(device.pid()) - device_cpu0);
+      hub_rss.push_back(static_cast<double>(RssKb(hub.pid())) / 1024);
+      hub_peak.push_back(static_cast<double>(PeakRssKb(hub.pid())) / 1024);
       if (pushed["hub"]["entries"].GetInt64() != entries) {
         std::fprintf(stderr, "hub_bench: %lld entries pushed of %d\n",
                      static_cast<long long>(pushed["hub"]["entries"].GetInt64()), entries);
@@ -176,9 +180,10 @@ int main(int argc, char** argv) {
     std::printf(
         "run %d: local import %.2f s (CPU %.2f s) | first sync to the hub %.2f s (%.2fx; "
         "CPU: hub %.2f s, device %.2f s) | %d entries pushed in %.2f s (CPU: hub %.2f s, "
-        "device %.2f s)\n",
+        "device %.2f s; the hub's RSS then %.0f MB, peak %.0f MB)\n",
         r + 1, local_s.back(), local_cpu.back(), sync_s.back(), ratio.back(), hub_cpu.back(),
-        device_cpu.back(), entries, push_s.back(), push_hub_cpu.back(), push_device_cpu.back());
+        device_cpu.back(), entries, push_s.back(), push_hub_cpu.back(), push_device_cpu.back(),
+        hub_rss.back(), hub_peak.back());
     std::fflush(stdout);
   }
   std::printf("\nmedian of %d runs, %.1f MiB of logs, %lld events:\n", runs, total / 1048576.0,
@@ -195,5 +200,7 @@ int main(int argc, char** argv) {
               Median(push_hub_cpu));
   std::printf("  CPU of the device        %8.2f s  during the push of the entries\n",
               Median(push_device_cpu));
+  std::printf("  hub's RSS after it        %8.0f MB  (peak %.0f MB)\n", Median(hub_rss),
+              Median(hub_peak));
   return 0;
 }
