@@ -10,16 +10,16 @@
 #include <tuple>
 #include <type_traits>
 
-#include "core/entries/entries.hpp"
 #include "core/forget/replica.hpp"
 #include "core/hub/replicate.hpp"
 #include "core/store/mirror.hpp"
 #include "core/store/schema.hpp"
+#include "daemon/hub/changes.hpp"
 #include "daemon/hub/relay.hpp"
 #include "daemon/hub/wire.hpp"
 #include "daemon/log.hpp"
-#include "daemon/timers.hpp"
 #include "daemon/operations/operations.hpp"
+#include "daemon/timers.hpp"
 #include "daemon/uv.hpp"
 #include "daemon/workers.hpp"
 #include "proto/base64.hpp"
@@ -38,9 +38,6 @@ constexpr std::int64_t kChunkBytes = 1 << 20;
 // The wait before an automatic sync after a failed one, doubling with
 // each failure in a row, at most the longest.
 constexpr std::int64_t kFirstRetryMs = 5'000, kLongestRetryMs = 300'000;
-
-// Records a push sends at most (the hub's limit, kMaxPushRecords).
-constexpr std::size_t kBatch = kMaxPushRecords;
 
 // Bytes [from, …) of a mirror: whole lines of at most kChunkBytes, or the
 // one line that starts at `from` when it is longer.  The content up to
@@ -155,8 +152,8 @@ class SyncRun {
 
   // Step 2.  The batches of this store's changes go one after the other,
   // each run of one kind in a request; the next batch is read and its
-  // bodies made (the entries' rows read, JSON, zstd) on a thread of its own
-  // while the hub works on this one, as Send makes a mirror's next chunk
+  // bodies made (ReadChanges: the entries' rows read, JSON, zstd) on a
+  // thread of its own while the hub works on this one, as Send makes a mirror's next chunk
   // (docs/performance.md).  A run of entries after one that waits for its
   // events is not sent: its body made ahead is dropped, and once one waits,
   // the batches read ahead make none.  However the loop ends, the batch
@@ -167,10 +164,11 @@ class SyncRun {
     std::atomic<bool> stop{false};
     auto read = [this, &stop](std::int64_t after) {
       const bool entries = !r_.pending;  // read here, on the sync's thread
-      return std::async(std::launch::async,
-                        [this, &stop, after, entries] { return ReadBatch(after, entries, stop); });
+      return std::async(std::launch::async, [this, &stop, after, entries] {
+        return ReadChanges(ctx_.readers, http_, store_, after, entries, stop);
+      });
     };
-    std::future<Batch> ahead = read(cursor);
+    std::future<ChangeBatch> ahead = read(cursor);
     // Declared after `ahead`, so ended before it: stops the read ahead
     // before ~future waits for it.
     struct StopAhead {
@@ -178,15 +176,15 @@ class SyncRun {
       ~StopAhead() { stop = true; }
     } stop_ahead{stop};
     for (;;) {
-      Batch batch = ahead.get();
-      if (batch.changes.empty()) {
+      ChangeBatch batch = ahead.get();
+      if (batch.runs.empty()) {
         // Past rows it does not send (others' changes, hidden entries): a
         // later sync does not read them again, unless an entry waits.
         if (!r_.pending && batch.through > cursor) Save(key, cursor = batch.through);
         break;
       }
-      ahead = read(batch.changes.back().seq);
-      for (const Run& run : batch.runs) {
+      ahead = read(batch.runs.back().changes.back().seq);
+      for (const ChangeRun& run : batch.runs) {
         const bool moves = !r_.pending;  // the cursor stays before a pending entry
         if (!run.entries) {
           SendTombstones(run);
@@ -240,75 +238,10 @@ class SyncRun {
     OnDb(ctx_.writer, [&key, value](Db& db) { PutSetting(db, key, std::to_string(value)); });
   }
 
-  // A run of changes of one kind (entries; or tombstones, erasures and
-  // reports), its request body made: none when nothing of it is left to
-  // send (tombstones whose rows are gone).
-  struct Run {
-    bool entries = false;
-    std::vector<OwnChange> changes;
-    std::optional<Http::Encoded> body;
-    std::int64_t records = 0;  // tombstones and erasures
-    std::int64_t reports = 0;
-  };
-  // The changes after `scanned` (at most kBatch), in runs, and how far
-  // change_log was looked through for them (OwnChangesAfter).
-  struct Batch {
-    std::vector<OwnChange> changes;
-    std::int64_t through = 0;
-    std::vector<Run> runs;
-  };
-
-  // Reads the batch after `scanned` and makes its bodies (its entries' only
-  // when `entries`), on whichever thread calls it (through the readers),
-  // until `stop`: then what it has, which is not sent.
-  Batch ReadBatch(std::int64_t scanned, bool entries, const std::atomic<bool>& stop) const {
-    Batch b;
-    b.through = scanned;
-    b.changes = OnDb(ctx_.readers, [this, scanned, &b](Db& db) {
-      return OwnChangesAfter(db, store_, scanned, kBatch, &b.through);
-    });
-    for (std::size_t i = 0; i < b.changes.size();) {
-      std::size_t end = i;
-      while (end < b.changes.size() && b.changes[end].kind == b.changes[i].kind) ++end;
-      Run run;
-      run.entries = b.changes[i].kind == OwnChange::Kind::kEntry;
-      run.changes.assign(b.changes.begin() + static_cast<std::ptrdiff_t>(i),
-                         b.changes.begin() + static_cast<std::ptrdiff_t>(end));
-      i = end;
-      if (stop) break;
-      if (!run.entries)
-        MakeTombstones(run);
-      else if (entries)
-        MakeEntries(run);
-      b.runs.push_back(std::move(run));
-    }
-    return b;
-  }
-
-  void MakeEntries(Run& run) const {
-    std::vector<EntryRow> rows = OnDb(ctx_.readers, [&run](Db& db) {
-      std::vector<EntryRow> out;
-      for (const OwnChange& c : run.changes)
-        if (std::optional<EntryRow> e = LoadEntryToSend(db, c.id)) out.push_back(std::move(*e));
-      return out;
-    });
-    if (rows.size() != run.changes.size()) throw Stopped("an entry to send could not be read");
-    run.body = http_.Encode(rpc::Json([&](rpc::Writer& w) {
-      w.StartObject();
-      w.Key("device");
-      w.String(store_);
-      w.Key("entries");
-      w.StartArray();
-      for (const EntryRow& e : rows) hub_wire::WriteEntry(w, e);
-      w.EndArray();
-      w.EndObject();
-    }));
-  }
-
   // Sends a run of entries; how many the hub applied (r_.pending is set
   // when one waits for its events).  Its body is made unless an entry
   // waited when it was read, and then it is not sent (pending stays).
-  std::size_t SendEntries(const Run& run) {
+  std::size_t SendEntries(const ChangeRun& run) {
     rapidjson::Document d = Expect(http_.Post("/v1/entries", *run.body), 200, "POST /v1/entries");
     const std::int64_t applied = IntOf(d, "applied");
     r_.entries += applied;
@@ -319,47 +252,7 @@ class SyncRun {
     return static_cast<std::size_t>(std::max<std::int64_t>(0, applied));
   }
 
-  // A run of tombstones, of erasures (each after its forget, which
-  // change_log holds before it), or of reports of forgets made elsewhere.
-  void MakeTombstones(Run& run) const {
-    std::vector<ReplicaTombstone> rows;
-    std::vector<ReplicaErasure> erasures;
-    std::vector<CoverageReport> reports;
-    OnDb(ctx_.readers, [&run, &rows, &erasures, &reports](Db& db) {
-      for (const OwnChange& c : run.changes)
-        if (c.kind == OwnChange::Kind::kErasure) {
-          if (std::optional<ReplicaErasure> e = LoadErasure(db, c.id))
-            erasures.push_back(std::move(*e));
-        } else if (c.kind == OwnChange::Kind::kReport) {
-          // Once a forget; what it covers may have been listed since the
-          // scan: then nothing to say.
-          if (std::any_of(reports.begin(), reports.end(),
-                          [&c](const CoverageReport& r) { return r.forget == c.id; }))
-            continue;
-          if (std::optional<CoverageReport> r = LoadCoverageReport(db, c.id))
-            reports.push_back(std::move(*r));
-        } else if (std::optional<ReplicaTombstone> t = LoadTombstone(db, c.id)) {
-          rows.push_back(std::move(*t));
-        }
-    });
-    if (rows.empty() && erasures.empty() && reports.empty()) return;
-    run.records = static_cast<std::int64_t>(rows.size() + erasures.size());
-    run.reports = static_cast<std::int64_t>(reports.size());
-    run.body = http_.Encode(rpc::Json([&](rpc::Writer& w) {
-      w.StartObject();
-      w.Key("device");
-      w.String(store_);
-      w.Key("tombstones");
-      w.StartArray();
-      for (const ReplicaTombstone& t : rows) hub_wire::WriteTombstone(w, t);
-      w.EndArray();
-      if (!erasures.empty()) hub_wire::WriteErasures(w, erasures);
-      if (!reports.empty()) hub_wire::WriteReports(w, reports);
-      w.EndObject();
-    }));
-  }
-
-  void SendTombstones(const Run& run) {
+  void SendTombstones(const ChangeRun& run) {
     if (!run.body) return;
     rapidjson::Document d =
         Expect(http_.Post("/v1/tombstones", *run.body), 200, "POST /v1/tombstones");
