@@ -30,14 +30,14 @@ bool HubFinds(int port, const std::string& token, const std::string& words,
   return found.body.find(expect) != std::string::npos;
 }
 
-std::int64_t Tombstones(const std::string& home) {
-  auto db = OpenReadConnection(home + "/origin.db");
-  return db->QueryInt("SELECT count(*) FROM tombstone");
-}
-
+// The one value of `sql` on the store at `home`.
 std::int64_t Count(const std::string& home, const std::string& sql) {
   auto db = OpenReadConnection(home + "/origin.db");
   return db->QueryInt(sql);
+}
+
+std::int64_t Tombstones(const std::string& home) {
+  return Count(home, "SELECT count(*) FROM tombstone");
 }
 
 // The name the running daemon goes by.
